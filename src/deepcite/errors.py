@@ -1,0 +1,72 @@
+"""One exception hierarchy for deepcite: every message says what was wrong and what to do."""
+
+from __future__ import annotations
+
+
+class DeepciteError(Exception):
+    """Base class of every error deepcite raises on purpose."""
+
+    http_status: int = 500
+
+
+class ConfigError(DeepciteError):
+    """A setting is missing or invalid."""
+
+    http_status = 500
+
+
+class InputError(DeepciteError):
+    """The caller gave input deepcite cannot use (bad query, bad file, bad format)."""
+
+    http_status = 400
+
+
+class IngestError(InputError):
+    """A record or file could not be ingested; names the file and line."""
+
+    def __init__(self, message: str, *, path: str | None = None, line: int | None = None) -> None:
+        where = ""
+        if path is not None:
+            where = f"{path}:{line}: " if line is not None else f"{path}: "
+        super().__init__(f"{where}{message}")
+        self.path = path
+        self.line = line
+        self.reason = message
+
+
+class CollectionNotFoundError(DeepciteError):
+    """A named collection does not exist; the message lists the known collections."""
+
+    http_status = 404
+
+    def __init__(self, name: str, known: list[str]) -> None:
+        listing = ", ".join(sorted(known)) if known else "none yet; create one with `deepcite ingest`"
+        super().__init__(f"collection {name!r} does not exist (known collections: {listing})")
+        self.name = name
+        self.known = known
+
+
+class StoreError(DeepciteError):
+    """The search engine failed or was used against its contract."""
+
+
+class EmbedderError(DeepciteError):
+    """The embedding model could not be loaded or called."""
+
+
+class LLMError(DeepciteError):
+    """The LLM endpoint failed after retries or answered something unusable."""
+
+    http_status = 502
+
+
+class InsufficientEvidenceError(DeepciteError):
+    """Generation was asked to answer from an empty context."""
+
+    http_status = 422
+
+
+class NotFoundError(DeepciteError):
+    """A requested object (request id, practitioner) does not exist or has expired."""
+
+    http_status = 404

@@ -1,0 +1,190 @@
+"""Typed records shared by every layer: one type per concept, defined once."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from deepcite.errors import InputError
+
+
+class _ChoiceEnum(StrEnum):
+    @classmethod
+    def from_str(cls, value: str) -> _ChoiceEnum:
+        """Parse a value, failing with the list of valid choices."""
+        try:
+            return cls(value.strip().lower())
+        except ValueError:
+            choices = ", ".join(m.value for m in cls)
+            raise InputError(f"unknown {cls.__name__} {value!r}; choose one of: {choices}") from None
+
+
+class SearchMode(_ChoiceEnum):
+    BM25 = "bm25"
+    DENSE = "dense"
+    HYBRID = "hybrid"
+
+
+class FusionMethod(_ChoiceEnum):
+    RRF = "rrf"
+    DBSF = "dbsf"
+
+
+class Document(BaseModel):
+    """One source record as a loader reads it, before chunking."""
+
+    id: str
+    text: str
+    title: str = ""
+    section: str | None = None
+    pmid: str | None = None
+    doi: str | None = None
+    year: int | None = None
+    url: str | None = None
+    source: str | None = None
+    acl: list[str] = Field(default_factory=list)
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class Chunk(BaseModel):
+    """A passage of a document: the unit that is indexed, retrieved and cited."""
+
+    chunk_id: str  # stable: same input, same id
+    doc_id: str
+    text: str
+    title: str = ""
+    section: str | None = None
+    pmid: str | None = None
+    doi: str | None = None
+    year: int | None = None
+    url: str | None = None
+    source: str | None = None
+    acl: list[str] = Field(default_factory=list)
+    position: int = 0  # index of the chunk within its document
+    metadata: dict[str, Any] = Field(default_factory=dict)
+
+
+class SearchHit(BaseModel):
+    """A chunk returned by a search, with its score and rank in that result list."""
+
+    chunk: Chunk
+    score: float
+    rank: int
+    mode: SearchMode
+
+
+class Filters(BaseModel):
+    """Payload filters for a search. ``acl_groups`` restricts results to chunks shared with those groups."""
+
+    equals: dict[str, Any] = Field(default_factory=dict)  # field -> value, or list of values (any of)
+    year_from: int | None = None
+    year_to: int | None = None
+    sources: list[str] | None = None
+    acl_groups: list[str] | None = None  # None: no ACL restriction; []: only public chunks
+    doc_ids: list[str] | None = None
+
+    def is_empty(self) -> bool:
+        return (
+            not self.equals
+            and self.year_from is None
+            and self.year_to is None
+            and self.sources is None
+            and self.acl_groups is None
+            and self.doc_ids is None
+        )
+
+
+class Candidate(BaseModel):
+    """A retrieved chunk inside the research executor, with its provenance and every score it earned."""
+
+    chunk: Chunk
+    score: float = 0.0  # current best score (fused, then reranked)
+    features: dict[str, float] = Field(default_factory=dict)  # e.g. {"r1:hybrid:q0:rank": 3, "rrf": 0.03}
+    provenance: list[dict[str, Any]] = Field(default_factory=list)  # {round, query, mode, subquestion, rank}
+    subquestions: list[str] = Field(default_factory=list)
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.chunk.doc_id, self.chunk.chunk_id)
+
+
+class AspectType(_ChoiceEnum):
+    DEFINITION = "definition"
+    COMPARISON = "comparison"
+    PROCESS = "process"
+    CAUSAL = "causal"
+    EVALUATION = "evaluation"
+    APPLICATION = "application"
+
+
+class QueryAspect(BaseModel):
+    """One thing a complete answer must cover."""
+
+    aspect: str
+    aspect_type: AspectType
+    importance: float = Field(ge=0.0, le=1.0)
+    keywords: list[str] = Field(default_factory=list)
+
+
+class AspectCoverage(BaseModel):
+    """How well the selected evidence covers each aspect, and at which hop each became covered."""
+
+    aspects: list[QueryAspect] = Field(default_factory=list)
+    coverage_scores: dict[str, float] = Field(default_factory=dict)  # aspect text -> [0, 1]
+    covered_by_hop: dict[str, int] = Field(default_factory=dict)  # aspect text -> hop index
+    contradictions: list[str] = Field(default_factory=list)
+    core_importance: float = 0.8
+
+    def is_aspect_covered(self, aspect: QueryAspect | str, threshold: float = 0.5) -> bool:
+        key = aspect.aspect if isinstance(aspect, QueryAspect) else aspect
+        return self.coverage_scores.get(key, 0.0) >= threshold
+
+    def get_uncovered_aspects(self, threshold: float = 0.5) -> list[QueryAspect]:
+        return [a for a in self.aspects if not self.is_aspect_covered(a, threshold)]
+
+    def get_coverage_percentage(self, threshold: float = 0.5) -> float:
+        if not self.aspects:
+            return 0.0
+        covered = sum(1 for a in self.aspects if self.is_aspect_covered(a, threshold))
+        return 100.0 * covered / len(self.aspects)
+
+    def get_weighted_coverage(self) -> float:
+        total = sum(a.importance for a in self.aspects)
+        if total == 0:
+            return 0.0
+        return sum(a.importance * min(1.0, self.coverage_scores.get(a.aspect, 0.0)) for a in self.aspects) / total
+
+    def core_aspects(self) -> list[QueryAspect]:
+        return [a for a in self.aspects if a.importance >= self.core_importance]
+
+
+class RoundReport(BaseModel):
+    """The audit trail of one executor round."""
+
+    round: int
+    subquestion: str
+    queries: list[str]
+    candidates_before_fusion: int
+    candidates_after_fusion: int
+    candidates_after_rerank: int
+    selected: list[dict[str, Any]]  # {doc_id, chunk_id, score}
+    new_evidence: int
+    coverage_percentage: float
+    weighted_coverage: float
+    uncovered_aspects: list[str]
+    decision: str  # "continue" | "stop"
+    reason: str
+
+
+class EvidencePack(BaseModel):
+    """What the research engine hands to the answer stage."""
+
+    question: str
+    final_evidence: list[Candidate] = Field(default_factory=list)
+    coverage: AspectCoverage = Field(default_factory=AspectCoverage)
+    retrieval_report: list[RoundReport] = Field(default_factory=list)
+    errors: list[str] = Field(default_factory=list)
+    # sub-question -> exactly the evidence its own retrieval found
+    subquery_evidence: dict[str, list[Candidate]] = Field(default_factory=dict)

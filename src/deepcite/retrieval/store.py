@@ -1,0 +1,56 @@
+"""The SearchStore protocol: one contract, two Qdrant implementations (in-process Edge, qdrant-client)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Protocol, runtime_checkable
+
+from deepcite.models import Chunk, Filters, FusionMethod, SearchHit, SearchMode
+
+
+@runtime_checkable
+class SearchStore(Protocol):
+    """Collections of chunks searchable by BM25 (sparse), dense vectors, or both fused engine-side.
+
+    The store computes BM25 sparse vectors itself from ``chunk.title`` + ``chunk.text`` with
+    :func:`deepcite.text.tokenize`; callers pass only the dense vectors.
+    """
+
+    def create_collection(self, name: str, *, dense_dim: int) -> None:
+        """Create ``name`` if it does not exist (a no-op when it does with the same dimension)."""
+
+    def list_collections(self) -> list[str]: ...
+
+    def has_collection(self, name: str) -> bool: ...
+
+    def drop_collection(self, name: str) -> None:
+        """Remove a collection and its files; raises CollectionNotFoundError if absent."""
+
+    def upsert(self, name: str, chunks: Sequence[Chunk], dense: Sequence[Sequence[float]]) -> None:
+        """Insert or replace chunks by ``chunk_id`` (idempotent), with one dense vector per chunk."""
+
+    def delete_document(self, name: str, doc_id: str) -> int:
+        """Delete every chunk of a document; returns how many were removed."""
+
+    def count(self, name: str, filters: Filters | None = None) -> int: ...
+
+    def existing_ids(self, name: str, chunk_ids: Sequence[str]) -> set[str]:
+        """Which of these chunk ids are already stored (lets an interrupted ingest resume cheaply)."""
+
+    def search(
+        self,
+        name: str,
+        *,
+        text: str,
+        vector: Sequence[float] | None,
+        mode: SearchMode,
+        k: int,
+        filters: Filters | None = None,
+        fusion: FusionMethod | None = None,
+    ) -> list[SearchHit]:
+        """Top-k chunks for the query; ``vector`` is required for dense and hybrid modes."""
+
+    def scroll(self, name: str, filters: Filters | None = None) -> Iterator[Chunk]:
+        """Every stored chunk (matching the filters), in no particular order."""
+
+    def close(self) -> None: ...
