@@ -1,0 +1,162 @@
+"""``deepcite ingest``, ``deepcite search`` and ``deepcite collections``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from deepcite.cli.common import console, parse_filters, print_json, user_errors
+from deepcite.config import get_settings
+from deepcite.errors import InputError
+from deepcite.models import FusionMethod, SearchMode
+
+collections_app = typer.Typer(help="List, inspect and drop collections.", no_args_is_help=True)
+
+
+def ingest(
+    path: Path = typer.Argument(..., help="A file or folder to ingest."),
+    collection: str = typer.Option(..., "--collection", "-c", help="Collection to write into."),
+    fmt: str = typer.Option("auto", "--format", "-f", help="auto|jsonl|beir|pubmedqa|hotpotqa|musique|text"),
+    on_error: str = typer.Option("fail", "--on-error", help="fail: write nothing on bad input; skip: skip it"),
+    json_out: bool = typer.Option(False, "--json", help="Print the ingest report as JSON."),
+) -> None:
+    """Load, chunk, embed and index a corpus. Re-running is idempotent."""
+    from deepcite.retrieval.collection import open_collection
+
+    with user_errors():
+        if on_error not in ("skip", "fail"):
+            raise InputError(f"--on-error must be skip or fail, not {on_error!r}")
+        col = open_collection(collection)
+        columns = [
+            TextColumn("[bold]ingest[/] {task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("docs · {task.fields[rate]:.1f} docs/s · {task.fields[written]} chunks written"),
+            TimeElapsedColumn(),
+        ]
+        with Progress(*columns, console=console, disable=json_out, transient=False) as bar:
+            task = bar.add_task(collection, total=None, rate=0.0, written=0)
+
+            def on_progress(docs: int, written: int) -> None:
+                elapsed = bar.tasks[task].elapsed or 1e-9
+                bar.update(task, completed=docs, rate=docs / elapsed, written=written)
+
+            report = col.ingest(path, fmt=fmt, on_error=on_error, progress=on_progress)  # type: ignore[arg-type]
+    if json_out:
+        print_json(report.to_dict())
+        return
+    console.print(
+        f"[green]done[/]: {report.documents} documents → {report.chunks} chunks "
+        f"({report.written} written, {report.unchanged} unchanged) in {report.seconds:.1f}s "
+        f"({report.docs_per_s:.1f} docs/s; embedding {report.embed_seconds:.1f}s, indexing {report.index_seconds:.1f}s)"
+    )
+    if report.skipped:
+        console.print(f"[yellow]skipped {len(report.skipped)} records:[/]")
+        for problem in report.skipped[:20]:
+            where = f"{problem.path}:{problem.line}" if problem.line else str(problem.path)
+            console.print(f"  {where}: {problem.reason}")
+        if len(report.skipped) > 20:
+            console.print(f"  … and {len(report.skipped) - 20} more (use --json for all)")
+
+
+def search(
+    query: str = typer.Argument(..., help="What to search for."),
+    collection: str = typer.Option(..., "--collection", "-c"),
+    mode: str = typer.Option("hybrid", "--mode", "-m", help="bm25|dense|hybrid"),
+    k: int = typer.Option(10, "-k", help="How many results."),
+    filters: list[str] = typer.Option(None, "--filter", help="field=value, year>=2015, year<=2020 (repeatable)"),
+    groups: list[str] = typer.Option(None, "--group", help="Caller's ACL groups (repeatable)."),
+    fusion: str = typer.Option(None, "--fusion", help="rrf|dbsf (hybrid only; default from settings)"),
+    json_out: bool = typer.Option(False, "--json", help="Print results as JSON."),
+) -> None:
+    """Search a collection by BM25, dense vectors, or both fused."""
+    from deepcite.retrieval.collection import open_collection
+
+    with user_errors():
+        col = open_collection(collection, create=False)
+        hits = col.search(
+            query,
+            mode=SearchMode.from_str(mode),
+            k=k,
+            filters=parse_filters(filters, groups),
+            fusion=FusionMethod.from_str(fusion) if fusion else None,
+        )
+    if json_out:
+        print_json([h.model_dump(mode="json") for h in hits])
+        return
+    table = Table(title=f"{mode} · {collection} · “{query}”")
+    for name, style in (("rank", "dim"), ("score", "cyan"), ("id", "magenta"), ("title", "bold"), ("snippet", "")):
+        table.add_column(name, style=style, overflow="fold")
+    for hit in hits:
+        snippet = hit.chunk.text[:160] + ("…" if len(hit.chunk.text) > 160 else "")
+        table.add_row(str(hit.rank), f"{hit.score:.4f}", hit.chunk.doc_id, hit.chunk.title[:60], snippet)
+    console.print(table)
+    if not hits:
+        console.print("[yellow]no results[/]: try another mode, fewer filters, or check the collection name")
+
+
+@collections_app.command("list")
+def collections_list(json_out: bool = typer.Option(False, "--json")) -> None:
+    """List collections."""
+    from deepcite.retrieval.factory import open_store
+
+    with user_errors():
+        store = open_store(get_settings())
+        names = store.list_collections()
+        rows = [{"name": n, "chunks": store.count(n)} for n in names]
+    if json_out:
+        print_json(rows)
+        return
+    table = Table(title="collections")
+    table.add_column("name", style="bold")
+    table.add_column("chunks", justify="right")
+    for row in rows:
+        table.add_row(row["name"], str(row["chunks"]))
+    console.print(table)
+
+
+@collections_app.command("stats")
+def collections_stats(name: str, json_out: bool = typer.Option(False, "--json")) -> None:
+    """Counts for one collection: chunks, documents, sources."""
+    from deepcite.retrieval.factory import open_store
+
+    with user_errors():
+        settings = get_settings()
+        store = open_store(settings)
+        if not store.has_collection(name):
+            from deepcite.errors import CollectionNotFoundError
+
+            raise CollectionNotFoundError(name, store.list_collections())
+        docs: set[str] = set()
+        sources: dict[str, int] = {}
+        chunks = 0
+        for chunk in store.scroll(name):
+            chunks += 1
+            docs.add(chunk.doc_id)
+            key = chunk.source or "(none)"
+            sources[key] = sources.get(key, 0) + 1
+        stats = {"name": name, "chunks": chunks, "documents": len(docs), "sources": sources,
+                 "backend": settings.store.backend}
+    if json_out:
+        print_json(stats)
+        return
+    for key, value in stats.items():
+        console.print(f"[bold]{key}[/]: {value}")
+
+
+@collections_app.command("drop")
+def collections_drop(
+    name: str, yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation.")
+) -> None:
+    """Delete a collection and its files."""
+    from deepcite.retrieval.factory import open_store
+
+    with user_errors():
+        store = open_store(get_settings())
+        if not yes:
+            typer.confirm(f"drop collection {name!r} and all its chunks?", abort=True)
+        store.drop_collection(name)
+    console.print(f"dropped {name}")

@@ -1,0 +1,22 @@
+"""The ``deepcite`` command line: each area registers its commands here."""
+
+from __future__ import annotations
+
+import typer
+
+app = typer.Typer(
+    name="deepcite",
+    help="Answer hard questions from a corpus you own, every sentence tied to a passage you can check.",
+    no_args_is_help=True,
+    pretty_exceptions_show_locals=False,
+)
+
+from deepcite.cli import corpus  # noqa: E402
+
+app.command()(corpus.ingest)
+app.command()(corpus.search)
+app.add_typer(corpus.collections_app, name="collections")
+
+from deepcite.cli.eval import eval_app  # noqa: E402
+
+app.add_typer(eval_app, name="eval")

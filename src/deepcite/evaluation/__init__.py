@@ -1,0 +1,1 @@
+"""Evaluation commands' logic: retrieval quality on BEIR-format benchmarks."""

@@ -1,0 +1,123 @@
+"""Cut a Document into Chunks along sentence boundaries, within a token budget, with overlap.
+
+Usage::
+
+    from deepcite.config import ChunkerSettings
+    from deepcite.ingest.chunker import chunk_document
+
+    chunks = chunk_document(doc, ChunkerSettings(max_tokens=200, overlap_tokens=40))
+
+Tokens are counted as whitespace-separated words (:func:`count_tokens`): cheap, deterministic and
+independent of any model. A sub-word tokenizer such as MiniLM's WordPiece makes roughly 1.3 tokens of
+an English word (more for biomedical terms), so keep ``max_tokens`` below the embedder's sequence
+length divided by that ratio when no passage should be truncated at embedding time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from deepcite.config import ChunkerSettings
+from deepcite.errors import ConfigError
+from deepcite.models import Chunk, Document
+from deepcite.text import split_sentences
+
+CHUNK_HASH_CHARS = 12
+
+
+def count_tokens(text: str) -> int:
+    """The chunker's token count: the number of whitespace-separated words."""
+    return len(text.split())
+
+
+def chunk_id(doc_id: str, position: int, text: str) -> str:
+    """``"<doc id>::<position>::<first 12 hex of sha256(text)>"``.
+
+    Same input, same id, so re-ingesting writes nothing new and an interrupted ingest resumes without
+    duplicates. The doc id keeps identical passages of different documents apart and lets a document's
+    chunks be found by prefix; the position keeps a passage that repeats inside one document apart; the
+    content hash changes the id when the text at that position changes (an edited document, other
+    chunker settings), so a store can tell a stale chunk from a current one by id alone.
+    """
+    digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:CHUNK_HASH_CHARS]
+    return f"{doc_id}::{position}::{digest}"
+
+
+def chunk_document(doc: Document, settings: ChunkerSettings) -> list[Chunk]:
+    """The chunks of ``doc``, in order, each carrying the document's title, section, ids and metadata.
+
+    Sentences (:func:`deepcite.text.split_sentences`) are packed greedily up to ``settings.max_tokens``
+    words; each new chunk starts with the last whole sentences of the previous one that fit in
+    ``settings.overlap_tokens`` words. A sentence longer than the budget is cut into word windows of
+    ``max_tokens`` words. A document within the budget is one chunk; an empty text gives no chunks.
+    """
+    _check(settings)
+    return [_make_chunk(doc, position, text) for position, text in enumerate(_pack(doc.text, settings))]
+
+
+def _pack(text: str, settings: ChunkerSettings) -> list[str]:
+    units = [piece for sentence in split_sentences(text) for piece in _fit(sentence, settings.max_tokens)]
+    chunks: list[list[str]] = []
+    current: list[str] = []
+    size = 0
+    for unit in units:
+        n = count_tokens(unit)
+        if current and size + n > settings.max_tokens:
+            chunks.append(current)
+            current = _overlap(current, settings.overlap_tokens, settings.max_tokens - n)
+            size = sum(count_tokens(u) for u in current)
+        current.append(unit)
+        size += n
+    if current:
+        chunks.append(current)
+    return [" ".join(units) for units in chunks]
+
+
+def _fit(sentence: str, max_tokens: int) -> list[str]:
+    """The sentence, or word windows of it when it is longer than the budget."""
+    words = sentence.split()
+    if len(words) <= max_tokens:
+        return [sentence]
+    return [" ".join(words[i : i + max_tokens]) for i in range(0, len(words), max_tokens)]
+
+
+def _overlap(previous: list[str], overlap_tokens: int, room: int) -> list[str]:
+    """The longest run of whole trailing sentences of ``previous`` within the overlap and the room left
+    for the next sentence; never all of ``previous`` (the next chunk must move on)."""
+    budget = min(overlap_tokens, room)
+    carried: list[str] = []
+    size = 0
+    for unit in reversed(previous[1:]):
+        size += count_tokens(unit)
+        if size > budget:
+            break
+        carried.insert(0, unit)
+    return carried
+
+
+def _make_chunk(doc: Document, position: int, text: str) -> Chunk:
+    return Chunk(
+        chunk_id=chunk_id(doc.id, position, text),
+        doc_id=doc.id,
+        text=text,
+        title=doc.title,
+        section=doc.section,
+        pmid=doc.pmid,
+        doi=doc.doi,
+        year=doc.year,
+        url=doc.url,
+        source=doc.source,
+        acl=list(doc.acl),
+        position=position,
+        metadata=dict(doc.metadata),
+    )
+
+
+def _check(settings: ChunkerSettings) -> None:
+    if settings.max_tokens < 1:
+        raise ConfigError(f"chunker.max_tokens must be at least 1, not {settings.max_tokens}")
+    if not 0 <= settings.overlap_tokens < settings.max_tokens:
+        raise ConfigError(
+            f"chunker.overlap_tokens must be between 0 and max_tokens - 1 ({settings.max_tokens - 1}), "
+            f"not {settings.overlap_tokens}"
+        )
