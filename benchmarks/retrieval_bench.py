@@ -35,7 +35,6 @@ from deepcite.ingest.loaders import iter_documents
 from deepcite.models import Chunk, Document, FusionMethod, SearchMode
 from deepcite.retrieval.collection import open_collection, passage_text
 from deepcite.retrieval.embedders import get_embedder
-from deepcite.retrieval.factory import open_store
 from deepcite.text import tokenize
 
 RESULTS = Path(__file__).parent / "results"
@@ -73,8 +72,12 @@ def main() -> None:
     chunks: list[Chunk] = [c for d in docs for c in chunk_document(d, settings.chunker)]
     texts = [passage_text(c) for c in chunks]
     queries = list(data.queries.values())
-    out: dict[str, object] = {"corpus": str(args.beir), "documents": len(docs), "chunks": len(chunks),
-                              "queries": len(queries)}
+    out: dict[str, object] = {
+        "corpus": str(args.beir),
+        "documents": len(docs),
+        "chunks": len(chunks),
+        "queries": len(queries),
+    }
 
     # 1. the embedder's own rate
     embedder = get_embedder(settings)
@@ -112,8 +115,13 @@ def main() -> None:
         ):
             rows[label] = latency_ms(
                 lambda i, mode=mode, fusion=fusion: store.search(
-                    name, text=queries[i], vector=vectors[i] if mode is not SearchMode.BM25 else None,
-                    mode=mode, k=10, fusion=fusion),
+                    name,
+                    text=queries[i],
+                    vector=vectors[i] if mode is not SearchMode.BM25 else None,
+                    mode=mode,
+                    k=10,
+                    fusion=fusion,
+                ),
                 range(len(queries)),
             )
         return rows
@@ -127,9 +135,12 @@ def main() -> None:
     base_vecs = recorder.passages()
     t0 = time.perf_counter()
     for r in range(args.scale):
-        replica = [c.model_copy(update={"chunk_id": f"{c.chunk_id}~{r}", "doc_id": f"{c.doc_id}~{r}"}) for c in chunks]
+        replica = [
+            c.model_copy(update={"chunk_id": f"{c.chunk_id}~{r}", "doc_id": f"{c.doc_id}~{r}"})
+            for c in chunks
+        ]
         for start in range(0, len(replica), 512):
-            store.upsert(big, replica[start:start + 512], base_vecs[start:start + 512])
+            store.upsert(big, replica[start : start + 512], base_vecs[start : start + 512])
     index_seconds = time.perf_counter() - t0
     n_big = store.count(big)
     out["large"] = {"chunks": n_big, "index_chunks_per_s": round(n_big / index_seconds, 2)}

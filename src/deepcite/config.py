@@ -50,6 +50,9 @@ class EmbedderSettings(BaseSettings):
     dimensions: int | None = None
     timeout_s: float = 60.0
     normalize: bool = True
+    # prepended to texts by kind, for instruction-trained models (e5: "query: "/"passage: ", bge queries)
+    query_prefix: str = ""
+    passage_prefix: str = ""
 
 
 class ChunkerSettings(BaseSettings):
@@ -105,6 +108,27 @@ class ResearchSettings(BaseSettings):
     quality_stop_score: float = 0.5
     hyde_enabled: bool = False
     max_question_chars: int = 2000
+    # planner: importance of the main aspect of a question part, of each side of a comparison, and of
+    # secondary aspects (an "advantages" or "uses" clause beside the main one)
+    main_aspect_importance: float = 1.0
+    side_aspect_importance: float = 0.9
+    secondary_aspect_importance: float = 0.6
+    # bridge hops: entities come from the best `bridge_source_passages` passages (their titles and up to
+    # `bridge_names_per_passage` names each); a hop follows at most `bridge_entities_per_hop` of them
+    bridge_source_passages: int = 3
+    bridge_names_per_passage: int = 3
+    bridge_entities_per_hop: int = 4
+    max_queries_per_round: int = 8
+    max_query_chars: int = 500
+    # selection: MMR runs over the round's best `selection_pool` candidates; the best passage of each
+    # query not yet represented gets `spread_bonus` on its relevance
+    selection_pool: int = 30
+    spread_bonus: float = 0.2
+    # coverage: the best aspect-passage cosine is mapped from [floor, ceiling] onto [0, 1]
+    coverage_cosine_floor: float = 0.2
+    coverage_cosine_ceiling: float = 0.6
+    rerank_batch_size: int = 32
+    vector_cache_size: int = 50_000  # passage vectors kept across questions by one ResearchAgent
 
 
 class AnswerSettings(BaseSettings):
@@ -124,7 +148,10 @@ class AnswerSettings(BaseSettings):
     context_ttl_s: float = 3600.0
     context_max_count: int = 1000
     context_cleanup_interval_s: float = 60.0
-    token_budget: int = 6000
+    token_budget: int = 6000  # whole LLM request: prompt (passages trimmed to fit) + llm.max_output_tokens
+    max_subquery_chunks: int = 6  # evidence per sub-question handed to its sub-answer
+    min_sentence_tokens: int = 3  # evidence sentences with fewer stemmed terms are never quoted
+    embedding_cache_size: int = 20_000  # sentence vectors kept by the extractive generator
 
 
 class LLMSettings(BaseSettings):
@@ -140,6 +167,9 @@ class LLMSettings(BaseSettings):
     backoff_max_s: float = 20.0
     temperature: float = 0.0
     max_output_tokens: int = 1024
+    # first structured-output style tried; a 400 from the server steps down json_schema > json_object > prompt
+    structured_output: Literal["json_schema", "json_object", "prompt"] = "json_schema"
+    chars_per_token: float = 4.0  # token estimate for budgets (about 4 characters per token in English)
 
     @property
     def configured(self) -> bool:
@@ -174,6 +204,24 @@ class PractitionerSettings(BaseSettings):
     experience_boost_max: float = 0.2
     analysis_timeout_s: float = 20.0
     max_query_chars: int = 2000
+    collection: str = "practitioners"  # the BM25-only search collection holding one profile per NPI
+    index_batch: int = 500  # profiles upserted into the search store per call
+    # quality boosts: rating/5 * rating_boost_max; log1p(reviews)/log1p(reviews_saturation) capped at 1;
+    # years of experience / experience_saturation_years capped at 1
+    reviews_saturation: int = 500
+    experience_saturation_years: int = 30
+    reference_year: int | None = None  # year experience is counted to; None means the current year
+    # stage A is "short" when fewer than the requested results fit the intent (at least this many intent
+    # terms, or an anchor phrase): the candidate set is then filled by BM25 searches on the intent terms
+    fill_min_intent_matches: int = 2
+    # nearby-first ordering applies to candidates scoring at least this fraction of the best score
+    nearby_min_score_ratio: float = 0.5
+    max_conversation_chars: int = 8000  # all messages together; older messages are dropped beyond this
+    max_llm_terms: int = 15  # terms kept from each list an LLM analysis returns
+    max_intents: int = 2  # offline clinical intents merged into one analysis (the best first)
+    # an intent that scores below this fraction of the best intent is left out (and makes the query ambiguous
+    # only above it)
+    secondary_intent_ratio: float = 0.5
 
 
 class WebSearchSettings(BaseSettings):
@@ -188,6 +236,28 @@ class WebSearchSettings(BaseSettings):
     concurrency: int = 4
     page_timeout_s: float = 10.0
     summary_sentences: int = 3
+    query_argument: str = "query"  # the tool's argument that takes the search text
+    tool_arguments: dict[str, Any] = Field(default_factory=dict)  # extra fixed arguments, e.g. {"count": 5}
+    tool_timeout_s: float = 30.0  # one web_search tool call, connection included
+    max_page_bytes: int = 2_000_000  # pages larger than this are cut before text extraction
+    summary_max_chars: int = 1200  # a page's summary passage is cut to this length
+    min_sentence_tokens: int = 4  # shorter page sentences (menus, captions) are not quoted
+    llm_page_chars: int = 8000  # page text handed to the LLM summariser
+    user_agent: str = "deepcite/0.1 (research assistant; evidence fetch)"
+
+
+class MCPSettings(BaseSettings):
+    """deepcite's own MCP server (``deepcite mcp``): where it listens and what its tools allow."""
+
+    model_config = _section("DEEPCITE_MCP_")
+    host: str = "127.0.0.1"  # streamable HTTP only binds here unless changed on purpose
+    port: int = 8765
+    path: str = "/mcp"
+    max_k: int = 50  # the most hits one search tool call may ask for
+    max_passage_chars: int = 2000  # passage text in tool results is cut to this length
+    # ACL groups every MCP caller may read, e.g. DEEPCITE_MCP_GROUPS='["cardiology"]'; unset: everything
+    groups: list[str] | None = None
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "WARNING"
 
 
 class Settings(BaseSettings):
@@ -207,6 +277,7 @@ class Settings(BaseSettings):
     server: ServerSettings = Field(default_factory=ServerSettings)
     practitioners: PractitionerSettings = Field(default_factory=PractitionerSettings)
     web: WebSearchSettings = Field(default_factory=WebSearchSettings)
+    mcp: MCPSettings = Field(default_factory=MCPSettings)
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> Settings:
@@ -218,7 +289,9 @@ class Settings(BaseSettings):
         try:
             raw: dict[str, Any] = tomllib.loads(file.read_text(encoding="utf-8"))
         except (OSError, tomllib.TOMLDecodeError) as exc:
-            raise ConfigError(f"cannot read settings file {file}: {exc}; fix or unset DEEPCITE_CONFIG") from exc
+            raise ConfigError(
+                f"cannot read settings file {file}: {exc}; fix or unset DEEPCITE_CONFIG"
+            ) from exc
         sections = {name: field for name, field in cls.model_fields.items() if name in raw}
         kwargs: dict[str, Any] = {}
         for name, value in raw.items():

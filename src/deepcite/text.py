@@ -49,7 +49,9 @@ def term_counts(text: str) -> Counter[str]:
 
 # Sentence boundaries: end punctuation followed by space and an upper-case letter, digit, quote or bracket.
 # Common abbreviations ("e.g.", "et al.", "Fig.", "vs.") do not end a sentence.
-_ABBREV = r"(?<!\be\.g)(?<!\bi\.e)(?<!\bet al)(?<!\bFig)(?<!\bvs)(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bNo)(?<!\bSt)"
+_ABBREV = (
+    r"(?<!\be\.g)(?<!\bi\.e)(?<!\bet al)(?<!\bFig)(?<!\bvs)(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bNo)(?<!\bSt)"
+)
 _SENT_END = re.compile(_ABBREV + r"(?<=[.!?])[\"')\]]*\s+(?=[\"'(\[]?[A-Z0-9])")
 
 

@@ -20,7 +20,9 @@ def ingest(
     path: Path = typer.Argument(..., help="A file or folder to ingest."),
     collection: str = typer.Option(..., "--collection", "-c", help="Collection to write into."),
     fmt: str = typer.Option("auto", "--format", "-f", help="auto|jsonl|beir|pubmedqa|hotpotqa|musique|text"),
-    on_error: str = typer.Option("fail", "--on-error", help="fail: write nothing on bad input; skip: skip it"),
+    on_error: str = typer.Option(
+        "fail", "--on-error", help="fail: write nothing on bad input; skip: skip it"
+    ),
     json_out: bool = typer.Option(False, "--json", help="Print the ingest report as JSON."),
 ) -> None:
     """Load, chunk, embed and index a corpus. Re-running is idempotent."""
@@ -67,7 +69,9 @@ def search(
     collection: str = typer.Option(..., "--collection", "-c"),
     mode: str = typer.Option("hybrid", "--mode", "-m", help="bm25|dense|hybrid"),
     k: int = typer.Option(10, "-k", help="How many results."),
-    filters: list[str] = typer.Option(None, "--filter", help="field=value, year>=2015, year<=2020 (repeatable)"),
+    filters: list[str] = typer.Option(
+        None, "--filter", help="field=value, year>=2015, year<=2020 (repeatable)"
+    ),
     groups: list[str] = typer.Option(None, "--group", help="Caller's ACL groups (repeatable)."),
     fusion: str = typer.Option(None, "--fusion", help="rrf|dbsf (hybrid only; default from settings)"),
     json_out: bool = typer.Option(False, "--json", help="Print results as JSON."),
@@ -88,7 +92,13 @@ def search(
         print_json([h.model_dump(mode="json") for h in hits])
         return
     table = Table(title=f"{mode} · {collection} · “{query}”")
-    for name, style in (("rank", "dim"), ("score", "cyan"), ("id", "magenta"), ("title", "bold"), ("snippet", "")):
+    for name, style in (
+        ("rank", "dim"),
+        ("score", "cyan"),
+        ("id", "magenta"),
+        ("title", "bold"),
+        ("snippet", ""),
+    ):
         table.add_column(name, style=style, overflow="fold")
     for hit in hits:
         snippet = hit.chunk.text[:160] + ("…" if len(hit.chunk.text) > 160 else "")
@@ -138,8 +148,13 @@ def collections_stats(name: str, json_out: bool = typer.Option(False, "--json"))
             docs.add(chunk.doc_id)
             key = chunk.source or "(none)"
             sources[key] = sources.get(key, 0) + 1
-        stats = {"name": name, "chunks": chunks, "documents": len(docs), "sources": sources,
-                 "backend": settings.store.backend}
+        stats = {
+            "name": name,
+            "chunks": chunks,
+            "documents": len(docs),
+            "sources": sources,
+            "backend": settings.store.backend,
+        }
     if json_out:
         print_json(stats)
         return

@@ -20,3 +20,16 @@ app.add_typer(corpus.collections_app, name="collections")
 from deepcite.cli.eval import eval_app  # noqa: E402
 
 app.add_typer(eval_app, name="eval")
+
+from deepcite.cli import serve as serve_cli  # noqa: E402
+
+app.command()(serve_cli.ask)
+app.command()(serve_cli.serve)
+
+from deepcite.cli.practitioners import practitioners_app  # noqa: E402
+
+app.add_typer(practitioners_app, name="practitioners")
+
+from deepcite.cli.mcp import mcp  # noqa: E402
+
+app.command(name="mcp")(mcp)

@@ -37,7 +37,9 @@ def load_beir(directory: Path, split: str = "test") -> BeirData:
     queries_path = directory / "queries.jsonl"
     for needed in (directory / "corpus.jsonl", queries_path, qrels_path):
         if not needed.is_file():
-            raise InputError(f"{needed} is missing; a BEIR directory holds corpus.jsonl, queries.jsonl, qrels/{split}.tsv")
+            raise InputError(
+                f"{needed} is missing; a BEIR directory holds corpus.jsonl, queries.jsonl, qrels/{split}.tsv"
+            )
     qrels: dict[str, dict[str, int]] = {}
     with qrels_path.open(newline="", encoding="utf-8") as fh:
         reader = csv.reader(fh, delimiter="\t")
@@ -57,7 +59,9 @@ def load_beir(directory: Path, split: str = "test") -> BeirData:
 
 def run_label(mode: SearchMode, fusion: FusionMethod | None, several_fusions: bool) -> str:
     """``bm25``, ``dense``, ``hybrid``; ``hybrid-rrf``/``hybrid-dbsf`` when several fusions are compared."""
-    return f"hybrid-{fusion.value}" if mode is SearchMode.HYBRID and fusion and several_fusions else mode.value
+    return (
+        f"hybrid-{fusion.value}" if mode is SearchMode.HYBRID and fusion and several_fusions else mode.value
+    )
 
 
 def evaluate_modes(

@@ -75,11 +75,20 @@ def passage_text(chunk: Chunk) -> str:
 class Collection:
     """One collection of chunks in a :class:`SearchStore`, embedded with one :class:`Embedder`."""
 
-    def __init__(self, name: str, store: SearchStore, embedder: Embedder, settings: Settings) -> None:
+    def __init__(
+        self, name: str, store: SearchStore, settings: Settings, embedder: Embedder | None = None
+    ) -> None:
         self.name = name
         self.store = store
-        self.embedder = embedder
         self.settings = settings
+        self._embedder = embedder
+
+    @property
+    def embedder(self) -> Embedder:
+        """The dense model, loaded on first use (a BM25-only search never loads it)."""
+        if self._embedder is None:
+            self._embedder = get_embedder(self.settings)
+        return self._embedder
 
     # -- ingestion -----------------------------------------------------------------------------------
     def ingest(
@@ -128,6 +137,10 @@ class Collection:
             self._write_batch(batch, report)
             if progress:
                 progress(report.documents, report.written)
+        if report.written:
+            t0 = time.perf_counter()
+            self.store.optimize(self.name)
+            report.index_seconds += time.perf_counter() - t0
         report.seconds = time.perf_counter() - started
         return report
 
@@ -178,8 +191,9 @@ class Collection:
         if not query or not query.strip():
             raise InputError("the query is empty; give some words to search for")
         search = self.settings.search
-        mode = SearchMode.from_str(mode or search.default_mode) if isinstance(mode, str) or mode is None else mode
-        fusion = FusionMethod.from_str(fusion or search.fusion) if isinstance(fusion, str) or fusion is None else fusion
+        mode = SearchMode.from_str(mode or search.default_mode) if not isinstance(mode, SearchMode) else mode
+        if not isinstance(fusion, FusionMethod):
+            fusion = FusionMethod.from_str(fusion or search.fusion)
         k = k or search.default_k
         if k < 1:
             raise InputError(f"k must be at least 1, not {k}")
@@ -221,4 +235,4 @@ def open_collection(
     store = store or open_store(settings)
     if not create and not store.has_collection(name):
         raise CollectionNotFoundError(name, store.list_collections())
-    return Collection(name, store, embedder or get_embedder(settings), settings)
+    return Collection(name, store, settings, embedder)

@@ -13,10 +13,12 @@ class SearchStore(Protocol):
     """Collections of chunks searchable by BM25 (sparse), dense vectors, or both fused engine-side.
 
     The store computes BM25 sparse vectors itself from ``chunk.title`` + ``chunk.text`` with
-    :func:`deepcite.text.tokenize`; callers pass only the dense vectors.
+    :func:`deepcite.text.tokenize` (see :mod:`deepcite.retrieval.bm25`); callers pass only the dense
+    vectors. A collection created with ``dense_dim=None`` is BM25-only: upsert with ``dense=None`` and
+    search with ``mode=bm25``.
     """
 
-    def create_collection(self, name: str, *, dense_dim: int) -> None:
+    def create_collection(self, name: str, *, dense_dim: int | None) -> None:
         """Create ``name`` if it does not exist (a no-op when it does with the same dimension)."""
 
     def list_collections(self) -> list[str]: ...
@@ -26,8 +28,9 @@ class SearchStore(Protocol):
     def drop_collection(self, name: str) -> None:
         """Remove a collection and its files; raises CollectionNotFoundError if absent."""
 
-    def upsert(self, name: str, chunks: Sequence[Chunk], dense: Sequence[Sequence[float]]) -> None:
-        """Insert or replace chunks by ``chunk_id`` (idempotent), with one dense vector per chunk."""
+    def upsert(self, name: str, chunks: Sequence[Chunk], dense: Sequence[Sequence[float]] | None) -> None:
+        """Insert or replace chunks by ``chunk_id`` (idempotent), with one dense vector per chunk
+        (``None`` for a BM25-only collection)."""
 
     def delete_document(self, name: str, doc_id: str) -> int:
         """Delete every chunk of a document; returns how many were removed."""
@@ -52,5 +55,8 @@ class SearchStore(Protocol):
 
     def scroll(self, name: str, filters: Filters | None = None) -> Iterator[Chunk]:
         """Every stored chunk (matching the filters), in no particular order."""
+
+    def optimize(self, name: str) -> None:
+        """Merge segments and build indexes after a bulk write (Edge optimises only when asked)."""
 
     def close(self) -> None: ...

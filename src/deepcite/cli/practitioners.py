@@ -1,0 +1,220 @@
+"""``deepcite practitioners import|search|reindex`` and ``deepcite eval practitioners``."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import tempfile
+from pathlib import Path
+
+import typer
+from rich.panel import Panel
+from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from deepcite.cli.common import console, print_json, user_errors
+
+practitioners_app = typer.Typer(help="Find practitioners from a patient's own words.", no_args_is_help=True)
+
+_PROBLEMS_SHOWN = 20
+
+
+@practitioners_app.command("import")
+def import_command(
+    path: Path = typer.Argument(..., help="The practitioner file to import."),
+    fmt: str = typer.Option(..., "--format", "-f", help="cms-national | cms-reduced | csv | jsonl"),
+    json_out: bool = typer.Option(False, "--json", help="Print the import report as JSON."),
+) -> None:
+    """Import (or update by NPI) practitioners into the directory, in one transaction; then index them."""
+    from deepcite.config import get_settings
+    from deepcite.practitioners.finder import PractitionerFinder
+
+    with user_errors():
+        finder = PractitionerFinder.open(get_settings())
+        try:
+            columns = [SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn()]
+            with Progress(*columns, console=console, disable=json_out) as bar:
+                task = bar.add_task(f"reading {path.name}", total=None)
+                indexed = 0
+
+                def on_index(n: int) -> None:
+                    nonlocal indexed
+                    indexed += n
+                    bar.update(task, description=f"indexing profiles: {indexed}")
+
+                report = finder.import_file(
+                    path,
+                    fmt,
+                    on_row=lambda n: bar.update(task, description=f"reading {path.name}: {n} rows"),
+                    on_index=on_index,
+                )
+            total = finder.directory.count()
+        finally:
+            finder.close()
+    if json_out:
+        print_json(report.to_dict() | {"directory_size": total})
+        return
+    console.print(
+        f"[green]imported[/] {path}: {report.rows_read} rows → {report.inserted} new, "
+        f"{report.updated} updated, {report.duplicates_merged} duplicate rows merged, {report.skipped} "
+        f"skipped, {report.blank_rows} blank rows ignored ({report.seconds:.1f}s). "
+        f"The directory holds {total} practitioners."
+    )
+    for problem in report.problems[:_PROBLEMS_SHOWN]:
+        console.print(f"  [yellow]skipped[/] line {problem.line}: {problem.reason}")
+    if report.skipped > _PROBLEMS_SHOWN:
+        console.print(f"  … and {report.skipped - _PROBLEMS_SHOWN} more (see --json)")
+    if report.unmapped_specialties:
+        names = ", ".join(sorted(report.unmapped_specialties))
+        console.print(
+            f"  [yellow]specialties without a NUCC mapping (no definitions in profiles):[/] {names}"
+        )
+
+
+@practitioners_app.command("reindex")
+def reindex_command(json_out: bool = typer.Option(False, "--json", help="Print the result as JSON.")) -> None:
+    """Rewrite every profile into the search collection (after a failed sync or a settings change)."""
+    from deepcite.config import get_settings
+    from deepcite.practitioners.finder import PractitionerFinder
+
+    with user_errors():
+        finder = PractitionerFinder.open(get_settings())
+        try:
+            written = finder.index.sync(finder.directory)
+        finally:
+            finder.close()
+    if json_out:
+        print_json({"indexed": written})
+    else:
+        console.print(f"[green]indexed[/] {written} profiles")
+
+
+@practitioners_app.command("search")
+def search_command(
+    query: str = typer.Argument(..., help='The patient\'s request, e.g. "I need SVT ablation".'),
+    city: str = typer.Option(None, "--city", help="Only practitioners in this city."),
+    state: str = typer.Option(None, "--state", help="Only practitioners in this state (code or name)."),
+    zip_code: str = typer.Option(None, "--zip", help="Only practitioners at this ZIP."),
+    nearby: bool = typer.Option(False, "--nearby", help="Do not filter by location: list the nearest first."),
+    limit: int = typer.Option(None, "--limit", "-k", min=1, max=100, help="Results (default: setting)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the full response as JSON."),
+) -> None:
+    """Find practitioners for a request, with the intent analysis and every score part."""
+    from deepcite.config import get_settings
+    from deepcite.llm.factory import get_llm
+    from deepcite.practitioners.api import PractitionerQuery
+    from deepcite.practitioners.finder import PractitionerFinder, search_practitioners
+    from deepcite.practitioners.location import Location
+
+    with user_errors():
+        settings = get_settings()
+        location = Location(city=city, state=state, zip=zip_code) if (city or state or zip_code) else None
+        request = PractitionerQuery(
+            user_query=query, location=location, location_mode="nearby" if nearby else "filter", limit=limit
+        )
+        finder = PractitionerFinder.open(settings, llm=get_llm(settings))
+        try:
+            response = asyncio.run(search_practitioners(request, finder))
+        finally:
+            finder.close()
+    if json_out:
+        print_json(response)
+        return
+    _print_response(response)
+
+
+def _print_response(response) -> None:  # type: ignore[no-untyped-def]
+    intent = response.intent
+    used = ", ".join(
+        f"{name}: {use.source}" + (f" ({use.fallback_reason})" if use.fallback_reason else "")
+        for name, use in response.analysis_used.items()
+    )
+    lines = [
+        f"[bold]patient words[/]: {intent.q_patient or '(none left after removing filler)'}",
+        f"[bold]intent[/]: {intent.clinical.primary_intent} · {intent.general.specificity} · "
+        f"confidence {intent.general.confidence:.2f} · clear: {intent.clear}",
+        f"[bold]intent terms[/]: {', '.join(intent.intent_terms) or '-'}",
+        f"[bold]anchor phrases[/]: {', '.join(intent.anchor_phrases) or '-'}",
+        f"[bold]negative terms[/]: {', '.join(intent.negative_terms) or '-'}"
+        + ("" if intent.clear or not intent.negative_terms else " (not applied: the query is not clear)"),
+        f"[bold]urgency[/]: {intent.insights.urgency} · [bold]summary[/]: {intent.insights.summary}",
+        f"[bold]analysis[/]: {used}",
+        f"[bold]timings[/]: analysis {response.timings_ms.analysis:.0f} ms · stage A "
+        f"{response.timings_ms.stage_a:.0f} ms · stage B {response.timings_ms.stage_b:.0f} ms",
+    ]
+    if response.filled_from_intent:
+        lines.append(f"[yellow]filled from intent[/]: {response.fill_reason}")
+    console.print(Panel("\n".join(lines), title="intent", expand=False))
+    for note in response.notes:
+        console.print(f"[bold yellow]note:[/] {note}")
+    if not response.results:
+        console.print(f"[red]no results[/]: {response.reason}")
+        return
+    table = Table(show_lines=False)
+    for column in ("#", "name", "specialty", "city", "score", "matched", "from"):
+        table.add_column(column, justify="right" if column in ("#", "score") else "left")
+    for rank, r in enumerate(response.results, start=1):
+        matched = ", ".join([*r.matched_anchor_phrases, *r.matched_intent_terms])
+        if r.matched_negative_terms:
+            matched += f" [red]−{', '.join(r.matched_negative_terms)}[/]"
+        place = ", ".join(p for p in (r.city, r.state) if p)
+        table.add_row(
+            str(rank), r.name, r.primary_specialty or "", place, f"{r.score:.2f}", matched, r.source
+        )
+    console.print(table)
+
+
+def eval_practitioners(
+    directory: Path = typer.Option(..., "--directory", help="The practitioner file to evaluate on."),
+    fmt: str = typer.Option(..., "--format", "-f", help="cms-national | cms-reduced | csv | jsonl"),
+    queries: Path = typer.Option(..., "--queries", help="JSONL: {query, relevant: {specialty: grade}}"),
+    json_out: Path = typer.Option(None, "--json", help="Write {bm25, two_stage} figures to this file."),
+    per_query: bool = typer.Option(False, "--per-query", help="Also print each query's figures."),
+) -> None:
+    """nDCG@10 and P@10 of plain BM25 and of the two-stage flow on a scratch copy of the directory."""
+    from deepcite.config import get_settings
+    from deepcite.practitioners.evaluation import evaluate, load_queries
+    from deepcite.practitioners.finder import PractitionerFinder
+
+    with user_errors():
+        items = load_queries(queries)
+        with tempfile.TemporaryDirectory(prefix="deepcite-eval-") as scratch:
+            base = get_settings()
+            settings = base.model_copy(
+                update={
+                    "data_dir": Path(scratch),
+                    "practitioners": base.practitioners.model_copy(update={"db_path": None}),
+                    "store": base.store.model_copy(update={"backend": "edge"}),
+                }
+            )
+            finder = PractitionerFinder.open(settings)  # offline analyses: reproducible figures
+            try:
+                report = finder.import_file(directory, fmt)
+                console.print(
+                    f"directory: {report.inserted} practitioners from {directory.name}; {len(items)} queries"
+                )
+                result = asyncio.run(evaluate(finder, items))
+            finally:
+                finder.close()
+    table = Table(title=f"{queries.name} on {directory.name}")
+    for column in ("system", "nDCG@10", "P@10"):
+        table.add_column(column, justify="left" if column == "system" else "right")
+    for system, figures in result.summary.items():
+        table.add_row(system, f"{figures['ndcg@10']:.4f}", f"{figures['p@10']:.4f}")
+    console.print(table)
+    if per_query:
+        detail = Table()
+        for column in ("id", "query", "bm25 nDCG", "two-stage nDCG", "filled"):
+            detail.add_column(column)
+        for row in result.per_query:
+            detail.add_row(
+                row["id"],
+                row["query"][:60],
+                f"{row.get('bm25:ndcg@10', 0.0):.3f}",
+                f"{row.get('two_stage:ndcg@10', 0.0):.3f}",
+                "yes" if row["filled_from_intent"] else "",
+            )
+        console.print(detail)
+    if json_out:
+        json_out.write_text(json.dumps(result.summary, indent=2) + "\n", encoding="utf-8")
+        console.print(f"wrote {json_out}")

@@ -1,0 +1,101 @@
+"""``deepcite ask`` (one cited answer in the terminal) and ``deepcite serve`` (the HTTP API and web UI)."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+import typer
+from rich.markdown import Markdown
+from rich.panel import Panel
+from rich.table import Table
+
+from deepcite.cli.common import console, err_console, parse_filters, print_json, user_errors
+from deepcite.config import get_settings
+
+if TYPE_CHECKING:
+    from deepcite.service import AskResponse
+
+
+def ask(
+    question: str = typer.Argument(..., help="The question to research and answer."),
+    collection: str = typer.Option(..., "--collection", "-c", help="Collection to search."),
+    max_hops: int = typer.Option(None, "--max-hops", help="At most this many research hops."),
+    filters: list[str] = typer.Option(None, "--filter", help="field=value, year>=2015, year<=2020 (repeatable)"),
+    groups: list[str] = typer.Option(None, "--group", help="Your ACL groups (repeatable); default: no restriction."),
+    json_out: bool = typer.Option(False, "--json", help="Print the full response as JSON."),
+) -> None:
+    """Research a question in a collection and print a cited summary, answer and sources."""
+    from deepcite import service
+    from deepcite.service import HopEvent
+
+    settings = get_settings()
+
+    def on_hop(hop: HopEvent) -> None:
+        if not json_out:
+            err_console.print(
+                f"[dim]hop {hop.hop}: {hop.subquestion} · {hop.new_evidence} new, {hop.evidence_total} in "
+                f"evidence · coverage {hop.coverage_percentage:.0f}% · {hop.decision}[/]"
+            )
+
+    with user_errors():
+        response = asyncio.run(
+            service.ask(
+                question,
+                collection=collection,
+                filters=parse_filters(filters),
+                max_hops=max_hops,
+                groups=groups or None,
+                settings=settings,
+                on_hop=on_hop,
+            )
+        )
+    if json_out:
+        print_json(response)
+        return
+    print_response(response)
+
+
+def print_response(response: AskResponse) -> None:
+    """The summary, the long answer, each sub-answer, the sources table and the coverage, with rich."""
+    console.print(Panel(Markdown(response.summary), title="Summary", border_style="green"))
+    console.print(Panel(Markdown(response.answer), title="Answer", border_style="cyan"))
+    for sub in response.subanswers:
+        console.print(f"[bold]{sub.subquestion}[/]\n{sub.answer}\n")
+    if response.citations:
+        table = Table(title="Sources", show_lines=False)
+        for column in ("id", "title", "PMID / DOI", "section", "score"):
+            table.add_column(column, overflow="fold")
+        for c in response.citations:
+            table.add_row(f"[{c.id}]", c.title, c.pmid or c.doi or "", c.section or "", f"{c.score:.3f}")
+        console.print(table)
+    coverage = response.coverage or {}
+    check = response.citation_check
+    console.print(
+        f"coverage {coverage.get('coverage_percentage', 0.0):.0f}% of {coverage.get('total_aspects', 0)} aspects "
+        f"(weighted {coverage.get('weighted_coverage', 0.0):.2f}) · citation check: {check.sentences} sentences, "
+        f"{check.cited} cited, {check.repaired} repaired, {check.dropped} dropped, {check.invalid_ids} invalid ids "
+        f"· retrieval {response.retrieval_latency_ms or 0:.0f} ms, summary {response.summary_latency_ms:.0f} ms, "
+        f"answer {response.answer_latency_ms:.0f} ms · request {response.request_id}"
+    )
+
+
+def serve(
+    host: str = typer.Option(None, "--host", help="Interface to bind (default: server.host, 127.0.0.1)."),
+    port: int = typer.Option(None, "--port", help="Port (default: server.port, 8000)."),
+    log_level: str = typer.Option("info", "--log-level", help="uvicorn log level."),
+) -> None:
+    """Run the HTTP API (/api/…, /docs) and the web UI with uvicorn."""
+    import uvicorn
+
+    from deepcite.server.app import create_app
+
+    settings = get_settings()
+    with user_errors():
+        app = create_app(settings)
+    uvicorn.run(
+        app,
+        host=host or settings.server.host,
+        port=port or settings.server.port,
+        log_level=log_level,
+    )

@@ -1,0 +1,273 @@
+"""The default search engine: Qdrant's engine in-process (``qdrant-edge-py``), one shard per collection.
+
+Usage::
+
+    from deepcite.config import Settings
+    from deepcite.retrieval.edge_store import EdgeStore
+
+    store = EdgeStore(Path("/tmp/index"), Settings())
+    store.create_collection("papers", dense_dim=384)        # dense_dim=None: BM25-only
+    store.upsert("papers", chunks, vectors)
+    hits = store.search("papers", text="statin myopathy", vector=None, mode=SearchMode.BM25, k=10)
+
+On disk, collection ``name`` is the folder ``root/name`` holding ``shard/`` (the Edge shard: a named dense
+vector ``dense`` with cosine distance, a sparse vector ``bm25`` with the IDF modifier, keyword payload indexes
+on ``chunk_id``, ``doc_id``, ``source``, ``acl`` and an integer index on ``year``) and ``deepcite.json`` (the
+dense dimension and BM25 statistics, replaced atomically via a temp file and ``os.replace``). A collection
+exists once its ``deepcite.json`` is written, so a creation interrupted half-way is invisible and redone.
+
+One process should write a collection at a time; within a process every shard has its own lock.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from qdrant_edge import (
+    CountRequest,
+    Distance,
+    EdgeConfig,
+    EdgeShard,
+    EdgeSparseVectorParams,
+    EdgeVectorParams,
+    FieldCondition,
+    Filter,
+    Fusion,
+    IsEmptyCondition,
+    MatchAny,
+    MatchValue,
+    Modifier,
+    PayloadSchemaType,
+    Point,
+    PointVectors,
+    Prefetch,
+    Query,
+    QueryRequest,
+    RangeFloat,
+    ScrollRequest,
+    SparseVector,
+    UpdateOperation,
+)
+
+from deepcite.config import Settings, get_settings
+from deepcite.errors import StoreError
+from deepcite.models import FusionMethod
+from deepcite.retrieval import filters as f
+from deepcite.retrieval.base_store import CollectionMeta, PointData, QdrantLikeStore, ScoredPayload
+from deepcite.retrieval.bm25 import SPARSE_VECTOR_NAME, SparseWeights
+from deepcite.retrieval.points import DENSE_VECTOR_NAME, INTEGER_INDEXED, KEYWORD_INDEXED
+
+META_FILE = "deepcite.json"
+SHARD_DIR = "shard"
+
+
+def edge_filter(conditions: list[f.Condition]) -> Filter | None:
+    """The Edge filter for engine-neutral conditions (``None`` for no condition)."""
+    return Filter(must=[_edge_condition(c) for c in conditions]) if conditions else None
+
+
+def _edge_condition(c: f.Condition) -> Any:
+    if isinstance(c, f.Match):
+        return FieldCondition(c.key, match=MatchValue(c.value))
+    if isinstance(c, f.MatchAny):
+        return FieldCondition(c.key, match=MatchAny(list(c.values)))
+    if isinstance(c, f.Range):
+        return FieldCondition(c.key, range=RangeFloat(gte=c.gte, lte=c.lte))
+    if isinstance(c, f.IsEmpty):
+        return IsEmptyCondition(c.key)
+    return Filter(should=[_edge_condition(x) for x in c.conditions])
+
+
+def _sparse(weights: SparseWeights) -> SparseVector:
+    return SparseVector(weights.indices, weights.values)
+
+
+class EdgeStore(QdrantLikeStore):
+    """:class:`~deepcite.retrieval.store.SearchStore` on Qdrant Edge shards under ``root``."""
+
+    def __init__(self, root: Path | str, settings: Settings | None = None) -> None:
+        super().__init__(settings or get_settings())
+        self.root = Path(root)
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise StoreError(
+                f"cannot create the index folder {self.root}: {exc}; check DEEPCITE_DATA_DIR"
+            ) from exc
+        self._shards: dict[str, EdgeShard] = {}
+        # Edge's IDF counts a deleted or moved point until its segment is rebuilt; reloading the shard
+        # rebuilds the sparse index from live points, so a write that removed points ends with a reload.
+        self._stale_idf: set[str] = set()
+
+    # -- files ----------------------------------------------------------------------------------------------
+    def _meta_path(self, name: str) -> Path:
+        return self.root / name / META_FILE
+
+    def _shard(self, name: str) -> EdgeShard:
+        with self._lock(name):
+            shard = self._shards.get(name)
+            if shard is None:
+                try:
+                    shard = EdgeShard.load(str(self.root / name / SHARD_DIR))
+                except Exception as exc:  # the binding raises plain exceptions
+                    raise StoreError(f"cannot open collection {name!r} at {self.root / name}: {exc}") from exc
+                self._shards[name] = shard
+            return shard
+
+    # -- engine primitives ----------------------------------------------------------------------------------
+    def _engine_names(self) -> list[str]:
+        return [p.parent.name for p in self.root.glob(f"*/{META_FILE}")]
+
+    def has_collection(self, name: str) -> bool:
+        return self._meta_path(name).is_file()
+
+    def _engine_create(self, name: str, dense_dim: int | None, meta: CollectionMeta) -> None:
+        folder = self.root / name
+        if folder.exists():  # left by an interrupted creation (no meta file)
+            shutil.rmtree(folder)
+        vectors = (
+            {DENSE_VECTOR_NAME: EdgeVectorParams(size=dense_dim, distance=Distance.Cosine)}
+            if dense_dim
+            else None
+        )
+        config = EdgeConfig(
+            vectors=vectors,
+            sparse_vectors={SPARSE_VECTOR_NAME: EdgeSparseVectorParams(modifier=Modifier.Idf)},
+        )
+        shard = EdgeShard.create(str(folder / SHARD_DIR), config)
+        for field in KEYWORD_INDEXED:
+            shard.update(UpdateOperation.create_field_index(field, PayloadSchemaType.Keyword))
+        for field in INTEGER_INDEXED:
+            shard.update(UpdateOperation.create_field_index(field, PayloadSchemaType.Integer))
+        self._shards[name] = shard
+        self._write_meta(name, meta)
+
+    def _engine_drop(self, name: str) -> None:
+        shard = self._shards.pop(name, None)
+        if shard is not None:
+            shard.close()
+        self._meta_path(name).unlink()  # invisible first, then removed
+        shutil.rmtree(self.root / name)
+
+    def _read_meta(self, name: str) -> CollectionMeta:
+        path = self._meta_path(name)
+        try:
+            return CollectionMeta.from_dict(json.loads(path.read_text(encoding="utf-8")))
+        except (OSError, ValueError) as exc:
+            raise StoreError(f"cannot read {path}: {exc}; drop the collection and ingest again") from exc
+
+    def _write_meta(self, name: str, meta: CollectionMeta) -> None:
+        if name in self._shards:
+            self._shards[name].flush()  # points durable before the statistics that count them
+        if name in self._stale_idf:
+            self._stale_idf.discard(name)
+            self._shards.pop(name).close()
+        path = self._meta_path(name)
+        fd, tmp = tempfile.mkstemp(prefix=".deepcite-", suffix=".json", dir=path.parent)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as out:
+                json.dump(meta.to_dict(), out, indent=2)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def _engine_upsert(self, name: str, points: Sequence[PointData]) -> None:
+        edge_points = []
+        for p in points:
+            vector: dict[str, Any] = {SPARSE_VECTOR_NAME: _sparse(p.sparse)}
+            if p.dense is not None:
+                vector[DENSE_VECTOR_NAME] = p.dense
+            edge_points.append(Point(p.id, vector, p.payload))
+        self._shard(name).update(UpdateOperation.upsert_points(edge_points))
+
+    def _engine_update_sparse(self, name: str, vectors: Sequence[tuple[str, SparseWeights]]) -> None:
+        ops = [PointVectors(pid, {SPARSE_VECTOR_NAME: _sparse(w)}) for pid, w in vectors]
+        self._shard(name).update(UpdateOperation.update_vectors(ops))
+        self._stale_idf.add(name)
+
+    def _engine_retrieve(self, name: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        if not ids:
+            return {}
+        records = self._shard(name).retrieve(list(ids), with_payload=True, with_vector=False)
+        return {str(r.id): r.payload or {} for r in records}
+
+    def _engine_scroll(
+        self, name: str, conditions: list[f.Condition]
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
+        shard = self._shard(name)
+        offset = None
+        while True:
+            with self._lock(name):
+                records, offset = shard.scroll(
+                    ScrollRequest(
+                        offset=offset,
+                        limit=self.settings.store.upsert_batch,
+                        filter=edge_filter(conditions),
+                        with_payload=True,
+                        with_vector=False,
+                    )
+                )
+            for r in records:
+                yield str(r.id), r.payload or {}
+            if offset is None:
+                return
+
+    def _engine_delete(self, name: str, ids: Sequence[str]) -> None:
+        self._shard(name).update(UpdateOperation.delete_points(list(ids)))
+        self._stale_idf.add(name)
+
+    def _engine_count(self, name: str, conditions: list[f.Condition]) -> int:
+        return self._shard(name).count(CountRequest(exact=True, filter=edge_filter(conditions)))
+
+    def _engine_query(
+        self,
+        name: str,
+        *,
+        sparse: SparseWeights | None,
+        dense: list[float] | None,
+        k: int,
+        conditions: list[f.Condition],
+        fusion: FusionMethod,
+    ) -> list[ScoredPayload]:
+        flt = edge_filter(conditions)
+        queries = []
+        if sparse is not None:
+            queries.append(Query.Nearest(_sparse(sparse), using=SPARSE_VECTOR_NAME))
+        if dense is not None:
+            queries.append(Query.Nearest(dense, using=DENSE_VECTOR_NAME))
+        if len(queries) == 1:
+            request = QueryRequest(
+                limit=k, query=queries[0], filter=flt, with_payload=True, with_vector=False
+            )
+        else:
+            limit = max(self.settings.search.prefetch_limit, k)
+            fused = Fusion.Rrf(k=self.settings.search.rrf_k) if fusion is FusionMethod.RRF else Fusion.Dbsf()
+            request = QueryRequest(
+                limit=k,
+                prefetches=[Prefetch(limit=limit, query=q, filter=flt) for q in queries],
+                query=fused,
+                filter=flt,
+                with_payload=True,
+                with_vector=False,
+            )
+        return [ScoredPayload(p.score, p.payload or {}) for p in self._shard(name).query(request)]
+
+    def optimize(self, name: str) -> None:
+        """Merge segments and build the HNSW index (Edge optimises only when asked): call after an ingest."""
+        with self._lock(self._require(name)):
+            self._shard(name).optimize()
+
+    def _engine_close(self) -> None:
+        for name, shard in list(self._shards.items()):
+            with self._lock(name):
+                shard.close()
+        self._shards.clear()

@@ -1,0 +1,217 @@
+"""The scale-out search engine: a Qdrant server or cluster through ``qdrant-client`` (or its local mode).
+
+Usage::
+
+    store = QdrantStore(settings)                 # settings.store.url (+ api_key), else local path mode
+    store = QdrantStore(QdrantClient(path=tmp))   # any client; settings from get_settings()
+
+Points, payloads, BM25 sparse vectors and filters are exactly those of
+:class:`~deepcite.retrieval.edge_store.EdgeStore`, so both give the same BM25 scores. A collection is created
+with the ``shard_number``, ``replication_factor`` and ``write_consistency_factor`` of ``StoreSettings``.
+
+The dense dimension and BM25 statistics live in the **collection's own metadata** (Qdrant collection
+``metadata``, key ``deepcite``): it travels with the collection on the cluster, is visible to every
+client, is replaced in one request, and is dropped with the collection; a metadata point would instead
+show up in counts, scrolls and searches. Local ``path=`` mode searches sparse vectors in pure Python: fine
+for tests, never for serving.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from typing import Any
+
+from qdrant_client import QdrantClient, models
+from qdrant_client.http.exceptions import UnexpectedResponse
+
+from deepcite.config import Settings, get_settings
+from deepcite.errors import StoreError
+from deepcite.models import FusionMethod
+from deepcite.retrieval import filters as f
+from deepcite.retrieval.base_store import CollectionMeta, PointData, QdrantLikeStore, ScoredPayload
+from deepcite.retrieval.bm25 import SPARSE_VECTOR_NAME, SparseWeights
+from deepcite.retrieval.points import DENSE_VECTOR_NAME, INTEGER_INDEXED, KEYWORD_INDEXED
+
+META_KEY = "deepcite"
+
+
+def qdrant_filter(conditions: list[f.Condition]) -> models.Filter | None:
+    """The qdrant-client filter for engine-neutral conditions (``None`` for no condition)."""
+    return models.Filter(must=[_condition(c) for c in conditions]) if conditions else None
+
+
+def _condition(c: f.Condition) -> Any:
+    if isinstance(c, f.Match):
+        return models.FieldCondition(key=c.key, match=models.MatchValue(value=c.value))
+    if isinstance(c, f.MatchAny):
+        return models.FieldCondition(key=c.key, match=models.MatchAny(any=list(c.values)))
+    if isinstance(c, f.Range):
+        return models.FieldCondition(key=c.key, range=models.Range(gte=c.gte, lte=c.lte))
+    if isinstance(c, f.IsEmpty):
+        return models.IsEmptyCondition(is_empty=models.PayloadField(key=c.key))
+    return models.Filter(should=[_condition(x) for x in c.conditions])
+
+
+def _sparse(weights: SparseWeights) -> models.SparseVector:
+    return models.SparseVector(indices=weights.indices, values=weights.values)
+
+
+def client_from_settings(settings: Settings) -> QdrantClient:
+    """A client for ``settings.store.url`` (with ``api_key``), else local mode at ``settings.qdrant_path``."""
+    store = settings.store
+    if store.url:
+        return QdrantClient(url=store.url, api_key=store.api_key)
+    settings.qdrant_path.mkdir(parents=True, exist_ok=True)
+    return QdrantClient(path=str(settings.qdrant_path))
+
+
+class QdrantStore(QdrantLikeStore):
+    """:class:`~deepcite.retrieval.store.SearchStore` on a Qdrant server, cluster, or local-mode folder."""
+
+    def __init__(
+        self, target: QdrantClient | Settings | None = None, settings: Settings | None = None
+    ) -> None:
+        if isinstance(target, Settings):
+            settings = settings or target
+            target = None
+        settings = settings or get_settings()
+        super().__init__(settings)
+        try:
+            self.client = target if target is not None else client_from_settings(settings)
+        except Exception as exc:  # qdrant-client raises RuntimeError/ValueError/IO errors here
+            raise StoreError(
+                f"cannot open Qdrant ({settings.store.url or settings.qdrant_path}): {exc}"
+            ) from exc
+
+    # -- engine primitives ----------------------------------------------------------------------------------
+    def _engine_names(self) -> list[str]:
+        return [c.name for c in self.client.get_collections().collections]
+
+    def has_collection(self, name: str) -> bool:
+        return self.client.collection_exists(name)
+
+    def _engine_create(self, name: str, dense_dim: int | None, meta: CollectionMeta) -> None:
+        store = self.settings.store
+        vectors = (
+            {DENSE_VECTOR_NAME: models.VectorParams(size=dense_dim, distance=models.Distance.COSINE)}
+            if dense_dim
+            else {}
+        )
+        self.client.create_collection(
+            name,
+            vectors_config=vectors,
+            sparse_vectors_config={
+                SPARSE_VECTOR_NAME: models.SparseVectorParams(modifier=models.Modifier.IDF)
+            },
+            shard_number=store.shard_number,
+            replication_factor=store.replication_factor,
+            write_consistency_factor=store.write_consistency_factor,
+            metadata={META_KEY: meta.to_dict()},
+        )
+        for field in KEYWORD_INDEXED:
+            self.client.create_payload_index(name, field, models.PayloadSchemaType.KEYWORD)
+        for field in INTEGER_INDEXED:
+            self.client.create_payload_index(name, field, models.PayloadSchemaType.INTEGER)
+
+    def _engine_drop(self, name: str) -> None:
+        self.client.delete_collection(name)
+
+    def _read_meta(self, name: str) -> CollectionMeta:
+        metadata = self.client.get_collection(name).config.metadata or {}
+        if META_KEY not in metadata:
+            raise StoreError(
+                f"Qdrant collection {name!r} was not created by deepcite (no {META_KEY!r} metadata); "
+                "use another name or drop it"
+            )
+        return CollectionMeta.from_dict(metadata[META_KEY])
+
+    def _write_meta(self, name: str, meta: CollectionMeta) -> None:
+        self.client.update_collection(name, metadata={META_KEY: meta.to_dict()})
+
+    def _engine_upsert(self, name: str, points: Sequence[PointData]) -> None:
+        structs = []
+        for p in points:
+            vector: dict[str, Any] = {SPARSE_VECTOR_NAME: _sparse(p.sparse)}
+            if p.dense is not None:
+                vector[DENSE_VECTOR_NAME] = p.dense
+            structs.append(models.PointStruct(id=p.id, vector=vector, payload=p.payload))
+        self.client.upsert(name, points=structs, wait=True)
+
+    def _engine_update_sparse(self, name: str, vectors: Sequence[tuple[str, SparseWeights]]) -> None:
+        ops = [models.PointVectors(id=pid, vector={SPARSE_VECTOR_NAME: _sparse(w)}) for pid, w in vectors]
+        self.client.update_vectors(name, points=ops, wait=True)
+
+    def _engine_retrieve(self, name: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        if not ids:
+            return {}
+        records = self.client.retrieve(name, ids=list(ids), with_payload=True, with_vectors=False)
+        return {str(r.id): r.payload or {} for r in records}
+
+    def _engine_scroll(
+        self, name: str, conditions: list[f.Condition]
+    ) -> Iterator[tuple[str, dict[str, Any]]]:
+        offset = None
+        while True:
+            records, offset = self.client.scroll(
+                name,
+                scroll_filter=qdrant_filter(conditions),
+                limit=self.settings.store.upsert_batch,
+                offset=offset,
+                with_payload=True,
+                with_vectors=False,
+            )
+            for r in records:
+                yield str(r.id), r.payload or {}
+            if offset is None:
+                return
+
+    def _engine_delete(self, name: str, ids: Sequence[str]) -> None:
+        self.client.delete(name, points_selector=models.PointIdsList(points=list(ids)), wait=True)
+
+    def _engine_count(self, name: str, conditions: list[f.Condition]) -> int:
+        return self.client.count(name, count_filter=qdrant_filter(conditions), exact=True).count
+
+    def _engine_query(
+        self,
+        name: str,
+        *,
+        sparse: SparseWeights | None,
+        dense: list[float] | None,
+        k: int,
+        conditions: list[f.Condition],
+        fusion: FusionMethod,
+    ) -> list[ScoredPayload]:
+        flt = qdrant_filter(conditions)
+        queries: list[tuple[Any, str]] = []
+        if sparse is not None:
+            queries.append((_sparse(sparse), SPARSE_VECTOR_NAME))
+        if dense is not None:
+            queries.append((dense, DENSE_VECTOR_NAME))
+        try:
+            if len(queries) == 1:
+                query, using = queries[0]
+                response = self.client.query_points(
+                    name, query=query, using=using, query_filter=flt, limit=k, with_payload=True
+                )
+            else:
+                limit = max(self.settings.search.prefetch_limit, k)
+                # explicit k: qdrant-client's FusionQuery(fusion=Fusion.RRF) would use k=2
+                fused: Any = (
+                    models.RrfQuery(rrf=models.Rrf(k=self.settings.search.rrf_k))
+                    if fusion is FusionMethod.RRF
+                    else models.FusionQuery(fusion=models.Fusion.DBSF)
+                )
+                response = self.client.query_points(
+                    name,
+                    prefetch=[models.Prefetch(query=q, using=u, filter=flt, limit=limit) for q, u in queries],
+                    query=fused,
+                    query_filter=flt,
+                    limit=k,
+                    with_payload=True,
+                )
+        except UnexpectedResponse as exc:
+            raise StoreError(f"Qdrant search in {name!r} failed: {exc}") from exc
+        return [ScoredPayload(p.score, p.payload or {}) for p in response.points]
+
+    def _engine_close(self) -> None:
+        self.client.close()

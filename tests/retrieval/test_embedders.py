@@ -1,0 +1,137 @@
+"""Embedders: an OpenAI-compatible endpoint (a real HTTP server on 127.0.0.1 standing in for a remote
+embedding service) and the packaged MiniLM model (slow)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import numpy as np
+import pytest
+
+from deepcite.config import EmbedderSettings, Settings
+from deepcite.errors import ConfigError, EmbedderError
+from deepcite.retrieval.embedder import Embedder
+from deepcite.retrieval.embedders import OpenAIEmbedder, get_embedder
+
+STANDIN_DIM = 6
+
+
+def standin_vector(text: str) -> list[float]:
+    digest = hashlib.sha256(text.encode()).digest()
+    return [float(b) - 127.5 for b in digest[:STANDIN_DIM]]
+
+
+class _StandinEmbeddings(BaseHTTPRequestHandler):
+    """Stand-in for a remote OpenAI-compatible /v1/embeddings service (deterministic, reversed order)."""
+
+    requests: list[dict] = []
+
+    def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).requests.append(
+            {"path": self.path, "auth": self.headers.get("Authorization"), "body": body}
+        )
+        if body["model"] == "broken":
+            self.send_response(500)
+            self.end_headers()
+            self.wfile.write(b"model exploded")
+            return
+        data = [
+            {"index": i, "embedding": standin_vector(t), "object": "embedding"}
+            for i, t in enumerate(body["input"])
+        ]
+        payload = json.dumps({"object": "list", "data": data[::-1], "model": body["model"]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(payload)))
+        self.end_headers()
+        self.wfile.write(payload)
+
+    def log_message(self, *args: object) -> None:
+        pass
+
+
+@pytest.fixture
+def endpoint() -> Iterator[str]:
+    _StandinEmbeddings.requests = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _StandinEmbeddings)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+def test_openai_embedder_batches_orders_and_normalises(endpoint: str) -> None:
+    embedder = OpenAIEmbedder(endpoint, "text-embed", "sk-test", batch_size=2, query_prefix="query: ")
+    texts = ["alpha", "beta", "gamma", "delta", "epsilon"]
+    vectors = embedder.encode(texts)
+    assert vectors.shape == (5, STANDIN_DIM) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-6)
+    for text, row in zip(texts, vectors, strict=True):
+        expected = np.asarray(standin_vector(text))
+        assert np.allclose(row, expected / np.linalg.norm(expected), atol=1e-6)
+    sent = _StandinEmbeddings.requests
+    assert [len(r["body"]["input"]) for r in sent] == [2, 2, 1]
+    assert all(r["path"] == "/v1/embeddings" and r["auth"] == "Bearer sk-test" for r in sent)
+    assert embedder.dim == STANDIN_DIM and embedder.name == "text-embed"
+    embedder.encode(["what is alpha"], kind="query")
+    assert sent[-1]["body"]["input"] == ["query: what is alpha"]
+    assert embedder.encode([]).shape == (0, STANDIN_DIM)
+    assert isinstance(embedder, Embedder)
+
+
+def test_openai_embedder_probes_dim_and_sends_dimensions(endpoint: str) -> None:
+    assert OpenAIEmbedder(endpoint, "m").dim == STANDIN_DIM
+    OpenAIEmbedder(endpoint, "m", dimensions=STANDIN_DIM).encode(["x"])
+    assert _StandinEmbeddings.requests[-1]["body"]["dimensions"] == STANDIN_DIM
+
+
+def test_openai_embedder_errors_are_clear(endpoint: str) -> None:
+    with pytest.raises(EmbedderError, match="HTTP 500: model exploded"):
+        OpenAIEmbedder(endpoint, "broken").encode(["x"])
+    with pytest.raises(EmbedderError, match="unreachable"):
+        OpenAIEmbedder("http://127.0.0.1:9/v1", "m", timeout_s=2).encode(["x"])
+    with pytest.raises(ConfigError, match="needs base_url and model"):
+        OpenAIEmbedder("", "m")
+
+
+def test_get_embedder_is_cached_per_configuration(endpoint: str) -> None:
+    settings = Settings(embedder=EmbedderSettings(kind="openai", base_url=endpoint, model="m", batch_size=3))
+    first = get_embedder(settings)
+    assert isinstance(first, OpenAIEmbedder) and first.batch_size == 3
+    assert get_embedder(settings) is first
+    other = Settings(embedder=EmbedderSettings(kind="openai", base_url=endpoint, model="m", batch_size=4))
+    assert get_embedder(other) is not first
+
+
+@pytest.mark.slow
+def test_default_minilm_embedder_offline(minilm: Embedder) -> None:
+    assert minilm.dim == 384 and minilm.name == "all-MiniLM-L6-v2"
+    vectors = minilm.encode(
+        [
+            "Statins can cause muscle pain.",
+            "Muscle aches are a side effect of statin drugs.",
+            "Zinc shortens colds.",
+        ]
+    )
+    assert vectors.shape == (3, 384) and vectors.dtype == np.float32
+    assert np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.2
+    query = minilm.encode(["do statins hurt muscles"], kind="query")
+    assert query.shape == (1, 384)
+    assert get_embedder(Settings()) is minilm  # loaded once per process
+
+
+@pytest.mark.slow
+def test_max_seq_length_is_applied(minilm: Embedder) -> None:
+    from deepcite.retrieval.embedders import SentenceTransformerEmbedder
+
+    short = SentenceTransformerEmbedder(batch_size=2, max_seq_length=16)
+    assert short.max_seq_length == 16
+    long_text = "statin " * 10 + "muscle pain " * 100
+    assert not np.allclose(short.encode([long_text]), minilm.encode([long_text]), atol=1e-3)
