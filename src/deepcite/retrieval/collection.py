@@ -194,7 +194,7 @@ class Collection:
         mode = SearchMode.from_str(mode or search.default_mode) if not isinstance(mode, SearchMode) else mode
         if not isinstance(fusion, FusionMethod):
             fusion = FusionMethod.from_str(fusion or search.fusion)
-        k = k or search.default_k
+        k = search.default_k if k is None else k
         if k < 1:
             raise InputError(f"k must be at least 1, not {k}")
         vector = None

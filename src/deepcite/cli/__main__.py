@@ -1,0 +1,5 @@
+"""``python -m deepcite.cli`` runs the command line."""
+
+from deepcite.cli.main import app
+
+app()
