@@ -1,0 +1,111 @@
+"""Request and response records of the practitioner search (the HTTP route's JSON shape).
+
+Request: ``{userQuery, messages?, location?, locationMode?, limit?}``; ``location`` is either
+``{city, state, zip}`` or a string such as ``"Portland, ME"``. Response: ``{results, intent: {q_patient,
+intent_terms, anchor_phrases, negative_terms, clear, insights, general, clinical}, timings_ms: {analysis,
+stage_a, stage_b}, analysis_used, filled_from_intent, fill_reason, reason, notes, location}``.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from deepcite.practitioners.location import Location, Proximity
+from deepcite.practitioners.schemas import AnalysisUse, ClinicalIntent, GeneralIntent, Insights
+
+
+class ChatMessage(BaseModel):
+    """One earlier turn of the conversation."""
+
+    role: Literal["user", "assistant", "system"]
+    content: str
+
+
+class PractitionerQuery(BaseModel):
+    """A patient's request."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    user_query: str = Field(alias="userQuery", description="The patient's request in their own words.")
+    messages: list[ChatMessage] = Field(default_factory=list, description="Earlier turns, oldest first.")
+    location: Location | str | None = None
+    location_mode: Literal["filter", "nearby"] = Field(
+        default="filter",
+        alias="locationMode",
+        description="filter: only practitioners at the location; nearby: everyone, nearest first.",
+    )
+    limit: int | None = Field(default=None, ge=1, le=100, description="Results wanted (default: setting).")
+
+
+class Adjustment(BaseModel):
+    """One part of a result's score: the BM25 base, a quality boost, an intent boost or a penalty."""
+
+    kind: Literal["bm25", "rating", "reviews", "experience", "intent_term", "anchor_phrase", "negative_term"]
+    value: float
+    term: str | None = None
+
+
+class PractitionerResult(BaseModel):
+    """A practitioner in the results, with every reason for their place."""
+
+    npi: str
+    name: str
+    credential: str | None = None
+    gender: str | None = None
+    primary_specialty: str | None = None
+    secondary_specialties: list[str] = Field(default_factory=list)
+    organisation: str | None = None
+    address: str | None = None
+    city: str | None = None
+    state: str | None = None
+    zip: str | None = None
+    hospital_affiliations: list[str] = Field(default_factory=list)
+    years_of_experience: int | None = None
+    rating: float | None = None
+    review_count: int | None = None
+    score: float
+    stage_a_score: float
+    bm25: float | None = Field(description="Stage A BM25 on the patient's words; None if filled from intent.")
+    source: Literal["stage_a", "intent_fill"]
+    matched_intent_terms: list[str] = Field(default_factory=list)
+    matched_anchor_phrases: list[str] = Field(default_factory=list)
+    matched_negative_terms: list[str] = Field(default_factory=list)
+    adjustments: list[Adjustment] = Field(default_factory=list)
+    proximity: Proximity | None = None
+
+
+class IntentReport(BaseModel):
+    """The merged intent and the three analyses it came from."""
+
+    q_patient: str
+    intent_terms: list[str]
+    anchor_phrases: list[str]
+    negative_terms: list[str]
+    clear: bool
+    insights: Insights
+    general: GeneralIntent
+    clinical: ClinicalIntent
+
+
+class Timings(BaseModel):
+    """Milliseconds spent in each step."""
+
+    analysis: float
+    stage_a: float
+    stage_b: float
+
+
+class PractitionerSearchResponse(BaseModel):
+    """Results, the intent behind them, timings, and how the answer was reached."""
+
+    results: list[PractitionerResult]
+    intent: IntentReport
+    timings_ms: Timings
+    analysis_used: dict[str, AnalysisUse]
+    filled_from_intent: bool = False
+    fill_reason: str | None = None
+    reason: str | None = Field(default=None, description="Why the results are empty, when they are.")
+    notes: list[str] = Field(default_factory=list)
+    location: Location | None = None

@@ -1,0 +1,222 @@
+"""The clinical intent catalogue (package data) and the phrase matching the offline analyses rest on.
+
+``deepcite/data/practitioners/clinical_intents.json`` lists intents (``arrhythmia_rhythm``, ``kidney`` …),
+each with trigger phrases by kind (procedures, diagnoses, symptoms, terms, specialty words, general words),
+abbreviations, the CMS specialties that treat it, expansion terms, anchor phrases and negative terms. Trigger
+matching runs on :func:`deepcite.text.tokenize` output (stemmed, stop words dropped) as contiguous token
+sequences, so "palpitation" finds "palpitations" and "SVT" finds "svt". Cues (urgency, preferences,
+uncertainty, location) are matched on raw lower-case words, where "hurt myself" must keep its "myself".
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from functools import cached_property, lru_cache
+from typing import Generic, Literal, TypeVar
+
+from pydantic import BaseModel, Field
+
+from deepcite.practitioners.taxonomy import read_data_file
+from deepcite.text import raw_tokens, tokenize
+
+TriggerKind = Literal["procedure", "diagnosis", "specialty", "symptom", "term", "general"]
+Specificity = Literal["named_procedure", "confirmed_diagnosis", "symptom", "general"]
+
+# catalogue list field -> trigger kind
+TRIGGER_FIELDS: dict[str, TriggerKind] = {
+    "procedures": "procedure",
+    "diagnoses": "diagnosis",
+    "specialty_words": "specialty",
+    "symptoms": "symptom",
+    "terms": "term",
+    "general": "general",
+}
+
+T = TypeVar("T")
+
+
+def phrase_key(text: str) -> tuple[str, ...]:
+    """The token sequence a phrase is matched by."""
+    return tuple(tokenize(text))
+
+
+class PhraseMatcher(Generic[T]):
+    """Greedy longest-first matching of many phrases over a token sequence, left to right.
+
+    At each position the longest phrase starting there wins and its tokens are consumed, so "chest pain"
+    is matched as one phrase and "pain" alone is not matched inside it.
+    """
+
+    def __init__(self, entries: Iterable[tuple[str, T]], key: Callable[[str], list[str]] = tokenize) -> None:
+        self.key = key
+        self._table: dict[tuple[str, ...], list[T]] = {}
+        for phrase, payload in entries:
+            tokens = tuple(key(phrase))
+            if tokens:
+                self._table.setdefault(tokens, []).append(payload)
+        self._longest = max((len(k) for k in self._table), default=0)
+
+    def find(self, tokens: Sequence[str]) -> list[tuple[int, tuple[str, ...], list[T]]]:
+        """Each match as (start position, token key, payloads of every phrase with that key), in order."""
+        out: list[tuple[int, tuple[str, ...], list[T]]] = []
+        i = 0
+        while i < len(tokens):
+            for size in range(min(self._longest, len(tokens) - i), 0, -1):
+                key = tuple(tokens[i : i + size])
+                if key in self._table:
+                    out.append((i, key, self._table[key]))
+                    i += size
+                    break
+            else:
+                i += 1
+        return out
+
+    def find_in(self, text: str) -> list[tuple[int, tuple[str, ...], list[T]]]:
+        """:meth:`find` over ``text`` tokenised with this matcher's key function."""
+        return self.find(self.key(text))
+
+
+def contains_phrase(tokens: Sequence[str], phrase_tokens: Sequence[str]) -> bool:
+    """Whether ``phrase_tokens`` occurs contiguously in ``tokens``."""
+    n = len(phrase_tokens)
+    if n == 0:
+        return False
+    first = phrase_tokens[0]
+    return any(
+        tokens[i] == first and tuple(tokens[i : i + n]) == tuple(phrase_tokens)
+        for i in range(len(tokens) - n + 1)
+    )
+
+
+class Intent(BaseModel):
+    """One clinical intent: what patients say about it and whom it should reach."""
+
+    id: str
+    label: str
+    specialties: list[str]  # the best fits: their names become intent terms
+    related_specialties: list[str] = Field(default_factory=list)  # also treat it; coverage only
+    procedures: list[str] = Field(default_factory=list)
+    diagnoses: list[str] = Field(default_factory=list)
+    specialty_words: list[str] = Field(default_factory=list)
+    symptoms: list[str] = Field(default_factory=list)
+    terms: list[str] = Field(default_factory=list)
+    general: list[str] = Field(default_factory=list)
+    abbreviations: dict[str, str] = Field(default_factory=dict)
+    expansion_terms: list[str] = Field(default_factory=list)
+    anchor_phrases: list[str] = Field(default_factory=list)
+    negative_terms: list[str] = Field(default_factory=list)
+
+    def triggers(self) -> Iterable[tuple[str, TriggerKind]]:
+        """Every trigger phrase with its kind."""
+        for field, kind in TRIGGER_FIELDS.items():
+            for phrase in getattr(self, field):
+                yield phrase, kind
+
+
+class UrgencyRule(BaseModel):
+    level: Literal["crisis", "emergency", "urgent"]
+    cues: list[str]
+    note: str
+
+
+class PreferenceRule(BaseModel):
+    label: str
+    cues: list[str]
+
+
+@dataclass(frozen=True)
+class Trigger:
+    """A trigger phrase of an intent; ``expansion`` is set when the phrase is an abbreviation."""
+
+    phrase: str
+    kind: TriggerKind
+    intent_id: str
+    expansion: str | None = None
+
+
+class Catalogue(BaseModel):
+    """The whole catalogue file."""
+
+    version: int
+    trigger_weights: dict[TriggerKind, float]
+    specificity_of: dict[TriggerKind, Specificity]
+    confidence: dict[str, float]  # per specificity, plus "none" when nothing matched
+    ambiguity_factor: float
+    uncertainty_cues: list[str]
+    location_cues: list[str]
+    filler_words: list[str]
+    urgency: list[UrgencyRule]
+    preferences: list[PreferenceRule]
+    intents: list[Intent]
+
+    @classmethod
+    def load(cls) -> Catalogue:
+        """The catalogue shipped with deepcite (cached)."""
+        return _packaged_catalogue()
+
+    @cached_property
+    def by_id(self) -> dict[str, Intent]:
+        return {intent.id: intent for intent in self.intents}
+
+    @cached_property
+    def trigger_matcher(self) -> PhraseMatcher[Trigger]:
+        entries: list[tuple[str, Trigger]] = []
+        for intent in self.intents:
+            kinds = {phrase_key(p): k for p, k in intent.triggers()}
+            entries.extend((p, Trigger(p, k, intent.id)) for p, k in intent.triggers())
+            for abbreviation, expansion in intent.abbreviations.items():
+                kind = kinds.get(phrase_key(expansion), "diagnosis")
+                entries.append((abbreviation, Trigger(abbreviation, kind, intent.id, expansion)))
+        return PhraseMatcher(entries)
+
+    @cached_property
+    def uncertainty_matcher(self) -> PhraseMatcher[str]:
+        return PhraseMatcher(((cue, cue) for cue in self.uncertainty_cues), key=raw_tokens)
+
+    @cached_property
+    def urgency_matcher(self) -> PhraseMatcher[UrgencyRule]:
+        return PhraseMatcher(((cue, rule) for rule in self.urgency for cue in rule.cues), key=raw_tokens)
+
+    @cached_property
+    def preference_matcher(self) -> PhraseMatcher[str]:
+        return PhraseMatcher(((cue, r.label) for r in self.preferences for cue in r.cues), key=raw_tokens)
+
+    @cached_property
+    def filler_tokens(self) -> frozenset[str]:
+        return frozenset(t for word in self.filler_words for t in tokenize(word))
+
+    @cached_property
+    def location_cue_matcher(self) -> PhraseMatcher[str]:
+        return PhraseMatcher(((cue, cue) for cue in self.location_cues), key=raw_tokens)
+
+    def urgency_note(self, level: str) -> str | None:
+        """The advice shown for an urgency level (None for routine)."""
+        return next((rule.note for rule in self.urgency if rule.level == level), None)
+
+
+@dataclass
+class IntentMatch:
+    """An intent the text triggered, its summed trigger weight, and the triggers that fired."""
+
+    intent: Intent
+    score: float
+    triggers: list[Trigger]
+
+
+def match_intents(text: str, catalogue: Catalogue) -> list[IntentMatch]:
+    """Intents triggered by ``text``, best first (ties keep catalogue order)."""
+    found: dict[str, IntentMatch] = {}
+    for _start, _key, triggers in catalogue.trigger_matcher.find_in(text):
+        for intent_id in dict.fromkeys(t.intent_id for t in triggers):
+            trigger = next(t for t in triggers if t.intent_id == intent_id)
+            match = found.setdefault(intent_id, IntentMatch(catalogue.by_id[intent_id], 0.0, []))
+            match.score += catalogue.trigger_weights[trigger.kind]
+            match.triggers.append(trigger)
+    order = {intent.id: i for i, intent in enumerate(catalogue.intents)}
+    return sorted(found.values(), key=lambda m: (-m.score, order[m.intent.id]))
+
+
+@lru_cache(maxsize=1)
+def _packaged_catalogue() -> Catalogue:
+    return Catalogue.model_validate(read_data_file("clinical_intents.json"))

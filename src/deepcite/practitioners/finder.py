@@ -1,0 +1,365 @@
+"""The practitioner finder: a patient's request in, ranked practitioners with their reasons out.
+
+Usage::
+
+    finder = PractitionerFinder.open(get_settings())          # directory + search store (+ LLM if set)
+    finder.import_file(Path("maine.csv"), "cms-reduced")      # once
+    response = await search_practitioners(PractitionerQuery(userQuery="I need SVT ablation"), finder)
+
+Flow: validate the request; run insights, general and clinical intent in parallel (LLM or offline); merge
+them; stage A (BM25 on the patient's own words, top ``stage_a_k``, quality boosts); fill from the intent
+terms when stage A holds fewer on-intent candidates than requested; stage B (intent, anchor and negative
+terms); location filter or nearest-first order; top ``limit``.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from datetime import date
+from pathlib import Path
+
+from deepcite.config import Settings
+from deepcite.errors import InputError, NotFoundError
+from deepcite.llm.client import LLMClient
+from deepcite.models import Chunk
+from deepcite.practitioners.analysis import Analyses, run_analyses
+from deepcite.practitioners.api import (
+    IntentReport,
+    PractitionerQuery,
+    PractitionerResult,
+    PractitionerSearchResponse,
+    Timings,
+)
+from deepcite.practitioners.catalogue import Catalogue
+from deepcite.practitioners.directory import Directory
+from deepcite.practitioners.importers import ImportReport, import_file
+from deepcite.practitioners.index import ProfileIndex
+from deepcite.practitioners.location import Location, close_matches, parse_location
+from deepcite.practitioners.merge import MergedIntent, merge_intent
+from deepcite.practitioners.offline import Conversation
+from deepcite.practitioners.ranking import (
+    Candidate,
+    fill_candidates,
+    match_intent,
+    on_intent,
+    order_nearby,
+    stage_a,
+    stage_b,
+)
+from deepcite.practitioners.records import Practitioner
+from deepcite.practitioners.taxonomy import Taxonomy
+from deepcite.retrieval.store import SearchStore
+from deepcite.text import raw_tokens, tokenize
+
+_EXAMPLES = "e.g. 'I need SVT ablation' or 'my knee hurts when I run'"
+
+
+def _non_ascii_letters(text: str) -> bool:
+    return any(ord(ch) > 127 and ch.isalpha() for ch in text)
+
+
+def _ms(start: float) -> float:
+    return round((time.perf_counter() - start) * 1000.0, 2)
+
+
+class PractitionerFinder:
+    """The directory, its search index, the catalogue and (optionally) an LLM, ready to answer requests."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        *,
+        directory: Directory,
+        store: SearchStore,
+        llm: LLMClient | None = None,
+        taxonomy: Taxonomy | None = None,
+        catalogue: Catalogue | None = None,
+    ) -> None:
+        self.settings = settings
+        self.directory = directory
+        self.store = store
+        self.llm = llm
+        self.taxonomy = taxonomy or Taxonomy.load()
+        self.catalogue = catalogue or Catalogue.load()
+        self.index = ProfileIndex(store, settings, self.taxonomy)
+
+    @classmethod
+    def open(
+        cls, settings: Settings, *, llm: LLMClient | None = None, store: SearchStore | None = None
+    ) -> PractitionerFinder:
+        """The finder over ``settings.practitioners_db`` and the configured search store."""
+        from deepcite.retrieval.factory import open_store
+
+        return cls(settings, directory=Directory.open(settings), store=store or open_store(settings), llm=llm)
+
+    def close(self) -> None:
+        """Close the directory and the store."""
+        self.directory.close()
+        self.store.close()
+
+    # -- directory maintenance ----------------------------------------------------------------------------
+
+    def import_file(
+        self,
+        path: Path,
+        fmt: str,
+        *,
+        on_row: Callable[[int], None] | None = None,
+        on_index: Callable[[int], None] | None = None,
+    ) -> ImportReport:
+        """Import a file into the directory (one transaction), then bring the search index up to date."""
+        report = import_file(path, fmt, self.directory, taxonomy=self.taxonomy, on_row=on_row)
+        self.index.sync(self.directory, on_batch=on_index)
+        return report
+
+    def ensure_index(self, on_batch: Callable[[int], None] | None = None) -> int:
+        """Sync the search index if it lags the directory; returns the profiles written (0 if current)."""
+        if self.index.is_current(self.directory):
+            return 0
+        return self.index.sync(self.directory, on_batch=on_batch)
+
+    def baseline(self, query: str, k: int) -> list[tuple[Chunk, float]]:
+        """Plain BM25 on the query over the profiles: the evaluation's baseline."""
+        self.ensure_index()
+        return self.index.search(query, k)
+
+    # -- search -------------------------------------------------------------------------------------------
+
+    async def search(self, request: PractitionerQuery) -> PractitionerSearchResponse:
+        """Answer one request (see the module docstring for the flow)."""
+        s = self.settings.practitioners
+        conversation, notes = self._conversation(request)
+        if self.directory.count() == 0:
+            raise NotFoundError(
+                f"the practitioner directory {self.directory.path} is empty; import a file first with "
+                "`deepcite practitioners import FILE --format cms-national|cms-reduced|csv|jsonl`"
+            )
+        self.ensure_index()
+        location = self._location(request)
+        limit = request.limit or s.result_limit
+        started = time.perf_counter()
+        analyses = await run_analyses(
+            conversation,
+            catalogue=self.catalogue,
+            settings=s,
+            cities=self.directory.cities(),
+            specialties=sorted(self.directory.primary_specialties()),
+            llm=self.llm,
+        )
+        analysis_ms = _ms(started)
+        merged = merge_intent(self.clean_query(request.user_query), analyses.general, analyses.clinical, s)
+        note = self.catalogue.urgency_note(analyses.insights.urgency)
+        if note:
+            notes.append(note)
+        response = PractitionerSearchResponse(
+            results=[],
+            intent=self._intent_report(merged, analyses),
+            timings_ms=Timings(analysis=analysis_ms, stage_a=0.0, stage_b=0.0),
+            analysis_used=analyses.used,
+            notes=notes,
+            location=location,
+        )
+        filtering = location is not None and request.location_mode == "filter"
+        if (
+            filtering
+            and location is not None
+            and self.directory.count_at(city=location.city, state=location.state, zip_code=location.zip) == 0
+        ):
+            response.reason = self._unknown_location(location)
+            return response
+        if not merged.intent_terms and not merged.anchor_phrases and _non_ascii_letters(request.user_query):
+            # foreign words would only meet stray BM25 matches (hospital names, initials): say why instead
+            response.reason = (
+                "the request names no symptom, condition, procedure or specialty deepcite recognises and does "
+                f"not look like English; deepcite reads English requests, so please write it in English, {_EXAMPLES}"
+            )
+            return response
+        year = s.reference_year or date.today().year
+        filters = location.filters() if filtering and location is not None else None
+
+        started = time.perf_counter()
+        candidates = stage_a(self.index, self._lookup, merged.q_patient, s, filters, year)
+        for candidate in candidates:
+            match_intent(candidate, merged)
+        fitting = sum(on_intent(c, s) for c in candidates)
+        if fitting < limit:
+            added = fill_candidates(
+                self.index, self._lookup, merged, {c.npi for c in candidates}, s, filters, year
+            )
+            if added:
+                candidates.extend(added)
+                response.filled_from_intent = True
+                response.fill_reason = (
+                    f"stage A found {len(candidates) - len(added)} candidates for the patient's words, "
+                    f"{fitting} of them fitting the intent (fewer than the {limit} requested); added "
+                    f"{len(added)} from the intent terms and anchor phrases"
+                )
+        response.timings_ms.stage_a = _ms(started)
+
+        started = time.perf_counter()
+        ranked = stage_b(candidates, merged, s)
+        nearby = (
+            location
+            if (location is not None and not filtering)
+            else self._mentioned(analyses, response.notes)
+        )
+        if nearby is not None:
+            ranked = order_nearby(ranked, nearby, s)
+        response.results = [self._result(c, year, nearby) for c in ranked[:limit]]
+        response.timings_ms.stage_b = _ms(started)
+        if not response.results:
+            response.reason = self._empty_reason(request, merged, location if filtering else None)
+        return response
+
+    def clean_query(self, user_query: str) -> str:
+        """The patient's words for stage A: lower-case, without stop words and request filler ("I need a
+        doctor for …"); the words themselves are kept unstemmed so the query stays readable."""
+        filler = self.catalogue.filler_tokens
+        kept = [t for t in raw_tokens(user_query) if (stem := tokenize(t)) and stem[0] not in filler]
+        return " ".join(kept)
+
+    # -- helpers ------------------------------------------------------------------------------------------
+
+    def _lookup(self, npis: Iterable[str]) -> dict[str, Practitioner]:
+        return self.directory.get_many(npis)
+
+    def _conversation(self, request: PractitionerQuery) -> tuple[Conversation, list[str]]:
+        s = self.settings.practitioners
+        query = request.user_query.strip()
+        if not query:
+            raise InputError(f"userQuery is empty: describe what you need, {_EXAMPLES}")
+        if len(query) > s.max_query_chars:
+            raise InputError(
+                f"userQuery is {len(query)} characters long; the limit is {s.max_query_chars} "
+                "(DEEPCITE_PRACTITIONERS_MAX_QUERY_CHARS). Say the main need in a sentence or two, "
+                + _EXAMPLES
+            )
+        notes: list[str] = []
+        kept: list[tuple[str, str]] = []
+        budget = s.max_conversation_chars
+        for message in reversed(request.messages):
+            if len(message.content) > budget:
+                break
+            budget -= len(message.content)
+            kept.append((message.role, message.content))
+        if len(kept) < len(request.messages):
+            dropped = len(request.messages) - len(kept)
+            notes.append(
+                f"{dropped} earlier message(s) were left out: the conversation is limited to "
+                f"{s.max_conversation_chars} characters (DEEPCITE_PRACTITIONERS_MAX_CONVERSATION_CHARS)"
+            )
+        location = request.location if isinstance(request.location, str) else None
+        conversation = Conversation(query, list(reversed(kept)), location)
+        if not tokenize(conversation.patient_text):
+            if not raw_tokens(conversation.patient_text):
+                raise InputError(
+                    "the request has no words deepcite can read (it searches English text in the Latin "
+                    f"alphabet); please write it in English, {_EXAMPLES}"
+                )
+            raise InputError(
+                f"the request {query!r} holds only common words (stop words such as 'the', 'and', 'I'); "
+                f"describe a symptom, condition, procedure or specialty, {_EXAMPLES}"
+            )
+        return conversation, notes
+
+    def _location(self, request: PractitionerQuery) -> Location | None:
+        raw = request.location
+        if raw is None:
+            return None
+        try:
+            location = parse_location(raw) if isinstance(raw, str) else raw
+        except ValueError as exc:
+            raise InputError(f"cannot read location {raw!r}: {exc}") from None
+        return None if location.is_empty() else location
+
+    def _mentioned(self, analyses: Analyses, notes: list[str]) -> Location | None:
+        """A directory city the patient named in the conversation, for nearby-first ordering."""
+        said = analyses.insights.location
+        if not said:
+            return None
+        try:
+            location = parse_location(said)
+        except ValueError:
+            return None
+        if not location.city or location.city not in self.directory.cities(location.state):
+            return None
+        notes.append(f"results near {location.city.title()} (mentioned in the conversation) are listed first")
+        return location
+
+    def _unknown_location(self, location: Location) -> str:
+        where = location.label()
+        reason = f"no practitioner in the directory is at {where}"
+        if location.city:
+            suggestions = close_matches(location.city, self.directory.cities(location.state))
+            if suggestions:
+                reason += f"; did you mean {' or '.join(s.title() for s in suggestions)}?"
+        return reason + " Check the spelling, use a ZIP or state only, or set locationMode to 'nearby'."
+
+    def _empty_reason(
+        self, request: PractitionerQuery, merged: MergedIntent, location: Location | None
+    ) -> str:
+        if location is not None:
+            return (
+                f"no practitioner at {location.label()} matches the request; try locationMode 'nearby' or a "
+                "wider location (state only)"
+            )
+        reason = (
+            f"no practitioner profile contains the words of {request.user_query.strip()!r}, and the request "
+            f"names no symptom, condition, procedure or specialty deepcite recognises; describe the problem "
+            f"in other words, {_EXAMPLES}"
+        )
+        return reason
+
+    def _intent_report(self, merged: MergedIntent, analyses: Analyses) -> IntentReport:
+        return IntentReport(
+            q_patient=merged.q_patient,
+            intent_terms=merged.intent_terms,
+            anchor_phrases=merged.anchor_phrases,
+            negative_terms=merged.negative_terms,
+            clear=merged.clear,
+            insights=analyses.insights,
+            general=analyses.general,
+            clinical=analyses.clinical,
+        )
+
+    @staticmethod
+    def _result(candidate: Candidate, year: int, near: Location | None) -> PractitionerResult:
+        p = candidate.practitioner
+        return PractitionerResult(
+            npi=p.npi,
+            name=p.name,
+            credential=p.credential,
+            gender=p.gender,
+            primary_specialty=p.primary_specialty,
+            secondary_specialties=p.secondary_specialties,
+            organisation=p.organisation,
+            address=p.address,
+            city=p.city,
+            state=p.state,
+            zip=p.zip,
+            hospital_affiliations=p.hospital_affiliations,
+            years_of_experience=p.years_of_experience(year),
+            rating=p.rating,
+            review_count=p.review_count,
+            score=round(candidate.score, 4),
+            stage_a_score=round(candidate.stage_a_score, 4),
+            bm25=round(candidate.bm25, 4) if candidate.bm25 is not None else None,
+            source="stage_a" if candidate.source == "stage_a" else "intent_fill",
+            matched_intent_terms=candidate.matched_terms,
+            matched_anchor_phrases=candidate.matched_anchors,
+            matched_negative_terms=candidate.matched_negatives,
+            adjustments=[a.model_copy(update={"value": round(a.value, 4)}) for a in candidate.adjustments],
+            proximity=near.proximity(p) if near is not None else None,
+        )
+
+
+async def search_practitioners(
+    request: PractitionerQuery, finder: PractitionerFinder
+) -> PractitionerSearchResponse:
+    """Answer a patient's request with ranked practitioners, the intent behind them and the timings.
+
+    Raises InputError (empty, over-long or unreadable request; bad location) and NotFoundError (empty
+    directory); everything else, including a failing LLM, is answered.
+    """
+    return await finder.search(request)

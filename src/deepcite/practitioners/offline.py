@@ -1,0 +1,152 @@
+"""Offline analyses: insights, general intent and clinical intent from the catalogue, with no LLM.
+
+Everything here reads the catalogue (triggers, weights, confidences, cues); no medical knowledge lives in
+code. The intents kept for a query are the best one plus any scoring at least
+``PractitionerSettings.secondary_intent_ratio`` of it, up to ``max_intents``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import get_args
+
+from deepcite.config import PractitionerSettings
+from deepcite.practitioners.catalogue import (
+    Catalogue,
+    IntentMatch,
+    PhraseMatcher,
+    Specificity,
+    match_intents,
+)
+from deepcite.practitioners.schemas import ClinicalIntent, GeneralIntent, Insights
+from deepcite.text import raw_tokens
+
+# most specific first: the order of the Specificity values
+SPECIFICITY_ORDER: tuple[Specificity, ...] = get_args(Specificity)
+URGENCY_ORDER = ("crisis", "emergency", "urgent")
+
+
+@dataclass
+class Conversation:
+    """The patient's words: the current request, earlier messages, and a location if one was given."""
+
+    user_query: str
+    messages: list[tuple[str, str]] = field(default_factory=list)  # (role, content), oldest first
+    location: str | None = None
+
+    @property
+    def patient_text(self) -> str:
+        """Everything the patient wrote: earlier user messages, then the current request."""
+        said = [content for role, content in self.messages if role == "user"]
+        return "\n".join([*said, self.user_query])
+
+    def transcript(self) -> str:
+        """The conversation as ``role: text`` lines, for an LLM prompt."""
+        lines = [f"{role}: {content}" for role, content in self.messages]
+        lines.append(f"user: {self.user_query}")
+        return "\n".join(lines)
+
+
+def kept_intents(text: str, catalogue: Catalogue, settings: PractitionerSettings) -> list[IntentMatch]:
+    """The intents a text is about: the best, and those close enough to it."""
+    matches = match_intents(text, catalogue)
+    if not matches:
+        return []
+    floor = matches[0].score * settings.secondary_intent_ratio
+    return [m for m in matches if m.score >= floor][: settings.max_intents]
+
+
+def _specificity(matches: list[IntentMatch], catalogue: Catalogue, uncertain: bool) -> Specificity:
+    found: set[Specificity] = set()
+    for match in matches:
+        for trigger in match.triggers:
+            level = catalogue.specificity_of[trigger.kind]
+            if uncertain and level == "confirmed_diagnosis":
+                level = "symptom"
+            found.add(level)
+    return next((level for level in SPECIFICITY_ORDER if level in found), "general")
+
+
+def offline_general(
+    conversation: Conversation, catalogue: Catalogue, settings: PractitionerSettings
+) -> GeneralIntent:
+    """Specificity, confidence, anchors and expansions from the catalogue's trigger phrases."""
+    text = conversation.patient_text
+    matches = kept_intents(text, catalogue, settings)
+    if not matches:
+        return GeneralIntent(goal="find a practitioner", confidence=catalogue.confidence["none"])
+    uncertain = bool(catalogue.uncertainty_matcher.find_in(text))
+    specificity = _specificity(matches, catalogue, uncertain)
+    confidence = catalogue.confidence[specificity]
+    if len(matches) > 1:
+        confidence *= catalogue.ambiguity_factor
+    fired = [t for m in matches for t in m.triggers]
+    phrases = [t.expansion or t.phrase for t in fired]
+    multiword = [p for t in fired if len((p := t.expansion or t.phrase).split()) > 1]
+    top = matches[0].intent
+    return GeneralIntent(
+        goal=f"find a practitioner for {top.label} ({', '.join(dict.fromkeys(phrases))})",
+        specificity=specificity,
+        confidence=round(confidence, 4),
+        expansion_terms=phrases,
+        negative_terms=[],
+        anchor_phrases=[*top.anchor_phrases, *multiword],
+        likely_subspecialties=[m.intent.specialties[0] for m in matches],
+    )
+
+
+def offline_clinical(
+    conversation: Conversation, catalogue: Catalogue, settings: PractitionerSettings
+) -> ClinicalIntent:
+    """The best intent's id, expansion and negative terms, and the kept intents' specialties."""
+    matches = kept_intents(conversation.patient_text, catalogue, settings)
+    if not matches:
+        return ClinicalIntent(primary_intent="unknown")
+    top = matches[0].intent
+    return ClinicalIntent(
+        primary_intent=top.id,
+        expansion_terms=[term for m in matches for term in m.intent.expansion_terms],
+        negative_terms=top.negative_terms,
+        likely_subspecialties=[spec for m in matches for spec in m.intent.specialties],
+    )
+
+
+def find_city(text: str, catalogue: Catalogue, cities: list[str]) -> str | None:
+    """A directory city the text names after a location cue ("in Portland", "near Bangor")."""
+    if not cities:
+        return None
+    tokens = raw_tokens(text)
+    city_matcher: PhraseMatcher[str] = PhraseMatcher(((c, c) for c in cities), key=raw_tokens)
+    cue_ends = {start + len(key) for start, key, _ in catalogue.location_cue_matcher.find(tokens)}
+    for start, _key, names in city_matcher.find(tokens):
+        if start in cue_ends:
+            return names[0]
+    return None
+
+
+def offline_insights(
+    conversation: Conversation, catalogue: Catalogue, settings: PractitionerSettings, cities: list[str]
+) -> Insights:
+    """Symptoms, preferences, urgency, specialty and location from the catalogue's cue lists."""
+    text = conversation.patient_text
+    all_matches = match_intents(text, catalogue)
+    symptoms = [t.phrase for m in all_matches for t in m.triggers if t.kind == "symptom"]
+    preferences = [label for _, _, labels in catalogue.preference_matcher.find_in(text) for label in labels]
+    levels = {rule.level for _, _, rules in catalogue.urgency_matcher.find_in(text) for rule in rules}
+    urgency = next((level for level in URGENCY_ORDER if level in levels), "routine")
+    kept = kept_intents(text, catalogue, settings)
+    specialty = kept[0].intent.specialties[0] if kept else None
+    found = None if conversation.location else find_city(text, catalogue, cities)
+    location = conversation.location or (found.title() if found else None)
+    wants = kept[0].intent.label if kept else "not stated"
+    summary = f"Looking for care for: {wants}. Urgency: {urgency}."
+    if symptoms:
+        summary += f" Symptoms: {', '.join(dict.fromkeys(symptoms))}."
+    return Insights(
+        symptoms=symptoms,
+        preferences=preferences,
+        urgency=urgency,
+        specialty=specialty,
+        location=location,
+        summary=summary,
+    )

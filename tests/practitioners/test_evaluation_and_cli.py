@@ -1,0 +1,127 @@
+"""The evaluation (queries file, qrels by specialty, ir_measures) and the CLI commands end to end."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from deepcite.cli.main import app
+from deepcite.config import get_settings
+from deepcite.errors import IngestError, InputError
+from deepcite.practitioners.evaluation import EvalQuery, evaluate, load_queries
+from deepcite.practitioners.finder import PractitionerFinder
+from practitioners.conftest import MAINE
+
+
+def _queries(tmp_path: Path, lines: list[dict[str, object]]) -> Path:
+    path = tmp_path / "queries.jsonl"
+    path.write_text("\n".join(json.dumps(line) for line in lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_query_file_errors_name_the_line(tmp_path: Path) -> None:
+    path = _queries(tmp_path, [{"query": "SVT", "relevant": {"CARDIAC ELECTROPHYSIOLOGY": 3}}])
+    assert load_queries(path)[0].id == "q1"
+    bad = _queries(tmp_path, [{"query": "SVT", "relevant": {"CARDIAC ELECTROPHYSIOLOGY": 7}}])
+    with pytest.raises(IngestError, match=r"queries\.jsonl:1: grades must be 1\.\.3"):
+        load_queries(bad)
+    with pytest.raises(IngestError, match="not a query line"):
+        load_queries(_queries(tmp_path, [{"query": "SVT"}]))
+
+
+async def test_evaluate_reports_both_systems(shared_finder: PractitionerFinder) -> None:
+    queries = [
+        EvalQuery(
+            id="svt",
+            query="I need SVT ablation",
+            relevant={"CARDIAC ELECTROPHYSIOLOGY": 3, "CARDIOVASCULAR DISEASE (CARDIOLOGY)": 2},
+        ),
+        EvalQuery(id="kidney", query="kidney doctor for my CKD", relevant={"NEPHROLOGY": 3}),
+    ]
+    report = await evaluate(shared_finder, queries)
+    assert set(report.summary) == {"bm25", "two_stage"}
+    assert set(report.summary["bm25"]) == {"ndcg@10", "p@10"}
+    by_id = {row["id"]: row for row in report.per_query}
+    assert by_id["svt"]["bm25:ndcg@10"] == 0.0  # no profile says "SVT" or "ablation"
+    assert by_id["svt"]["two_stage:ndcg@10"] > 0.9
+    assert report.summary["two_stage"]["ndcg@10"] > report.summary["bm25"]["ndcg@10"]
+
+
+async def test_unknown_specialty_in_qrels_is_refused(shared_finder: PractitionerFinder) -> None:
+    with pytest.raises(InputError, match="CARDIOLOGY \\(did you mean"):
+        await evaluate(shared_finder, [EvalQuery(query="heart", relevant={"CARDIOLOGY": 3})])
+
+
+@pytest.fixture
+def cli_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
+    for name in ("DEEPCITE_LLM_BASE_URL", "DEEPCITE_LLM_MODEL", "DEEPCITE_CONFIG"):
+        monkeypatch.delenv(name, raising=False)
+    get_settings.cache_clear()
+    yield tmp_path
+    get_settings.cache_clear()
+
+
+def test_cli_import_search_and_eval(cli_env: Path) -> None:
+    runner = CliRunner()
+    imported = runner.invoke(
+        app, ["practitioners", "import", str(MAINE), "--format", "cms-reduced", "--json"]
+    )
+    assert imported.exit_code == 0, imported.output
+    assert json.loads(imported.stdout)["inserted"] == 57
+
+    found = runner.invoke(app, ["practitioners", "search", "I need SVT ablation", "--json"])
+    assert found.exit_code == 0, found.output
+    body = json.loads(found.stdout)
+    assert set(body["intent"]) >= {
+        "q_patient",
+        "intent_terms",
+        "anchor_phrases",
+        "negative_terms",
+        "clear",
+        "insights",
+        "general",
+        "clinical",
+    }
+    assert body["results"][0]["primary_specialty"] == "CARDIAC ELECTROPHYSIOLOGY"
+
+    table = runner.invoke(
+        app, ["practitioners", "search", "kidney stones", "--city", "Bangor", "--state", "ME"]
+    )
+    assert table.exit_code == 0 and "UROLOGY" in table.stdout and "intent" in table.stdout
+
+    bad = runner.invoke(app, ["practitioners", "search", "the of and"])
+    assert bad.exit_code == 2 and "only common words" in bad.output
+
+    queries = _queries(
+        cli_env, [{"query": "I need SVT ablation", "relevant": {"CARDIAC ELECTROPHYSIOLOGY": 3}}]
+    )
+    out = cli_env / "figures.json"
+    evaluated = runner.invoke(
+        app,
+        [
+            "eval",
+            "practitioners",
+            "--directory",
+            str(MAINE),
+            "--format",
+            "cms-reduced",
+            "--queries",
+            str(queries),
+            "--json",
+            str(out),
+        ],
+    )
+    assert evaluated.exit_code == 0, evaluated.output
+    figures = json.loads(out.read_text(encoding="utf-8"))
+    assert set(figures) == {"bm25", "two_stage"} and figures["two_stage"]["ndcg@10"] == 1.0
+
+
+def test_cli_import_of_a_wrong_layout_fails_cleanly(cli_env: Path) -> None:
+    result = CliRunner().invoke(app, ["practitioners", "import", str(MAINE), "--format", "cms-national"])
+    assert result.exit_code == 2
+    assert "looks like --format cms-reduced" in result.output

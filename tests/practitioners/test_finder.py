@@ -1,0 +1,192 @@
+"""The whole flow on real CMS rows: real SQLite directory, real Edge search store, offline analyses."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from deepcite.config import Settings
+from deepcite.errors import InputError, NotFoundError
+from deepcite.practitioners.api import ChatMessage, PractitionerQuery
+from deepcite.practitioners.finder import PractitionerFinder, search_practitioners
+from deepcite.practitioners.location import Location
+from practitioners.conftest import MAINE, RemoteLLMStandIn, make_settings
+
+
+async def ask(finder: PractitionerFinder, text: str, **kwargs: object):  # noqa: ANN201
+    return await search_practitioners(PractitionerQuery(user_query=text, **kwargs), finder)  # type: ignore[arg-type]
+
+
+async def test_svt_ablation_reaches_electrophysiologists_through_the_fill(
+    shared_finder: PractitionerFinder,
+) -> None:
+    response = await ask(shared_finder, "I need SVT ablation")
+    assert response.intent.q_patient == "svt ablation"
+    assert response.intent.clear is True
+    assert response.filled_from_intent is True and "added" in str(response.fill_reason)
+    top = response.results[0]
+    assert top.primary_specialty == "CARDIAC ELECTROPHYSIOLOGY"
+    assert top.source == "intent_fill" and top.bm25 is None
+    assert "cardiac electrophysiology" in top.matched_anchor_phrases
+    kinds = {a.kind for a in top.adjustments}
+    assert {"anchor_phrase", "intent_term"} <= kinds
+    assert top.score == pytest.approx(sum(a.value for a in top.adjustments), abs=1e-3)
+    electro = [r for r in response.results if r.primary_specialty == "CARDIAC ELECTROPHYSIOLOGY"]
+    assert len(electro) == 4 and response.results[: len(electro)] == electro
+    assert {u.source for u in response.analysis_used.values()} == {"offline"}
+    assert set(response.timings_ms.model_dump()) == {"analysis", "stage_a", "stage_b"}
+    assert len(response.results) <= shared_finder.settings.practitioners.result_limit
+
+
+async def test_nucc_definitions_let_a_word_reach_a_record_without_it(
+    shared_finder: PractitionerFinder,
+) -> None:
+    hits = shared_finder.baseline("heart rhythms", 10)
+    specialties = {shared_finder.directory.get(c.doc_id).primary_specialty for c, _ in hits}  # type: ignore[union-attr]
+    assert "CARDIAC ELECTROPHYSIOLOGY" in specialties
+
+
+async def test_stage_a_keeps_the_patients_words_when_they_match(shared_finder: PractitionerFinder) -> None:
+    response = await ask(shared_finder, "I was diagnosed with chronic kidney disease, need a nephrologist")
+    top = response.results[0]
+    # an internist whose secondary specialty is nephrology can lead: experience is a (bounded) boost
+    assert "NEPHROLOGY" in [top.primary_specialty, *top.secondary_specialties]
+    assert all(r.source == "stage_a" and r.bm25 for r in response.results[:3])
+    assert response.intent.clinical.primary_intent == "kidney"
+
+
+async def test_two_stage_beats_plain_bm25_on_a_lay_query(shared_finder: PractitionerFinder) -> None:
+    response = await ask(shared_finder, "my wife says I snore and stop breathing at night")
+    assert response.results[0].primary_specialty == "PULMONARY DISEASE"  # no sleep medicine in the excerpt
+
+
+async def test_location_filter_and_unknown_city(shared_finder: PractitionerFinder) -> None:
+    response = await ask(shared_finder, "heart doctor", location=Location(city="Bangor", state="ME"))
+    assert response.results and {r.city for r in response.results} == {"BANGOR"}
+    typo = await ask(shared_finder, "heart doctor", location="Bangr, ME")
+    assert typo.results == []
+    assert "did you mean Bangor" in str(typo.reason)
+    assert typo.intent.clinical.primary_intent == "coronary_chest_pain"  # the analyses still ran
+
+
+async def test_nearby_orders_same_city_first_without_filtering(shared_finder: PractitionerFinder) -> None:
+    response = await ask(shared_finder, "cardiologist", location="Lewiston, ME", location_mode="nearby")
+    tiers = [r.proximity for r in response.results]
+    assert "same_city" in tiers and "same_state" in tiers
+    first_other = tiers.index("same_state")
+    assert all(t == "same_city" for t in tiers[:first_other])
+
+
+async def test_city_named_in_the_message_orders_results(shared_finder: PractitionerFinder) -> None:
+    response = await ask(shared_finder, "I need a cardiologist in Bangor")
+    assert response.intent.insights.location == "Bangor"
+    assert response.results[0].city == "BANGOR"
+    assert any("Bangor" in n for n in response.notes)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("   ", "userQuery is empty"),
+        ("the and of to it", "only common words"),
+        ("x" * 10_000, "10000 characters long; the limit is 2000"),
+        ("我胸口痛，需要看医生", "write it in English"),
+    ],
+)
+async def test_bad_input_gets_a_clear_error(
+    shared_finder: PractitionerFinder, text: str, message: str
+) -> None:
+    with pytest.raises(InputError, match=message):
+        await ask(shared_finder, text)
+
+
+async def test_non_english_latin_text_gets_an_empty_answer_with_a_reason(
+    shared_finder: PractitionerFinder,
+) -> None:
+    response = await ask(shared_finder, "J'ai très mal à la poitrine depuis hier")
+    assert response.results == []
+    assert "write it in English" in str(response.reason)
+
+
+async def test_overlong_conversation_drops_old_messages_with_a_note(
+    shared_finder: PractitionerFinder,
+) -> None:
+    messages = [
+        ChatMessage(role="user", content="x " * 5_000),
+        ChatMessage(role="user", content="I have CKD"),
+    ]
+    response = await ask(shared_finder, "who should I see?", messages=messages)
+    assert any("1 earlier message(s) were left out" in n for n in response.notes)
+    assert response.intent.clinical.primary_intent == "kidney"
+    top = response.results[0]
+    assert "NEPHROLOGY" in [top.primary_specialty, *top.secondary_specialties]
+
+
+async def test_emergency_words_add_a_note(shared_finder: PractitionerFinder) -> None:
+    response = await ask(shared_finder, "crushing chest pain and I can't breathe")
+    assert response.intent.insights.urgency == "emergency"
+    assert any("911" in n for n in response.notes)
+
+
+async def test_llm_failure_is_reported_and_the_search_still_answers(settings: Settings) -> None:
+    finder = PractitionerFinder.open(settings, llm=RemoteLLMStandIn(fail=True))
+    finder.import_file(MAINE, "cms-reduced")
+    try:
+        response = await ask(finder, "I need SVT ablation")
+    finally:
+        finder.close()
+    assert {u.source for u in response.analysis_used.values()} == {"offline"}
+    assert all("HTTP 503" in str(u.fallback_reason) for u in response.analysis_used.values())
+    assert response.results[0].primary_specialty == "CARDIAC ELECTROPHYSIOLOGY"
+
+
+async def test_empty_directory_says_how_to_import(tmp_path: Path) -> None:
+    finder = PractitionerFinder.open(make_settings(tmp_path))
+    try:
+        with pytest.raises(NotFoundError, match="practitioners import"):
+            await ask(finder, "I need SVT ablation")
+    finally:
+        finder.close()
+
+
+async def test_reimport_reaches_the_search_index(finder: PractitionerFinder, tmp_path: Path) -> None:
+    changed = tmp_path / "moved.jsonl"
+    changed.write_text(
+        json.dumps(
+            {
+                "npi": "1003012253",
+                "name": "KIMBERLY MILLS",
+                "specialty": "SLEEP MEDICINE",
+                "city": "BUCKSPORT",
+                "state": "ME",
+            }
+        )
+        + "\n",
+        encoding="utf-8",
+    )
+    finder.import_file(changed, "jsonl")
+    response = await ask(finder, "sleep apnea")
+    assert response.results[0].npi == "1003012253"
+    assert finder.index.is_current(finder.directory)
+
+
+async def test_index_left_stale_is_synced_before_searching(finder: PractitionerFinder) -> None:
+    finder.store.drop_collection(finder.index.name)
+    assert not finder.index.is_current(finder.directory)
+    response = await ask(finder, "kidney stones")
+    assert response.results and response.results[0].primary_specialty == "UROLOGY"
+
+
+def test_request_json_shape() -> None:
+    request = PractitionerQuery.model_validate(
+        {
+            "userQuery": "I need SVT ablation",
+            "messages": [{"role": "user", "content": "hi"}],
+            "location": {"city": "Portland", "state": "ME"},
+            "limit": 5,
+        }
+    )
+    assert request.user_query == "I need SVT ablation" and request.limit == 5
+    assert isinstance(request.location, Location) and request.location.state == "ME"
