@@ -152,6 +152,7 @@ class AnswerSettings(BaseSettings):
     max_subquery_chunks: int = 6  # evidence per sub-question handed to its sub-answer
     min_sentence_tokens: int = 3  # evidence sentences with fewer stemmed terms are never quoted
     embedding_cache_size: int = 20_000  # sentence vectors kept by the extractive generator
+    max_embedded_sentences: int = 40  # per answer part, most lexically similar first; 0 embeds all
 
 
 class LLMSettings(BaseSettings):

@@ -1,0 +1,182 @@
+"""The citation check every generated text passes through before it reaches a user.
+
+Rules, applied line by line (so headings, lists and paragraphs keep their shape):
+
+- A citation marker is ``[n]``, ``[n, m]``, ``[n; m]`` or a range ``[n-m]``. Ids that are not in
+  ``valid_ids`` are removed (a range keeps the valid ids inside it); what remains is written ``[a][b]``.
+  A marker placed after the full stop (``… works. [2] Next …``) belongs to the sentence before it.
+- Structural lines are not factual sentences: blank lines, markdown headings (``# …``), horizontal rules,
+  lines that are wholly bold (``**Risk**``), one-sentence lines ending in a colon (a label or list
+  lead-in such as ``Key findings:``) and lines without a letter or digit. They keep their valid markers,
+  lose invalid ones, and are not counted.
+- Every other line (a list marker such as ``-`` or ``1.`` is kept aside) is split into sentences with
+  :func:`deepcite.text.split_sentences`. A sentence that is the unknown phrase or the insufficient-evidence
+  template is kept as is. A sentence left with no valid citation is replaced by "Unknown based on
+  provided sources." (policy ``replace``; repeated unknown phrases in a row are written once) or removed
+  (policy ``drop``). A text left with nothing factual at all becomes the unknown phrase.
+
+Invariant: every marker in the returned text resolves to ``valid_ids``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+from deepcite.answer.prompts import INSUFFICIENT, UNKNOWN
+from deepcite.text import split_sentences
+
+Policy = Literal["replace", "drop"]
+
+_ID = r"\d+"
+CITATION_RE = re.compile(rf"\[\s*{_ID}(?:\s*(?:[,;]|[-–])\s*{_ID})*\s*\]")
+_RANGE_RE = re.compile(rf"^({_ID})\s*[-–]\s*({_ID})$")
+# markers after a sentence's full stop, where the next sentence (or the line's end) follows
+_AFTER_STOP_RE = re.compile(rf"([.!?])((?:\s*{CITATION_RE.pattern})+)(?=\s*$|\s+[\"'(\[]?[A-Z0-9])")
+_HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s")
+_RULE_RE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
+_BOLD_LINE_RE = re.compile(r"^\s*\*\*[^*]+\*\*\s*:?\s*$")
+_LIST_MARKER_RE = re.compile(r"^(\s*(?:[-*+•]|\d+[.)])\s+)")
+_REMOVED = "\x00"  # stands for a removed marker while cleaning
+_EXEMPT = {p.lower().rstrip("."): p for p in (UNKNOWN, INSUFFICIENT)}  # bare form -> canonical
+
+
+class CitationCheck(BaseModel):
+    """What the check found and changed in one text (or several, merged)."""
+
+    sentences: int = 0  # factual sentences seen (structural lines excluded)
+    cited: int = 0  # sentences left with at least one valid citation
+    repaired: int = 0  # sentences replaced by the unknown phrase
+    dropped: int = 0  # sentences removed
+    invalid_ids: int = 0  # citation ids removed because they resolve to no chunk
+    cited_ids: list[int] = Field(default_factory=list)  # distinct valid ids the text cites
+
+    def merge(self, other: CitationCheck) -> CitationCheck:
+        """Totals of two checks."""
+        return CitationCheck(
+            sentences=self.sentences + other.sentences,
+            cited=self.cited + other.cited,
+            repaired=self.repaired + other.repaired,
+            dropped=self.dropped + other.dropped,
+            invalid_ids=self.invalid_ids + other.invalid_ids,
+            cited_ids=sorted(set(self.cited_ids) | set(other.cited_ids)),
+        )
+
+
+def _resolve(marker: str, valid: Collection[int]) -> tuple[list[int], int]:
+    """Valid ids of one marker, and how many ids it named that do not resolve."""
+    kept: list[int] = []
+    invalid = 0
+    for part in re.split(r"[,;]", marker.strip("[] \t")):
+        part = part.strip()
+        found = _RANGE_RE.match(part)
+        if found:
+            low, high = int(found.group(1)), int(found.group(2))
+            invalid += (low not in valid) + (high not in valid)
+            kept.extend(sorted(i for i in valid if low <= i <= high))
+        elif part.isdigit():
+            if int(part) in valid:
+                kept.append(int(part))
+            else:
+                invalid += 1
+    return list(dict.fromkeys(kept)), invalid
+
+
+def _clean_markers(text: str, valid: Collection[int], check: CitationCheck) -> tuple[str, list[int]]:
+    """Rewrite every marker to its valid ids; returns the text and the ids kept.
+
+    A removed marker takes the blanks before it along (``common [9].`` becomes ``common.``) unless a
+    kept marker follows (``work [9][2]`` becomes ``work [2]``). Removal repeats until nothing changes,
+    so brackets that meet after a removal cannot form a new marker.
+    """
+
+    def rewrite(match: re.Match[str]) -> str:
+        kept, invalid = _resolve(match.group(0), valid)
+        check.invalid_ids += invalid
+        return "".join(f"[{i}]" for i in kept) or _REMOVED
+
+    previous = None
+    cleaned = text.replace(_REMOVED, "")
+    while cleaned != previous:
+        previous = cleaned
+        cleaned = CITATION_RE.sub(rewrite, cleaned)
+        cleaned = re.sub(rf"[ \t]*{_REMOVED}+(?![\[{_REMOVED}])", "", cleaned).replace(_REMOVED, "")
+    ids = [i for m in CITATION_RE.finditer(cleaned) for i in _resolve(m.group(0), valid)[0]]
+    return cleaned.strip(), list(dict.fromkeys(ids))
+
+
+def _is_structural(line: str) -> bool:
+    bare = CITATION_RE.sub("", line).strip()
+    return (
+        not re.search(r"[A-Za-z0-9]", bare)
+        or bool(_HEADING_RE.match(line))
+        or bool(_RULE_RE.match(line))
+        or bool(_BOLD_LINE_RE.match(bare))
+        or (bare.endswith(":") and len(split_sentences(bare)) == 1)
+    )
+
+
+def _exempt_phrase(sentence: str) -> str | None:
+    """The canonical unknown / insufficient phrase when the sentence is one of them, else None."""
+    bare = re.sub(r"\s+", " ", CITATION_RE.sub("", sentence)).strip().lower().rstrip(" .")
+    return _EXEMPT.get(bare)
+
+
+def check_citations(
+    text: str, valid_ids: Collection[int], policy: Policy = "replace"
+) -> tuple[str, CitationCheck]:
+    """Remove unresolved citations and repair or drop unsupported sentences (rules in the module doc)."""
+    valid = frozenset(valid_ids)
+    check = CitationCheck()
+    cited: set[int] = set()
+    out_lines: list[str] = []
+    factual_left = False
+    for line in text.replace("\r\n", "\n").split("\n"):
+        if not line.strip():
+            out_lines.append("")
+            continue
+        if _is_structural(line):
+            cleaned, ids = _clean_markers(line, valid, check)
+            cited.update(ids)
+            out_lines.append(cleaned)
+            continue
+        prefix_match = _LIST_MARKER_RE.match(line)
+        prefix = prefix_match.group(1).lstrip() if prefix_match else ""
+        body = line[prefix_match.end() :] if prefix_match else line
+        body = _AFTER_STOP_RE.sub(lambda m: " " + m.group(2).strip() + m.group(1), body)
+        kept: list[str] = []
+        for sentence in split_sentences(body):
+            cleaned, ids = _clean_markers(sentence, valid, check)
+            if not re.search(r"[A-Za-z0-9]", CITATION_RE.sub("", cleaned)):
+                continue  # a stray marker or punctuation: nothing to say or check
+            check.sentences += 1
+            phrase = _exempt_phrase(cleaned)
+            if phrase:
+                kept.append(phrase)
+            elif ids:
+                check.cited += 1
+                cited.update(ids)
+                kept.append(cleaned)
+            elif policy == "drop":
+                check.dropped += 1
+            else:
+                check.repaired += 1
+                kept.append(UNKNOWN)
+        kept = [s for i, s in enumerate(kept) if not (s == UNKNOWN and i and kept[i - 1] == UNKNOWN)]
+        if kept:
+            factual_left = True
+            out_lines.append(prefix + " ".join(kept))
+    clean = re.sub(r"\n{3,}", "\n\n", "\n".join(out_lines)).strip()
+    if not factual_left:
+        clean = f"{clean}\n\n{UNKNOWN}".strip() if clean else UNKNOWN
+    check.cited_ids = sorted(cited)
+    return clean, check
+
+
+def unresolved_citations(text: str, valid_ids: Collection[int]) -> list[str]:
+    """Markers in ``text`` naming any id outside ``valid_ids`` (empty for checked text)."""
+    valid = frozenset(valid_ids)
+    return [m.group(0) for m in CITATION_RE.finditer(text) if _resolve(m.group(0), valid)[1]]

@@ -1,0 +1,118 @@
+"""The LLM generator: grounded prompts to any OpenAI-compatible model, the extractive generator on failure.
+
+Usage::
+
+    gen = LLMGenerator(get_llm(settings), settings, fallback=ExtractiveGenerator(embedder, settings.answer))
+    text = await gen.summary(ctx)
+
+Passages are shown best first and trimmed so that prompt plus ``llm.max_output_tokens`` fit in
+``answer.token_budget`` (estimate in :mod:`deepcite.llm.budget`). Any :class:`LLMError` (endpoint down
+after retries, empty reply, budget too small for one passage) logs a warning and the part is written by
+the fallback instead, so an answer is always produced from the same context.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+
+from deepcite.answer.context import ContextChunk, ResponseContext
+from deepcite.answer.generators import (
+    Generator,
+    require_any,
+    require_selected,
+    section_titles,
+    subquery_chunks,
+)
+from deepcite.answer.prompts import (
+    PASSAGE_SEPARATOR,
+    UNKNOWN,
+    format_passage,
+    long_answer_messages,
+    subanswer_messages,
+    summary_messages,
+)
+from deepcite.config import Settings
+from deepcite.errors import LLMError
+from deepcite.llm.budget import estimate_messages_tokens, fit_to_budget
+from deepcite.llm.client import LLMClient, Message
+from deepcite.models import QueryAspect
+
+log = logging.getLogger(__name__)
+
+BuildMessages = Callable[[Sequence[ContextChunk]], list[Message]]
+
+
+class LLMGenerator:
+    """Async :class:`deepcite.answer.generators.AsyncGenerator` over an :class:`LLMClient`."""
+
+    def __init__(self, llm: LLMClient, settings: Settings, fallback: Generator) -> None:
+        self._llm = llm
+        self._answer = settings.answer
+        self._llm_settings = settings.llm
+        self._fallback = fallback
+
+    async def summary(self, ctx: ResponseContext) -> str:
+        require_selected(ctx)
+        a = self._answer
+
+        def build(chunks: Sequence[ContextChunk]) -> list[Message]:
+            return summary_messages(ctx.query, chunks, a.summary_min_sentences, a.summary_max_sentences)
+
+        return await self._generate(
+            "summary", ctx.selected_chunks, build, lambda: self._fallback.summary(ctx)
+        )
+
+    async def long_answer(self, ctx: ResponseContext, aspects: Sequence[QueryAspect] | None = None) -> str:
+        require_selected(ctx)
+        titles = section_titles(ctx, aspects)
+        per_section = self._answer.long_answer_sentences_per_aspect
+
+        def build(chunks: Sequence[ContextChunk]) -> list[Message]:
+            return long_answer_messages(ctx.query, chunks, titles, per_section)
+
+        return await self._generate(
+            "long answer", ctx.selected_chunks, build, lambda: self._fallback.long_answer(ctx, aspects)
+        )
+
+    async def subanswer(self, ctx: ResponseContext, subquestion: str) -> str:
+        require_any(ctx)
+        chunks = subquery_chunks(ctx, subquestion)
+        if not chunks:
+            return UNKNOWN
+        limit = self._answer.subanswer_max_sentences
+
+        def build(shown: Sequence[ContextChunk]) -> list[Message]:
+            return subanswer_messages(ctx.query, subquestion, shown, limit)
+
+        return await self._generate(
+            "sub-answer", chunks, build, lambda: self._fallback.subanswer(ctx, subquestion)
+        )
+
+    def fit_messages(self, chunks: Sequence[ContextChunk], build: BuildMessages) -> list[Message]:
+        """The prompt with as many leading chunks as the token budget allows; LLMError when none fit."""
+        cpt = self._llm_settings.chars_per_token
+        output = self._llm_settings.max_output_tokens
+        available = self._answer.token_budget - output - estimate_messages_tokens(build([]), cpt)
+        count = fit_to_budget(
+            [format_passage(c) for c in chunks], available, cpt, separator=PASSAGE_SEPARATOR
+        )
+        if count == 0:
+            raise LLMError(
+                f"DEEPCITE_ANSWER_TOKEN_BUDGET={self._answer.token_budget} leaves no room for one passage "
+                f"after the prompt and {output} output tokens; raise the budget"
+            )
+        if count < len(chunks):
+            log.info("token budget: %d of %d passages shown to the LLM", count, len(chunks))
+        return build(chunks[:count])
+
+    async def _generate(
+        self, part: str, chunks: Sequence[ContextChunk], build: BuildMessages, fallback: Callable[[], str]
+    ) -> str:
+        try:
+            messages = self.fit_messages(chunks, build)
+            return await self._llm.achat(messages, max_tokens=self._llm_settings.max_output_tokens)
+        except LLMError as exc:
+            log.warning("LLM %s failed (%s); writing it with the extractive generator", part, exc)
+            return await asyncio.to_thread(fallback)

@@ -1,0 +1,184 @@
+"""The answer stage: one shared context, sub-answers, then quick summary and long answer in parallel.
+
+Usage::
+
+    result = await answer(pack, aspects, ExtractiveGenerator(embedder, settings.answer), settings.answer)
+    result.summary, result.answer, result.citations
+
+Every generated text passes :func:`deepcite.answer.citations.check_citations`: the summary and the long
+answer against the selected chunks' ids, each sub-answer against its own evidence's ids. A part whose
+context is empty gets the insufficient-evidence template with no citations, and ``success`` stays true.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import time
+from collections.abc import Callable, Collection, Sequence
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from deepcite.answer.citations import CitationCheck, check_citations
+from deepcite.answer.context import ContextChunk, ResponseContext, ResponseContextManager
+from deepcite.answer.generators import AnswerGenerator
+from deepcite.answer.prompts import INSUFFICIENT
+from deepcite.config import AnswerSettings
+from deepcite.errors import InsufficientEvidenceError
+from deepcite.models import AspectCoverage, EvidencePack, QueryAspect, RoundReport
+
+
+class Citation(BaseModel):
+    """A numbered source of the response."""
+
+    id: int
+    title: str
+    pmid: str | None = None
+    doi: str | None = None
+    section: str | None = None
+    text: str
+    score: float
+    doc_id: str
+    chunk_id: str
+    url: str | None = None
+    year: int | None = None
+    source: str | None = None  # "web" for pages found by web search
+
+    @classmethod
+    def from_chunk(cls, chunk: ContextChunk) -> Citation:
+        return cls(**chunk.model_dump())
+
+
+class SubAnswer(BaseModel):
+    subquestion: str
+    answer: str
+    citations: list[int] = Field(default_factory=list)
+    evidence: list[int] = Field(default_factory=list)  # ids of exactly this sub-question's own evidence
+
+
+class PartResult(BaseModel):
+    """One checked text (summary, long answer or sub-answer) and how long it took."""
+
+    text: str
+    check: CitationCheck
+    latency_ms: float
+
+
+class AnswerResult(BaseModel):
+    """The answer stage's response; its fields map onto the ``/api/unified-search`` JSON."""
+
+    success: bool = True
+    request_id: str
+    query: str
+    summary: str
+    answer: str
+    subanswers: list[SubAnswer] = Field(default_factory=list)
+    citations: list[Citation] = Field(default_factory=list)  # every chunk of the context, by id
+    coverage: AspectCoverage | None = None  # filled by the caller
+    retrieval_report: list[RoundReport] = Field(default_factory=list)  # filled by the caller
+    citation_check: CitationCheck = Field(default_factory=CitationCheck)  # totals over every part
+    retrieval_latency_ms: float | None = None  # filled by the caller
+    summary_latency_ms: float = 0.0
+    answer_latency_ms: float = 0.0
+    total_chunks: int = 0  # chunks in the context (selected plus sub-question extras)
+    chunks_used_summary: int = 0  # distinct chunks the summary cites
+    chunks_used_answer: int = 0  # distinct chunks the long answer cites
+
+
+async def _call(method: Callable[..., Any], *args: Any) -> str:
+    """Await an async generator method; run a sync one in a worker thread."""
+    if inspect.iscoroutinefunction(method):
+        return await method(*args)
+    return await asyncio.to_thread(method, *args)
+
+
+async def _checked(
+    produce: Callable[[], Any], valid_ids: Collection[int], settings: AnswerSettings
+) -> PartResult:
+    start = time.perf_counter()
+    try:
+        raw = await produce()
+    except InsufficientEvidenceError:
+        raw = INSUFFICIENT
+    text, check = check_citations(raw, valid_ids, settings.unsupported_policy)
+    return PartResult(text=text, check=check, latency_ms=(time.perf_counter() - start) * 1000.0)
+
+
+async def generate_summary(
+    ctx: ResponseContext, generator: AnswerGenerator, settings: AnswerSettings
+) -> PartResult:
+    """The quick summary, citation-checked against the selected chunks."""
+    ids = [c.id for c in ctx.selected_chunks]
+    return await _checked(lambda: _call(generator.summary, ctx), ids, settings)
+
+
+async def generate_long_answer(
+    ctx: ResponseContext, generator: AnswerGenerator, settings: AnswerSettings
+) -> PartResult:
+    """The long answer by aspect (``ctx.aspects``), citation-checked against the selected chunks."""
+    ids = [c.id for c in ctx.selected_chunks]
+    return await _checked(lambda: _call(generator.long_answer, ctx, ctx.aspects), ids, settings)
+
+
+async def generate_subanswer(
+    ctx: ResponseContext, subquestion: str, generator: AnswerGenerator, settings: AnswerSettings
+) -> PartResult:
+    """One sub-answer, citation-checked against that sub-question's own evidence."""
+    ids = [c.id for c in ctx.subquery_evidence.get(subquestion, [])]
+    return await _checked(lambda: _call(generator.subanswer, ctx, subquestion), ids, settings)
+
+
+async def answer_context(
+    ctx: ResponseContext, generator: AnswerGenerator, settings: AnswerSettings
+) -> AnswerResult:
+    """Sub-answers (concurrently), then quick summary and long answer in parallel, from one context."""
+    subquestions = list(ctx.subquery_evidence)
+    sub_parts = await asyncio.gather(*(generate_subanswer(ctx, q, generator, settings) for q in subquestions))
+    summary, long_answer = await asyncio.gather(
+        generate_summary(ctx, generator, settings), generate_long_answer(ctx, generator, settings)
+    )
+    total = summary.check.merge(long_answer.check)
+    for part in sub_parts:
+        total = total.merge(part.check)
+    return AnswerResult(
+        request_id=ctx.request_id,
+        query=ctx.query,
+        summary=summary.text,
+        answer=long_answer.text,
+        subanswers=[
+            SubAnswer(
+                subquestion=q,
+                answer=p.text,
+                citations=p.check.cited_ids,
+                evidence=[c.id for c in ctx.subquery_evidence.get(q, [])],
+            )
+            for q, p in zip(subquestions, sub_parts, strict=True)
+        ],
+        citations=[Citation.from_chunk(c) for c in ctx.all_chunks()],
+        citation_check=total,
+        summary_latency_ms=summary.latency_ms,
+        answer_latency_ms=long_answer.latency_ms,
+        total_chunks=len(ctx.all_chunks()),
+        chunks_used_summary=len(summary.check.cited_ids),
+        chunks_used_answer=len(long_answer.check.cited_ids),
+    )
+
+
+async def answer(
+    pack: EvidencePack,
+    aspects: Sequence[QueryAspect] | None,
+    generator: AnswerGenerator,
+    settings: AnswerSettings,
+    *,
+    contexts: ResponseContextManager | None = None,
+    request_id: str | None = None,
+) -> AnswerResult:
+    """Answer an evidence pack: build (and store, when ``contexts`` is given) its context, then answer it.
+
+    ``aspects`` None takes the pack's coverage aspects.
+    """
+    ctx = ResponseContext.from_pack(pack, settings, aspects=aspects, request_id=request_id)
+    if contexts is not None:
+        contexts.put(ctx)
+    return await answer_context(ctx, generator, settings)

@@ -1,0 +1,311 @@
+"""The LLM client for any OpenAI-compatible chat endpoint: OpenAI, Ollama, vLLM, llama.cpp, LM Studio, Gemini.
+
+Usage::
+
+    client = OpenAICompatClient(LLMSettings(base_url="http://127.0.0.1:11434/v1", model="llama3.1"))
+    text = client.chat([{"role": "user", "content": "Say hi"}])
+
+Retries are this module's job alone (the SDK's own are switched off): 429, 5xx, timeouts and connection
+errors are retried up to ``max_retries`` times with exponential backoff and full jitter
+(``backoff_initial_s`` doubling, capped at ``backoff_max_s``); a ``Retry-After`` / ``retry-after-ms``
+header is waited out exactly, and one asking for longer than ``backoff_max_s`` ends the call at once.
+
+Structured output: with ``schema`` the client asks for ``response_format`` ``json_schema``; a 400 answer
+steps down to ``json_object`` and then to a plain prompt instruction, and the client remembers the level
+that worked for later calls. Parse replies with :func:`deepcite.llm.json.chat_json`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import email.utils
+import json
+import logging
+import threading
+import time
+import weakref
+from collections.abc import Awaitable, Callable, Sequence
+from datetime import UTC, datetime
+from functools import partial
+from typing import Any, Literal
+
+import openai
+from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+from tenacity.wait import wait_random_exponential
+
+from deepcite.config import LLMSettings
+from deepcite.errors import ConfigError, LLMError
+from deepcite.llm.client import Message
+
+log = logging.getLogger(__name__)
+
+StructuredOutput = Literal["json_schema", "json_object", "prompt"]
+_LEVELS: tuple[StructuredOutput, ...] = ("json_schema", "json_object", "prompt")
+_SCHEMA_NAME = "deepcite_output"
+# local servers (Ollama, llama.cpp, vLLM) need no key, but the SDK refuses an empty one
+_NO_KEY = "not-needed"
+
+
+def retry_after_seconds(error: BaseException | None) -> float | None:
+    """Seconds a 429/5xx response asks the client to wait (``retry-after-ms`` or ``Retry-After``)."""
+    if not isinstance(error, openai.APIStatusError):
+        return None
+    headers = error.response.headers
+    millis = headers.get("retry-after-ms")
+    if millis:
+        try:
+            return max(0.0, float(millis) / 1000.0)
+        except ValueError:
+            pass
+    value = headers.get("retry-after")
+    if not value:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        pass
+    try:
+        when = email.utils.parsedate_to_datetime(value)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, (when - datetime.now(UTC)).total_seconds())
+
+
+def _is_transient(error: BaseException) -> bool:
+    """429, 5xx, timeouts and dropped connections may succeed when tried again."""
+    if isinstance(error, openai.APIConnectionError):  # includes APITimeoutError
+        return True
+    return isinstance(error, openai.APIStatusError) and (error.status_code == 429 or error.status_code >= 500)
+
+
+def _schema_instruction(schema: dict[str, Any]) -> str:
+    return (
+        "Reply with one JSON object only (no prose, no code fences) that matches this JSON Schema:\n"
+        + json.dumps(schema, ensure_ascii=False)
+    )
+
+
+class OpenAICompatClient:
+    """:class:`deepcite.llm.client.LLMClient` over the official ``openai`` SDK.
+
+    ``sleep``/``asleep`` are the waits between retries (``time.sleep``/``asyncio.sleep``); tests pass
+    recorders to check the backoff without waiting.
+    """
+
+    def __init__(
+        self,
+        settings: LLMSettings,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        asleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    ) -> None:
+        if not settings.configured:
+            raise ConfigError(
+                "the LLM client needs a base URL and a model: set DEEPCITE_LLM_BASE_URL "
+                "(e.g. http://127.0.0.1:11434/v1) and DEEPCITE_LLM_MODEL"
+            )
+        self._settings = settings
+        self._sleep = sleep
+        self._asleep = asleep
+        self._level_lock = threading.Lock()
+        self._level: StructuredOutput = settings.structured_output
+        self._sync = openai.OpenAI(**self._client_kwargs())
+        # an async HTTP pool belongs to the event loop that opened it: one AsyncOpenAI per loop
+        self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    @property
+    def model(self) -> str:
+        return str(self._settings.model)
+
+    @property
+    def structured_output(self) -> StructuredOutput:
+        """The structured-output style the next JSON request will try first."""
+        return self._level
+
+    def chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> str:
+        """The assistant's reply text; raises LLMError after retries are exhausted."""
+        level = self._level
+        while True:
+            try:
+                return self._with_retries(partial(self._create, messages, schema, max_tokens, level))
+            except openai.BadRequestError as exc:
+                level = self._step_down(level, schema, exc)
+
+    async def achat(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> str:
+        """Async twin of :meth:`chat`."""
+        level = self._level
+        while True:
+            try:
+                return await self._awith_retries(partial(self._acreate, messages, schema, max_tokens, level))
+            except openai.BadRequestError as exc:
+                level = self._step_down(level, schema, exc)
+
+    def close(self) -> None:
+        """Close the HTTP connection pool of the sync client."""
+        self._sync.close()
+
+    # -- request building -------------------------------------------------------------------------
+
+    def _client_kwargs(self) -> dict[str, Any]:
+        return {
+            "base_url": self._settings.base_url,
+            "api_key": self._settings.api_key or _NO_KEY,
+            "timeout": self._settings.timeout_s,
+            "max_retries": 0,  # retries are ours (see module docstring)
+        }
+
+    def _request(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None, max_tokens: int | None, level: str
+    ) -> dict[str, Any]:
+        msgs: list[dict[str, str]] = [dict(m) for m in messages]
+        kwargs: dict[str, Any] = {
+            "model": self.model,
+            "temperature": self._settings.temperature,
+            "max_tokens": max_tokens or self._settings.max_output_tokens,
+        }
+        if schema is not None:
+            if level == "json_schema":
+                kwargs["response_format"] = {
+                    "type": "json_schema",
+                    "json_schema": {"name": _SCHEMA_NAME, "schema": schema, "strict": False},
+                }
+            else:
+                msgs.insert(0, {"role": "system", "content": _schema_instruction(schema)})
+                if level == "json_object":
+                    kwargs["response_format"] = {"type": "json_object"}
+        kwargs["messages"] = msgs
+        return kwargs
+
+    def _create(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None, max_tokens: int | None, level: str
+    ) -> str:
+        completion = self._sync.chat.completions.create(**self._request(messages, schema, max_tokens, level))
+        return self._content(completion)
+
+    async def _acreate(
+        self, messages: Sequence[Message], schema: dict[str, Any] | None, max_tokens: int | None, level: str
+    ) -> str:
+        completion = await self._aclient().chat.completions.create(
+            **self._request(messages, schema, max_tokens, level)
+        )
+        return self._content(completion)
+
+    def _aclient(self) -> openai.AsyncOpenAI:
+        loop = asyncio.get_running_loop()
+        client = self._async.get(loop)
+        if client is None:
+            client = openai.AsyncOpenAI(**self._client_kwargs())
+            self._async[loop] = client
+        return client
+
+    def _content(self, completion: Any) -> str:
+        choices = getattr(completion, "choices", None)
+        if not choices:
+            raise LLMError(
+                f"the LLM at {self._settings.base_url} returned no choices; check the server's logs"
+            )
+        content = choices[0].message.content
+        if not content or not content.strip():
+            raise LLMError(f"the LLM at {self._settings.base_url} returned an empty message")
+        return content
+
+    def _step_down(
+        self, level: StructuredOutput, schema: dict[str, Any] | None, error: openai.BadRequestError
+    ) -> StructuredOutput:
+        """After a 400 to a structured request, the next simpler style; otherwise LLMError."""
+        if schema is None or level == "prompt":
+            raise LLMError(
+                f"the LLM at {self._settings.base_url} rejected the request (400): {error.message}; "
+                "check DEEPCITE_LLM_MODEL and the server's supported parameters"
+            ) from error
+        lower = _LEVELS[_LEVELS.index(level) + 1]
+        log.info("LLM server rejected response_format %s (400); falling back to %s", level, lower)
+        with self._level_lock:
+            if _LEVELS.index(self._level) < _LEVELS.index(lower):
+                self._level = lower
+        return lower
+
+    # -- retries ----------------------------------------------------------------------------------
+
+    def _wait(self, state: RetryCallState) -> float:
+        error = state.outcome.exception() if state.outcome else None
+        after = retry_after_seconds(error)
+        if after is not None:
+            return after
+        jitter = wait_random_exponential(
+            multiplier=self._settings.backoff_initial_s, max=self._settings.backoff_max_s
+        )
+        return float(jitter(state))
+
+    def _should_retry(self, error: BaseException) -> bool:
+        if not _is_transient(error):
+            return False
+        after = retry_after_seconds(error)
+        return after is None or after <= self._settings.backoff_max_s
+
+    def _retry_policy(self) -> dict[str, Any]:
+        return {
+            "stop": stop_after_attempt(self._settings.max_retries + 1),
+            "wait": self._wait,
+            "retry": retry_if_exception(self._should_retry),
+            "reraise": True,
+            "before_sleep": self._log_retry,
+        }
+
+    def _log_retry(self, state: RetryCallState) -> None:
+        error = state.outcome.exception() if state.outcome else None
+        wait = state.next_action.sleep if state.next_action else 0.0
+        log.warning("LLM call failed (%s); retry %d in %.2fs", error, state.attempt_number, wait)
+
+    def _with_retries(self, call: Callable[[], str]) -> str:
+        try:
+            return Retrying(sleep=self._sleep, **self._retry_policy())(call)
+        except openai.BadRequestError:
+            raise
+        except (openai.OpenAIError, ValueError) as exc:
+            raise self._final_error(exc) from exc
+
+    async def _awith_retries(self, call: Callable[[], Awaitable[str]]) -> str:
+        try:
+            return await AsyncRetrying(sleep=self._asleep, **self._retry_policy())(call)
+        except openai.BadRequestError:
+            raise
+        except (openai.OpenAIError, ValueError) as exc:
+            raise self._final_error(exc) from exc
+
+    def _final_error(self, error: BaseException) -> LLMError:
+        where = f"the LLM at {self._settings.base_url} (model {self.model})"
+        if isinstance(error, openai.AuthenticationError | openai.PermissionDeniedError):
+            return LLMError(f"{where} rejected the API key ({error.status_code}); set DEEPCITE_LLM_API_KEY")
+        if isinstance(error, openai.NotFoundError):
+            return LLMError(
+                f"{where} answered 404: check DEEPCITE_LLM_MODEL and that DEEPCITE_LLM_BASE_URL ends in /v1"
+            )
+        after = retry_after_seconds(error)
+        if after is not None and after > self._settings.backoff_max_s:
+            return LLMError(
+                f"{where} asks to retry after {after:.0f}s, longer than DEEPCITE_LLM_BACKOFF_MAX_S="
+                f"{self._settings.backoff_max_s}; try later or raise that setting"
+            )
+        if isinstance(error, ValueError):  # the SDK could not decode the body
+            return LLMError(f"{where} sent a response that is not valid JSON ({error}); check the server")
+        if _is_transient(error):
+            return LLMError(
+                f"{where} still failing after {self._settings.max_retries + 1} attempts: {error}; "
+                "check the server or raise DEEPCITE_LLM_TIMEOUT_S / DEEPCITE_LLM_MAX_RETRIES"
+            )
+        return LLMError(f"{where} failed: {error}")
