@@ -62,6 +62,7 @@ def main() -> None:
     parser.add_argument("--beir", type=Path, default=Path("../shared/datasets/beir_scifact"))
     parser.add_argument("--scale", type=int, default=10, help="replication factor for the large run")
     parser.add_argument("--encode-sample", type=int, default=512, help="passages for the raw encoding rate")
+    parser.add_argument("--docs", type=int, default=0, help="use only the first N documents (smoke runs)")
     parser.add_argument("--out", type=Path, default=RESULTS / "retrieval.json")
     args = parser.parse_args()
 
@@ -69,6 +70,8 @@ def main() -> None:
     settings = Settings(data_dir=workdir)
     data = load_beir(args.beir, "test")
     docs = [d for d in iter_documents(args.beir, "beir") if isinstance(d, Document)]
+    if args.docs:
+        docs = docs[: args.docs]
     chunks: list[Chunk] = [c for d in docs for c in chunk_document(d, settings.chunker)]
     texts = [passage_text(c) for c in chunks]
     queries = list(data.queries.values())
