@@ -113,12 +113,19 @@ class ResearchSettings(BaseSettings):
     main_aspect_importance: float = 1.0
     side_aspect_importance: float = 0.9
     secondary_aspect_importance: float = 0.6
-    # bridge hops: entities come from the best `bridge_source_passages` passages (their titles and up to
-    # `bridge_names_per_passage` names each); a hop follows at most `bridge_entities_per_hop` of them
-    bridge_source_passages: int = 3
-    bridge_names_per_passage: int = 3
-    bridge_entities_per_hop: int = 4
-    max_queries_per_round: int = 8
+    # bridge hops follow entities of the best `bridge_parents_per_hop` passages not yet bridged from
+    # (each passage's title and up to `bridge_names_per_passage` names), searching each by name in
+    # `bridge_modes` for `bridge_k` hits. A bridge candidate's relevance: cosine to (question + parent)
+    # + `bridge_title_bonus` when its title names the entity + `bridge_residual_weight` * its share of
+    # the best score of the question words the parent lacks.
+    bridge_parents_per_hop: int = 2
+    bridge_names_per_passage: int = 6
+    bridge_modes: list[Literal["bm25", "dense", "hybrid"]] = Field(default_factory=lambda: ["bm25"])
+    bridge_k: int = 3
+    bridge_title_bonus: float = 0.1
+    bridge_residual_weight: float = 0.2
+    bridge_entities_in_label: int = 4  # entities named in a bridge hop's sub-question text
+    max_queries_per_round: int = 24
     max_query_chars: int = 500
     # selection: MMR runs over the round's best `selection_pool` candidates; the best passage of each
     # query not yet represented gets `spread_bonus` on its relevance

@@ -154,7 +154,10 @@ class AspectCoverage(BaseModel):
         total = sum(a.importance for a in self.aspects)
         if total == 0:
             return 0.0
-        return sum(a.importance * min(1.0, self.coverage_scores.get(a.aspect, 0.0)) for a in self.aspects) / total
+        return (
+            sum(a.importance * min(1.0, self.coverage_scores.get(a.aspect, 0.0)) for a in self.aspects)
+            / total
+        )
 
     def core_aspects(self) -> list[QueryAspect]:
         return [a for a in self.aspects if a.importance >= self.core_importance]
@@ -188,3 +191,5 @@ class EvidencePack(BaseModel):
     errors: list[str] = Field(default_factory=list)
     # sub-question -> exactly the evidence its own retrieval found
     subquery_evidence: dict[str, list[Candidate]] = Field(default_factory=dict)
+    warnings: list[str] = Field(default_factory=list)  # e.g. the question was truncated
+    stop_reason: str = ""  # why retrieval stopped (or why the pack is empty)

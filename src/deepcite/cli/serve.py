@@ -21,12 +21,17 @@ def ask(
     question: str = typer.Argument(..., help="The question to research and answer."),
     collection: str = typer.Option(..., "--collection", "-c", help="Collection to search."),
     max_hops: int = typer.Option(None, "--max-hops", help="At most this many research hops."),
-    filters: list[str] = typer.Option(None, "--filter", help="field=value, year>=2015, year<=2020 (repeatable)"),
-    groups: list[str] = typer.Option(None, "--group", help="Your ACL groups (repeatable); default: no restriction."),
+    filters: list[str] = typer.Option(
+        None, "--filter", help="field=value, year>=2015, year<=2020 (repeatable)"
+    ),
+    groups: list[str] = typer.Option(
+        None, "--group", help="Your ACL groups (repeatable); default: no restriction."
+    ),
     json_out: bool = typer.Option(False, "--json", help="Print the full response as JSON."),
 ) -> None:
     """Research a question in a collection and print a cited summary, answer and sources."""
     from deepcite import service
+    from deepcite.retrieval.collection import open_collection
     from deepcite.service import HopEvent
 
     settings = get_settings()
@@ -39,17 +44,21 @@ def ask(
             )
 
     with user_errors():
-        response = asyncio.run(
-            service.ask(
-                question,
-                collection=collection,
-                filters=parse_filters(filters),
-                max_hops=max_hops,
-                groups=groups or None,
-                settings=settings,
-                on_hop=on_hop,
+        col = open_collection(collection, settings, create=False)
+        try:
+            response = asyncio.run(
+                service.ask(
+                    question,
+                    collection=col,
+                    filters=parse_filters(filters),
+                    max_hops=max_hops,
+                    groups=groups or None,
+                    settings=settings,
+                    on_hop=on_hop,
+                )
             )
-        )
+        finally:
+            col.store.close()
     if json_out:
         print_json(response)
         return

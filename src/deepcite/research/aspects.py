@@ -1,0 +1,155 @@
+"""Heuristic aspect extraction: what a complete answer to a question must cover.
+
+A comparison ("X vs Y", "compare X and Y", "which is older, X or Y") yields a definition aspect for
+each side plus the comparison itself; "what is", "how does", "why", "advantages/disadvantages" and
+"uses/examples" map to definition, process, causal, evaluation and application aspects; a multi-part
+question is split on "?" and on "and" before a new question word.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from deepcite.config import ResearchSettings
+from deepcite.models import AspectType, QueryAspect
+from deepcite.text import STOP_WORDS, raw_tokens
+
+_QWORDS = r"(?:what|how|why|when|where|which|who|whom|whose|does|do|did|is|are|was|were|can|could|should)"
+_PART_SPLIT = re.compile(rf"\?\s*|;\s+|,?\s+and\s+(?={_QWORDS}\b)", re.IGNORECASE)
+_SIDE = r"(.+?)"
+_COMPARISONS = [
+    re.compile(
+        rf"^(?:please\s+)?(?:compare|contrast)\s+{_SIDE}\s+(?:and|with|to|versus|vs\.?)\s+{_SIDE}$", re.I
+    ),
+    re.compile(rf"\bdifferences?\s+between\s+{_SIDE}\s+and\s+{_SIDE}$", re.I),
+    re.compile(rf"^(?:{_QWORDS}\s+)?{_SIDE}\s+(?:vs\.?|versus|compared (?:to|with))\s+{_SIDE}$", re.I),
+    re.compile(rf"^(?:which|who|what)\b[^,]*,\s*{_SIDE}\s+or\s+{_SIDE}$", re.I),
+    re.compile(
+        rf"^(?:are|were|is|was|do|did|does|have|has)\s+{_SIDE}\s+and\s+{_SIDE}\s+"
+        r"(?:both|either|each|of the same|the same|from the same|in the same|located in the same)\b",
+        re.I,
+    ),
+    re.compile(
+        rf"^(?:which|who)\s+\w+\s+(?:\w+\s+){{0,3}}(?:first|earlier|later|older|younger|more|less)\b"
+        rf"[^,]*[,:]?\s+{_SIDE}\s+or\s+{_SIDE}$",
+        re.I,
+    ),
+]
+_DEFINITION = re.compile(r"^(?:what|who)\s+(?:is|are|was|were)\s+(?:an?\s+|the\s+)?(.+)$", re.I)
+_PROCESS = re.compile(r"^how\s+(?:does|do|did|is|are|can|could)\b", re.I)
+_CAUSAL = re.compile(r"^why\b|\b(?:cause[sd]?|leads? to|because|reason)\b", re.I)
+_EVALUATION = re.compile(
+    r"\b(?:advantages?|disadvantages?|pros|cons|benefits?|risks?|drawbacks?|effective(?:ness)?|efficacy|"
+    r"safety|better|worse|limitations?|strengths?|weaknesses?)\b",
+    re.I,
+)
+_APPLICATION = re.compile(r"\b(?:uses?|used for|examples?|applications?|applied|treat(?:s|ment)?)\b", re.I)
+_LEADING = re.compile(r"^(?:please\s+)?(?:tell me|explain|describe|summari[sz]e)\s+", re.I)
+
+
+@dataclass(frozen=True)
+class AspectWeights:
+    """Importance per role, read from :class:`ResearchSettings`."""
+
+    main: float
+    side: float
+    secondary: float
+
+    @classmethod
+    def from_settings(cls, settings: ResearchSettings) -> AspectWeights:
+        return cls(
+            settings.main_aspect_importance,
+            settings.side_aspect_importance,
+            settings.secondary_aspect_importance,
+        )
+
+
+def keywords_of(text: str) -> list[str]:
+    """Content words of ``text`` (lower-case, no stop words, order kept, no repeats)."""
+    out: list[str] = []
+    for tok in raw_tokens(text):
+        if tok not in STOP_WORDS and len(tok) > 1 and tok not in out:
+            out.append(tok)
+    return out
+
+
+def _clean(side: str) -> str:
+    return side.strip(" ,.;:?!\"'").removeprefix("the ").strip()
+
+
+def comparison_sides(part: str) -> tuple[str, str] | None:
+    """The two sides of a comparison question, or ``None``."""
+    text = part.strip().rstrip("?.! ")
+    for pattern in _COMPARISONS:
+        m = pattern.search(text)
+        if m:
+            left, right = _clean(m.group(1)), _clean(m.group(2))
+            if left and right and left.lower() != right.lower():
+                return left, right
+    return None
+
+
+def _aspect(text: str, kind: AspectType, importance: float) -> QueryAspect:
+    return QueryAspect(aspect=text, aspect_type=kind, importance=importance, keywords=keywords_of(text))
+
+
+def _part_aspects(part: str, w: AspectWeights) -> list[QueryAspect]:
+    part = _LEADING.sub("", part.strip().rstrip("?.! "))
+    sides = comparison_sides(part)
+    if sides:
+        left, right = sides
+        return [
+            _aspect(part, AspectType.COMPARISON, w.main),
+            _aspect(left, AspectType.DEFINITION, w.side),
+            _aspect(right, AspectType.DEFINITION, w.side),
+        ]
+    out: list[QueryAspect] = []
+    m = _DEFINITION.match(part)
+    if _PROCESS.search(part):
+        out.append(_aspect(part, AspectType.PROCESS, w.main))
+    elif _CAUSAL.search(part):
+        out.append(_aspect(part, AspectType.CAUSAL, w.main))
+    elif m and not _EVALUATION.search(part) and not _APPLICATION.search(part):
+        out.append(_aspect(_clean(m.group(1)), AspectType.DEFINITION, w.main))
+    elif _EVALUATION.search(part):
+        out.append(_aspect(part, AspectType.EVALUATION, w.main))
+    elif _APPLICATION.search(part):
+        out.append(_aspect(part, AspectType.APPLICATION, w.main))
+    else:
+        out.append(_aspect(part, AspectType.DEFINITION, w.main))
+    main = out[0].aspect_type
+    if main is not AspectType.EVALUATION and _EVALUATION.search(part):
+        out.append(_aspect(part, AspectType.EVALUATION, w.secondary))
+    if main is not AspectType.APPLICATION and _APPLICATION.search(part):
+        out.append(_aspect(part, AspectType.APPLICATION, w.secondary))
+    return out
+
+
+def heuristic_aspects(question: str, settings: ResearchSettings) -> list[QueryAspect]:
+    """Aspects of ``question`` by pattern; always at least one (the question itself)."""
+    w = AspectWeights.from_settings(settings)
+    parts = [p for p in _PART_SPLIT.split(question) if p and len(keywords_of(p)) > 0]
+    aspects: list[QueryAspect] = []
+    seen: set[str] = set()
+    for part in parts or [question]:
+        for aspect in _part_aspects(part, w):
+            key = f"{aspect.aspect_type}:{aspect.aspect.lower()}"
+            if key not in seen and aspect.keywords:
+                seen.add(key)
+                aspects.append(aspect)
+    if not aspects:
+        aspects.append(_aspect(question, AspectType.DEFINITION, w.main))
+    return aspects
+
+
+def subquestion_for(aspect: QueryAspect) -> str:
+    """A searchable sub-question that targets one aspect."""
+    text = aspect.aspect
+    if aspect.aspect_type is AspectType.DEFINITION and len(text.split()) <= 8:
+        return f"What is {text}?"
+    if aspect.aspect_type is AspectType.EVALUATION:
+        return f"{text}: advantages, disadvantages and evidence"
+    if aspect.aspect_type is AspectType.APPLICATION:
+        return f"{text}: uses and examples"
+    return text if text.endswith("?") else f"{text}?"

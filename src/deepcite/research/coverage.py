@@ -1,0 +1,97 @@
+"""grade_coverage: how well the evidence so far covers each aspect, by keywords and embedding similarity
+(or by an LLM grader when one is configured, with the heuristic as its fallback)."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from deepcite.config import ResearchSettings
+from deepcite.models import AspectCoverage, AspectType, Candidate, QueryAspect
+from deepcite.research.protocols import CoverageGrader, Retriever
+from deepcite.research.state import ExecutorState
+from deepcite.research.vectors import candidate_vectors, passage_text, text_vectors
+from deepcite.text import tokenize
+
+
+def keyword_score(aspect: QueryAspect, passages: list[set[str]]) -> float:
+    """Share of the aspect's keyword stems found: in the best single passage, or in all passages
+    together for a comparison (whose sides are usually described by different passages)."""
+    wanted = set(tokenize(" ".join(aspect.keywords or [aspect.aspect])))
+    if not wanted or not passages:
+        return 0.0
+    if aspect.aspect_type is AspectType.COMPARISON:
+        return len(wanted & set().union(*passages)) / len(wanted)
+    return max(len(wanted & p) for p in passages) / len(wanted)
+
+
+def similarity_score(cosines: np.ndarray, floor: float, ceiling: float) -> float:
+    """The best cosine, mapped linearly from [floor, ceiling] onto [0, 1] and clipped."""
+    if cosines.size == 0:
+        return 0.0
+    return float(np.clip((float(cosines.max()) - floor) / (ceiling - floor), 0.0, 1.0))
+
+
+def heuristic_coverage(
+    aspects: list[QueryAspect],
+    evidence: list[Candidate],
+    aspect_vectors: np.ndarray,
+    evidence_vectors: np.ndarray,
+    settings: ResearchSettings,
+) -> dict[str, float]:
+    """Per aspect: ``keyword_weight * keyword_score + embedding_weight * similarity_score``, normalised."""
+    stems = [set(tokenize(passage_text(c.chunk))) for c in evidence]
+    wk, we = settings.coverage_keyword_weight, settings.coverage_embedding_weight
+    total = (wk + we) or 1.0
+    scores: dict[str, float] = {}
+    for i, aspect in enumerate(aspects):
+        cos = evidence_vectors @ aspect_vectors[i] if len(evidence) else np.zeros(0)
+        sim = similarity_score(cos, settings.coverage_cosine_floor, settings.coverage_cosine_ceiling)
+        scores[aspect.aspect] = (wk * keyword_score(aspect, stems) + we * sim) / total
+    return scores
+
+
+def grade_coverage(
+    state: ExecutorState,
+    retriever: Retriever,
+    settings: ResearchSettings,
+    grader: CoverageGrader | None = None,
+) -> ExecutorState:
+    """Score every aspect against all evidence so far and record the hop at which each became covered.
+
+    With ``grader`` (an LLM), its scores replace the heuristic for the aspects it scored and its
+    contradictions are recorded; a grader that raises is recorded in ``errors`` and the heuristic stands.
+    """
+    aspects = state.plan.aspects
+    evidence = sorted(state.evidence.values(), key=lambda c: -c.score)
+    coverage = AspectCoverage(
+        aspects=aspects,
+        covered_by_hop=dict(state.coverage.covered_by_hop),
+        contradictions=list(state.coverage.contradictions),
+        core_importance=settings.core_aspect_importance,
+    )
+    if evidence and aspects:
+        aspect_vecs = text_vectors(retriever, [a.aspect for a in aspects], state.vectors)
+        evidence_vecs = candidate_vectors(retriever, evidence, state.vectors)
+        question_vec = text_vectors(retriever, [state.plan.question], state.vectors)[0]
+        state.quality = float((evidence_vecs @ question_vec).max())
+        coverage.coverage_scores = heuristic_coverage(aspects, evidence, aspect_vecs, evidence_vecs, settings)
+        if grader is not None:
+            try:
+                graded, contradictions = grader.grade(aspects, [passage_text(c.chunk) for c in evidence])
+                coverage.coverage_scores.update(
+                    {k: v for k, v in graded.items() if k in coverage.coverage_scores}
+                )
+                coverage.contradictions.extend(c for c in contradictions if c not in coverage.contradictions)
+            except Exception as exc:  # noqa: BLE001 - the grader is optional: record and keep the heuristic
+                state.errors.append(
+                    f"round {state.round}: coverage grader failed ({type(exc).__name__}: {exc}); heuristic used"
+                )
+    else:
+        coverage.coverage_scores = {a.aspect: 0.0 for a in aspects}
+    for aspect in aspects:
+        if aspect.aspect not in coverage.covered_by_hop and coverage.is_aspect_covered(
+            aspect, settings.aspect_coverage_threshold
+        ):
+            coverage.covered_by_hop[aspect.aspect] = state.round
+    state.coverage = coverage
+    return state

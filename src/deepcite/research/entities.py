@@ -1,0 +1,149 @@
+"""Entities found in evidence (titles, quoted names, capitalised names): the bridges to a next hop."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+
+from deepcite.models import Candidate
+from deepcite.text import STOP_WORDS, raw_tokens
+
+_QUOTED = re.compile(r"[\"“]([^\"“”]{2,80})[\"”]")
+# a run of capitalised words, allowing name-internal connectors ("Bank of America", "Leonardo da Vinci")
+_NAME = re.compile(r"\b[A-Z][\w'’.-]*(?:\s+(?:(?:of|the|de|la|von|van|da|del|du)\s+)*[A-Z0-9][\w'’.-]*)*")
+_CONNECTOR_TAIL = re.compile(r"(?:\s+(?:of|the|de|la|von|van|da|del|du))+$")
+_WEAK_START = frozenset(
+    [
+        "the",
+        "a",
+        "an",
+        "in",
+        "on",
+        "at",
+        "he",
+        "she",
+        "it",
+        "they",
+        "his",
+        "her",
+        "its",
+        "their",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "after",
+        "before",
+        "during",
+        "when",
+        "while",
+        "however",
+        "although",
+        "born",
+        "since",
+        "from",
+        "by",
+        "with",
+        "as",
+        "is",
+        "was",
+        "are",
+        "were",
+    ]
+)
+_SENTENCE_END = re.compile(r"(?<=[a-z]{2}[.!?])\s+")
+_MAX_NAME_WORDS = 6
+_MONTHS = frozenset(
+    [
+        "january",
+        "february",
+        "march",
+        "april",
+        "may",
+        "june",
+        "july",
+        "august",
+        "september",
+        "october",
+        "november",
+        "december",
+    ]
+)
+
+
+def _content(text: str) -> set[str]:
+    return {t for t in raw_tokens(text) if t not in STOP_WORDS}
+
+
+def _clean_name(raw: str) -> str:
+    words = _CONNECTOR_TAIL.sub("", raw.rstrip(".,'’-")).split()
+    while words and (words[0].lower() in _WEAK_START or words[0].lower() in _MONTHS):
+        words = words[1:]
+    while words and (words[-1].isdigit() or words[-1].lower() in _WEAK_START):
+        words = words[:-1]
+    name = " ".join(words)
+    if not name or len(words) > _MAX_NAME_WORDS:
+        return ""
+    if len(words) == 1 and (len(name) < 3 or name.lower() in STOP_WORDS or name.lower() in _MONTHS):
+        return ""
+    return name
+
+
+def names_in(text: str) -> list[str]:
+    """Quoted phrases and capitalised names in ``text``, in order of appearance, without repeats.
+
+    A name never spans a sentence end ("… Dimsdale. It was" gives "Dimsdale"), while initials stay
+    inside it ("Roger O. Egeberg").
+    """
+    found: list[tuple[int, str]] = [(m.start(), m.group(1).strip()) for m in _QUOTED.finditer(text)]
+    for m in _NAME.finditer(text):
+        start = m.start()
+        for piece in _SENTENCE_END.split(m.group(0)):
+            name = _clean_name(piece)
+            if name:
+                found.append((start, name))
+            start += len(piece) + 1
+    found.sort(key=lambda item: item[0])
+    out: list[str] = []
+    seen: set[str] = set()
+    for _, name in found:
+        if name.lower() not in seen:
+            seen.add(name.lower())
+            out.append(name)
+    return out
+
+
+def bridge_entities(
+    evidence: Iterable[Candidate], question: str, *, exclude: Iterable[str] = (), per_passage: int
+) -> list[str]:
+    """Entities from ``evidence`` (best first) that the question does not already name.
+
+    For each passage: its title when the question does not name it, then up to ``per_passage``
+    names from its text. An entity whose content words all appear in the question or in ``exclude``
+    (entities already used) is skipped.
+    """
+    asked = _content(question)
+    used = {e.lower() for e in exclude}
+    out: list[str] = []
+
+    def consider(name: str) -> bool:
+        words = _content(name)
+        if not words or words <= asked or name.lower() in used:
+            return False
+        used.add(name.lower())
+        out.append(name)
+        return True
+
+    for cand in evidence:
+        title = cand.chunk.title.strip()
+        if title:
+            consider(title)
+        taken = 0
+        for name in names_in(cand.chunk.text):
+            if taken >= per_passage:
+                break
+            if title and name.lower() == title.lower():
+                continue
+            taken += consider(name)
+    return out

@@ -1,0 +1,28 @@
+"""Per-hop log lines written for people: the aspects, each hop's sub-question, what it found, the decision."""
+
+from __future__ import annotations
+
+from deepcite.models import RoundReport
+from deepcite.research.state import ResearchPlan
+
+
+def format_plan(plan: ResearchPlan) -> str:
+    """One line naming the aspects found and the planned sub-questions."""
+    aspects = "; ".join(f"{a.aspect} ({a.aspect_type}, {a.importance:.1f})" for a in plan.aspects)
+    terms = (
+        f" | must keep: {', '.join(plan.intake.must_preserve_terms)}"
+        if plan.intake.must_preserve_terms
+        else ""
+    )
+    return f"plan: {len(plan.aspects)} aspects: {aspects}{terms}"
+
+
+def format_hop(report: RoundReport, evidence_total: int) -> str:
+    """One line per hop: sub-question, documents found, coverage, what is still uncovered, the decision."""
+    uncovered = "; ".join(report.uncovered_aspects) or "none"
+    return (
+        f"hop {report.round}: {report.subquestion!r} -> {report.candidates_after_fusion} candidates, "
+        f"{len(report.selected)} selected ({report.new_evidence} new, {evidence_total} in evidence) | "
+        f"coverage {report.coverage_percentage:.0f}% (weighted {report.weighted_coverage:.2f}) | "
+        f"uncovered: {uncovered} | {report.decision}: {report.reason}"
+    )

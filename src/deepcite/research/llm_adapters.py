@@ -1,0 +1,177 @@
+"""LLM steps of the research engine: aspects, the next sub-question, HyDE and coverage grading.
+
+Each asks for JSON with a schema and validates the reply; callers catch any exception and fall back
+to their heuristic, recording the error.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from deepcite.config import ResearchSettings
+from deepcite.errors import LLMError
+from deepcite.llm.client import LLMClient, Message
+from deepcite.models import AspectType, QueryAspect
+from deepcite.research.aspects import keywords_of
+
+_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
+
+ASPECTS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "aspects": {
+            "type": "array",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "aspect": {"type": "string"},
+                    "type": {"type": "string", "enum": [t.value for t in AspectType]},
+                    "importance": {"type": "number", "minimum": 0, "maximum": 1},
+                    "keywords": {"type": "array", "items": {"type": "string"}},
+                },
+                "required": ["aspect", "type", "importance"],
+            },
+        }
+    },
+    "required": ["aspects"],
+}
+NEXT_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"subquestion": {"type": "string"}},
+    "required": ["subquestion"],
+}
+HYDE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"passage": {"type": "string"}},
+    "required": ["passage"],
+}
+GRADE_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "scores": {"type": "object", "additionalProperties": {"type": "number", "minimum": 0, "maximum": 1}},
+        "contradictions": {"type": "array", "items": {"type": "string"}},
+    },
+    "required": ["scores"],
+}
+
+
+def ask_json(llm: LLMClient, system: str, user: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """One chat call whose reply must be a JSON object (code fences and surrounding prose tolerated)."""
+    messages: list[Message] = [{"role": "system", "content": system}, {"role": "user", "content": user}]
+    reply = llm.chat(messages, schema=schema)
+    text = reply.strip()
+    fenced = _FENCE.search(text)
+    if fenced:
+        text = fenced.group(1).strip()
+    start, end = text.find("{"), text.rfind("}")
+    if start < 0 or end <= start:
+        raise LLMError(f"the LLM answered without a JSON object: {reply[:120]!r}")
+    try:
+        data = json.loads(text[start : end + 1])
+    except json.JSONDecodeError as exc:
+        raise LLMError(f"the LLM answered invalid JSON ({exc}): {reply[:120]!r}") from exc
+    if not isinstance(data, dict):
+        raise LLMError("the LLM answered JSON that is not an object")
+    return data
+
+
+def llm_aspects(llm: LLMClient, question: str, settings: ResearchSettings) -> list[QueryAspect]:
+    """Aspects proposed by the LLM; raises on an unusable reply."""
+    data = ask_json(
+        llm,
+        "You split research questions into the aspects a complete answer must cover. Types: "
+        + ", ".join(t.value for t in AspectType)
+        + f". Core aspects get importance >= {settings.core_aspect_importance}. Reply with JSON only.",
+        f"Question: {question}",
+        ASPECTS_SCHEMA,
+    )
+    aspects: list[QueryAspect] = []
+    for item in data.get("aspects") or []:
+        text = str(item.get("aspect", "")).strip()
+        if not text:
+            continue
+        aspects.append(
+            QueryAspect(
+                aspect=text,
+                aspect_type=AspectType.from_str(str(item.get("type", "definition"))),
+                importance=min(1.0, max(0.0, float(item.get("importance", settings.main_aspect_importance)))),
+                keywords=[str(k).lower() for k in item.get("keywords") or []] or keywords_of(text),
+            )
+        )
+    if not aspects:
+        raise LLMError("the LLM proposed no aspects")
+    return aspects
+
+
+def llm_next_subquestion(
+    llm: LLMClient, question: str, uncovered: Sequence[str], evidence: Sequence[str], asked: Sequence[str]
+) -> str:
+    """The next sub-question the LLM proposes from the uncovered aspects and the evidence so far."""
+    excerpts = "\n".join(f"- {text[:400]}" for text in evidence)
+    data = ask_json(
+        llm,
+        "You plan the next search of a multi-hop research process. Propose ONE new, specific, searchable "
+        "sub-question that targets what is still missing; use names found in the evidence when the "
+        "question depends on them. Reply with JSON only.",
+        f"Question: {question}\nUncovered aspects: {'; '.join(uncovered) or 'none'}\n"
+        f"Already asked: {'; '.join(asked)}\nEvidence so far:\n{excerpts or '(none)'}",
+        NEXT_SCHEMA,
+    )
+    return str(data.get("subquestion", "")).strip()
+
+
+def llm_coverage(
+    llm: LLMClient, aspects: Sequence[QueryAspect], passages: Sequence[str]
+) -> tuple[dict[str, float], list[str]]:
+    """Per-aspect support scores in [0, 1] and any contradictions, graded by the LLM."""
+    listing = "\n".join(f"[{i + 1}] {text[:600]}" for i, text in enumerate(passages))
+    data = ask_json(
+        llm,
+        "For each aspect, score from 0 to 1 how fully the passages support an answer (1 = fully supported, "
+        "0 = not addressed). Only count what the passages state. List contradictions between passages. "
+        "Reply with JSON only; use the aspect texts as keys.",
+        "Aspects:\n" + "\n".join(f"- {a.aspect}" for a in aspects) + f"\nPassages:\n{listing}",
+        GRADE_SCHEMA,
+    )
+    raw = data.get("scores")
+    if not isinstance(raw, dict):
+        raise LLMError("the LLM grader answered without a 'scores' object")
+    scores = {a.aspect: min(1.0, max(0.0, float(raw[a.aspect]))) for a in aspects if a.aspect in raw}
+    if not scores:
+        raise LLMError("the LLM grader scored none of the aspects")
+    return scores, [str(c) for c in data.get("contradictions") or []]
+
+
+class LLMHyde:
+    """HyDE through the LLM: a short hypothetical passage that would answer the query."""
+
+    def __init__(self, llm: LLMClient) -> None:
+        self.llm = llm
+
+    def generate(self, query: str) -> str:
+        data = ask_json(
+            self.llm,
+            "Write a short factual passage (2-4 sentences) that would answer the query, as it might appear "
+            "in a reference text. Reply with JSON only.",
+            f"Query: {query}",
+            HYDE_SCHEMA,
+        )
+        passage = str(data.get("passage", "")).strip()
+        if not passage:
+            raise LLMError("the LLM wrote an empty HyDE passage")
+        return passage
+
+
+class LLMCoverageGrader:
+    """The :class:`CoverageGrader` adapter over an LLM client."""
+
+    def __init__(self, llm: LLMClient) -> None:
+        self.llm = llm
+
+    def grade(
+        self, aspects: Sequence[QueryAspect], passages: Sequence[str]
+    ) -> tuple[dict[str, float], list[str]]:
+        return llm_coverage(self.llm, aspects, passages)

@@ -1,0 +1,219 @@
+"""The query planner: aspects and sub-questions, the next hop's sub-question, and when to stop.
+
+    planner = QueryPlanner(min_hops=3, max_hops=10)
+    plan = planner.plan("compare statins and PCSK9 inhibitors")
+    [a.aspect for a in plan.aspects]   # ['compare statins and PCSK9 inhibitors', 'statins', 'PCSK9 inhibitors']
+
+Offline everything is heuristic. With an LLM client the LLM extracts aspects and proposes the next
+sub-question; any LLM failure falls back to the heuristic and is recorded in the state's ``errors``.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from deepcite.config import ResearchSettings
+from deepcite.errors import InputError
+from deepcite.llm.client import LLMClient
+from deepcite.models import AspectCoverage, Candidate, Filters, QueryAspect
+from deepcite.research import llm_adapters
+from deepcite.research.aspects import heuristic_aspects, keywords_of, subquestion_for
+from deepcite.research.entities import bridge_entities
+from deepcite.research.intake import intake
+from deepcite.research.state import ExecutorState, ResearchPlan, RoundQuery
+from deepcite.research.vectors import passage_text
+from deepcite.text import tokenize
+
+log = logging.getLogger(__name__)
+
+
+class QueryPlanner:
+    """Plans aspects and sub-questions and decides, hop by hop, whether retrieval should go on."""
+
+    def __init__(
+        self,
+        min_hops: int | None = None,
+        max_hops: int | None = None,
+        enable_aspect_coverage: bool | None = None,
+        *,
+        settings: ResearchSettings | None = None,
+        llm_client: LLMClient | None = None,
+    ) -> None:
+        base = settings or ResearchSettings()
+        updates = {
+            k: v
+            for k, v in {
+                "min_hops": min_hops,
+                "max_hops": max_hops,
+                "enable_aspect_coverage": enable_aspect_coverage,
+            }.items()
+            if v is not None
+        }
+        self.settings = base.model_copy(update=updates)
+        if self.settings.min_hops < 1 or self.settings.max_hops < self.settings.min_hops:
+            raise InputError(
+                f"hop budget min_hops={self.settings.min_hops}, max_hops={self.settings.max_hops} is invalid; "
+                "use 1 <= min_hops <= max_hops"
+            )
+        self.llm = llm_client
+
+    @property
+    def min_hops(self) -> int:
+        return self.settings.min_hops
+
+    @property
+    def max_hops(self) -> int:
+        return min(self.settings.max_hops, self.settings.max_rounds)
+
+    # -- planning -----------------------------------------------------------------------------------
+    def plan(
+        self, question: str, *, filters: Filters | None = None, errors: list[str] | None = None
+    ) -> ResearchPlan:
+        """Intake, aspects and the planned sub-questions of ``question`` (the question itself comes first)."""
+        taken = intake(question, max_chars=self.settings.max_question_chars, filters=filters)
+        aspects: list[QueryAspect] | None = None
+        if self.llm is not None:
+            try:
+                aspects = llm_adapters.llm_aspects(self.llm, taken.question, self.settings)
+            except Exception as exc:  # noqa: BLE001 - any LLM failure falls back to the heuristic
+                message = (
+                    f"LLM aspect extraction failed ({type(exc).__name__}: {exc}); used heuristic aspects"
+                )
+                log.warning(message)
+                if errors is not None:
+                    errors.append(message)
+        aspects = aspects or heuristic_aspects(taken.question, self.settings)
+        subquestions = [taken.question]
+        for aspect in sorted(aspects, key=lambda a: -a.importance):
+            sub = subquestion_for(aspect)
+            if sub.rstrip("?").lower() != taken.question.rstrip("?").lower() and sub not in subquestions:
+                subquestions.append(sub)
+        return ResearchPlan(
+            intake=taken,
+            aspects=aspects,
+            subquestions=subquestions,
+            needs_retrieval=bool(keywords_of(taken.question)),
+        )
+
+    # -- the next hop -------------------------------------------------------------------------------
+    def next_hop(self, state: ExecutorState) -> tuple[str, list[RoundQuery]] | None:
+        """The next sub-question and its base queries, or ``None`` when nothing new is left to ask.
+
+        Hop 1 asks the question. Later hops ask, in order: a sub-question from the LLM (when one is
+        configured), the planned sub-question of the most important uncovered aspect, then a bridge
+        hop built from entities found in the evidence so far.
+        """
+        plan = state.plan
+        if not state.asked:
+            return plan.question, [RoundQuery(plan.question, plan.question)]
+        if self.llm is not None:
+            proposed = self._llm_next(state)
+            if proposed:
+                return proposed, [RoundQuery(proposed, proposed)]
+        threshold = self.settings.aspect_coverage_threshold
+        uncovered = {a.aspect for a in state.coverage.get_uncovered_aspects(threshold)}
+        for aspect in sorted(plan.aspects, key=lambda a: -a.importance):
+            sub = subquestion_for(aspect)
+            if aspect.aspect in uncovered and sub in plan.subquestions and sub not in state.asked:
+                return sub, [RoundQuery(sub, sub, kind="aspect")]
+        return self._bridge_hop(state)
+
+    def _llm_next(self, state: ExecutorState) -> str | None:
+        assert self.llm is not None
+        threshold = self.settings.aspect_coverage_threshold
+        try:
+            proposed = llm_adapters.llm_next_subquestion(
+                self.llm,
+                state.plan.question,
+                [a.aspect for a in state.coverage.get_uncovered_aspects(threshold)],
+                [c.chunk.text for c in _best_evidence(state, self.settings.bridge_parents_per_hop)],
+                state.asked,
+            )
+        except Exception as exc:  # noqa: BLE001 - any LLM failure falls back to the heuristic
+            state.errors.append(
+                f"LLM next sub-question failed ({type(exc).__name__}: {exc}); used heuristic hop"
+            )
+            return None
+        if not proposed or proposed in state.asked:
+            return None
+        return proposed
+
+    def _bridge_hop(self, state: ExecutorState) -> tuple[str, list[RoundQuery]] | None:
+        """Follow entities of the best passages not yet bridged from: each entity is searched by name
+        (``bridge_modes``), and each parent adds a residual query of the question's words it lacks."""
+        s = self.settings
+        question = state.plan.question
+        parents = [c for c in _best_evidence(state, len(state.evidence)) if c.key not in state.used_parents][
+            : s.bridge_parents_per_hop
+        ]
+        queries: list[RoundQuery] = []
+        followed: list[str] = []
+        words = keywords_of(question)
+        for parent in parents:
+            entities = bridge_entities(
+                [parent], question, exclude=state.used_entities, per_passage=s.bridge_names_per_passage
+            )
+            if not entities:
+                continue
+            state.used_parents.append(parent.key)
+            state.used_entities.extend(entities)
+            followed.extend(entities)
+            queries.extend(
+                RoundQuery(e, "", kind="bridge", parent=parent.key, modes=list(s.bridge_modes))
+                for e in entities
+            )
+            held = set(tokenize(passage_text(parent.chunk)))
+            residual = [w for w in words if not set(tokenize(w)) <= held]
+            if residual:
+                queries.append(
+                    RoundQuery(" ".join(residual), "", kind="residual", parent=parent.key, modes=["bm25"])
+                )
+        if not queries:
+            return None
+        sub = f"{question} (following: {'; '.join(followed[: s.bridge_entities_in_label])})"
+        for q in queries:
+            q.subquestion = sub
+        return sub, queries
+
+    # -- stopping -----------------------------------------------------------------------------------
+    def should_continue_retrieval(
+        self,
+        coverage: AspectCoverage,
+        hop: int,
+        *,
+        no_novelty_streak: int = 0,
+        evidence_quality: float = 0.0,
+    ) -> tuple[bool, str]:
+        """Whether to run another hop after ``hop`` hops, and why."""
+        s = self.settings
+        if hop >= self.max_hops:
+            return False, f"reached the hop limit ({hop}/{self.max_hops})"
+        if hop < s.min_hops:
+            return True, f"below the minimum hops ({hop}/{s.min_hops})"
+        if no_novelty_streak >= s.no_novelty_streak:
+            return False, f"no new evidence for {no_novelty_streak} rounds"
+        if s.enable_aspect_coverage and coverage.aspects:
+            uncovered_core = [
+                a.aspect
+                for a in coverage.core_aspects()
+                if not coverage.is_aspect_covered(a, s.aspect_coverage_threshold)
+            ]
+            weighted = coverage.get_weighted_coverage()
+            if not uncovered_core and weighted >= s.weighted_coverage_threshold:
+                return False, (
+                    f"all core aspects covered and weighted coverage {weighted:.2f} >= "
+                    f"{s.weighted_coverage_threshold:.2f}"
+                )
+            if uncovered_core:
+                return True, f"core aspects not yet covered: {'; '.join(uncovered_core)}"
+            return True, f"weighted coverage {weighted:.2f} < {s.weighted_coverage_threshold:.2f}"
+        if evidence_quality >= s.quality_stop_score:
+            return (
+                False,
+                f"evidence quality {evidence_quality:.2f} >= {s.quality_stop_score:.2f} (coverage off)",
+            )
+        return True, f"evidence quality {evidence_quality:.2f} < {s.quality_stop_score:.2f} (coverage off)"
+
+
+def _best_evidence(state: ExecutorState, n: int) -> list[Candidate]:
+    return sorted(state.evidence.values(), key=lambda c: (-c.score, c.features.get("first_round", 0.0)))[:n]

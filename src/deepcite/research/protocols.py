@@ -1,0 +1,53 @@
+"""The adapters the research executor talks to: each a small protocol with an offline default elsewhere."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+
+from deepcite.models import Chunk, Filters, QueryAspect, SearchHit, SearchMode
+
+
+@runtime_checkable
+class Retriever(Protocol):
+    """Searches one collection and embeds passages; :class:`deepcite.retrieval.collection.Collection` fits."""
+
+    def search(
+        self, query: str, *, mode: SearchMode, k: int, filters: Filters | None = None
+    ) -> list[SearchHit]:
+        """Top-``k`` hits for ``query`` in ``mode``."""
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        """Unit-length dense vectors of passages (rows align with ``texts``)."""
+
+
+@runtime_checkable
+class Reranker(Protocol):
+    """Scores (query, passage) pairs; higher is more relevant."""
+
+    def score(self, query: str, passages: Sequence[str]) -> list[float]: ...
+
+
+@runtime_checkable
+class HydeGenerator(Protocol):
+    """Writes a hypothetical answer passage for a query (HyDE); its text is searched like a query."""
+
+    def generate(self, query: str) -> str: ...
+
+
+@runtime_checkable
+class CoverageGrader(Protocol):
+    """Grades how well passages support each aspect: aspect text -> score in [0, 1], plus contradictions."""
+
+    def grade(
+        self, aspects: Sequence[QueryAspect], passages: Sequence[str]
+    ) -> tuple[dict[str, float], list[str]]: ...
+
+
+@runtime_checkable
+class WebSource(Protocol):
+    """Finds web evidence for one sub-question: ``(chunks with source="web", errors)``; never raises."""
+
+    def search(self, subquestion: str) -> tuple[list[Chunk], list[str]]: ...

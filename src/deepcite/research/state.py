@@ -1,0 +1,77 @@
+"""Typed state the executor nodes read and write."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+import numpy as np
+
+from deepcite.models import AspectCoverage, Candidate, QueryAspect, RoundReport, SearchHit, SearchMode
+from deepcite.research.intake import Intake
+
+QueryKind = Literal["subquestion", "must_preserve", "hyde", "bridge", "residual", "aspect"]
+
+
+@dataclass
+class ResearchPlan:
+    """The planner's output: aspects, the first hop's sub-question, and whether to retrieve at all."""
+
+    intake: Intake
+    aspects: list[QueryAspect]
+    subquestions: list[str]  # planned sub-questions, first hop first
+    needs_retrieval: bool = True
+
+    @property
+    def question(self) -> str:
+        return self.intake.question
+
+
+@dataclass
+class RoundQuery:
+    """One query of a round, with the sub-question it serves."""
+
+    text: str
+    subquestion: str
+    kind: QueryKind = "subquestion"
+    parent: tuple[str, str] | None = None  # bridge hops: the evidence passage whose entity this follows
+    modes: list[str] | None = None  # None: the configured research.modes
+
+
+@dataclass
+class QueryResult:
+    """The hits of one query in one mode."""
+
+    query: RoundQuery
+    mode: SearchMode
+    hits: list[SearchHit]
+
+
+@dataclass
+class ExecutorState:
+    """Everything the executor knows: the plan, the current round's work, and what has accumulated."""
+
+    plan: ResearchPlan
+    round: int = 0  # 1-based once the first round starts
+    subquestion: str = ""
+    queries: list[RoundQuery] = field(default_factory=list)
+    results: list[QueryResult] = field(default_factory=list)
+    candidates: list[Candidate] = field(default_factory=list)  # merged, then reranked, this round
+    selected: list[Candidate] = field(default_factory=list)  # chosen this round
+    new_evidence: int = 0
+    evidence: dict[tuple[str, str], Candidate] = field(default_factory=dict)  # every round, by key
+    subquery_evidence: dict[str, list[Candidate]] = field(default_factory=dict)
+    coverage: AspectCoverage = field(default_factory=AspectCoverage)
+    asked: list[str] = field(default_factory=list)  # sub-questions already run
+    used_entities: list[str] = field(default_factory=list)
+    used_parents: list[tuple[str, str]] = field(default_factory=list)  # passages already bridged from
+    no_novelty: int = 0
+    quality: float = 0.0  # best cosine between the question and the evidence (document-quality stopping)
+    counts: dict[str, int] = field(default_factory=dict)  # before/after fusion and rerank this round
+    reports: list[RoundReport] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    vectors: dict[str, np.ndarray] = field(default_factory=dict)  # chunk_id -> unit vector (cache)
+    done: bool = False
+    stop_reason: str = ""
+    skip_reason: str = ""  # set by the gate when the plan needs no retrieval

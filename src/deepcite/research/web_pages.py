@@ -1,0 +1,229 @@
+"""Web pages as evidence: fetch a page, pull its readable text, and summarise it for one sub-question.
+
+The summary is extractive by default (the page's own sentences closest to the sub-question, in page
+order), so it works offline; with an LLM client, :class:`LLMPageSummarizer` writes it and falls back to
+the extractive summary on any failure.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import re
+from dataclasses import dataclass
+from html.parser import HTMLParser
+from typing import Protocol, runtime_checkable
+
+import httpx
+
+from deepcite.config import WebSearchSettings
+from deepcite.errors import DeepciteError
+from deepcite.llm.client import LLMClient
+from deepcite.text import split_sentences, tokenize
+
+log = logging.getLogger(__name__)
+
+_SKIP_TAGS = frozenset(
+    {"script", "style", "noscript", "nav", "header", "footer", "aside", "form", "svg", "template"}
+)
+_BLOCK_TAGS = frozenset(
+    {
+        "p",
+        "div",
+        "section",
+        "article",
+        "main",
+        "li",
+        "ul",
+        "ol",
+        "br",
+        "tr",
+        "td",
+        "th",
+        "table",
+        "blockquote",
+    }
+    | {"h1", "h2", "h3", "h4", "h5", "h6", "pre", "dd", "dt", "figcaption"}
+)
+_HTML_TYPES = ("text/html", "application/xhtml+xml")
+
+
+class WebPageError(DeepciteError):
+    """A web page could not be fetched or read."""
+
+    http_status = 502
+
+
+@dataclass
+class WebPage:
+    """A fetched page: where it ended up, its title and its readable text."""
+
+    url: str
+    title: str
+    text: str
+
+
+class _TextExtractor(HTMLParser):
+    """Readable text of an HTML page: visible text, block elements on their own lines, no scripts."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.parts: list[str] = []
+        self.title = ""
+        self.h1 = ""
+        self._skip = 0
+        self._in: list[str] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _SKIP_TAGS:
+            self._skip += 1
+        elif tag in _BLOCK_TAGS:
+            self.parts.append("\n")
+        self._in.append(tag)
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in _BLOCK_TAGS:
+            self.parts.append("\n")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in _SKIP_TAGS and self._skip:
+            self._skip -= 1
+        elif tag in _BLOCK_TAGS:
+            self.parts.append("\n")
+        if tag in self._in:
+            del self._in[len(self._in) - 1 - self._in[::-1].index(tag)]
+
+    def handle_data(self, data: str) -> None:
+        current = self._in[-1] if self._in else ""
+        if current == "title":
+            self.title += data
+            return
+        if self._skip:
+            return
+        if current == "h1" and not self.h1:
+            self.h1 = data.strip()
+        self.parts.append(data)
+
+
+def html_to_text(html: str) -> tuple[str, str]:
+    """``(title, text)`` of an HTML document: the ``<title>`` (or first ``<h1>``) and its visible prose."""
+    parser = _TextExtractor()
+    parser.feed(html)
+    parser.close()
+    lines = (re.sub(r"[ \t\r\f\v]+", " ", line).strip() for line in "".join(parser.parts).split("\n"))
+    text = "\n".join(line for line in lines if line)
+    title = re.sub(r"\s+", " ", parser.title).strip() or parser.h1
+    return title, text
+
+
+async def fetch_page(client: httpx.AsyncClient, url: str, settings: WebSearchSettings) -> WebPage:
+    """GET ``url`` (redirects followed, at most ``max_page_bytes`` read) and extract its text."""
+    if not url.lower().startswith(("http://", "https://")):
+        raise WebPageError(f"{url}: only http(s) links are fetched")
+    try:
+        async with client.stream("GET", url, headers={"User-Agent": settings.user_agent}) as response:
+            if response.status_code >= 400:
+                raise WebPageError(f"{url}: HTTP {response.status_code}")
+            kind = response.headers.get("content-type", "").split(";")[0].strip().lower()
+            if kind and kind not in _HTML_TYPES and not kind.startswith("text/"):
+                raise WebPageError(f"{url}: content type {kind!r} is not a web page (html or text)")
+            body = bytearray()
+            async for piece in response.aiter_bytes():
+                body.extend(piece)
+                if len(body) >= settings.max_page_bytes:
+                    break
+            raw = bytes(body[: settings.max_page_bytes]).decode(
+                response.encoding or "utf-8", errors="replace"
+            )
+            final_url = str(response.url)
+    except httpx.HTTPError as exc:
+        raise WebPageError(f"{url}: {type(exc).__name__}: {exc}") from exc
+    if kind in _HTML_TYPES or (not kind and "<html" in raw[:2000].lower()):
+        title, text = html_to_text(raw)
+    else:
+        title, text = "", raw.strip()
+    if not text:
+        raise WebPageError(f"{url}: the page has no readable text")
+    return WebPage(url=final_url, title=title, text=text)
+
+
+def extractive_summary(question: str, text: str, settings: WebSearchSettings) -> str:
+    """The page's sentences that share the most terms with ``question``, in page order.
+
+    Sentences are scored by distinct shared stemmed terms over the square root of their length; when no
+    sentence shares a term, the page's opening sentences are used. The result is cut to
+    ``summary_max_chars``.
+    """
+    wanted = set(tokenize(question))
+    sentences = [s for line in text.split("\n") for s in split_sentences(line)]
+    sentences = [s for s in sentences if len(tokenize(s)) >= settings.min_sentence_tokens] or sentences
+    scored: list[tuple[float, int]] = []
+    for index, sentence in enumerate(sentences):
+        terms = set(tokenize(sentence))
+        shared = len(terms & wanted)
+        if shared:
+            scored.append((shared / math.sqrt(len(terms)), index))
+    if scored:
+        best = sorted(scored, key=lambda pair: (-pair[0], pair[1]))[: settings.summary_sentences]
+        picked = [sentences[i] for _, i in sorted(best, key=lambda pair: pair[1])]
+    else:
+        picked = sentences[: settings.summary_sentences]
+    return _cut(" ".join(picked), settings.summary_max_chars)
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit].rsplit(" ", 1)[0].rstrip(",;:") + "…"
+
+
+@runtime_checkable
+class PageSummarizer(Protocol):
+    """Writes a short passage of a page that bears on one sub-question."""
+
+    async def summarize(self, question: str, page: WebPage) -> str: ...
+
+
+class ExtractiveSummarizer:
+    """Offline summaries: :func:`extractive_summary`."""
+
+    def __init__(self, settings: WebSearchSettings) -> None:
+        self.settings = settings
+
+    async def summarize(self, question: str, page: WebPage) -> str:
+        return extractive_summary(question, page.text, self.settings)
+
+
+_SUMMARY_PROMPT = (
+    "Summarise the web page below in at most {n} sentences, keeping only facts that bear on the question. "
+    "Use ONLY the page text; never add knowledge of your own. If the page says nothing relevant, answer "
+    "with its main point in one sentence.\n\n"
+    "Question: {question}\n\nPage title: {title}\n\nPage text:\n{text}"
+)
+
+
+class LLMPageSummarizer:
+    """Summaries written by an LLM from the page text only; the extractive summary on any failure."""
+
+    def __init__(self, llm: LLMClient, settings: WebSearchSettings) -> None:
+        self.llm = llm
+        self.settings = settings
+
+    async def summarize(self, question: str, page: WebPage) -> str:
+        prompt = _SUMMARY_PROMPT.format(
+            n=self.settings.summary_sentences,
+            question=question,
+            title=page.title,
+            text=page.text[: self.settings.llm_page_chars],
+        )
+        try:
+            reply = await self.llm.achat([{"role": "user", "content": prompt}])
+        except Exception as exc:  # an LLM outage must not lose the page: fall back, say so in the log
+            log.warning("LLM page summary failed for %s (%s); using the extractive summary", page.url, exc)
+            return extractive_summary(question, page.text, self.settings)
+        reply = reply.strip()
+        return (
+            _cut(reply, self.settings.summary_max_chars)
+            if reply
+            else extractive_summary(question, page.text, self.settings)
+        )

@@ -1,0 +1,351 @@
+/* Research page: streams the hops, then shows the cited summary, answer, sub-question tabs and report. */
+"use strict";
+
+(function () {
+  const { el, clear, show, getJSON, streamEvents, renderAnswer, sourceItem } = window.deepcite;
+  const INSUFFICIENT_PREFIX = "Based on the available sources, there is insufficient evidence";
+  const form = document.getElementById("research-form");
+  if (!form) return;
+
+  const $ = (id) => document.getElementById(id);
+  const ui = {
+    question: $("question"),
+    collection: $("collection"),
+    maxHops: $("max-hops"),
+    button: $("ask-button"),
+    status: $("status"),
+    error: $("error"),
+    hops: $("hops"),
+    hopList: $("hop-list"),
+    summary: $("summary"),
+    summaryText: $("summary-text"),
+    answer: $("answer"),
+    answerText: $("answer-text"),
+    check: $("citation-check"),
+    subanswers: $("subanswers"),
+    tabs: $("subq-tabs"),
+    panels: $("subq-panels"),
+    sources: $("sources"),
+    sourceList: $("source-list"),
+    report: $("report"),
+    reportBody: document.querySelector("#report-table tbody"),
+    reportMeta: $("report-meta"),
+  };
+
+  let run = { controller: null, citations: new Map(), summary: null, answer: null };
+
+  loadCollections();
+  form.addEventListener("submit", (event) => {
+    event.preventDefault();
+    start();
+  });
+  ui.question.addEventListener("keydown", (event) => {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) form.requestSubmit();
+  });
+
+  async function loadCollections() {
+    const wanted = ui.collection.dataset.default;
+    try {
+      const body = await getJSON(form.dataset.collectionsUrl);
+      const infos = (Array.isArray(body) ? body : body.collections || [])
+        .map((c) => (typeof c === "string" ? { name: c } : c))
+        .filter((c) => c && c.name && c.name !== ui.collection.dataset.hide); // not the practitioner index
+      if (!infos.length) return;
+      clear(ui.collection);
+      for (const info of infos) {
+        const label = info.name + (typeof info.chunks === "number" ? " (" + info.chunks + " passages)" : "");
+        ui.collection.append(el("option", { value: info.name, selected: info.name === wanted }, label));
+      }
+    } catch (err) {
+      ui.status.textContent = "Could not list collections (" + err.message + "); using " + wanted + ".";
+    }
+  }
+
+  function setBusy(busy, message) {
+    ui.button.disabled = busy;
+    form.setAttribute("aria-busy", busy ? "true" : "false");
+    ui.status.textContent = message || "";
+  }
+
+  function resetResults() {
+    for (const section of [ui.error, ui.hops, ui.summary, ui.answer, ui.subanswers, ui.sources, ui.report]) show(section, false);
+    for (const node of [ui.hopList, ui.summaryText, ui.answerText, ui.tabs, ui.panels, ui.sourceList, ui.reportBody]) clear(node);
+    ui.check.textContent = "";
+    ui.reportMeta.textContent = "";
+    run.citations = new Map();
+    run.summary = null;
+    run.answer = null;
+  }
+
+  function showError(message) {
+    clear(ui.error);
+    ui.error.append(el("h2", {}, "Something went wrong"), el("p", {}, message));
+    show(ui.error, true);
+  }
+
+  async function start() {
+    const query = ui.question.value.trim();
+    if (!query) {
+      resetResults();
+      showError("Please type a question first.");
+      ui.question.focus();
+      return;
+    }
+    if (run.controller) run.controller.abort();
+    resetResults();
+    run.controller = new AbortController();
+    const params = new URLSearchParams({ query, collection: ui.collection.value });
+    if (ui.maxHops.value) params.set("max_hops", ui.maxHops.value);
+    setBusy(true, "Researching…");
+    let finished = false;
+    try {
+      await streamEvents(
+        form.dataset.streamUrl + "?" + params.toString(),
+        (name, data) => {
+          if (name === "done" || name === "error") finished = true;
+          handleEvent(name, data);
+        },
+        run.controller.signal
+      );
+      if (!finished) showError("The connection closed before the answer was complete. Please try again.");
+    } catch (err) {
+      if (err.name !== "AbortError") showError(err.message);
+    } finally {
+      setBusy(false, ui.error.hidden ? "Done." : "");
+    }
+  }
+
+  function handleEvent(name, data) {
+    if (name === "hop") addHop(data);
+    else if (name === "summary") showSummary(data);
+    else if (name === "answer") showLongAnswer(data);
+    else if (name === "done") showResult(data);
+    else if (name === "error") showError((data && (data.message || data.error)) || String(data));
+  }
+
+  /* ---------- hops ---------- */
+
+  function aspectRows(coverage) {
+    if (!coverage) return [];
+    if (Array.isArray(coverage.aspects) && coverage.aspects.length && typeof coverage.aspects[0] === "object") {
+      const scores = coverage.coverage_scores || {};
+      return coverage.aspects.map((a) => ({
+        aspect: a.aspect,
+        score: typeof a.coverage_score === "number" ? a.coverage_score : scores[a.aspect] || 0,
+      }));
+    }
+    return Object.entries(coverage.coverage_scores || {}).map(([aspect, score]) => ({ aspect, score }));
+  }
+
+  function count(value) {
+    return Array.isArray(value) ? value.length : value;
+  }
+
+  function addHop(hop) {
+    show(ui.hops, true);
+    const number = hop.hop || hop.round || ui.hopList.children.length + 1;
+    const found = count(hop.documents_found ?? hop.selected ?? hop.new_evidence);
+    const fresh = hop.new_evidence;
+    const total = hop.total_evidence ?? hop.evidence_total;
+    const coverage = hop.coverage || {};
+    const threshold = coverage.threshold ?? 0.5;
+    const pct = coverage.coverage_percentage ?? hop.coverage_percentage;
+    const meta = [];
+    if (found !== undefined) meta.push(found + " documents found" + (typeof fresh === "number" ? " (" + fresh + " new)" : ""));
+    if (total !== undefined) meta.push(total + " in evidence");
+    if (typeof pct === "number") meta.push(Math.round(pct) + "% of aspects covered");
+    if (hop.decision) meta.push("decision: " + hop.decision + (hop.reason ? " (" + hop.reason + ")" : ""));
+    const aspects = el("ul", { class: "aspects", "aria-label": "Coverage by aspect after hop " + number });
+    for (const row of aspectRows(coverage)) {
+      const value = Math.round(Math.max(0, Math.min(1, row.score)) * 100);
+      const bar = el(
+        "div",
+        {
+          class: row.score >= threshold ? "bar covered" : "bar",
+          role: "progressbar",
+          "aria-valuemin": "0",
+          "aria-valuemax": "100",
+          "aria-valuenow": value,
+          "aria-label": "Coverage of " + row.aspect,
+        },
+        el("span", { style: "width: " + value + "%" })
+      );
+      aspects.append(
+        el("li", { class: "aspect" }, el("span", { class: "aspect-name" }, row.aspect), bar, el("span", { class: "aspect-pct" }, value + "%"))
+      );
+    }
+    ui.hopList.append(
+      el(
+        "li",
+        { class: "hop", "data-hop": number },
+        el("div", { class: "hop-head" }, el("span", { class: "hop-no" }, "Hop " + number), el("span", { class: "hop-sub" }, hop.subquestion || "")),
+        el("p", { class: "hop-meta" }, meta.join(" · ")),
+        aspects
+      )
+    );
+    ui.status.textContent = "Hop " + number + " done…";
+  }
+
+  /* ---------- answers ---------- */
+
+  function rememberCitations(list) {
+    for (const chunk of list || []) run.citations.set(Number(chunk.id), chunk);
+  }
+
+  function textOf(data, key) {
+    if (typeof data === "string") return data;
+    return data ? data[key] ?? data.text ?? "" : "";
+  }
+
+  function isInsufficient(text) {
+    return String(text || "").trim().startsWith(INSUFFICIENT_PREFIX);
+  }
+
+  function renderPart(section, container, text) {
+    show(section, true);
+    if (isInsufficient(text)) {
+      clear(container);
+      container.append(
+        el("div", { class: "notice insufficient", role: "status" }, el("h3", {}, "Not enough evidence"), el("p", {}, text))
+      );
+    } else {
+      renderAnswer(container, text, run.citations);
+    }
+  }
+
+  function showSummary(data) {
+    rememberCitations(data && data.citations);
+    run.summary = textOf(data, "summary");
+    renderPart(ui.summary, ui.summaryText, run.summary);
+    ui.status.textContent = "Summary ready, writing the answer…";
+  }
+
+  function showLongAnswer(data) {
+    rememberCitations(data && data.citations);
+    run.answer = textOf(data, "answer");
+    renderPart(ui.answer, ui.answerText, run.answer);
+  }
+
+  function showResult(result) {
+    if (!result || result.success === false) {
+      showError((result && (result.message || result.error)) || "The research failed.");
+      return;
+    }
+    rememberCitations(result.citations);
+    if (result.summary !== undefined) run.summary = result.summary;
+    if (result.answer !== undefined) run.answer = result.answer;
+    if (run.summary !== null) renderPart(ui.summary, ui.summaryText, run.summary);
+    if (run.answer !== null) renderPart(ui.answer, ui.answerText, run.answer);
+    const check = result.citation_check;
+    if (check) {
+      ui.check.textContent =
+        "Citation check: " + (check.sentences ?? "?") + " sentences, " + (check.cited ?? "?") + " cited, " +
+        (check.repaired ?? 0) + " repaired, " + (check.dropped ?? 0) + " dropped, " + (check.invalid_ids ?? 0) + " invalid ids removed.";
+    }
+    renderSubanswers(result.subanswers || []);
+    renderSources(result.citations || []);
+    renderReport(result.retrieval_report || [], result);
+    if (!ui.hopList.children.length) show(ui.hops, false);
+  }
+
+  function renderSources(citations) {
+    clear(ui.sourceList);
+    for (const chunk of citations) ui.sourceList.append(sourceItem(chunk, run.citations, false));
+    show(ui.sources, citations.length > 0);
+  }
+
+  /* ---------- sub-question tabs (WAI-ARIA tabs: arrows, Home, End) ---------- */
+
+  function renderSubanswers(subanswers) {
+    clear(ui.tabs);
+    clear(ui.panels);
+    if (!subanswers.length) return;
+    subanswers.forEach((sub, index) => {
+      const tabId = "subq-tab-" + index;
+      const panelId = "subq-panel-" + index;
+      const tab = el(
+        "button",
+        { type: "button", role: "tab", class: "tab", id: tabId, "aria-controls": panelId, "aria-selected": "false", tabindex: "-1", title: sub.subquestion },
+        (index + 1) + ". " + sub.subquestion
+      );
+      tab.addEventListener("click", () => selectTab(index, false));
+      tab.addEventListener("keydown", (event) => onTabKey(event, index, subanswers.length));
+      ui.tabs.append(tab);
+
+      const ids = (sub.evidence || sub.citations || []).map((c) => Number(typeof c === "object" ? c.id : c));
+      const evidence = el("ol", { class: "evidence-list", "aria-label": "Evidence for this sub-question" });
+      for (const id of ids) {
+        const chunk = run.citations.get(id);
+        if (chunk) evidence.append(sourceItem(chunk, run.citations, true));
+      }
+      const body = el("div", { class: "prose" });
+      renderAnswer(body, sub.answer || "", run.citations);
+      const panel = el(
+        "div",
+        { role: "tabpanel", class: "tabpanel", id: panelId, "aria-labelledby": tabId, tabindex: "0", hidden: true },
+        el("h3", {}, sub.subquestion),
+        body,
+        el("h4", {}, ids.length ? "Its evidence" : "No evidence was found for this sub-question"),
+        evidence
+      );
+      ui.panels.append(panel);
+    });
+    selectTab(0, false);
+    show(ui.subanswers, true);
+  }
+
+  function selectTab(index, focus) {
+    const tabs = ui.tabs.querySelectorAll('[role="tab"]');
+    tabs.forEach((tab, i) => {
+      const selected = i === index;
+      tab.setAttribute("aria-selected", selected ? "true" : "false");
+      tab.tabIndex = selected ? 0 : -1;
+      document.getElementById(tab.getAttribute("aria-controls")).hidden = !selected;
+      if (selected && focus) tab.focus();
+    });
+  }
+
+  function onTabKey(event, index, total) {
+    const moves = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: total - 1 };
+    if (!(event.key in moves)) return;
+    event.preventDefault();
+    selectTab((moves[event.key] + total) % total, true);
+  }
+
+  /* ---------- retrieval report ---------- */
+
+  function renderReport(rounds, result) {
+    clear(ui.reportBody);
+    for (const round of rounds) {
+      const queries = el("ul", {}, (round.queries || []).map((q) => el("li", {}, q)));
+      const selected = count(round.selected) ?? 0;
+      const decision = String(round.decision || "");
+      ui.reportBody.append(
+        el(
+          "tr",
+          {},
+          el("td", { class: "num" }, round.round),
+          el("td", {}, el("strong", {}, round.subquestion || ""), queries),
+          el("td", { class: "num" }, round.candidates_before_fusion ?? ""),
+          el("td", { class: "num" }, round.candidates_after_fusion ?? ""),
+          el("td", { class: "num" }, selected + (round.new_evidence !== undefined ? " (" + round.new_evidence + " new)" : "")),
+          el(
+            "td",
+            { class: "num" },
+            (typeof round.coverage_percentage === "number" ? Math.round(round.coverage_percentage) + "%" : ""),
+            typeof round.weighted_coverage === "number" ? el("br") : null,
+            typeof round.weighted_coverage === "number" ? "weighted " + round.weighted_coverage.toFixed(2) : null
+          ),
+          el("td", {}, el("span", { class: "decision-" + decision }, decision), round.reason ? el("br") : null, round.reason || "")
+        )
+      );
+    }
+    const meta = [];
+    if (typeof result.retrieval_latency_ms === "number") meta.push("retrieval " + Math.round(result.retrieval_latency_ms) + " ms");
+    if (typeof result.summary_latency_ms === "number") meta.push("summary " + Math.round(result.summary_latency_ms) + " ms");
+    if (typeof result.answer_latency_ms === "number") meta.push("answer " + Math.round(result.answer_latency_ms) + " ms");
+    if (Array.isArray(result.errors) && result.errors.length) meta.push(result.errors.length + " problems: " + result.errors.join("; "));
+    ui.reportMeta.textContent = meta.join(" · ");
+    show(ui.report, rounds.length > 0);
+  }
+})();

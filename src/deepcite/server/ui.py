@@ -1,0 +1,74 @@
+"""The web UI: server-rendered pages (Jinja2) and their static files, no front-end build step.
+
+``router`` serves ``/`` (research) and ``/practitioners``; the pages call the JSON API of the same app
+(``/api/unified-search/stream``, ``/api/practitioners/search``, ``/api/collections``) from a little
+plain JavaScript in ``static/``. Include it with ``app.include_router(ui.router)``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import APIRouter, HTTPException, Request
+from fastapi.responses import FileResponse, HTMLResponse
+from fastapi.templating import Jinja2Templates
+
+from deepcite import __version__
+from deepcite.config import Settings, get_settings
+
+HERE = Path(__file__).parent
+STATIC_DIR = HERE / "static"
+_STATIC_TYPES = {".css": "text/css", ".js": "text/javascript", ".svg": "image/svg+xml", ".png": "image/png"}
+
+templates = Jinja2Templates(directory=HERE / "templates")
+router = APIRouter(include_in_schema=False)
+
+
+def _settings(request: Request) -> Settings:
+    """The app's settings when it keeps them on ``app.state.settings``, else the process settings."""
+    return getattr(request.app.state, "settings", None) or get_settings()
+
+
+def _page(request: Request, template: str, **context: object) -> HTMLResponse:
+    settings = _settings(request)
+    return templates.TemplateResponse(
+        request,
+        template,
+        {"version": __version__, "settings": settings, **context},
+        headers={"Cache-Control": "no-store"},
+    )
+
+
+@router.get("/", response_class=HTMLResponse)
+async def research_page(request: Request) -> HTMLResponse:
+    """The research page: a question, a collection, live hops, then the cited summary and answer."""
+    settings = _settings(request)
+    return _page(
+        request,
+        "research.html",
+        page="research",
+        default_collection=settings.server.default_collection,
+        max_hops=settings.research.max_hops,
+        max_question_chars=settings.server.max_query_chars,
+    )
+
+
+@router.get("/practitioners", response_class=HTMLResponse)
+async def practitioners_page(request: Request) -> HTMLResponse:
+    """The practitioner finder: a request with an optional city/state, result cards and the intent panel."""
+    settings = _settings(request)
+    return _page(
+        request,
+        "practitioners.html",
+        page="practitioners",
+        max_request_chars=settings.practitioners.max_query_chars,
+    )
+
+
+@router.get("/static/{name}")
+async def static_file(name: str) -> FileResponse:
+    """One file of ``static/`` (flat folder; nothing outside it is ever served)."""
+    path = (STATIC_DIR / name).resolve()
+    if path.parent != STATIC_DIR.resolve() or not path.is_file() or path.suffix not in _STATIC_TYPES:
+        raise HTTPException(status_code=404, detail=f"no static file {name!r}")
+    return FileResponse(path, media_type=_STATIC_TYPES[path.suffix], headers={"Cache-Control": "no-cache"})

@@ -1,0 +1,45 @@
+"""The UI's pages and static files over plain HTTP: served from the package, nothing outside it."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from ui.conftest import LiveApp
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.mark.parametrize("path", ["/", "/practitioners"])
+def test_pages_render_with_their_settings(live_app: LiveApp, path: str) -> None:
+    response = httpx.get(live_app.url + path)
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith("text/html")
+    assert '<html lang="en">' in response.text and 'name="viewport"' in response.text
+    if path == "/":
+        assert 'data-default="demo"' in response.text
+        assert f'maxlength="{live_app.settings.server.max_query_chars}"' in response.text
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [("deepcite.css", "text/css"), ("common.js", "text/javascript"), ("research.js", "text/javascript")],
+)
+def test_static_files_are_served(live_app: LiveApp, name: str, kind: str) -> None:
+    response = httpx.get(f"{live_app.url}/static/{name}")
+    assert response.status_code == 200
+    assert response.headers["content-type"].startswith(kind)
+
+
+@pytest.mark.parametrize("name", ["nope.js", "..%2Fui.py", "%2E%2E%2Fui.py", "ui.py", "%2E%2E"])
+def test_nothing_outside_the_static_folder_is_served(live_app: LiveApp, name: str) -> None:
+    assert httpx.get(f"{live_app.url}/static/{name}").status_code == 404
+
+
+def test_scripts_never_write_html_from_data() -> None:
+    from deepcite.server.ui import STATIC_DIR
+
+    for script in STATIC_DIR.glob("*.js"):
+        text = script.read_text(encoding="utf-8")
+        for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval("):
+            assert sink not in text, f"{script.name} uses {sink}"

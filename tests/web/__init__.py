@@ -1,0 +1,1 @@
+"""Web search as an evidence source (stand-in web)."""
