@@ -12,7 +12,7 @@ import pytest
 from deepcite.config import Settings
 from deepcite.errors import CollectionNotFoundError, IngestError, InputError
 from deepcite.models import Document, Filters, SearchMode
-from deepcite.retrieval.collection import open_collection
+from deepcite.retrieval.collection import open_collection, passage_text
 
 pytestmark = pytest.mark.slow
 
@@ -139,3 +139,15 @@ def test_eval_retrieval_reports_every_mode(tmp_path: Path) -> None:
         assert row["queries"] == 4  # q5 has no judgements
         assert 0.5 < row["ndcg@10"] <= 1.0
         assert set(row) >= {"ndcg@10", "recall@100", "mrr@10", "queries", "seconds"}
+
+
+def test_vectors_are_read_back_not_re_embedded(settings: Settings, minilm) -> None:
+    col = open_collection("notes", settings, embedder=minilm)
+    col.ingest(DOCS)
+    chunks = list(col.store.scroll("notes"))
+    stored = col.vectors(chunks)
+    fresh = col.embed([passage_text(c) for c in chunks])
+    assert stored.shape == (3, minilm.dim)
+    assert abs(stored - fresh).max() < 1e-5
+    outside = chunks[0].model_copy(update={"chunk_id": "not-stored"})
+    assert col.vectors([outside]).shape == (1, minilm.dim)

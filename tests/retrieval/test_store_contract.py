@@ -9,6 +9,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from deepcite.errors import CollectionNotFoundError, InputError
@@ -106,6 +107,15 @@ def test_delete_document(loaded) -> None:
 def test_existing_ids(loaded) -> None:
     assert loaded.existing_ids("papers", ["d01#0", "d02#0", "d99#0"]) == {"d01#0", "d02#0"}
     assert loaded.existing_ids("papers", []) == set()
+
+
+def test_dense_vectors_read_back(loaded) -> None:
+    chunks = {c.chunk_id: c for c in make_chunks()}
+    got = loaded.dense_vectors("papers", ["d01#0", "d02#0", "d99#0"])
+    assert set(got) == {"d01#0", "d02#0"}
+    expected = vectors_for([chunks["d01#0"], chunks["d02#0"]])
+    assert np.allclose(np.asarray([got["d01#0"], got["d02#0"]]), expected, atol=1e-5)
+    assert loaded.dense_vectors("papers", []) == {}
 
 
 def test_scroll_returns_every_chunk_once(loaded) -> None:

@@ -115,6 +115,10 @@ class QdrantLikeStore(ABC):
         """Payloads of those of ``ids`` that exist."""
 
     @abstractmethod
+    def _engine_dense(self, name: str, ids: Sequence[str]) -> dict[str, list[float]]:
+        """Stored dense vectors of those of ``ids`` that exist (point id -> vector)."""
+
+    @abstractmethod
     def _engine_scroll(self, name: str, conditions: list[Condition]) -> Iterator[tuple[str, dict[str, Any]]]:
         """(id, payload) of every point matching ``conditions``."""
 
@@ -326,6 +330,16 @@ class QdrantLikeStore(ABC):
         with self._lock(name):
             found = self._engine_retrieve(name, list(by_point))
         return {by_point[pid] for pid in found}
+
+    def dense_vectors(self, name: str, chunk_ids: Sequence[str]) -> dict[str, list[float]]:
+        """The stored dense vectors of these chunks (chunk id -> vector); none for a BM25-only collection."""
+        self._require(name)
+        if not chunk_ids or self._dense_dim(name) is None:
+            return {}
+        by_point = {point_id(c): c for c in chunk_ids}
+        with self._lock(name):
+            found = self._engine_dense(name, list(by_point))
+        return {by_point[pid]: vector for pid, vector in found.items()}
 
     def scroll(self, name: str, filters: Filters | None = None) -> Iterator[Chunk]:
         self._require(name)

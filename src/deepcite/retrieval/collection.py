@@ -212,6 +212,17 @@ class Collection:
         """Dense vectors of passages (for MMR and coverage similarity)."""
         return self.embedder.encode(list(texts), kind="passage")
 
+    def vectors(self, chunks: Sequence[Chunk]) -> np.ndarray:
+        """Dense vectors of these chunks: read back from the store, embedding only chunks it does not hold."""
+        stored = self.store.dense_vectors(self.name, [c.chunk_id for c in chunks])
+        missing = [c for c in chunks if c.chunk_id not in stored]
+        if missing:
+            for chunk, vector in zip(missing, self.embed([passage_text(c) for c in missing]), strict=True):
+                stored[chunk.chunk_id] = vector.tolist()
+        if not chunks:
+            return np.zeros((0, self.embedder.dim), dtype=np.float32)
+        return np.asarray([stored[c.chunk_id] for c in chunks], dtype=np.float32)
+
     def count(self, filters: Filters | None = None) -> int:
         return self.store.count(self.name, filters)
 

@@ -200,6 +200,14 @@ class EdgeStore(QdrantLikeStore):
         records = self._shard(name).retrieve(list(ids), with_payload=True, with_vector=False)
         return {str(r.id): r.payload or {} for r in records}
 
+    def _engine_dense(self, name: str, ids: Sequence[str]) -> dict[str, list[float]]:
+        records = self._shard(name).retrieve(list(ids), with_payload=False, with_vector=[DENSE_VECTOR_NAME])
+        return {
+            str(r.id): r.vector[DENSE_VECTOR_NAME]
+            for r in records
+            if r.vector and DENSE_VECTOR_NAME in r.vector
+        }
+
     def _engine_scroll(
         self, name: str, conditions: list[f.Condition]
     ) -> Iterator[tuple[str, dict[str, Any]]]:

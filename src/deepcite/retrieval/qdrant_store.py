@@ -147,6 +147,16 @@ class QdrantStore(QdrantLikeStore):
         records = self.client.retrieve(name, ids=list(ids), with_payload=True, with_vectors=False)
         return {str(r.id): r.payload or {} for r in records}
 
+    def _engine_dense(self, name: str, ids: Sequence[str]) -> dict[str, list[float]]:
+        records = self.client.retrieve(
+            name, ids=list(ids), with_payload=False, with_vectors=[DENSE_VECTOR_NAME]
+        )
+        return {
+            str(r.id): list(r.vector[DENSE_VECTOR_NAME])
+            for r in records
+            if isinstance(r.vector, dict) and DENSE_VECTOR_NAME in r.vector
+        }
+
     def _engine_scroll(
         self, name: str, conditions: list[f.Condition]
     ) -> Iterator[tuple[str, dict[str, Any]]]:

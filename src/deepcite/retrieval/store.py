@@ -53,6 +53,9 @@ class SearchStore(Protocol):
     ) -> list[SearchHit]:
         """Top-k chunks for the query; ``vector`` is required for dense and hybrid modes."""
 
+    def dense_vectors(self, name: str, chunk_ids: Sequence[str]) -> dict[str, list[float]]:
+        """The stored dense vectors of these chunks (chunk id -> vector), so callers never re-embed them."""
+
     def scroll(self, name: str, filters: Filters | None = None) -> Iterator[Chunk]:
         """Every stored chunk (matching the filters), in no particular order."""
 
