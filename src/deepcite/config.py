@@ -121,11 +121,11 @@ class ResearchSettings(BaseSettings):
     # `bridge_modes` for `bridge_k` hits. A bridge candidate's relevance: cosine to (question + parent)
     # + `title_match_bonus` when its title names the entity + `bridge_residual_weight` * its share of
     # the best score of the question words the parent lacks.
-    bridge_parents_per_hop: int = 2
+    bridge_parents_per_hop: int = 1
     bridge_names_per_passage: int = 6
     bridge_modes: list[Literal["bm25", "dense", "hybrid"]] = Field(default_factory=lambda: ["bm25"])
     bridge_k: int = 3
-    bridge_residual_weight: float = 0.2
+    bridge_residual_weight: float = 0.3
     bridge_entities_in_label: int = 4  # entities named in a bridge hop's sub-question text
     max_queries_per_round: int = 24
     max_query_chars: int = 500

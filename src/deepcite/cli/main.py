@@ -33,3 +33,8 @@ app.add_typer(practitioners_app, name="practitioners")
 from deepcite.cli.mcp import mcp  # noqa: E402
 
 app.command(name="mcp")(mcp)
+
+from deepcite.cli.research import eval_multihop, research  # noqa: E402
+
+app.command()(research)
+eval_app.command("multihop")(eval_multihop)

@@ -159,7 +159,6 @@ class ResearchAgent:
         state = ExecutorState(
             plan=plan, errors=errors, warnings=list(plan.intake.warnings), vectors=self._vectors
         )
-        state.coverage.aspects = plan.aspects
         state.coverage.core_importance = self.settings.core_aspect_importance
         executor_gate(state, self.settings)
         while not state.done:

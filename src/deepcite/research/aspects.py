@@ -16,7 +16,9 @@ from deepcite.models import AspectType, QueryAspect
 from deepcite.text import STOP_WORDS, raw_tokens
 
 _QWORDS = r"(?:what|how|why|when|where|which|who|whom|whose|does|do|did|is|are|was|were|can|could|should)"
-_PART_SPLIT = re.compile(rf"\?\s*|;\s+|,?\s+and\s+(?={_QWORDS}\b)", re.IGNORECASE)
+# a new part starts after "?" or ";", or at "and" before a question word that opens a new question
+# ("… and how is it treated"); "and who/which/that …" usually continues the same clause, so it does not split
+_PART_SPLIT = re.compile(r"\?\s*|;\s+|,?\s+and\s+(?=(?:what|how|why|when|where)\b)", re.IGNORECASE)
 _SIDE = r"(.+?)"
 _COMPARISONS = [
     re.compile(

@@ -10,18 +10,25 @@ from deepcite.models import AspectCoverage, AspectType, Candidate, QueryAspect
 from deepcite.research.protocols import CoverageGrader, Retriever
 from deepcite.research.state import ExecutorState
 from deepcite.research.vectors import candidate_vectors, passage_text, text_vectors
-from deepcite.text import tokenize
+from deepcite.text import split_sentences, tokenize
 
 
-def keyword_score(aspect: QueryAspect, passages: list[set[str]]) -> float:
-    """Share of the aspect's keyword stems found: in the best single passage, or in all passages
-    together for a comparison (whose sides are usually described by different passages)."""
+def keyword_score(aspect: QueryAspect, passages: list[set[str]], leads: list[set[str]]) -> float:
+    """Share of the aspect's keyword stems found in the best single passage. A comparison counts all
+    passages together (its sides are usually described by different passages); a definition counts
+    only passage leads (title and first sentence), where a passage says what something is."""
     wanted = set(tokenize(" ".join(aspect.keywords or [aspect.aspect])))
     if not wanted or not passages:
         return 0.0
     if aspect.aspect_type is AspectType.COMPARISON:
         return len(wanted & set().union(*passages)) / len(wanted)
-    return max(len(wanted & p) for p in passages) / len(wanted)
+    pool = leads if aspect.aspect_type is AspectType.DEFINITION else passages
+    return max(len(wanted & p) for p in pool) / len(wanted)
+
+
+def _lead(cand: Candidate) -> str:
+    sentences = split_sentences(cand.chunk.text)
+    return f"{cand.chunk.title} {sentences[0] if sentences else ''}"
 
 
 def similarity_score(cosines: np.ndarray, floor: float, ceiling: float) -> float:
@@ -40,13 +47,14 @@ def heuristic_coverage(
 ) -> dict[str, float]:
     """Per aspect: ``keyword_weight * keyword_score + embedding_weight * similarity_score``, normalised."""
     stems = [set(tokenize(passage_text(c.chunk))) for c in evidence]
+    leads = [set(tokenize(_lead(c))) for c in evidence]
     wk, we = settings.coverage_keyword_weight, settings.coverage_embedding_weight
     total = (wk + we) or 1.0
     scores: dict[str, float] = {}
     for i, aspect in enumerate(aspects):
         cos = evidence_vectors @ aspect_vectors[i] if len(evidence) else np.zeros(0)
         sim = similarity_score(cos, settings.coverage_cosine_floor, settings.coverage_cosine_ceiling)
-        scores[aspect.aspect] = (wk * keyword_score(aspect, stems) + we * sim) / total
+        scores[aspect.aspect] = (wk * keyword_score(aspect, stems, leads) + we * sim) / total
     return scores
 
 

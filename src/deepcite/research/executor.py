@@ -7,6 +7,7 @@ Each node takes the :class:`ExecutorState`, updates it and returns it. ``rerank_
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 from deepcite.config import ResearchSettings
 from deepcite.errors import DeepciteError
@@ -51,7 +52,8 @@ def prepare_round_queries(
 ) -> ExecutorState:
     """Start a round: the planner's next sub-question, plus must-preserve and HyDE variants.
 
-    Must-preserve terms reach at least one query verbatim. HyDE runs only when enabled and the user
+    Must-preserve terms reach at least one query verbatim (a BM25 query: literal terms need literal
+    matching). HyDE runs only when enabled and the user
     did not ask for exact matching; a failing HyDE adapter is recorded and the round goes on.
     """
     hop = planner.next_hop(state)
@@ -68,7 +70,7 @@ def prepare_round_queries(
     intake = state.plan.intake
     terms = intake.must_preserve_terms
     if terms and not any(all(t.lower() in q.text.lower() for t in terms) for q in queries):
-        queries.append(RoundQuery(" ".join(terms) + " " + sub, sub, kind="must_preserve"))
+        queries.append(RoundQuery(" ".join(terms) + " " + sub, sub, kind="must_preserve", modes=["bm25"]))
     if hyde is not None and settings.hyde_enabled and not intake.must_match_exactly:
         try:
             queries.append(RoundQuery(hyde.generate(sub), sub, kind="hyde"))
@@ -78,7 +80,7 @@ def prepare_round_queries(
     for q in queries:
         text = q.text.strip()[: settings.max_query_chars]
         if text and text.lower() not in unique:
-            unique[text.lower()] = RoundQuery(text, q.subquestion, q.kind)
+            unique[text.lower()] = replace(q, text=text)
     state.queries = list(unique.values())[: settings.max_queries_per_round]
     state.results, state.candidates, state.selected, state.counts = [], [], [], {}
     return state
@@ -133,6 +135,7 @@ def merge_candidates(state: ExecutorState, settings: ResearchSettings) -> Execut
                     "mode": str(result.mode),
                     "subquestion": result.query.subquestion,
                     "parent": list(result.query.parent) if result.query.parent else None,
+                    "focus": result.query.focus,
                     "rank": hit.rank,
                     "score": float(hit.score),
                 }

@@ -6,18 +6,15 @@ to their heuristic, recording the error.
 
 from __future__ import annotations
 
-import json
-import re
 from collections.abc import Sequence
 from typing import Any
 
 from deepcite.config import ResearchSettings
 from deepcite.errors import LLMError
 from deepcite.llm.client import LLMClient, Message
+from deepcite.llm.json import chat_json
 from deepcite.models import AspectType, QueryAspect
 from deepcite.research.aspects import keywords_of
-
-_FENCE = re.compile(r"```(?:json)?\s*(.*?)```", re.S)
 
 ASPECTS_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -59,23 +56,9 @@ GRADE_SCHEMA: dict[str, Any] = {
 
 
 def ask_json(llm: LLMClient, system: str, user: str, schema: dict[str, Any]) -> dict[str, Any]:
-    """One chat call whose reply must be a JSON object (code fences and surrounding prose tolerated)."""
+    """One chat call whose reply must be a JSON object matching ``schema`` (tolerant parsing)."""
     messages: list[Message] = [{"role": "system", "content": system}, {"role": "user", "content": user}]
-    reply = llm.chat(messages, schema=schema)
-    text = reply.strip()
-    fenced = _FENCE.search(text)
-    if fenced:
-        text = fenced.group(1).strip()
-    start, end = text.find("{"), text.rfind("}")
-    if start < 0 or end <= start:
-        raise LLMError(f"the LLM answered without a JSON object: {reply[:120]!r}")
-    try:
-        data = json.loads(text[start : end + 1])
-    except json.JSONDecodeError as exc:
-        raise LLMError(f"the LLM answered invalid JSON ({exc}): {reply[:120]!r}") from exc
-    if not isinstance(data, dict):
-        raise LLMError("the LLM answered JSON that is not an object")
-    return data
+    return chat_json(llm, messages, schema)
 
 
 def llm_aspects(llm: LLMClient, question: str, settings: ResearchSettings) -> list[QueryAspect]:

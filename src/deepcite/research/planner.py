@@ -100,8 +100,8 @@ class QueryPlanner:
         """The next sub-question and its base queries, or ``None`` when nothing new is left to ask.
 
         Hop 1 asks the question. Later hops ask, in order: a sub-question from the LLM (when one is
-        configured), the planned sub-question of the most important uncovered aspect, then a bridge
-        hop built from entities found in the evidence so far.
+        configured), the planned sub-questions of the aspects (uncovered ones first, by importance),
+        then a bridge hop built from entities found in the evidence so far.
         """
         plan = state.plan
         if not state.asked:
@@ -112,10 +112,11 @@ class QueryPlanner:
                 return proposed, [RoundQuery(proposed, proposed)]
         threshold = self.settings.aspect_coverage_threshold
         uncovered = {a.aspect for a in state.coverage.get_uncovered_aspects(threshold)}
-        for aspect in sorted(plan.aspects, key=lambda a: -a.importance):
+        ordered = sorted(plan.aspects, key=lambda a: (a.aspect not in uncovered, -a.importance))
+        for aspect in ordered:
             sub = subquestion_for(aspect)
-            if aspect.aspect in uncovered and sub in plan.subquestions and sub not in state.asked:
-                return sub, [RoundQuery(sub, sub, kind="aspect")]
+            if sub in plan.subquestions and sub not in state.asked:
+                return sub, [RoundQuery(sub, sub, kind="aspect", focus=aspect.aspect)]
         return self._bridge_hop(state)
 
     def _llm_next(self, state: ExecutorState) -> str | None:
@@ -159,7 +160,7 @@ class QueryPlanner:
             state.used_entities.extend(entities)
             followed.extend(entities)
             queries.extend(
-                RoundQuery(e, "", kind="bridge", parent=parent.key, modes=list(s.bridge_modes))
+                RoundQuery(e, "", kind="bridge", parent=parent.key, modes=list(s.bridge_modes), focus=e)
                 for e in entities
             )
             held = set(tokenize(passage_text(parent.chunk)))

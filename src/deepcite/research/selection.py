@@ -1,16 +1,20 @@
-"""select_evidence: MMR over the round's candidates with a per-document cap, must-preserve priority and
-spread across the round's queries; the chosen passages join the accumulated evidence."""
+"""select_evidence: MMR over the round's candidates with a per-document cap, must-preserve priority,
+title matches and spread across sub-questions; in bridge hops, relevance judged against the parent
+passage. The chosen passages join the accumulated evidence."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 
 from deepcite.config import ResearchSettings
 from deepcite.models import Candidate
-from deepcite.research.executor import rrf_contribution
 from deepcite.research.protocols import Retriever
 from deepcite.research.state import ExecutorState
 from deepcite.research.vectors import candidate_vectors, text_vectors
+
+_DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
 
 
 def mmr_order(
@@ -61,6 +65,19 @@ def mmr_order(
     return picked
 
 
+def selection_score(rank: int, round_no: int, settings: ResearchSettings) -> float:
+    """A selected passage's pack score: ``round_decay ** (round - 1) / (selection_rank_k + rank)``, so the
+    pack interleaves hops, each later hop a little behind the one before."""
+    return settings.round_decay ** (round_no - 1) / (settings.selection_rank_k + rank)
+
+
+def min_max(scores: list[float]) -> np.ndarray:
+    """Scores scaled onto [0, 1] (all ones when they are equal)."""
+    arr = np.asarray(scores, dtype=float)
+    span = float(arr.max() - arr.min()) if arr.size else 0.0
+    return (arr - arr.min()) / span if span > 0 else np.ones_like(arr)
+
+
 def _holds_terms(cand: Candidate, terms: list[str]) -> bool:
     text = f"{cand.chunk.title} {cand.chunk.text}".lower()
     return any(t.lower() in text for t in terms)
@@ -76,8 +93,25 @@ def _group(cand: Candidate, round_no: int) -> str:
 
 
 def _title_names(title: str, entity: str) -> bool:
-    t, e = title.strip().lower(), entity.strip().lower()
-    return bool(t and e) and (t.startswith(e) or e.startswith(t))
+    """Whether a title names the entity: equal, ignoring case and a trailing "(…)" disambiguation."""
+
+    def bare(text: str) -> str:
+        return _DISAMBIGUATION.sub("", text).strip().lower()
+
+    return bool(bare(title)) and bare(title) == bare(entity)
+
+
+def _reached_by_bridge(cand: Candidate, round_no: int) -> bool:
+    return any(p["round"] == round_no and p["kind"] == "bridge" for p in cand.provenance)
+
+
+def _titled_after_focus(cand: Candidate, round_no: int) -> bool:
+    """Whether the passage's title names the entity or aspect one of this round's queries was about."""
+    return any(
+        p.get("focus") and _title_names(cand.chunk.title, p["focus"])
+        for p in cand.provenance
+        if p["round"] == round_no
+    )
 
 
 def bridge_relevance(
@@ -88,7 +122,7 @@ def bridge_relevance(
     settings: ResearchSettings,
 ) -> np.ndarray:
     """Relevance of bridge-hop candidates, each judged against the parent passage it was reached from:
-    cosine to the normalised sum of the question and parent vectors, plus ``bridge_title_bonus`` when
+    cosine to the normalised sum of the question and parent vectors, plus ``title_match_bonus`` when
     its title names the followed entity, plus ``bridge_residual_weight`` times its residual-query score
     over the best residual score of that parent (the question's words the parent lacks)."""
     question_vec = text_vectors(retriever, [state.plan.question], state.vectors)[0]
@@ -109,13 +143,13 @@ def bridge_relevance(
         parent = tuple(best["parent"])
         focus = question_vec + (parent_vecs.get(parent) if parent_vecs.get(parent) is not None else 0.0)
         focus = focus / (np.linalg.norm(focus) or 1.0)
-        title_hit = any(p["kind"] == "bridge" and _title_names(cand.chunk.title, p["query"]) for p in own)
+        title_hit = _titled_after_focus(cand, state.round)
         residual = max(
             (p["score"] for p in own if p["kind"] == "residual" and tuple(p["parent"]) == parent), default=0.0
         )
         out[i] = (
             float(vectors[i] @ focus)
-            + settings.bridge_title_bonus * title_hit
+            + settings.title_match_bonus * title_hit
             + settings.bridge_residual_weight * (residual / (residual_best.get(parent) or 1.0))
         )
     return out
@@ -124,20 +158,22 @@ def bridge_relevance(
 def select_evidence(state: ExecutorState, retriever: Retriever, settings: ResearchSettings) -> ExecutorState:
     """Choose up to ``max_docs_per_round`` passages of this round and add them to the evidence.
 
-    Relevance is the fused score scaled to [0, 1] (in bridge hops :func:`bridge_relevance`), plus
+    Relevance is the fused score min-max scaled to [0, 1] (in bridge hops :func:`bridge_relevance`), plus
     ``must_preserve_boost`` for passages holding a must-preserve term; the best passage of each
     sub-question (bridge hops: each parent) not yet represented gets ``spread_bonus``; diversity is
     MMR with embedding cosine (``mmr_lambda``); at most ``per_document_cap`` passages per document
-    across the whole evidence. A selected passage scores ``1 / (merge_rrf_k + rank)`` by its rank in
-    the selection, and the evidence keeps each passage's best score over the rounds.
+    across the whole evidence. A selected passage scores :func:`selection_score` by its rank in the
+    selection and its round, and the evidence keeps each passage's best score over the rounds.
     """
-    pool = state.candidates[: settings.selection_pool]
+    parents = {q.parent for q in state.queries if q.parent is not None}
+    pool = state.candidates
+    if parents:  # a bridge hop weighs the passages reached through a followed entity, beyond its parents
+        pool = [c for c in pool if c.key not in parents and _reached_by_bridge(c, state.round)]
+    pool = pool[: settings.selection_pool]
     if not pool:
         state.selected, state.new_evidence = [], 0
         state.subquery_evidence.setdefault(state.subquestion, [])
         return state
-    parents = {q.parent for q in state.queries if q.parent is not None}
-    pool = [c for c in pool if c.key not in parents]  # a bridge hop looks past the passages it follows
     vectors = candidate_vectors(retriever, pool, state.vectors)
     if parents:
         candidate_vectors(
@@ -145,8 +181,10 @@ def select_evidence(state: ExecutorState, retriever: Retriever, settings: Resear
         )
         relevance = bridge_relevance(state, pool, vectors, retriever, settings)
     else:
-        top = max(c.score for c in pool) or 1.0
-        relevance = np.array([c.score / top for c in pool])
+        relevance = min_max([c.score for c in pool])
+        relevance += np.array(
+            [settings.title_match_bonus * _titled_after_focus(c, state.round) for c in pool]
+        )
     terms = state.plan.intake.must_preserve_terms
     if terms:
         relevance += np.array([settings.must_preserve_boost * _holds_terms(c, terms) for c in pool])
@@ -170,7 +208,7 @@ def select_evidence(state: ExecutorState, retriever: Retriever, settings: Resear
     for rank, cand in enumerate(state.selected, start=1):
         cand.features[f"r{state.round}:selected_rank"] = float(rank)
         cand.features[f"r{state.round}:relevance"] = float(relevance[chosen[rank - 1]])
-        cand.score = rrf_contribution(rank, settings.merge_rrf_k)
+        cand.score = selection_score(rank, state.round, settings)
         old = state.evidence.get(cand.key)
         if old is None:
             cand.features["first_round"] = float(state.round)

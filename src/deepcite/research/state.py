@@ -35,6 +35,7 @@ class RoundQuery:
     subquestion: str
     kind: QueryKind = "subquestion"
     parent: tuple[str, str] | None = None  # bridge hops: the evidence passage whose entity this follows
+    focus: str | None = None  # the entity or aspect the query is about (a passage titled so is preferred)
     modes: list[str] | None = None  # None: the configured research.modes
 
 
@@ -75,3 +76,7 @@ class ExecutorState:
     done: bool = False
     stop_reason: str = ""
     skip_reason: str = ""  # set by the gate when the plan needs no retrieval
+
+    def __post_init__(self) -> None:
+        if not self.coverage.aspects:
+            self.coverage.aspects = list(self.plan.aspects)

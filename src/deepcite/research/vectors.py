@@ -9,6 +9,7 @@ import numpy as np
 
 from deepcite.models import Candidate, Chunk
 from deepcite.research.protocols import Retriever
+from deepcite.retrieval.collection import passage_text
 
 _TEXT = "text:"  # cache keys of short texts, apart from chunk ids
 
@@ -18,11 +19,6 @@ class StoredVectors(Protocol):
     """A retriever that can hand back the vectors it indexed, saving a re-embedding."""
 
     def vectors(self, chunks: Sequence[Chunk]) -> np.ndarray: ...
-
-
-def passage_text(chunk: Chunk) -> str:
-    """The text a passage is embedded with (title, then text), as the collection indexes it."""
-    return f"{chunk.title}. {chunk.text}" if chunk.title else chunk.text
 
 
 def candidate_vectors(

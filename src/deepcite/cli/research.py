@@ -1,0 +1,159 @@
+"""``deepcite research`` (hops shown live, then the evidence pack) and ``deepcite eval multihop``."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from deepcite.cli.common import console, err_console, parse_filters, print_json, user_errors
+from deepcite.config import get_settings
+from deepcite.models import EvidencePack, RoundReport
+
+
+def research(
+    question: str = typer.Argument(..., help="The question to research."),
+    collection: str = typer.Option(..., "--collection", "-c", help="Collection to search."),
+    max_hops: int = typer.Option(None, "--max-hops", help="Most hops (default: research.max_hops)."),
+    min_hops: int = typer.Option(None, "--min-hops", help="Fewest hops (default: research.min_hops)."),
+    filters: list[str] = typer.Option(None, "--filter", help="field=value, year>=2015, source=a,b"),
+    group: list[str] = typer.Option(None, "--group", help="ACL group of the caller (repeatable)."),
+    no_llm: bool = typer.Option(False, "--no-llm", help="Use the offline heuristics even if an LLM is set."),
+    json_out: bool = typer.Option(False, "--json", help="Print the evidence pack and metadata as JSON."),
+) -> None:
+    """Plan a question into aspects, retrieve over hops until they are covered, show the evidence pack."""
+    from deepcite.llm.factory import get_llm
+    from deepcite.research.agent import ResearchAgent
+
+    with user_errors():
+        settings = get_settings()
+        agent = ResearchAgent.for_collection(
+            collection,
+            settings,
+            llm_client=None if no_llm else get_llm(settings),
+            min_hops=min_hops,
+            max_hops=max_hops,
+        )
+        out = err_console if json_out else console
+
+        def on_plan(plan) -> None:  # noqa: ANN001 - ResearchPlan
+            out.print(f"[bold]question:[/] {plan.question}")
+            for a in plan.aspects:
+                out.print(f"  aspect [cyan]{a.aspect}[/] ({a.aspect_type}, importance {a.importance:.1f})")
+            if plan.intake.must_preserve_terms:
+                out.print(f"  must keep: {', '.join(plan.intake.must_preserve_terms)}")
+
+        def on_round(state, report: RoundReport) -> None:  # noqa: ANN001 - ExecutorState
+            _print_hop(out, report, len(state.evidence))
+
+        result = agent.process(
+            question, filters=parse_filters(filters, group), on_plan=on_plan, on_round=on_round
+        )
+    if json_out:
+        print_json(
+            {
+                "question": result.question,
+                "hops": result.hops,
+                "seconds": round(result.seconds, 3),
+                "subquestions": result.subquestions,
+                "metadata": result.metadata,
+                "pack": result.pack.model_dump(mode="json"),
+            }
+        )
+        return
+    _print_pack(result.pack)
+    _print_coverage(result.metadata["aspect_coverage"])
+    console.print(
+        f"[bold]stopped:[/] {result.pack.stop_reason} · {result.hops} hops in {result.seconds:.2f}s"
+    )
+    for line in result.pack.warnings + result.pack.errors:
+        console.print(f"[yellow]note:[/] {line}")
+
+
+def _print_hop(out, report: RoundReport, evidence_total: int) -> None:  # noqa: ANN001 - a rich Console
+    colour = "green" if report.decision == "stop" else "blue"
+    out.print(f"[bold]hop {report.round}[/] {report.subquestion}")
+    out.print(
+        f"  {report.candidates_after_fusion} candidates · {len(report.selected)} selected "
+        f"({report.new_evidence} new, {evidence_total} in evidence) · coverage "
+        f"{report.coverage_percentage:.0f}% (weighted {report.weighted_coverage:.2f})"
+    )
+    if report.uncovered_aspects:
+        out.print(f"  uncovered: {'; '.join(report.uncovered_aspects)}")
+    out.print(f"  [{colour}]{report.decision}[/]: {report.reason}")
+
+
+def _print_pack(pack: EvidencePack) -> None:
+    table = Table(title=f"evidence pack · {len(pack.final_evidence)} passages")
+    for column in ("#", "score", "title", "passage", "found by"):
+        table.add_column(column, overflow="fold")
+    for i, cand in enumerate(pack.final_evidence, start=1):
+        rounds = sorted({p["round"] for p in cand.provenance})
+        table.add_row(
+            str(i),
+            f"{cand.score:.4f}",
+            cand.chunk.title or cand.chunk.doc_id,
+            cand.chunk.text[:160] + ("…" if len(cand.chunk.text) > 160 else ""),
+            "hop " + ",".join(map(str, rounds)),
+        )
+    console.print(table)
+
+
+def _print_coverage(meta: dict) -> None:
+    table = Table(
+        title=f"aspect coverage · {meta['coverage_percentage']:.0f}% · weighted {meta['weighted_coverage']:.2f}"
+    )
+    for column in ("aspect", "type", "importance", "score", "covered at hop"):
+        table.add_column(column)
+    for a in meta["aspects"]:
+        hop = a["covered_at_hop"]
+        table.add_row(
+            a["aspect"], a["type"], f"{a['importance']:.1f}", f"{a['coverage_score']:.2f}", str(hop or "-")
+        )
+    console.print(table)
+
+
+def eval_multihop(
+    data: Path = typer.Option(..., "--data", help="A multi-hop QA file (JSON Lines or a JSON array)."),
+    fmt: str = typer.Option(..., "--format", "-f", help="ircot | musique | hotpot | 2wiki"),
+    limit: int = typer.Option(
+        None, "--limit", help="Evaluate only the first N questions (all paragraphs are pooled)."
+    ),
+    data_dir: Path = typer.Option(
+        None, "--data-dir", help="Where the pooled collection is cached (default: DEEPCITE_DATA_DIR)."
+    ),
+    collection: str = typer.Option(
+        None, "--collection", help="Pool collection name (default: derived from the file's content)."
+    ),
+    json_out: Path = typer.Option(None, "--json", help="Write {single_shot, research} figures to this file."),
+) -> None:
+    """Pool every paragraph, then compare single-shot hybrid retrieval with the research engine."""
+    from deepcite.research.multihop import build_pool, evaluate, load_questions
+
+    with user_errors():
+        settings = get_settings()
+        if data_dir is not None:
+            settings = settings.model_copy(update={"data_dir": data_dir})
+        questions = load_questions(data, fmt, limit)
+        console.print(f"pooling the paragraphs of {data.name} into a collection under {settings.data_dir} …")
+        pool = build_pool(data, fmt, settings, name=collection)
+        columns = [TextColumn("[bold]questions"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+        with Progress(*columns, console=console) as bar:
+            task = bar.add_task("eval", total=len(questions))
+            results = evaluate(
+                pool, questions, settings, progress=lambda done, _: bar.update(task, completed=done)
+            )
+    table = Table(title=f"{data.name} · {len(questions)} questions · pooled, {fmt}")
+    keys = ("recall@5", "recall@10", "all_recall@10", "hops_mean", "seconds_per_question")
+    table.add_column("system")
+    for key in keys:
+        table.add_column(key, justify="right")
+    for name, row in results.items():
+        table.add_row(name, *(f"{row[k]:.3f}" for k in keys))
+    console.print(table)
+    if json_out:
+        json_out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        console.print(f"wrote {json_out}")

@@ -1,0 +1,35 @@
+"""Fixtures for the research-engine tests: settings and a real small index (Edge store, real MiniLM)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deepcite.config import ResearchSettings, Settings
+from deepcite.retrieval.collection import Collection
+from deepcite.retrieval.embedder import Embedder
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "research"
+CORPUS = FIXTURES / "corpus.jsonl"
+COLLECTION = "research-fixture"
+
+
+@pytest.fixture
+def research_settings() -> ResearchSettings:
+    return ResearchSettings()
+
+
+@pytest.fixture(scope="session")
+def fixture_settings(tmp_path_factory: pytest.TempPathFactory) -> Settings:
+    return Settings(data_dir=tmp_path_factory.mktemp("research-data"))
+
+
+@pytest.fixture(scope="session")
+def research_collection(fixture_settings: Settings, minilm: Embedder) -> Collection:
+    """The fixture corpus in a real Edge collection embedded with the real MiniLM (built once)."""
+    from deepcite.retrieval.collection import open_collection
+
+    collection = open_collection(COLLECTION, fixture_settings, embedder=minilm)
+    collection.ingest(CORPUS, fmt="jsonl")
+    return collection

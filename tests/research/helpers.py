@@ -1,0 +1,66 @@
+"""Helpers for the research-engine tests: typed state builders and a stand-in for a remote LLM."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from deepcite.config import ResearchSettings
+from deepcite.llm.client import Message
+from deepcite.models import Chunk, SearchHit, SearchMode
+from deepcite.research.planner import QueryPlanner
+from deepcite.research.state import ExecutorState
+
+
+class StandInLLM:
+    """A stand-in for a remote LLM endpoint: answers each call with the next scripted reply.
+
+    A reply that is an exception is raised instead (the endpoint being down).
+    """
+
+    def __init__(self, replies: Sequence[str | Exception]) -> None:
+        self.replies = list(replies)
+        self.calls: list[list[Message]] = []
+
+    @property
+    def model(self) -> str:
+        return "stand-in"
+
+    def chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> str:
+        self.calls.append(list(messages))
+        if not self.replies:
+            raise ConnectionError("the stand-in LLM has no more replies")
+        reply = self.replies.pop(0)
+        if isinstance(reply, Exception):
+            raise reply
+        return reply
+
+    async def achat(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> str:
+        return self.chat(messages, schema=schema, max_tokens=max_tokens)
+
+
+def chunk(cid: str, text: str, *, doc: str | None = None, title: str = "") -> Chunk:
+    return Chunk(chunk_id=cid, doc_id=doc or cid, text=text, title=title)
+
+
+def hit(c: Chunk, rank: int, score: float = 1.0, mode: SearchMode = SearchMode.HYBRID) -> SearchHit:
+    return SearchHit(chunk=c, score=score, rank=rank, mode=mode)
+
+
+def new_state(question: str, settings: ResearchSettings | None = None) -> tuple[ExecutorState, QueryPlanner]:
+    planner = QueryPlanner(settings=settings or ResearchSettings())
+    plan = planner.plan(question)
+    state = ExecutorState(plan=plan)
+    return state, planner

@@ -1,0 +1,116 @@
+"""Multi-hop evaluation: question files, gold ids, recall scoring, and the CLI end to end."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from deepcite.cli.main import app
+from deepcite.errors import InputError
+from deepcite.ingest.loaders import paragraph_id
+from deepcite.research.multihop import RunScores, load_questions
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "research"
+IRCOT = FIXTURES / "multihop_ircot.jsonl"
+HOTPOT = FIXTURES / "multihop_hotpot.json"
+
+
+def test_ircot_questions_carry_the_ingest_ids_of_their_supporting_paragraphs() -> None:
+    questions = load_questions(IRCOT, "ircot")
+    assert [q.qid for q in questions] == ["q1", "q2"]
+    assert len(questions[0].gold) == 2
+    assert (
+        paragraph_id(
+            "Mara Ellison", "Mara Ellison (born 1970) is a Canadian actress known for stage work in Toronto."
+        )
+        in questions[1].gold
+    )
+
+
+def test_hotpot_layout_gives_the_same_gold_as_ircot() -> None:
+    hotpot = load_questions(HOTPOT, "hotpot")
+    assert hotpot[0].gold == load_questions(IRCOT, "ircot")[1].gold
+
+
+def test_limit_and_bad_format_and_missing_file() -> None:
+    assert len(load_questions(IRCOT, "ircot", limit=1)) == 1
+    with pytest.raises(InputError, match="ircot, musique, hotpot, 2wiki"):
+        load_questions(IRCOT, "squad")
+    with pytest.raises(InputError, match="no supporting paragraphs"):
+        load_questions(IRCOT, "musique")
+    with pytest.raises(InputError, match="not a file"):
+        load_questions(FIXTURES / "missing.jsonl", "ircot")
+
+
+def test_recall_scoring() -> None:
+    scores = RunScores()
+    scores.add(["a", "x", "x", "y", "z", "b"], {"a", "b"}, hops=3, seconds=0.5)  # b is 5th once deduped
+    scores.add(["x"] * 3, {"a", "b"}, hops=1, seconds=0.1)
+    out = scores.summary()
+    assert out["recall@5"] == 0.5 and out["recall@10"] == 0.5 and out["all_recall@10"] == 0.5
+    assert out["hops_mean"] == 2.0 and out["seconds_per_question"] == 0.3
+
+
+@pytest.mark.slow
+def test_eval_multihop_cli_writes_both_rows(tmp_path: Path) -> None:
+    out = tmp_path / "multihop.json"
+    result = CliRunner().invoke(
+        app,
+        [
+            "eval",
+            "multihop",
+            "--data",
+            str(IRCOT),
+            "--format",
+            "ircot",
+            "--data-dir",
+            str(tmp_path / "data"),
+            "--json",
+            str(out),
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    figures = json.loads(out.read_text())
+    assert set(figures) == {"single_shot", "research"}
+    for row in figures.values():
+        assert {"recall@5", "recall@10", "all_recall@10", "hops_mean", "seconds_per_question"} <= set(row)
+        assert row["questions"] == 2
+    assert figures["research"]["all_recall@10"] == 1.0
+    assert figures["research"]["hops_mean"] >= 3
+
+
+@pytest.mark.slow
+def test_research_cli_prints_the_pack_as_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from deepcite.config import get_settings
+
+    monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
+    get_settings.cache_clear()
+    runner = CliRunner()
+    try:
+        ingest = runner.invoke(
+            app, ["ingest", str(FIXTURES / "corpus.jsonl"), "--collection", "fx", "--json"]
+        )
+        assert ingest.exit_code == 0, ingest.output
+        result = runner.invoke(
+            app,
+            [
+                "research",
+                "Compare statins and PCSK9 inhibitors",
+                "--collection",
+                "fx",
+                "--json",
+                "--max-hops",
+                "3",
+            ],
+        )
+        assert result.exit_code == 0, result.output
+        data = json.loads(result.stdout)
+        assert data["hops"] == 3 and data["pack"]["final_evidence"]
+        assert data["metadata"]["aspect_coverage"]["total_aspects"] == 3
+        missing = runner.invoke(app, ["research", "statins", "--collection", "nope"])
+        assert missing.exit_code == 2 and "known collections" in missing.output and "fx" in missing.output
+    finally:
+        get_settings.cache_clear()

@@ -1,0 +1,118 @@
+"""QueryPlanner: plans, next hops (aspects, bridges, LLM), stopping decisions."""
+
+from __future__ import annotations
+
+import pytest
+
+from deepcite.config import ResearchSettings
+from deepcite.errors import InputError
+from deepcite.models import AspectCoverage, AspectType, Candidate, QueryAspect
+from deepcite.research.planner import QueryPlanner
+from deepcite.research.state import ExecutorState
+from research.helpers import StandInLLM, chunk, new_state
+
+S = ResearchSettings()
+
+
+def test_plan_lists_the_question_first_then_aspect_subquestions() -> None:
+    plan = QueryPlanner().plan("compare statins and PCSK9 inhibitors")
+    assert plan.subquestions == [
+        "compare statins and PCSK9 inhibitors",
+        "What is statins?",
+        "What is PCSK9 inhibitors?",
+    ]
+    assert plan.intake.must_preserve_terms == ["PCSK9"]
+
+
+def test_invalid_hop_budget_is_refused() -> None:
+    with pytest.raises(InputError, match="min_hops"):
+        QueryPlanner(min_hops=5, max_hops=2)
+
+
+def test_later_hops_target_uncovered_aspects_by_importance() -> None:
+    state, planner = new_state("compare statins and PCSK9 inhibitors")
+    state.asked.append(state.plan.question)
+    state.coverage.coverage_scores = {"statins": 0.9, "PCSK9 inhibitors": 0.1}
+    sub, queries = planner.next_hop(state)
+    assert sub == "What is PCSK9 inhibitors?" and queries[0].kind == "aspect"
+
+
+def test_bridge_hop_follows_entities_of_the_best_evidence() -> None:
+    state, planner = new_state("Which country was the director of The Quiet Beacon born in?")
+    state.asked.append(state.plan.question)
+    film = chunk(
+        "f",
+        "The Quiet Beacon is a 1998 drama film. It was directed by Tomas Reyner.",
+        title="The Quiet Beacon",
+    )
+    state.evidence[("f", "f")] = Candidate(chunk=film, score=1.0)
+    state.coverage = AspectCoverage(
+        aspects=state.plan.aspects, coverage_scores={a.aspect: 1.0 for a in state.plan.aspects}
+    )
+    sub, queries = planner.next_hop(state)
+    bridges = [q for q in queries if q.kind == "bridge"]
+    assert [q.text for q in bridges] == ["Tomas Reyner"]
+    assert all(q.parent == ("f", "f") and q.modes == ["bm25"] for q in bridges)
+    residual = [q for q in queries if q.kind == "residual"]
+    assert residual and "country" in residual[0].text and "beacon" not in residual[0].text.lower()
+    assert "Tomas Reyner" in sub
+    assert planner.next_hop(state) is None  # the parent is used up and nothing else is known
+
+
+def test_llm_plans_aspects_and_proposes_the_next_hop() -> None:
+    llm = StandInLLM(
+        [
+            '```json\n{"aspects": [{"aspect": "statin mechanism", "type": "process", "importance": 0.9}]}\n```',
+            '{"subquestion": "Where was Tomas Reyner born?"}',
+        ]
+    )
+    planner = QueryPlanner(llm_client=llm)
+    plan = planner.plan("how do statins work")
+    assert [(a.aspect, a.aspect_type) for a in plan.aspects] == [("statin mechanism", AspectType.PROCESS)]
+    state = ExecutorState(plan=plan, asked=[plan.question])
+    assert planner.next_hop(state)[0] == "Where was Tomas Reyner born?"
+
+
+def test_llm_failures_fall_back_to_heuristics_and_are_recorded() -> None:
+    llm = StandInLLM([ConnectionError("LLM down"), "not json at all"])
+    planner = QueryPlanner(llm_client=llm)
+    errors: list[str] = []
+    plan = planner.plan("compare statins and PCSK9 inhibitors", errors=errors)
+    assert len(plan.aspects) == 3 and "LLM aspect extraction failed" in errors[0]
+    state = ExecutorState(plan=plan, asked=[plan.question])
+    sub, _ = planner.next_hop(state)
+    assert sub == "What is statins?"
+    assert "LLM next sub-question failed" in state.errors[0]
+
+
+def _coverage(scores: dict[str, float], importance: dict[str, float]) -> AspectCoverage:
+    aspects = [
+        QueryAspect(aspect=a, aspect_type=AspectType.DEFINITION, importance=i) for a, i in importance.items()
+    ]
+    return AspectCoverage(aspects=aspects, coverage_scores=scores)
+
+
+@pytest.mark.parametrize(
+    ("hop", "scores", "streak", "go_on", "reason"),
+    [
+        (10, {"a": 0.0, "b": 0.0}, 0, False, "hop limit"),
+        (2, {"a": 1.0, "b": 1.0}, 5, True, "minimum hops"),
+        (4, {"a": 0.1, "b": 0.0}, 2, False, "no new evidence"),
+        (3, {"a": 0.9, "b": 0.9}, 0, False, "all core aspects covered"),
+        (3, {"a": 0.2, "b": 0.9}, 0, True, "core aspects not yet covered: a"),
+        (3, {"a": 0.9, "b": 0.0}, 0, True, "weighted coverage"),
+    ],
+)
+def test_should_continue_retrieval(hop: int, scores: dict, streak: int, go_on: bool, reason: str) -> None:
+    planner = QueryPlanner(min_hops=3, max_hops=10)
+    cov = _coverage(scores, {"a": 1.0, "b": 0.5})
+    decision, why = planner.should_continue_retrieval(cov, hop, no_novelty_streak=streak)
+    assert decision is go_on and reason in why
+
+
+def test_quality_stopping_when_coverage_is_disabled() -> None:
+    planner = QueryPlanner(min_hops=1, max_hops=5, enable_aspect_coverage=False)
+    cov = _coverage({"a": 0.0}, {"a": 1.0})
+    assert planner.should_continue_retrieval(cov, 1, evidence_quality=0.2)[0] is True
+    go_on, why = planner.should_continue_retrieval(cov, 1, evidence_quality=0.8)
+    assert go_on is False and "coverage off" in why

@@ -1,0 +1,130 @@
+"""run_retrieval, select_evidence and grade_coverage on a real small index (Edge store, real MiniLM)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from deepcite.config import ResearchSettings, Settings
+from deepcite.models import AspectType, QueryAspect
+from deepcite.research.coverage import grade_coverage, keyword_score, similarity_score
+from deepcite.research.executor import merge_candidates, prepare_round_queries, run_retrieval
+from deepcite.research.llm_adapters import LLMCoverageGrader
+from deepcite.research.selection import mmr_order, select_evidence
+from deepcite.retrieval.collection import Collection, open_collection
+from research.helpers import StandInLLM, new_state
+
+S = ResearchSettings()
+
+
+def test_mmr_prefers_a_diverse_second_pick() -> None:
+    vectors = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0]])
+    assert mmr_order(np.array([1.0, 0.95, 0.9]), vectors, lam=0.7, limit=2) == [0, 2]
+    assert mmr_order(np.array([1.0, 0.95, 0.9]), vectors, lam=1.0, limit=2) == [0, 1]
+
+
+def test_mmr_caps_items_per_document_and_spreads_groups() -> None:
+    vectors = np.eye(4)
+    rel = np.array([1.0, 0.9, 0.8, 0.1])
+    picked = mmr_order(rel, vectors, lam=1.0, limit=3, doc_ids=["a", "a", "a", "b"], doc_cap=2)
+    assert picked == [0, 1, 3]
+    spread = mmr_order(rel, vectors, lam=1.0, limit=2, groups=["x", "x", "x", "y"], spread_bonus=1.0)
+    assert spread == [0, 3]
+
+
+def test_keyword_and_similarity_scores() -> None:
+    definition = QueryAspect(
+        aspect="statins", aspect_type=AspectType.DEFINITION, importance=1.0, keywords=["statins"]
+    )
+    assert keyword_score(definition, [{"statin"}], [set()]) == 0.0  # named in the body only, not the lead
+    assert keyword_score(definition, [{"statin"}], [{"statin"}]) == 1.0
+    comparison = QueryAspect(
+        aspect="a vs b", aspect_type=AspectType.COMPARISON, importance=1.0, keywords=["alpha", "beta"]
+    )
+    assert keyword_score(comparison, [{"alpha"}, {"beta"}], [set(), set()]) == 1.0
+    assert similarity_score(np.array([0.5]), 0.25, 0.75) == pytest.approx(0.5)
+    assert similarity_score(np.array([0.9]), 0.25, 0.75) == 1.0
+
+
+def _round(collection: Collection, question: str, settings: ResearchSettings = S):
+    state, planner = new_state(question, settings)
+    prepare_round_queries(state, planner, settings)
+    run_retrieval(state, collection, settings)
+    merge_candidates(state, settings)
+    return state, planner
+
+
+@pytest.mark.slow
+def test_run_retrieval_records_provenance(research_collection: Collection) -> None:
+    state, _ = _round(research_collection, "What is the most common side effect of statins?")
+    assert state.counts["before_fusion"] > 0 and state.results[0].mode == "hybrid"
+    top = state.candidates[0]
+    assert top.chunk.doc_id == "statins-safety"
+    assert top.provenance[0]["round"] == 1 and top.provenance[0]["kind"] == "subquestion"
+
+
+@pytest.mark.slow
+def test_failing_search_is_recorded_and_the_round_goes_on(
+    research_collection: Collection, fixture_settings: Settings
+) -> None:
+    dropped = open_collection("dropped-for-test", fixture_settings, embedder=research_collection.embedder)
+    state, _ = _round(dropped, "statins")
+    assert state.results == [] and "search for 'statins' failed" in state.errors[0]
+
+
+@pytest.mark.slow
+def test_select_evidence_caps_documents_keeps_subquestion_evidence_and_scores_by_rank(
+    research_collection: Collection,
+) -> None:
+    settings = S.model_copy(update={"max_docs_per_round": 4})
+    state, _ = _round(research_collection, "statins LDL cholesterol", settings)
+    select_evidence(state, research_collection, settings)
+    assert 0 < len(state.selected) <= 4 and state.new_evidence == len(state.selected)
+    assert set(state.evidence) == {c.key for c in state.selected}
+    assert (
+        state.subquery_evidence["statins LDL cholesterol"][0].chunk.chunk_id
+        == state.selected[0].chunk.chunk_id
+    )
+    scores = [c.score for c in state.selected]
+    assert scores == sorted(scores, reverse=True) and scores[0] == pytest.approx(
+        1 / (1 + settings.selection_rank_k)
+    )
+    docs = [c.chunk.doc_id for c in state.selected]
+    assert all(docs.count(d) <= settings.per_document_cap for d in docs)
+
+
+@pytest.mark.slow
+def test_must_preserve_passages_come_first(research_collection: Collection) -> None:
+    settings = S.model_copy(update={"must_preserve_boost": 1.0, "max_docs_per_round": 3})
+    state, _ = _round(research_collection, "Which drug lowers LDL, e.g. evolocumab?", settings)
+    select_evidence(state, research_collection, settings)
+    assert "evolocumab" in (state.selected[0].chunk.text + state.selected[0].chunk.title).lower()
+
+
+@pytest.mark.slow
+def test_grade_coverage_rises_with_the_right_evidence(research_collection: Collection) -> None:
+    settings = S.model_copy(update={"max_docs_per_round": 1})
+    state, planner = _round(research_collection, "What is ezetimibe?", settings)
+    grade_coverage(state, research_collection, settings)
+    assert state.coverage.coverage_scores == {"ezetimibe": 0.0}  # nothing selected yet
+    select_evidence(state, research_collection, settings)
+    grade_coverage(state, research_collection, settings)
+    assert state.selected[0].chunk.title == "Ezetimibe"
+    assert state.coverage.coverage_scores["ezetimibe"] >= settings.aspect_coverage_threshold
+    assert state.coverage.covered_by_hop == {"ezetimibe": 1}
+    assert state.quality > 0.3
+
+
+@pytest.mark.slow
+def test_llm_grader_scores_and_its_failure_falls_back(research_collection: Collection) -> None:
+    state, _ = _round(research_collection, "What is ezetimibe?")
+    select_evidence(state, research_collection, S)
+    llm = StandInLLM(['{"scores": {"ezetimibe": 0.2}, "contradictions": []}', TimeoutError("slow LLM")])
+    grade_coverage(state, research_collection, S, LLMCoverageGrader(llm))
+    assert (
+        state.coverage.coverage_scores["ezetimibe"] == 0.2
+        and "ezetimibe" not in state.coverage.covered_by_hop
+    )
+    grade_coverage(state, research_collection, S, LLMCoverageGrader(llm))
+    assert state.coverage.coverage_scores["ezetimibe"] > 0.5
+    assert "coverage grader failed" in state.errors[-1] and "slow LLM" in state.errors[-1]
