@@ -76,3 +76,15 @@ def test_keywords_drop_stop_words_and_repeats() -> None:
 def test_subquestion_for_definition() -> None:
     aspect = heuristic_aspects("statins vs PCSK9 inhibitors", S)[2]
     assert subquestion_for(aspect) == "What is PCSK9 inhibitors?"
+
+
+def test_later_part_pronoun_resolves_to_the_first_part_topic() -> None:
+    from deepcite.config import ResearchSettings
+    from deepcite.research.aspects import heuristic_aspects, question_topic
+
+    assert question_topic("Does atrial fibrillation increase the risk of stroke") == "atrial fibrillation"
+    aspects = heuristic_aspects(
+        "Does atrial fibrillation increase the risk of stroke, and how is it treated?", ResearchSettings()
+    )
+    assert [a.aspect for a in aspects][-1] == "how is atrial fibrillation treated"
+    assert "fibrillation" in aspects[-1].keywords

@@ -18,6 +18,7 @@ from deepcite.text import STOP_WORDS, raw_tokens
 _QWORDS = r"(?:what|how|why|when|where|which|who|whom|whose|does|do|did|is|are|was|were|can|could|should)"
 # a new part starts after "?" or ";", or at "and" before a question word that opens a new question
 # ("… and how is it treated"); "and who/which/that …" usually continues the same clause, so it does not split
+_QWORDS_SET = frozenset(_QWORDS[3:-1].split("|"))
 _PART_SPLIT = re.compile(r"\?\s*|;\s+|,?\s+and\s+(?=(?:what|how|why|when|where)\b)", re.IGNORECASE)
 _SIDE = r"(.+?)"
 _COMPARISONS = [
@@ -128,10 +129,42 @@ def _part_aspects(part: str, w: AspectWeights) -> list[QueryAspect]:
     return out
 
 
+# a later part's pronoun ("… and how is it treated") stands for the first part's topic
+_PRONOUN = re.compile(r"\b(?:it|they|them|this|these)\b", re.IGNORECASE)
+# verbs that end a question's topic phrase ("does [atrial fibrillation] increase …")
+_TOPIC_END = frozenset(
+    """increase increases reduce reduces lower lowers raise raises cause causes improve improves affect affects
+    prevent prevents lead leads work works help helps treat treats influence influences predict predicts
+    change changes differ differs compare compares protect protects worsen worsens occur occurs""".split()
+)
+
+
+def question_topic(part: str) -> str:
+    """The first run of content words of a question part, up to its verb: the part's topic."""
+    words: list[str] = []
+    for token in part.strip().rstrip("?.! ").split():
+        bare = token.strip(",;:()").lower()
+        if bare in _TOPIC_END or (bare in STOP_WORDS and words):
+            break
+        if bare and bare not in STOP_WORDS and bare not in _QWORDS_SET:
+            words.append(token.strip(",;:()"))
+    return " ".join(words)
+
+
+def resolve_pronouns(parts: list[str]) -> list[str]:
+    """Replace a pronoun in every part after the first by the first part's topic."""
+    if len(parts) < 2:
+        return parts
+    topic = question_topic(parts[0])
+    if not topic:
+        return parts
+    return [parts[0], *(_PRONOUN.sub(topic, p, count=1) for p in parts[1:])]
+
+
 def heuristic_aspects(question: str, settings: ResearchSettings) -> list[QueryAspect]:
     """Aspects of ``question`` by pattern; always at least one (the question itself)."""
     w = AspectWeights.from_settings(settings)
-    parts = [p for p in _PART_SPLIT.split(question) if p and len(keywords_of(p)) > 0]
+    parts = resolve_pronouns([p for p in _PART_SPLIT.split(question) if p and len(keywords_of(p)) > 0])
     aspects: list[QueryAspect] = []
     seen: set[str] = set()
     for part in parts or [question]:
