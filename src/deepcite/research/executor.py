@@ -15,6 +15,7 @@ from deepcite.models import Candidate, EvidencePack, SearchMode
 from deepcite.research.planner import QueryPlanner
 from deepcite.research.protocols import HydeGenerator, Retriever
 from deepcite.research.state import ExecutorState, QueryResult, RoundQuery
+from deepcite.retrieval.fusion import rrf_contribution
 
 log = logging.getLogger(__name__)
 
@@ -105,11 +106,6 @@ def run_retrieval(state: ExecutorState, retriever: Retriever, settings: Research
     state.results = results
     state.counts["before_fusion"] = sum(len(r.hits) for r in results)
     return state
-
-
-def rrf_contribution(rank: int, k: int) -> float:
-    """Reciprocal rank fusion (Cormack et al., 2009): one list's share, ``1 / (k + rank)``, rank 1-based."""
-    return 1.0 / (k + rank)
 
 
 def merge_candidates(state: ExecutorState, settings: ResearchSettings) -> ExecutorState:

@@ -35,7 +35,6 @@ from deepcite.config import ResearchSettings, Settings, WebSearchSettings
 from deepcite.errors import ConfigError, DeepciteError
 from deepcite.llm.client import LLMClient
 from deepcite.models import Candidate, Chunk
-from deepcite.research.executor import rrf_contribution
 from deepcite.research.protocols import Retriever, WebSource
 from deepcite.research.state import ExecutorState
 from deepcite.research.vectors import passage_text
@@ -46,6 +45,7 @@ from deepcite.research.web_pages import (
     WebPage,
     fetch_page,
 )
+from deepcite.retrieval.fusion import rrf_contribution
 
 log = logging.getLogger(__name__)
 

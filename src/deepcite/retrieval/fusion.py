@@ -13,6 +13,11 @@ from typing import TypeVar
 K = TypeVar("K", bound=Hashable)
 
 
+def rrf_contribution(rank: int, k: int) -> float:
+    """One list's share of a key's RRF score, ``1 / (k + rank)`` with a 1-based rank."""
+    return 1.0 / (k + rank)
+
+
 def reciprocal_rank_fusion(
     ranked_lists: Sequence[Sequence[K]], k: int, weights: Sequence[float] | None = None
 ) -> list[tuple[K, float]]:
@@ -35,7 +40,7 @@ def reciprocal_rank_fusion(
             if key in seen:
                 continue
             seen.add(key)
-            scores[key] = scores.get(key, 0.0) + weight / (k + rank)
+            scores[key] = scores.get(key, 0.0) + weight * rrf_contribution(rank, k)
     return sorted(scores.items(), key=lambda item: item[1], reverse=True)
 
 
