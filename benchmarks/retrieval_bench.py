@@ -154,14 +154,19 @@ def main() -> None:
     store = col.store
     store.create_collection(big, dense_dim=embedder.dim)
     base_vecs = recorder.passages()
+    rng = np.random.default_rng(0)
     t0 = time.perf_counter()
     for r in range(args.scale):
         replica = [
             c.model_copy(update={"chunk_id": f"{c.chunk_id}~{r}", "doc_id": f"{c.doc_id}~{r}"})
             for c in chunks
         ]
+        # perturbed copies of the real vectors, so the dense index is not full of exact duplicates
+        noisy = base_vecs + rng.normal(0.0, 0.01, base_vecs.shape).astype(np.float32)
+        noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
         for start in range(0, len(replica), 512):
-            store.upsert(big, replica[start : start + 512], base_vecs[start : start + 512])
+            store.upsert(big, replica[start : start + 512], noisy[start : start + 512])
+    store.optimize(big)  # as Collection.ingest does: build the HNSW index before serving
     index_seconds = time.perf_counter() - t0
     n_big = store.count(big)
     out["large"] = {"chunks": n_big, "index_chunks_per_s": round(n_big / index_seconds, 2)}
