@@ -157,14 +157,17 @@ class Collection:
         all_ids = [c.chunk_id for chunks in chunks_by_doc.values() for c in chunks]
         existing = self.store.existing_ids(self.name, all_ids)
         to_write: list[Chunk] = []
+        new_or_changed: list[str] = []
         for doc_id, chunks in chunks_by_doc.items():
-            ids = {c.chunk_id for c in chunks}
-            if ids <= existing:
+            if {c.chunk_id for c in chunks} <= existing:
                 report.unchanged += len(chunks)
                 continue
-            if ids & existing or self.store.count(self.name, Filters(doc_ids=[doc_id])):
-                self.store.delete_document(self.name, doc_id)  # the document changed: replace it whole
+            new_or_changed.append(doc_id)
             to_write.extend(chunks)
+        # one count for the batch: a fresh ingest never looks documents up one by one
+        if new_or_changed and self.store.count(self.name, Filters(doc_ids=new_or_changed)):
+            for doc_id in new_or_changed:
+                self.store.delete_document(self.name, doc_id)  # a changed document is replaced whole
         report.documents += len(docs)
         report.chunks += len(all_ids)
         if not to_write:
