@@ -44,6 +44,8 @@ class Document(BaseModel):
     year: int | None = None
     url: str | None = None
     source: str | None = None
+    authors: list[str] = Field(default_factory=list)
+    file: str | None = None  # path of the original file, relative to the ingested folder
     acl: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
 
@@ -61,6 +63,10 @@ class Chunk(BaseModel):
     year: int | None = None
     url: str | None = None
     source: str | None = None
+    authors: list[str] = Field(default_factory=list)
+    file: str | None = None  # path of the original file, relative to the ingested folder
+    page: int | None = None  # 1-based page (slide number for slides) the chunk starts on
+    page_end: int | None = None  # last page when the chunk crosses a page break, else None
     acl: list[str] = Field(default_factory=list)
     position: int = 0  # index of the chunk within its document
     metadata: dict[str, Any] = Field(default_factory=dict)

@@ -107,6 +107,8 @@ def _make_chunk(doc: Document, position: int, text: str) -> Chunk:
         year=doc.year,
         url=doc.url,
         source=doc.source,
+        authors=list(doc.authors),
+        file=doc.file,
         acl=list(doc.acl),
         position=position,
         metadata=dict(doc.metadata),
