@@ -25,26 +25,22 @@ from pydantic import BaseModel, Field
 
 from deepcite.config import AnswerSettings
 from deepcite.errors import NotFoundError
-from deepcite.models import Candidate, EvidencePack, QueryAspect
+from deepcite.models import Candidate, Chunk, EvidencePack, QueryAspect
 
 log = logging.getLogger(__name__)
 
 
-class ContextChunk(BaseModel):
-    """A passage of the context with its display id ``[id]``."""
+class ContextChunk(Chunk):
+    """A chunk of the context with its display id ``[id]`` and the score that selected it.
+
+    Every :class:`~deepcite.models.Chunk` field (file, page, page_end, section, authors, …) comes along,
+    so a field added to chunks reaches citations without copying; ``acl`` stays internal (never
+    serialised), so a response does not name groups the caller may not know of.
+    """
 
     id: int
-    chunk_id: str
-    doc_id: str
-    title: str = ""
-    pmid: str | None = None
-    doi: str | None = None
-    section: str | None = None
-    text: str
     score: float
-    url: str | None = None
-    year: int | None = None
-    source: str | None = None  # "web" for pages found by web search
+    acl: list[str] = Field(default_factory=list, exclude=True)
 
 
 class ResponseContext(BaseModel):
@@ -107,21 +103,7 @@ def _best_first(candidates: Iterable[Candidate]) -> list[Candidate]:
 
 
 def _to_chunk(candidate: Candidate, display_id: int) -> ContextChunk:
-    chunk = candidate.chunk
-    return ContextChunk(
-        id=display_id,
-        chunk_id=chunk.chunk_id,
-        doc_id=chunk.doc_id,
-        title=chunk.title,
-        pmid=chunk.pmid,
-        doi=chunk.doi,
-        section=chunk.section,
-        text=chunk.text,
-        score=candidate.score,
-        url=chunk.url,
-        year=chunk.year,
-        source=chunk.source,
-    )
+    return ContextChunk(**candidate.chunk.model_dump(), id=display_id, score=candidate.score)
 
 
 class ResponseContextManager:

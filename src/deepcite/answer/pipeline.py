@@ -29,25 +29,13 @@ from deepcite.errors import InsufficientEvidenceError
 from deepcite.models import AspectCoverage, EvidencePack, QueryAspect, RoundReport
 
 
-class Citation(BaseModel):
-    """A numbered source of the response."""
-
-    id: int
-    title: str
-    pmid: str | None = None
-    doi: str | None = None
-    section: str | None = None
-    text: str
-    score: float
-    doc_id: str
-    chunk_id: str
-    url: str | None = None
-    year: int | None = None
-    source: str | None = None  # "web" for pages found by web search
+class Citation(ContextChunk):
+    """A numbered source of the response: the cited chunk with every Chunk field (file, page, page_end,
+    section, title, authors, doi, pmid, year, url, …), its display ``id`` and its ``score``."""
 
     @classmethod
     def from_chunk(cls, chunk: ContextChunk) -> Citation:
-        return cls(**chunk.model_dump())
+        return cls.model_validate(chunk, from_attributes=True)
 
 
 class SubAnswer(BaseModel):
