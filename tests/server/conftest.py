@@ -48,7 +48,7 @@ def server_settings(data_dir: Path, **overrides: Any) -> Settings:
     fields: dict[str, Any] = {
         "data_dir": data_dir,
         "api_keys": API_KEYS,
-        "research": ResearchSettings(min_hops=1, max_hops=3, max_rounds=3),
+        "research": ResearchSettings(min_hops=1, max_hops=3),
         "answer": AnswerSettings(context_max_count=50),
         "server": ServerSettings(
             max_request_bytes=MAX_REQUEST_BYTES,
