@@ -107,7 +107,6 @@ class ResearchAgent:
             updates["min_hops"] = min_hops
         if max_hops is not None:
             updates["max_hops"] = max_hops
-            updates["max_rounds"] = max(base.max_rounds, max_hops)
             updates["min_hops"] = min(updates.get("min_hops", base.min_hops), max_hops)
         if not adaptive_mode:
             updates["min_hops"] = updates.get("max_hops", base.max_hops)

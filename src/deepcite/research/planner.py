@@ -63,7 +63,7 @@ class QueryPlanner:
 
     @property
     def max_hops(self) -> int:
-        return min(self.settings.max_hops, self.settings.max_rounds)
+        return self.settings.max_hops
 
     # -- planning -----------------------------------------------------------------------------------
     def plan(
