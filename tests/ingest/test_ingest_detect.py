@@ -24,7 +24,7 @@ from deepcite.ingest import InputFormat, detect_format
         ("musique.jsonl", InputFormat.MUSIQUE),
         ("records.jsonl", InputFormat.JSONL),
         ("malformed.jsonl", InputFormat.JSONL),
-        ("notes", InputFormat.TEXT),
+        ("notes", InputFormat.FILES),
         ("notes/atrial-fibrillation.md", InputFormat.TEXT),
     ],
 )
@@ -51,17 +51,11 @@ def test_shipped_sample_corpus_is_jsonl() -> None:
     assert detect_format(sample) is InputFormat.JSONL
 
 
-def test_unknown_suffix_asks_for_format(tmp_path: Path) -> None:
+def test_any_other_file_or_folder_is_read_by_content(tmp_path: Path) -> None:
     path = tmp_path / "corpus.csv"
     path.write_text("id,text\n1,hello\n")
-    with pytest.raises(IngestError, match=r"corpus\.csv: cannot tell the format.*--format.*jsonl, beir"):
-        detect_format(path)
-
-
-def test_folder_with_nothing_to_ingest(tmp_path: Path) -> None:
-    (tmp_path / "table.csv").write_text("a,b\n")
-    with pytest.raises(IngestError, match="holds no corpus.jsonl, no ori_pqal.json and no .txt/.md files"):
-        detect_format(tmp_path)
+    assert detect_format(path) is InputFormat.FILES
+    assert detect_format(tmp_path) is InputFormat.FILES
 
 
 def test_missing_path(tmp_path: Path) -> None:

@@ -29,6 +29,8 @@ def test_jsonl_maps_known_fields_and_puts_the_rest_in_metadata(fixtures: Path) -
         "year": 2019,
         "url": "https://example.org/1",
         "source": "trials",
+        "authors": [],
+        "file": None,
         "acl": ["cardiology", "pharmacy"],
         "metadata": {"journal": "Example Journal"},
     }
@@ -104,7 +106,8 @@ def test_paragraph_id_ignores_whitespace_differences_between_layouts() -> None:
 def test_text_folder_ids_are_relative_paths_and_titles_come_from_headings(fixtures: Path) -> None:
     docs = docs_of(fixtures / "notes", "text")
     by_id = {d.id: d for d in docs}
-    assert sorted(by_id) == ["atrial-fibrillation.md", "guides/statins.txt"]  # no hidden file, no .csv
+    # every file but the hidden one: a .csv is read as text
+    assert sorted(by_id) == ["atrial-fibrillation.md", "data.csv", "guides/statins.txt"]
     assert by_id["atrial-fibrillation.md"].title == "Atrial fibrillation in brief"
     assert "Anticoagulants lower the stroke risk." in by_id["atrial-fibrillation.md"].text
     assert by_id["guides/statins.txt"].title == "statins"  # a .txt file's title is its stem

@@ -16,9 +16,12 @@ length divided by that ratio when no passage should be truncated at embedding ti
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
+from itertools import groupby
 
 from deepcite.config import ChunkerSettings
 from deepcite.errors import ConfigError
+from deepcite.ingest.readers.base import Block
 from deepcite.models import Chunk, Document
 from deepcite.text import split_sentences
 
@@ -43,34 +46,56 @@ def chunk_id(doc_id: str, position: int, text: str) -> str:
     return f"{doc_id}::{position}::{digest}"
 
 
-def chunk_document(doc: Document, settings: ChunkerSettings) -> list[Chunk]:
-    """The chunks of ``doc``, in order, each carrying the document's title, section, ids and metadata.
+def chunk_document(doc: Document, settings: ChunkerSettings, blocks: Sequence[Block] = ()) -> list[Chunk]:
+    """The chunks of ``doc``, in order, each carrying the document's title, ids and metadata.
 
     Sentences (:func:`deepcite.text.split_sentences`) are packed greedily up to ``settings.max_tokens``
     words; each new chunk starts with the last whole sentences of the previous one that fit in
     ``settings.overlap_tokens`` words. A sentence longer than the budget is cut into word windows of
     ``max_tokens`` words. A document within the budget is one chunk; an empty text gives no chunks.
+
+    ``blocks`` (from a file reader) give the text with its pages and section headings: a chunk never
+    spans two sections; it records the page its first sentence is on and, when its last sentence is on a
+    later page, ``page_end``. Without blocks the document's text is one run in ``doc.section``.
     """
     _check(settings)
-    return [_make_chunk(doc, position, text) for position, text in enumerate(_pack(doc.text, settings))]
+    runs = blocks or [Block(doc.text, None, doc.section)]
+    chunks: list[Chunk] = []
+    for section, run in groupby(runs, key=lambda block: block.section):
+        units = [
+            (piece, block.page)
+            for block in run
+            for sentence in split_sentences(block.text)
+            for piece in _fit(sentence, settings.max_tokens)
+        ]
+        for packed in _pack(units, settings):
+            pages = [page for _, page in packed if page is not None]
+            first, last = (min(pages), max(pages)) if pages else (None, None)
+            text = " ".join(unit for unit, _ in packed)
+            chunks.append(
+                _make_chunk(doc, len(chunks), text, section, first, last if last != first else None)
+            )
+    return chunks
 
 
-def _pack(text: str, settings: ChunkerSettings) -> list[str]:
-    units = [piece for sentence in split_sentences(text) for piece in _fit(sentence, settings.max_tokens)]
-    chunks: list[list[str]] = []
-    current: list[str] = []
+_Unit = tuple[str, int | None]  # a sentence (or a window of a long one) and its page
+
+
+def _pack(units: list[_Unit], settings: ChunkerSettings) -> list[list[_Unit]]:
+    chunks: list[list[_Unit]] = []
+    current: list[_Unit] = []
     size = 0
     for unit in units:
-        n = count_tokens(unit)
+        n = count_tokens(unit[0])
         if current and size + n > settings.max_tokens:
             chunks.append(current)
             current = _overlap(current, settings.overlap_tokens, settings.max_tokens - n)
-            size = sum(count_tokens(u) for u in current)
+            size = sum(count_tokens(u) for u, _ in current)
         current.append(unit)
         size += n
     if current:
         chunks.append(current)
-    return [" ".join(units) for units in chunks]
+    return chunks
 
 
 def _fit(sentence: str, max_tokens: int) -> list[str]:
@@ -81,27 +106,29 @@ def _fit(sentence: str, max_tokens: int) -> list[str]:
     return [" ".join(words[i : i + max_tokens]) for i in range(0, len(words), max_tokens)]
 
 
-def _overlap(previous: list[str], overlap_tokens: int, room: int) -> list[str]:
+def _overlap(previous: list[_Unit], overlap_tokens: int, room: int) -> list[_Unit]:
     """The longest run of whole trailing sentences of ``previous`` within the overlap and the room left
     for the next sentence; never all of ``previous`` (the next chunk must move on)."""
     budget = min(overlap_tokens, room)
-    carried: list[str] = []
+    carried: list[_Unit] = []
     size = 0
     for unit in reversed(previous[1:]):
-        size += count_tokens(unit)
+        size += count_tokens(unit[0])
         if size > budget:
             break
         carried.insert(0, unit)
     return carried
 
 
-def _make_chunk(doc: Document, position: int, text: str) -> Chunk:
+def _make_chunk(
+    doc: Document, position: int, text: str, section: str | None, page: int | None, page_end: int | None
+) -> Chunk:
     return Chunk(
         chunk_id=chunk_id(doc.id, position, text),
         doc_id=doc.id,
         text=text,
         title=doc.title,
-        section=doc.section,
+        section=section,
         pmid=doc.pmid,
         doi=doc.doi,
         year=doc.year,
@@ -109,6 +136,8 @@ def _make_chunk(doc: Document, position: int, text: str) -> Chunk:
         source=doc.source,
         authors=list(doc.authors),
         file=doc.file,
+        page=page,
+        page_end=page_end,
         acl=list(doc.acl),
         position=position,
         metadata=dict(doc.metadata),

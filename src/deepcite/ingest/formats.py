@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from deepcite.errors import IngestError
-from deepcite.ingest.readers import RawRecord, read_json_members, read_records
+from deepcite.ingest.readers.json_records import RawRecord, json_layout, read_json_members, read_records
 
 TEXT_SUFFIXES: frozenset[str] = frozenset({".txt", ".md", ".markdown"})
 BEIR_CORPUS = "corpus.jsonl"
@@ -26,6 +26,7 @@ class InputFormat(StrEnum):
     HOTPOTQA = "hotpotqa"
     MUSIQUE = "musique"
     TEXT = "text"
+    FILES = "files"  # documents of any readable type (PDF, DOCX, HTML, EPUB, PPTX, text, JSON), by content
 
     @classmethod
     def from_str(cls, value: str | InputFormat) -> InputFormat:
@@ -50,25 +51,28 @@ _PEEK_RECORDS = 5
 
 def text_files(root: Path) -> list[Path]:
     """The ``.txt``/``.md`` files under ``root``, sorted, skipping hidden files and folders."""
+    return [f for f in document_files(root) if f.suffix.lower() in TEXT_SUFFIXES]
+
+
+def document_files(root: Path) -> list[Path]:
+    """Every file under ``root`` (or ``root`` itself when it is a file), sorted, skipping hidden files
+    and folders: the files an ingest of the folder must account for."""
+    if root.is_file():
+        return [root]
     found: list[Path] = []
     for folder, dirs, files in os.walk(root):
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
-        found.extend(
-            Path(folder) / f
-            for f in files
-            if not f.startswith(".") and Path(f).suffix.lower() in TEXT_SUFFIXES
-        )
+        found.extend(Path(folder) / f for f in files if not f.startswith("."))
     return sorted(found)
 
 
 def detect_format(path: str | Path) -> InputFormat:
     """Guess the format of ``path``; raise :class:`IngestError` saying what was seen when it cannot.
 
-    A folder holding ``corpus.jsonl`` is BEIR, one holding ``ori_pqal.json`` is PubMedQA, one holding
-    ``.txt``/``.md`` files is text. ``ori_pqal.json`` is PubMedQA. A ``.txt``/``.md`` file is text. A
-    ``.jsonl`` or ``.json`` file is classified by its content, whatever its name: an object of PMID keys
-    whose values hold ``CONTEXTS`` is PubMedQA; records with ``contexts``/``context`` lists are
-    HotpotQA, with ``paragraphs`` MuSiQue, with ``_id`` BEIR, anything else plain JSON Lines records.
+    A folder holding ``corpus.jsonl`` is BEIR, one holding ``ori_pqal.json`` is PubMedQA, any other
+    folder is files (each read by the reader of its type). ``ori_pqal.json`` is PubMedQA. A ``.txt``/``.md``
+    file is text. A ``.jsonl`` or ``.json`` file is classified by its content (see
+    :func:`detect_records_format`). Any other file is files: its reader is chosen by its content.
     """
     path = Path(path)
     if not path.exists():
@@ -81,15 +85,18 @@ def detect_format(path: str | Path) -> InputFormat:
         return InputFormat.PUBMEDQA
     if suffix in TEXT_SUFFIXES:
         return InputFormat.TEXT
-    if suffix == ".json" and _looks_like_pubmedqa(path):
-        return InputFormat.PUBMEDQA
     if suffix in (".jsonl", ".ndjson", ".json"):
-        return _detect_records(path)
-    raise IngestError(
-        f"cannot tell the format of a {suffix or 'suffix-less'} file; pass --format "
-        f"({', '.join(f.value for f in InputFormat if f is not InputFormat.AUTO)})",
-        path=str(path),
-    )
+        return detect_records_format(path)
+    return InputFormat.FILES
+
+
+def detect_records_format(path: Path) -> InputFormat:
+    """The corpus format of a JSON or JSON Lines file, whatever its name: an object of PMID keys whose
+    values hold ``CONTEXTS`` is PubMedQA; records with ``contexts``/``context`` lists are HotpotQA, with
+    ``paragraphs`` MuSiQue, with ``_id`` BEIR, anything else plain JSON Lines records."""
+    if json_layout(path) == "document" and _looks_like_pubmedqa(path):
+        return InputFormat.PUBMEDQA
+    return _detect_records(path)
 
 
 def check_readable(path: Path) -> None:
@@ -109,13 +116,7 @@ def _detect_folder(path: Path) -> InputFormat:
         return InputFormat.BEIR
     if (path / PUBMEDQA_FILE).is_file():
         return InputFormat.PUBMEDQA
-    if text_files(path):
-        return InputFormat.TEXT
-    raise IngestError(
-        f"the folder holds no {BEIR_CORPUS}, no {PUBMEDQA_FILE} and no .txt/.md files; "
-        "point at a corpus file or a folder of documents, or pass --format",
-        path=str(path),
-    )
+    return InputFormat.FILES
 
 
 def _detect_records(path: Path) -> InputFormat:

@@ -20,12 +20,12 @@ can skip them or fail before writing anything.
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
 from typing import Any
 
+from deepcite.config import IngestSettings
 from deepcite.errors import IngestError
 from deepcite.ingest.fields import BadRecord, record_to_document, text_field, to_year
 from deepcite.ingest.formats import (
@@ -34,10 +34,11 @@ from deepcite.ingest.formats import (
     InputFormat,
     check_readable,
     detect_format,
-    text_files,
+    document_files,
 )
 from deepcite.ingest.problems import LoadProblem
-from deepcite.ingest.readers import RawRecord, read_json_members, read_records, read_text
+from deepcite.ingest.readers import read_file
+from deepcite.ingest.readers.json_records import RawRecord, read_json_members, read_records
 from deepcite.models import Document
 
 __all__ = ["LOADERS", "LoadProblem", "iter_documents", "detect_format", "paragraph_id", "InputFormat"]
@@ -45,7 +46,6 @@ __all__ = ["LOADERS", "LoadProblem", "iter_documents", "detect_format", "paragra
 LoadItem = Document | LoadProblem
 Loader = Callable[[Path], Iterator[LoadItem]]
 
-_MD_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
 
 
 def iter_documents(path: str | Path, fmt: InputFormat | str = InputFormat.AUTO) -> Iterator[LoadItem]:
@@ -204,30 +204,22 @@ def _hotpot_item(i: int, item: Any) -> tuple[str, str]:
     return item[0].strip(), text
 
 
-def load_text(root: Path) -> Iterator[LoadItem]:
-    """A folder of ``.txt``/``.md`` files (or one such file): one Document per file. The id is the path
-    relative to the folder (the file name for a single file); the title is the first Markdown heading of
-    a ``.md`` file, else the file stem."""
-    files = [root] if root.is_file() else text_files(root)
+def load_files(root: Path, *, settings: IngestSettings | None = None) -> Iterator[LoadItem]:
+    """The documents of a file or folder of files, each read in this process by the reader of its type
+    (:mod:`deepcite.ingest.readers`); a file that cannot be read is one problem naming the reason. The id
+    of a file's document is its path relative to the folder (the file name for a single file).
+    :meth:`deepcite.retrieval.collection.Collection.ingest` reads files in a bounded child process and
+    keeps their pages and sections; this is the plain reading for scripts."""
+    settings = settings or IngestSettings()
     base = root.parent if root.is_file() else root
-    for file in files:
-        rel = file.relative_to(base).as_posix()
-        try:
-            text = read_text(file)
-        except OSError as exc:
-            yield LoadProblem(
-                str(file), None, f"cannot read the file ({exc.strerror or exc}); check its permissions"
-            )
+    for file in document_files(root):
+        name = file.relative_to(base).as_posix()
+        result = read_file(file, doc_id=name, name=name, settings=settings)
+        if result.skip:
+            yield LoadProblem(str(file), None, result.skip.message)
             continue
-        if isinstance(text, LoadProblem):
-            yield text
-            continue
-        if not text.strip():
-            yield LoadProblem(str(file), None, "the file is empty; add text or remove it")
-            continue
-        heading = _MD_HEADING.search(text) if file.suffix.lower() != ".txt" else None
-        title = heading.group(1).strip() if heading else file.stem
-        yield Document(id=rel, title=title, text=text.strip())
+        yield from result.problems
+        yield from (read.document for read in result.documents)
 
 
 LOADERS: dict[InputFormat, Loader] = {
@@ -236,7 +228,8 @@ LOADERS: dict[InputFormat, Loader] = {
     InputFormat.PUBMEDQA: load_pubmedqa,
     InputFormat.HOTPOTQA: partial(load_paragraphs, source="hotpotqa"),
     InputFormat.MUSIQUE: partial(load_paragraphs, source="musique"),
-    InputFormat.TEXT: load_text,
+    InputFormat.TEXT: load_files,
+    InputFormat.FILES: load_files,
 }
 
 
@@ -251,9 +244,9 @@ def _resolve_input(path: Path, fmt: InputFormat) -> Path:
         raise IngestError("no such file or folder; check the path", path=str(path))
     if path.is_dir():
         inner = _FOLDER_FILES.get(fmt)
-        if fmt is InputFormat.TEXT:
-            if not text_files(path):
-                raise IngestError("the folder holds no .txt or .md files; nothing to ingest", path=str(path))
+        if fmt in (InputFormat.TEXT, InputFormat.FILES):
+            if not document_files(path):
+                raise IngestError("the folder holds no files; nothing to ingest", path=str(path))
             return path
         if inner is None:
             raise IngestError(
@@ -263,6 +256,8 @@ def _resolve_input(path: Path, fmt: InputFormat) -> Path:
             raise IngestError(f"a {fmt.value} folder must hold {inner}; it was not found", path=str(path))
         path = path / inner
     check_readable(path)
+    if fmt is InputFormat.FILES:
+        return path  # an empty file is reported by its reader
     if path.stat().st_size == 0:
         raise IngestError("the file is empty; nothing to ingest", path=str(path))
     return path

@@ -13,8 +13,7 @@ Usage::
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -23,7 +22,19 @@ import numpy as np
 from deepcite.config import Settings, get_settings
 from deepcite.errors import CollectionNotFoundError, IngestError, InputError
 from deepcite.ingest.chunker import chunk_document
+from deepcite.ingest.formats import InputFormat, detect_format, document_files
+from deepcite.ingest.isolate import read_file_isolated
 from deepcite.ingest.loaders import LoadProblem, iter_documents
+from deepcite.ingest.originals import OriginalsStore
+from deepcite.ingest.readers import MEDIA_TYPES, ReadDocument, ReadResult
+from deepcite.ingest.report import (
+    FileProgressCallback,
+    FileReport,
+    FileStatus,
+    IngestProgress,
+    IngestReport,
+    ProgressCallback,
+)
 from deepcite.models import Chunk, Document, Filters, FusionMethod, SearchHit, SearchMode
 from deepcite.retrieval.embedder import Embedder
 from deepcite.retrieval.embedders import get_embedder
@@ -31,40 +42,6 @@ from deepcite.retrieval.factory import open_store
 from deepcite.retrieval.store import SearchStore
 
 OnError = Literal["skip", "fail"]
-ProgressCallback = Callable[[int, int], None]  # (documents done, chunks written)
-
-
-@dataclass
-class IngestReport:
-    """What one ingest did: counts, what was skipped and why, and the time it took."""
-
-    collection: str
-    documents: int = 0
-    chunks: int = 0
-    written: int = 0
-    unchanged: int = 0
-    skipped: list[LoadProblem] = field(default_factory=list)
-    seconds: float = 0.0
-    embed_seconds: float = 0.0
-    index_seconds: float = 0.0
-
-    @property
-    def docs_per_s(self) -> float:
-        return self.documents / self.seconds if self.seconds else 0.0
-
-    def to_dict(self) -> dict[str, object]:
-        return {
-            "collection": self.collection,
-            "documents": self.documents,
-            "chunks": self.chunks,
-            "written": self.written,
-            "unchanged": self.unchanged,
-            "skipped": [{"path": p.path, "line": p.line, "reason": p.reason} for p in self.skipped],
-            "seconds": round(self.seconds, 3),
-            "embed_seconds": round(self.embed_seconds, 3),
-            "index_seconds": round(self.index_seconds, 3),
-            "docs_per_s": round(self.docs_per_s, 2),
-        }
 
 
 def passage_text(chunk: Chunk) -> str:
@@ -106,9 +83,25 @@ class Collection:
         re-started completes without duplicates. A document whose text changed is replaced whole.
         ``on_error="fail"`` (the default) checks the whole input before writing anything and raises
         :class:`IngestError` naming file and line; ``"skip"`` writes the good records and reports the rest.
+        A folder (or a file that is not a corpus of records) goes through :meth:`ingest_files`.
         """
         if on_error not in ("skip", "fail"):
             raise InputError(f"on_error must be 'skip' or 'fail', not {on_error!r}")
+        if isinstance(source, (str, Path)):
+            path = Path(source)
+            kind = InputFormat.from_str(fmt)
+            kind = detect_format(path) if kind is InputFormat.AUTO else kind
+            if kind in (InputFormat.FILES, InputFormat.TEXT):
+                iter_documents(path, kind)  # raises at once for a missing path or an empty folder
+                files = document_files(path)
+                base = path.parent if path.is_file() else path
+                return self.ingest_files(
+                    files,
+                    names=[f.relative_to(base).as_posix() for f in files],
+                    on_error=on_error,
+                    batch_docs=batch_docs,
+                    progress=progress,
+                )
         batch_docs = batch_docs or self.settings.embedder.ingest_batch_docs
         report = IngestReport(collection=self.name)
         started = time.perf_counter()
@@ -138,6 +131,10 @@ class Collection:
             self._write_batch(batch, report)
             if progress:
                 progress(report.documents, report.written)
+        return self._finish(report, started)
+
+    def _finish(self, report: IngestReport, started: float) -> IngestReport:
+        """Optimise the index when anything was written and stamp the report's total time."""
         if report.written:
             t0 = time.perf_counter()
             self.store.optimize(self.name)
@@ -152,8 +149,15 @@ class Collection:
         else:
             yield from source
 
-    def _write_batch(self, docs: Sequence[Document], report: IngestReport) -> None:
-        chunks_by_doc = {doc.id: chunk_document(doc, self.settings.chunker) for doc in docs}
+    def _write_batch(
+        self, docs: Sequence[Document | ReadDocument], report: IngestReport
+    ) -> tuple[dict[str, int], set[str]]:
+        """Chunk, embed and index ``docs``; returns each document's chunk count and the ids of the
+        documents that were new or changed."""
+        reads = [d if isinstance(d, ReadDocument) else ReadDocument(d) for d in docs]
+        chunks_by_doc = {
+            r.document.id: chunk_document(r.document, self.settings.chunker, r.blocks) for r in reads
+        }
         all_ids = [c.chunk_id for chunks in chunks_by_doc.values() for c in chunks]
         existing = self.store.existing_ids(self.name, all_ids)
         to_write: list[Chunk] = []
@@ -168,10 +172,11 @@ class Collection:
         if new_or_changed and self.store.count(self.name, Filters(doc_ids=new_or_changed)):
             for doc_id in new_or_changed:
                 self.store.delete_document(self.name, doc_id)  # a changed document is replaced whole
-        report.documents += len(docs)
+        report.documents += len(reads)
         report.chunks += len(all_ids)
+        counts = {doc_id: len(chunks) for doc_id, chunks in chunks_by_doc.items()}
         if not to_write:
-            return
+            return counts, set()
         t0 = time.perf_counter()
         vectors = self.embedder.encode([passage_text(c) for c in to_write], kind="passage")
         t1 = time.perf_counter()
@@ -180,6 +185,118 @@ class Collection:
         report.embed_seconds += t1 - t0
         report.index_seconds += t2 - t1
         report.written += len(to_write)
+        return counts, set(new_or_changed)
+
+    # -- files ---------------------------------------------------------------------------------------
+    @property
+    def originals(self) -> OriginalsStore:
+        """The original files of this collection's documents (served at their pages; apply ACL first)."""
+        return OriginalsStore.for_collection(self.settings, self.name)
+
+    def ingest_files(
+        self,
+        paths: Sequence[Path],
+        *,
+        names: Sequence[str] | None = None,
+        acl: Sequence[str] = (),
+        on_error: OnError = "fail",
+        batch_docs: int | None = None,
+        progress: ProgressCallback | None = None,
+        on_progress: FileProgressCallback | None = None,
+    ) -> IngestReport:
+        """Read, chunk, embed and index files of any readable type; every file is accounted for in the
+        report's ``files`` (ingested, unchanged, or skipped with its reason).
+
+        ``names`` are the files' names as the user knows them (relative paths, upload names; default: the
+        file names); a file's document id is its name. ``acl`` groups are given to every document read.
+        Each file is read in a bounded child process (``ingest`` settings). ``on_error="fail"`` reads
+        every file first and raises :class:`IngestError` listing the failures before writing anything;
+        ``"skip"`` goes on and reports them. ``on_progress`` gets an :class:`IngestProgress` as each file
+        is done. The originals of ingested files are kept in :attr:`originals`.
+        """
+        if on_error not in ("skip", "fail"):
+            raise InputError(f"on_error must be 'skip' or 'fail', not {on_error!r}")
+        names = list(names) if names is not None else [p.name for p in paths]
+        if len(names) != len(paths):
+            raise InputError(f"{len(paths)} files but {len(names)} names; give one name per file")
+        batch_docs = batch_docs or self.settings.embedder.ingest_batch_docs
+        report = IngestReport(collection=self.name)
+        started = time.perf_counter()
+        reads = (self._read(path, name, acl, report) for path, name in zip(paths, names, strict=True))
+        if on_error == "fail":
+            reads = iter(list(reads))  # read everything before writing anything
+            failed = [f for f in report.files if f.status is FileStatus.SKIPPED]
+            if failed or report.skipped:
+                listing = "; ".join(f"{f.file}: {f.message}" for f in failed)
+                listing += "; ".join(f"{p.path}:{p.line}: {p.reason}" for p in report.skipped)
+                raise IngestError(
+                    f"{len(failed) + len(report.skipped)} problems, nothing was written ({listing}). Fix "
+                    "or remove those files, or re-run with --on-error skip"
+                )
+        pending: list[tuple[FileReport, Path, ReadResult]] = []
+        done = 0
+        for file, path, result in reads:
+            if file.status is FileStatus.SKIPPED:
+                done += 1
+                if on_progress:
+                    on_progress(IngestProgress(done=done, total=len(paths), file=file))
+                continue
+            pending.append((file, path, result))
+            if sum(len(r.documents) for _, _, r in pending) >= batch_docs:
+                done = self._write_files(pending, report, done, len(paths), progress, on_progress)
+                pending = []
+        if pending:
+            self._write_files(pending, report, done, len(paths), progress, on_progress)
+        return self._finish(report, started)
+
+    def _read(
+        self, path: Path, name: str, acl: Sequence[str], report: IngestReport
+    ) -> tuple[FileReport, Path, ReadResult]:
+        t0 = time.perf_counter()
+        result = read_file_isolated(path, doc_id=name, name=name, settings=self.settings.ingest)
+        seconds = time.perf_counter() - t0
+        report.read_seconds += seconds
+        report.skipped.extend(result.problems)
+        file = FileReport(
+            file=name,
+            status=FileStatus.SKIPPED if result.skip else FileStatus.INGESTED,
+            kind=result.kind,
+            reason=result.skip.reason if result.skip else None,
+            message=result.skip.message if result.skip else None,
+            pages=result.pages,
+            ocr_pages=result.ocr_pages,
+            seconds=seconds,
+        )
+        if acl:
+            for read in result.documents:
+                read.document = read.document.model_copy(update={"acl": list(acl)})
+        file.doc_ids = [r.document.id for r in result.documents]
+        report.files.append(file)
+        return file, path, result
+
+    def _write_files(
+        self,
+        pending: list[tuple[FileReport, Path, ReadResult]],
+        report: IngestReport,
+        done: int,
+        total: int,
+        progress: ProgressCallback | None,
+        on_progress: FileProgressCallback | None,
+    ) -> int:
+        self.store.create_collection(self.name, dense_dim=self.embedder.dim)
+        counts, written = self._write_batch([d for _, _, r in pending for d in r.documents], report)
+        for file, path, result in pending:
+            file.chunks = sum(counts.get(doc_id, 0) for doc_id in file.doc_ids)
+            if not written.intersection(file.doc_ids):
+                file.status = FileStatus.UNCHANGED
+            if result.kind and result.kind not in ("json", "jsonl") and len(file.doc_ids) == 1:
+                self.originals.put(file.doc_ids[0], path, media_type=MEDIA_TYPES[result.kind], name=file.file)
+            done += 1
+            if on_progress:
+                on_progress(IngestProgress(done=done, total=total, file=file))
+        if progress:
+            progress(report.documents, report.written)
+        return done
 
     # -- search --------------------------------------------------------------------------------------
     def search(
@@ -231,10 +348,13 @@ class Collection:
         return self.store.count(self.name, filters)
 
     def delete_document(self, doc_id: str) -> int:
+        """Delete a document's chunks and its stored original; returns the number of chunks deleted."""
+        self.originals.remove(doc_id)
         return self.store.delete_document(self.name, doc_id)
 
     def drop(self) -> None:
         self.store.drop_collection(self.name)
+        self.originals.clear()
 
 
 def open_collection(

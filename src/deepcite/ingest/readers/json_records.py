@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 from deepcite.ingest.problems import LoadProblem
 
 _WS = re.compile(r"[ \t\n\r]*")
+_SNIFF_BYTES = 1 << 20
 
 
 class RawRecord(NamedTuple):
@@ -83,14 +84,42 @@ def read_json_document(path: Path) -> Iterator[RawRecord | LoadProblem]:
 
 
 def read_records(path: Path) -> Iterator[RawRecord | LoadProblem]:
-    """Records of a file holding many: JSON Lines, a JSON array, or (``.json``) one JSON object."""
+    """Records of a file holding many: JSON Lines, a JSON array, or one JSON object (found by content: a
+    JSON Lines file named ``.json`` reads as JSON Lines)."""
     head = _first_char(path)
-    if head == "[":
+    if head == "[" and json_layout(path) != "lines":
         yield from read_json_members(path)
-    elif head == "{" and path.suffix.lower() == ".json":
+    elif head == "{" and json_layout(path) == "document":
         yield from read_json_document(path)
     else:
         yield from read_json_lines(path)
+
+
+def json_layout(path: Path) -> str | None:
+    """``"lines"`` when the file's first line is a whole JSON value and more values follow on later
+    lines (JSON Lines), ``"document"`` when it starts one JSON value spanning lines or the whole file,
+    ``None`` when it does not start with JSON at all."""
+    with path.open("rb") as fh:
+        first = fh.readline(_SNIFF_BYTES).decode("utf-8-sig", errors="replace")
+        rest = fh.read(_SNIFF_BYTES).decode("utf-8", errors="replace").lstrip()
+    stripped = first.strip()
+    if stripped[:1] not in ("{", "["):
+        return None
+    if _is_json_value(stripped):
+        return "lines" if rest[:1] in ("{", "[") else "document"
+    # the first value goes on past the first line, or the first line is malformed: JSON Lines when the
+    # next line is a whole value
+    return "lines" if _is_json_value(rest.split("\n", 1)[0].strip()) else "document"
+
+
+def _is_json_value(line: str) -> bool:
+    if line[:1] not in ("{", "["):
+        return False
+    try:
+        json.loads(line)
+    except json.JSONDecodeError:
+        return False
+    return True
 
 
 def _malformed(path: Path, exc: json.JSONDecodeError, line: int | None = None) -> LoadProblem:

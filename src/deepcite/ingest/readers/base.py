@@ -1,0 +1,111 @@
+"""The reader interface: one file in, documents (with page and section per block of text) or a skip reason out."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import Protocol
+
+from deepcite.config import IngestSettings
+from deepcite.ingest.problems import LoadProblem
+from deepcite.models import Document
+
+
+class SkipReason(StrEnum):
+    """Why a file was not ingested."""
+
+    UNSUPPORTED = "unsupported"
+    ENCRYPTED = "encrypted"
+    EMPTY = "empty"
+    CORRUPT = "corrupt"
+    SCANNED = "scanned"  # no usable text layer and no OCR available
+    TOO_LARGE = "too_large"
+    TIMEOUT = "timeout"
+    OUT_OF_MEMORY = "out_of_memory"
+    UNREADABLE = "unreadable"  # not a regular file, or no permission to read it
+    INVALID = "invalid"  # records that fail validation (JSON files) under --on-error fail
+
+
+@dataclass(frozen=True)
+class Block:
+    """A run of text from one page (``None`` for formats without pages) under one section heading."""
+
+    text: str
+    page: int | None = None
+    section: str | None = None
+
+
+@dataclass
+class ReadDocument:
+    """A document as read: its record (text = the blocks joined) and the blocks the chunker maps to pages
+    and sections; no blocks means chunk ``document.text`` as one run (JSON records)."""
+
+    document: Document
+    blocks: list[Block] = field(default_factory=list)
+
+
+@dataclass
+class Skip:
+    """Why a file was skipped, and a message that says what to do about it."""
+
+    reason: SkipReason
+    message: str
+
+
+@dataclass
+class ReadResult:
+    """What a reader made of one file: documents and per-record problems, or a skip."""
+
+    documents: list[ReadDocument] = field(default_factory=list)
+    problems: list[LoadProblem] = field(default_factory=list)
+    skip: Skip | None = None
+    pages: int | None = None
+    ocr_pages: int = 0
+    kind: str | None = None  # the detected file type, set by read_file
+
+    @classmethod
+    def skipped(cls, reason: SkipReason, message: str) -> ReadResult:
+        return cls(skip=Skip(reason, message))
+
+
+class Reader(Protocol):
+    """Reads one file of its format. ``doc_id`` is the id to give the (first) document; ``name`` is the
+    file's name relative to the ingested folder. Raise nothing for a bad file: return a skip."""
+
+    def read(self, path: Path, *, doc_id: str, name: str, settings: IngestSettings) -> ReadResult: ...
+
+
+def document_from_blocks(
+    blocks: list[Block],
+    *,
+    doc_id: str,
+    name: str,
+    title: str | None = None,
+    authors: list[str] | None = None,
+    doi: str | None = None,
+    year: int | None = None,
+    metadata: dict[str, object] | None = None,
+) -> ReadResult:
+    """The one-document result of a file read as ``blocks``; empty blocks make an ``empty`` skip."""
+    blocks = [b for b in blocks if b.text.strip()]
+    if not blocks:
+        return ReadResult.skipped(SkipReason.EMPTY, "the file is empty: it holds no text; nothing to ingest")
+    title = (title or "").strip() or _first_section(blocks) or Path(name).stem
+    document = Document(
+        id=doc_id,
+        text="\n\n".join(b.text for b in blocks),
+        title=title,
+        authors=authors or [],
+        doi=doi,
+        year=year,
+        file=name,
+        source=Path(name).suffix.lower().lstrip(".") or None,
+        metadata=dict(metadata or {}),
+    )
+    pages = max((b.page for b in blocks if b.page is not None), default=None)
+    return ReadResult(documents=[ReadDocument(document, blocks)], pages=pages)
+
+
+def _first_section(blocks: list[Block]) -> str | None:
+    return next((b.section for b in blocks if b.section), None)
