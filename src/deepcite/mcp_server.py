@@ -112,17 +112,14 @@ def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[:limit].rsplit(" ", 1)[0] + "…"
 
 
+_PASSAGE_HIDDEN = {"acl", "metadata", "position", "text"}  # internal fields; text is cut below
+
+
 def _passage(chunk: Chunk, score: float, limit: int) -> dict[str, Any]:
+    """A passage of a tool result: every field a reader cites it by (file, page, page_end, section, title,
+    authors, doi, pmid, year, url, …), its score, and its text cut to ``limit`` characters."""
     return {
-        "chunk_id": chunk.chunk_id,
-        "doc_id": chunk.doc_id,
-        "title": chunk.title,
-        "section": chunk.section,
-        "pmid": chunk.pmid,
-        "doi": chunk.doi,
-        "year": chunk.year,
-        "url": chunk.url,
-        "source": chunk.source,
+        **chunk.model_dump(mode="json", exclude=_PASSAGE_HIDDEN),
         "score": round(float(score), 6),
         "text": _cut(chunk.text, limit),
     }

@@ -9,6 +9,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from deepcite.cli.common import console, parse_filters, print_json, user_errors
+from deepcite.cli.sources import source_label
 from deepcite.config import get_settings
 from deepcite.errors import InputError
 from deepcite.models import FusionMethod, SearchMode
@@ -92,17 +93,18 @@ def search(
         print_json([h.model_dump(mode="json") for h in hits])
         return
     table = Table(title=f"{mode} · {collection} · “{query}”")
-    for name, style in (
-        ("rank", "dim"),
-        ("score", "cyan"),
-        ("id", "magenta"),
-        ("title", "bold"),
-        ("snippet", ""),
-    ):
+    labels = [source_label(hit.chunk) for hit in hits]
+    with_files = any(labels)  # a "source" column (file and page) when any hit comes from a file
+    columns = [("rank", "dim"), ("score", "cyan"), ("id", "magenta"), ("title", "bold")]
+    columns += [("source", "green")] if with_files else []
+    for name, style in [*columns, ("snippet", "")]:
         table.add_column(name, style=style, overflow="fold")
-    for hit in hits:
+    for hit, label in zip(hits, labels, strict=True):
         snippet = hit.chunk.text[:160] + ("…" if len(hit.chunk.text) > 160 else "")
-        table.add_row(str(hit.rank), f"{hit.score:.4f}", hit.chunk.doc_id, hit.chunk.title[:60], snippet)
+        where = (label,) if with_files else ()
+        table.add_row(
+            str(hit.rank), f"{hit.score:.4f}", hit.chunk.doc_id, hit.chunk.title[:60], *where, snippet
+        )
     console.print(table)
     if not hits:
         console.print("[yellow]no results[/]: try another mode, fewer filters, or check the collection name")

@@ -10,6 +10,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from deepcite.cli.common import console, err_console, parse_filters, print_json, user_errors
+from deepcite.cli.sources import source_label
 from deepcite.config import get_settings
 from deepcite.models import EvidencePack, RoundReport
 
@@ -95,7 +96,7 @@ def _print_pack(pack: EvidencePack) -> None:
         table.add_row(
             str(i),
             f"{cand.score:.4f}",
-            cand.chunk.title or cand.chunk.doc_id,
+            " · ".join(filter(None, (cand.chunk.title or cand.chunk.doc_id, source_label(cand.chunk)))),
             cand.chunk.text[:160] + ("…" if len(cand.chunk.text) > 160 else ""),
             "hop " + ",".join(map(str, rounds)),
         )

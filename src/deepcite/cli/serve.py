@@ -11,6 +11,7 @@ from rich.panel import Panel
 from rich.table import Table
 
 from deepcite.cli.common import console, err_console, parse_filters, print_json, user_errors
+from deepcite.cli.sources import source_label
 from deepcite.config import get_settings
 
 if TYPE_CHECKING:
@@ -73,10 +74,16 @@ def print_response(response: AskResponse) -> None:
         console.print(f"[bold]{sub.subquestion}[/]\n{sub.answer}\n")
     if response.citations:
         table = Table(title="Sources", show_lines=False)
-        for column in ("id", "title", "PMID / DOI", "section", "score"):
+        labels = [source_label(c) for c in response.citations]
+        with_files = any(labels)  # a "source" column (file and page) when any citation comes from a file
+        columns = ["id", "title", *(["source"] if with_files else []), "PMID / DOI", "section", "score"]
+        for column in columns:
             table.add_column(column, overflow="fold")
-        for c in response.citations:
-            table.add_row(f"[{c.id}]", c.title, c.pmid or c.doi or "", c.section or "", f"{c.score:.3f}")
+        for c, label in zip(response.citations, labels, strict=True):
+            where = (label,) if with_files else ()
+            table.add_row(
+                f"[{c.id}]", c.title, *where, c.pmid or c.doi or "", c.section or "", f"{c.score:.3f}"
+            )
         console.print(table)
     coverage = response.coverage or {}
     check = response.citation_check
