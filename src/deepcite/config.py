@@ -200,6 +200,27 @@ class AnswerSettings(_Section):
     embedding_cache_size: int = 20_000  # sentence vectors kept by the extractive generator
     max_embedded_sentences: int = 40  # per answer part, most lexically similar first; 0 embeds all
 
+    # the extractive writer, findings first (answer/findings.py, answer/extractive.py): a sentence's value
+    # for a target is (1 - finding_weight) * support + finding_weight * finding score, among sentences whose
+    # support clears support_threshold. Finding score: the prior of its section's role, plus
+    # finding_cue_bonus per kind of finding cue (at most finding_cue_cap), minus an aim or method penalty.
+    finding_weight: float = 0.5
+    role_prior_finding: float = 0.6
+    role_prior_aim: float = 0.0
+    role_prior_background: float = 0.1
+    role_prior_method: float = 0.15
+    role_prior_unknown: float = 0.35
+    finding_cue_bonus: float = 0.15
+    finding_cue_cap: float = 0.45
+    aim_cue_penalty: float = 0.5
+    method_cue_penalty: float = 0.25
+    opening_min_finding: float = 0.5  # the opening sentence is a finding this strong when any relevant one is
+    decisive_bonus: float = 0.1  # yes/no questions: value added to a sentence that states an effect or a test
+    extractive_summary_sentences: int = 3  # most sentences of the extractive quick summary
+    continue_ratio: float = 0.85  # a further sentence joins when its value reaches this share of the opening's
+    # a sentence of another study than the opening one joins only when its support for the question reaches
+    # this share of the opening sentence's support (no padding from studies about something else)
+    other_study_ratio: float = 1.0
 
 class LLMSettings(_Section):
     """Any OpenAI-compatible chat endpoint (OpenAI, Ollama, vLLM, llama.cpp, LM Studio, Gemini)."""

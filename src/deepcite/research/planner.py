@@ -17,7 +17,7 @@ from deepcite.errors import InputError
 from deepcite.llm.client import LLMClient
 from deepcite.models import AspectCoverage, Candidate, Filters, QueryAspect
 from deepcite.research import llm_adapters
-from deepcite.research.aspects import heuristic_aspects, keywords_of, subquestion_for
+from deepcite.research.aspects import bridge_subquestion, heuristic_aspects, keywords_of, subquestion_for
 from deepcite.research.entities import bridge_entities
 from deepcite.research.intake import intake
 from deepcite.research.state import ExecutorState, ResearchPlan, RoundQuery
@@ -86,7 +86,7 @@ class QueryPlanner:
         subquestions = [taken.question]
         for aspect in sorted(aspects, key=lambda a: -a.importance):
             sub = subquestion_for(aspect)
-            if sub.rstrip("?").lower() != taken.question.rstrip("?").lower() and sub not in subquestions:
+            if set(keywords_of(sub)) != set(keywords_of(taken.question)) and sub not in subquestions:
                 subquestions.append(sub)
         return ResearchPlan(
             intake=taken,
@@ -171,7 +171,7 @@ class QueryPlanner:
                 )
         if not queries:
             return None
-        sub = f"{question} (following: {'; '.join(followed[: s.bridge_entities_in_label])})"
+        sub = bridge_subquestion(followed[: s.bridge_entities_in_label])
         for q in queries:
             q.subquestion = sub
         return sub, queries

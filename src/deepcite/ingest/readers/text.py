@@ -31,14 +31,22 @@ class MarkdownReader:
         text = read_text(path)
         if isinstance(text, LoadProblem):
             return ReadResult.skipped(SkipReason.CORRUPT, text.reason)
-        blocks: list[Block] = []
-        section: str | None = None
-        start = 0
-        for match in _MD_HEADING.finditer(text):
-            blocks.append(Block(text[start : match.start()].strip(), section=section))
-            section, start = match.group(1).strip(), match.start()
-        blocks.append(Block(text[start:].strip(), section=section))
         first = _MD_HEADING.search(text)
         return document_from_blocks(
-            blocks, doc_id=doc_id, name=name, title=first.group(1).strip() if first else Path(name).stem
+            markdown_blocks(text),
+            doc_id=doc_id,
+            name=name,
+            title=first.group(1).strip() if first else Path(name).stem,
         )
+
+
+def markdown_blocks(text: str, page: int | None = None) -> list[Block]:
+    """Markdown text cut at its headings, each block in the section its heading names."""
+    blocks: list[Block] = []
+    section: str | None = None
+    start = 0
+    for match in _MD_HEADING.finditer(text):
+        blocks.append(Block(text[start : match.start()].strip(), page, section))
+        section, start = match.group(1).strip(), match.start()
+    blocks.append(Block(text[start:].strip(), page, section))
+    return blocks

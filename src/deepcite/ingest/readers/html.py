@@ -1,0 +1,108 @@
+"""HTML pages through trafilatura (main content only) and XHTML chapters through lxml (every word).
+
+Before either runs, hidden content is dropped: scripts, styles, ``hidden`` and ``display:none`` elements,
+and inline-XBRL headers (``ix:header``), which hold machine-readable facts, not prose.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import trafilatura
+from lxml import etree
+from lxml import html as lxml_html
+
+from deepcite.config import IngestSettings
+from deepcite.ingest.readers.base import Block, ReadResult, document_from_blocks
+from deepcite.ingest.readers.text import markdown_blocks
+
+_HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
+_DROP_TAGS = frozenset({"script", "style", "noscript", "template"})
+_EMPHASIS = re.compile(r"(?<![\w*])\*{1,2}(?=\S)|(?<=\S)\*{1,2}(?![\w*])")
+_MAX_AUTHOR_CHARS = 80  # a longer "author" is page furniture trafilatura took for a byline
+_HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_BLOCKS = frozenset({"p", "div", "li", "tr", "blockquote", "pre", "dd", "dt", "td", "th", "section", "br"})
+
+
+class HtmlReader:
+    """A web page: its main content (navigation, sidebars, footers and hidden blocks dropped)."""
+
+    def read(self, path: Path, *, doc_id: str, name: str, settings: IngestSettings) -> ReadResult:
+        tree = parse_html(path.read_bytes())
+        metadata = trafilatura.extract_metadata(tree)
+        markdown = trafilatura.extract(
+            tree, output_format="markdown", include_tables=True, include_comments=False, favor_recall=True
+        )
+        blocks = markdown_blocks(_EMPHASIS.sub("", markdown or ""))
+        year = metadata.date[:4] if metadata and metadata.date and metadata.date[:4].isdigit() else None
+        return document_from_blocks(
+            blocks,
+            doc_id=doc_id,
+            name=name,
+            title=(metadata.title if metadata else None) or _title(tree),
+            authors=[
+                a.strip()
+                for a in ((metadata.author or "") if metadata else "").split(";")
+                if 0 < len(a.strip()) <= _MAX_AUTHOR_CHARS
+            ],
+            year=int(year) if year else None,
+        )
+
+
+def parse_html(data: bytes) -> lxml_html.HtmlElement:
+    """An HTML or XHTML document as an lxml tree, hidden content removed."""
+    tree = lxml_html.document_fromstring(data)
+    doomed = [el for el in tree.iter() if isinstance(el.tag, str) and _hidden(el)]
+    for el in doomed:
+        if el.getparent() is not None:
+            el.drop_tree()
+    return tree
+
+
+def _hidden(el: lxml_html.HtmlElement) -> bool:
+    tag = el.tag.lower()
+    return (
+        tag in _DROP_TAGS
+        or tag.endswith(":header")  # ix:header, the hidden inline-XBRL facts
+        or el.get("hidden") is not None
+        or bool(_HIDDEN_STYLE.search(el.get("style") or ""))
+    )
+
+
+def html_blocks(tree: lxml_html.HtmlElement, section: str | None = None) -> tuple[list[Block], str | None]:
+    """Every text of a (chapter's) tree in order, each heading starting a section; returns the blocks and
+    the first heading."""
+    body = tree.find("body") if tree.find("body") is not None else tree
+    blocks: list[Block] = []
+    current: list[str] = []
+    first: str | None = None
+    for el in body.iter():
+        if not isinstance(el.tag, str):
+            continue
+        tag = _local(el.tag)
+        if tag in _HEADINGS:
+            heading = " ".join(el.text_content().split())
+            if heading:
+                if current:
+                    blocks.append(Block(" ".join(current), None, section))
+                    current = []
+                section, first = heading, first or heading
+                current.append(heading)
+            continue
+        if tag in _BLOCKS and not any(_local(c.tag) in _BLOCKS | _HEADINGS for c in el if isinstance(c.tag, str)):
+            text = " ".join(el.text_content().split())
+            if text:
+                current.append(text)
+    if current:
+        blocks.append(Block(" ".join(current), None, section))
+    return blocks, first
+
+
+def _local(tag: str) -> str:
+    return etree.QName(tag).localname.lower() if tag.startswith("{") else tag.lower()
+
+
+def _title(tree: lxml_html.HtmlElement) -> str | None:
+    found = tree.find(".//title")
+    return " ".join(found.text_content().split()) if found is not None else None

@@ -1,0 +1,321 @@
+"""PDF through PDFium (pypdfium2): text lines in reading order, cleaned, with pages and section headings.
+
+deepcite's own idea here is the layout pass over PDFium's text segments:
+
+- **Columns.** A page is two-column when most of its text sits in segments that stay on one side of the
+  middle; its segments are then read band by band (a full-width segment, such as a figure caption or the
+  title block, starts a new band), left column before right within a band.
+- **Running headers and footers.** Lines in the top or bottom margin (``ingest.margin_share``) that repeat
+  on at least ``ingest.repeated_line_share`` of the pages (digits ignored), and lone page numbers there,
+  are dropped. Rotated text (the arXiv stamp in the margin) is dropped.
+- **Words.** Ligatures and other compatibility characters are NFKC-normalised; a word hyphenated at a line
+  end (PDFium marks such hyphens) is joined.
+- **Sections.** A short line that numbers the next section in sequence ("3 Method", "3.2 Data"), or names a
+  well-known one (Abstract, References …), starts a section; everything after "References" or
+  "Bibliography" is labelled ``References`` until the next section heading.
+- **Scanned pages.** A page one image covers (``ingest.scanned_image_coverage``), or an image page with
+  almost no text, is scanned: its text comes from tesseract (:mod:`deepcite.ingest.ocr`) when installed;
+  otherwise the file is skipped as ``scanned`` with the fix to apply.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+from deepcite.config import IngestSettings
+from deepcite.ingest import ocr
+from deepcite.ingest.readers.base import Block, ReadResult, SkipReason, document_from_blocks
+
+_SOFT_HYPHEN = "\x02"  # PDFium's mark for a hyphen it found at a line end
+_HYPHEN_BREAK = re.compile(r"(\w)[\x02\-\u00ad]\n(?=[a-z])")
+_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;)\]])")
+_YEAR = re.compile(r"D:((?:19|20)\d\d)")
+_NUMBERED = re.compile(r"^((?:\d{1,2})(?:\.\d{1,2}){0,2}|[A-H](?:\.\d{1,2}){0,2})\.?\s+([A-Z][^.!?:;]{1,70})$")
+_NAMED = re.compile(
+    r"^(?:\d{1,2}\.?\s+)?(abstract|introduction|related work|background|conclusions?|discussion|"
+    r"acknowledge?ments?|references|bibliography|appendix|limitations|ethics statement|résumé)\s*$",
+    re.IGNORECASE,
+)
+_REFERENCES = frozenset({"references", "bibliography"})
+_PAGE_NUMBER = re.compile(r"^(?:page\s*)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?$", re.IGNORECASE)
+_INCH = 72.0
+
+
+@dataclass
+class _Segment:
+    left: float
+    bottom: float
+    right: float
+    top: float
+    text: str
+
+
+@dataclass
+class _Line:
+    text: str
+    top: float
+    height: float
+    in_margin: bool
+
+
+class PdfReader:
+    """PDFs with a text layer, and scanned PDFs through OCR."""
+
+    def read(self, path: Path, *, doc_id: str, name: str, settings: IngestSettings) -> ReadResult:
+        try:
+            pdf = pdfium.PdfDocument(path)
+        except pdfium.PdfiumError as exc:
+            if "password" in str(exc).lower():
+                return ReadResult.skipped(
+                    SkipReason.ENCRYPTED, "the PDF is encrypted; save a copy without a password and ingest that"
+                )
+            return ReadResult.skipped(SkipReason.CORRUPT, f"not a readable PDF ({exc}); the file may be damaged")
+        try:
+            return self._read(pdf, doc_id=doc_id, name=name, settings=settings)
+        finally:
+            pdf.close()
+
+    def _read(
+        self, pdf: pdfium.PdfDocument, *, doc_id: str, name: str, settings: IngestSettings
+    ) -> ReadResult:
+        n_pages = len(pdf)
+        if n_pages == 0:
+            return ReadResult.skipped(SkipReason.EMPTY, "the PDF has no pages; nothing to ingest")
+        if n_pages > settings.max_pages:
+            return ReadResult.skipped(
+                SkipReason.TOO_LARGE,
+                f"the PDF has {n_pages} pages, over the {settings.max_pages} limit (setting ingest.max_pages)",
+            )
+        pages: list[list[_Line]] = []
+        scanned: list[int] = []
+        for index in range(n_pages):
+            page = pdf[index]
+            try:
+                width, height = page.get_size()
+                if width * height > settings.max_page_area_sq_in * _INCH * _INCH:
+                    return ReadResult.skipped(
+                        SkipReason.TOO_LARGE,
+                        f"page {index + 1} is {width / _INCH:.0f} x {height / _INCH:.0f} inches, over the "
+                        f"{settings.max_page_area_sq_in:g} square-inch limit (setting ingest.max_page_area_sq_in)",
+                    )
+                lines = _page_lines(page, width, height, settings)
+                if _is_scanned(page, width, height, lines, settings):
+                    scanned.append(index)
+                pages.append(lines)
+            finally:
+                page.close()
+        ocr_pages = 0
+        if scanned:
+            if not (settings.ocr and ocr.available(settings)):
+                return ReadResult.skipped(
+                    SkipReason.SCANNED,
+                    f"scanned, no text layer: install tesseract-ocr to OCR it ({len(scanned)} of {n_pages} "
+                    "pages are images)",
+                )
+            for index in scanned:
+                pages[index] = [_Line(t, 0.0, 0.0, False) for t in ocr.page_text(pdf[index], settings)]
+                ocr_pages += 1
+        blocks = _blocks(_drop_running_lines(pages, settings))
+        metadata = pdf.get_metadata_dict()
+        first_page = "\n".join(line.text for line in pages[0])
+        result = document_from_blocks(
+            blocks,
+            doc_id=doc_id,
+            name=name,
+            title=_clean(metadata.get("Title", "")) or ("" if 0 in scanned else _title(pages[0])),
+            authors=[a.strip() for a in re.split(r"[;,]| and ", metadata.get("Author", "")) if a.strip()],
+            doi=_first(_DOI, first_page),
+            year=int(y) if (y := _first(_YEAR, metadata.get("CreationDate", ""))) else None,
+        )
+        result.pages = n_pages
+        result.ocr_pages = ocr_pages
+        return result
+
+
+def _page_lines(page: pdfium.PdfPage, width: float, height: float, settings: IngestSettings) -> list[_Line]:
+    """The page's text lines in reading order."""
+    textpage = page.get_textpage()
+    try:
+        segments = []
+        for i in range(textpage.count_rects()):
+            left, bottom, right, top = textpage.get_rect(i)
+            text = textpage.get_text_bounded(left, bottom, right, top)
+            if not text.strip():
+                continue
+            if (top - bottom) > 2 * (right - left) and len(text.strip()) > 2:
+                continue  # rotated text: a margin stamp, an axis label
+            segments.append(_Segment(left, bottom, right, top, text))
+    finally:
+        textpage.close()
+    middle = width / 2
+    gap = settings.column_gap_share * width
+    left_side = [s for s in segments if s.right <= middle + gap]
+    right_side = [s for s in segments if s.left >= middle - gap and s.right > middle + gap]
+    spanning = [s for s in segments if s.right > middle + gap and s.left < middle - gap]
+    in_columns = sum(len(s.text) for s in left_side) + sum(len(s.text) for s in right_side)
+    two_columns = bool(left_side and right_side) and in_columns > 2 * sum(len(s.text) for s in spanning)
+    if not two_columns:
+        ordered = _lines(segments)
+    else:
+        ordered = []
+        bands = sorted({s.top for s in spanning}, reverse=True)
+        upper = float("inf")
+        for cut in [*bands, float("-inf")]:
+            band = lambda s, lo=cut, hi=upper: lo < s.top <= hi  # noqa: E731
+            ordered += _lines([s for s in left_side if band(s)])
+            ordered += _lines([s for s in right_side if band(s)])
+            ordered += _lines([s for s in spanning if s.top == cut])
+            upper = cut
+    margin = settings.margin_share * height
+    for line in ordered:
+        line.in_margin = line.top > height - margin or line.top - line.height < margin
+    return ordered
+
+
+def _lines(segments: list[_Segment]) -> list[_Line]:
+    """Segments grouped into lines (tops within half a line height), top to bottom, left to right."""
+    lines: list[list[_Segment]] = []
+    for segment in sorted(segments, key=lambda s: (-s.top, s.left)):
+        height = segment.top - segment.bottom
+        if lines and abs(lines[-1][0].top - segment.top) < max(height, 1.0) / 2:
+            lines[-1].append(segment)
+        else:
+            lines.append([segment])
+    out = []
+    for parts in lines:
+        parts.sort(key=lambda s: s.left)
+        text = ""
+        for part in parts:
+            if text and not text.endswith((" ", _SOFT_HYPHEN)) and not part.text.startswith(" "):
+                text += " "
+            text += part.text
+        out.append(_Line(_clean(text), parts[0].top, parts[0].top - parts[0].bottom, False))
+    return [line for line in out if line.text]
+
+
+def _clean(text: str) -> str:
+    text = unicodedata.normalize("NFKC", text.replace("\r", " ").replace("\x00", ""))
+    return re.sub(r"[ \t]+", " ", text).strip()
+
+
+def _is_scanned(
+    page: pdfium.PdfPage, width: float, height: float, lines: list[_Line], settings: IngestSettings
+) -> bool:
+    """Images and next to no text, or one image covering the page under an invisible text layer (the
+    mark of an OCR layer laid over a scan)."""
+    images = list(page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_IMAGE], max_depth=2))
+    if not images:
+        return False
+    if sum(len(line.text) for line in lines) < settings.scanned_min_chars:
+        return True
+    covered = False
+    for image in images:
+        left, bottom, right, top = image.get_bounds()
+        covered = covered or (right - left) * (top - bottom) >= settings.scanned_image_coverage * width * height
+    if not covered:
+        return False
+    texts = list(page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_TEXT], max_depth=2))
+    invisible = sum(
+        pdfium_c.FPDFTextObj_GetTextRenderMode(t.raw) == pdfium_c.FPDF_TEXTRENDERMODE_INVISIBLE for t in texts
+    )
+    return invisible * 2 >= len(texts)
+
+
+def _drop_running_lines(pages: list[list[_Line]], settings: IngestSettings) -> list[list[_Line]]:
+    """Pages without their running headers, footers and page numbers."""
+    def key(line: _Line) -> str:
+        return re.sub(r"\d+", "#", line.text.lower())
+
+    seen = Counter(k for page in pages for k in {key(line) for line in page if line.in_margin})
+    repeated = {k for k, n in seen.items() if len(pages) > 2 and n >= settings.repeated_line_share * len(pages)}
+    return [
+        [
+            line
+            for line in page
+            if not (line.in_margin and (key(line) in repeated or _PAGE_NUMBER.match(line.text)))
+        ]
+        for page in pages
+    ]
+
+
+def _blocks(pages: list[list[_Line]]) -> list[Block]:
+    """Blocks of text per page and section; hyphenated line ends joined."""
+    blocks: list[Block] = []
+    section: str | None = None
+    last_number: list[int] = []
+    seen_references = False
+    for page_no, lines in enumerate(pages, start=1):
+        current: list[str] = []
+        for line in lines:
+            heading = _heading(line.text, last_number, seen_references)
+            if heading is not None:
+                if current:
+                    blocks.append(Block(_join(current), page_no, section))
+                    current = []
+                section = heading
+                seen_references = seen_references or heading == "References"
+            current.append(line.text)
+        if current:
+            blocks.append(Block(_join(current), page_no, section))
+    return blocks
+
+
+def _heading(text: str, last_number: list[int], after_references: bool) -> str | None:
+    """The section a line starts, or ``None``; ``last_number`` tracks the top-level section number so a
+    table row ("12 Paris 3.4") is not taken for a heading."""
+    named = _NAMED.match(text)
+    if named:
+        word = named.group(1).lower()
+        number = re.match(r"\d+", text)
+        if number:
+            last_number[:] = [int(number.group())]
+        return "References" if word in _REFERENCES else text.strip()
+    numbered = _NUMBERED.match(text)
+    if not numbered or len(text) > 80 or not re.search(r"[^\W\d]{3}", numbered.group(2)):
+        return None
+    number = numbered.group(1)
+    top = number.split(".")[0]
+    if not top.isdigit() and not after_references:
+        return None  # lettered sections are appendices, after the references
+    if top.isdigit():
+        value = int(top)
+        current = last_number[0] if last_number else 0
+        if "." in number and value != current:
+            return None
+        if "." not in number and value != current + 1:
+            return None
+        last_number[:] = [value]
+    return text.strip()
+
+
+def _join(lines: list[str]) -> str:
+    text = "\n".join(lines)
+    text = _HYPHEN_BREAK.sub(r"\1", text)
+    return text.replace(_SOFT_HYPHEN, "-").replace("\n", " ")
+
+
+def _title(lines: list[_Line]) -> str:
+    """The tallest run of lines at the top of the first page (a paper's title), when the metadata has none."""
+    top = [line for line in lines[:15] if len(line.text) > 3]
+    if not top:
+        return ""
+    tallest = max(line.height for line in top)
+    start = next(i for i, line in enumerate(top) if line.height >= tallest * 0.95)
+    run = [top[start].text]
+    for line in top[start + 1 :]:
+        if line.height < tallest * 0.85:
+            break
+        run.append(line.text)
+    return " ".join(run)[:300]
+
+
+def _first(pattern: re.Pattern[str], text: str) -> str | None:
+    match = pattern.search(text)
+    return match.group(1) if match else None
