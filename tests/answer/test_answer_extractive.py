@@ -74,7 +74,9 @@ def test_identical_sentences_are_cited_from_the_best_chunk(
 
 
 def test_redundancy_threshold_is_the_setting(embedder: HashingEmbedder, ctx: ResponseContext) -> None:
-    never_redundant = ExtractiveGenerator(embedder, AnswerSettings(redundancy_threshold=1.01))
+    never_redundant = ExtractiveGenerator(
+        embedder, AnswerSettings(redundancy_threshold=1.01, other_study_ratio=0.0, continue_ratio=0.0)
+    )
     text = never_redundant.summary(ctx)
     assert text.count("fivefold") == 2 and {1, 5} <= cited(text)
 
@@ -124,7 +126,9 @@ def test_subanswer_uses_only_its_own_evidence(gen: ExtractiveGenerator, ctx: Res
     assert cited(drugs) and cited(drugs) <= own == {2, 3}
     risk = gen.subanswer(ctx, SQ_RISK)
     assert_clean(risk, {1, 5, 7})
-    assert 7 in cited(risk)  # the sub-question's extra chunk, numbered globally
+    assert cited(risk) == {1}  # the other studies' sentences (severity, a restatement) are not padding
+    wide = ExtractiveGenerator(HashingEmbedder(), AnswerSettings(other_study_ratio=0.0, continue_ratio=0.0))
+    assert 7 in cited(wide.subanswer(ctx, SQ_RISK))  # the sub-question's extra chunk, numbered globally
     assert len(sentences_of(risk)) <= AnswerSettings().subanswer_max_sentences
 
 

@@ -75,7 +75,7 @@ def test_keywords_drop_stop_words_and_repeats() -> None:
 
 def test_subquestion_for_definition() -> None:
     aspect = heuristic_aspects("statins vs PCSK9 inhibitors", S)[2]
-    assert subquestion_for(aspect) == "What is PCSK9 inhibitors?"
+    assert subquestion_for(aspect) == "What are PCSK9 inhibitors?"
 
 
 def test_later_part_pronoun_resolves_to_the_first_part_topic() -> None:

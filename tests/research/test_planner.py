@@ -18,8 +18,8 @@ def test_plan_lists_the_question_first_then_aspect_subquestions() -> None:
     plan = QueryPlanner().plan("compare statins and PCSK9 inhibitors")
     assert plan.subquestions == [
         "compare statins and PCSK9 inhibitors",
-        "What is statins?",
-        "What is PCSK9 inhibitors?",
+        "What are statins?",
+        "What are PCSK9 inhibitors?",
     ]
     assert plan.intake.must_preserve_terms == ["PCSK9"]
 
@@ -34,7 +34,7 @@ def test_later_hops_target_uncovered_aspects_by_importance() -> None:
     state.asked.append(state.plan.question)
     state.coverage.coverage_scores = {"statins": 0.9, "PCSK9 inhibitors": 0.1}
     sub, queries = planner.next_hop(state)
-    assert sub == "What is PCSK9 inhibitors?" and queries[0].kind == "aspect"
+    assert sub == "What are PCSK9 inhibitors?" and queries[0].kind == "aspect"
 
 
 def test_bridge_hop_follows_entities_of_the_best_evidence() -> None:
@@ -81,7 +81,7 @@ def test_llm_failures_fall_back_to_heuristics_and_are_recorded() -> None:
     assert len(plan.aspects) == 3 and "LLM aspect extraction failed" in errors[0]
     state = ExecutorState(plan=plan, asked=[plan.question])
     sub, _ = planner.next_hop(state)
-    assert sub == "What is statins?"
+    assert sub == "What are statins?"
     assert "LLM next sub-question failed" in state.errors[0]
 
 

@@ -1,18 +1,35 @@
-"""The offline generator: answers composed of the evidence's own sentences, each with its citation.
+"""The offline generator: answers composed of the evidence's own sentences, findings first, each cited.
 
 Usage::
 
     gen = ExtractiveGenerator(embedder, settings.answer)
     text = gen.summary(ctx)          # "Atrial fibrillation raises stroke risk fivefold [1]. …"
 
-A sentence's support for a target (the query, an aspect with its keywords, a sub-question) is
-``(lexical_weight * lexical + embedding_weight * cosine) / (lexical_weight + embedding_weight)``, where
-``lexical`` is the share of the target's stemmed terms (:func:`deepcite.text.tokenize`) the sentence
-contains and ``cosine`` the embedding similarity (negative taken as 0; only the
-``max_embedded_sentences`` most lexically similar sentences are embedded). Sentences are taken best first
-while their support clears ``support_threshold``; one whose cosine to an already chosen sentence reaches
-``redundancy_threshold`` is skipped. When nothing clears the threshold the answer is "Unknown based on
-provided sources." Ties break on citation id then sentence position, so output is deterministic.
+A sentence's *support* for a target (the question, a part or side of it, an aspect with its keywords, a
+sub-question) is ``(lexical_weight * lexical + embedding_weight * cosine) / (lexical_weight +
+embedding_weight)``: ``lexical`` is the share of the target's stemmed terms (:func:`deepcite.text.tokenize`)
+the sentence contains, ``cosine`` the embedding similarity (negative taken as 0; only the
+``max_embedded_sentences`` most lexically similar sentences are embedded). Only sentences whose support
+clears ``support_threshold`` may be quoted. Among those, a sentence's *value* is ``(1 - finding_weight) *
+support + finding_weight * finding`` where ``finding`` (:mod:`deepcite.answer.findings`) says how much it
+reports a result rather than an aim, background or method.
+
+An answer part is written by :meth:`ExtractiveGenerator._findings`: it opens with the sentence of highest
+value among those that are findings (``opening_min_finding``; any relevant sentence when none is), then
+adds sentences whose value reaches ``continue_ratio`` of the opening's, from the opening's own study, or
+from another study only when that sentence bears on the target as much as the opening does
+(``other_study_ratio`` of its support). A sentence whose cosine to one already chosen reaches
+``redundancy_threshold`` is skipped. The quick summary follows the question's shape:
+
+- yes/no questions ("Does …", "Is …"): the opening is the deciding finding (``decisive_bonus`` for a
+  sentence that states an effect, a comparison or a test);
+- comparisons (an aspect of type comparison with its two sides): a finding per side, then the sentence
+  that states the contrast;
+- multi-part questions (several main aspects): one part at a time, in the question's order;
+  "Unknown based on provided sources." for a part with no finding.
+
+When nothing clears the threshold the part is "Unknown based on provided sources." Ties break on
+citation id then sentence position, so output is deterministic.
 """
 
 from __future__ import annotations
@@ -27,12 +44,22 @@ import numpy as np
 
 from deepcite.answer.citations import CITATION_RE
 from deepcite.answer.context import ContextChunk, ResponseContext
+from deepcite.answer.findings import LABEL_ONLY, finding_score, is_decisive, split_inline_label
 from deepcite.answer.generators import require_any, require_selected, section_titles, subquery_chunks
 from deepcite.answer.prompts import UNKNOWN
 from deepcite.config import AnswerSettings
-from deepcite.models import QueryAspect
+from deepcite.models import AspectType, QueryAspect
 from deepcite.retrieval.embedder import Embedder
 from deepcite.text import split_sentences, tokenize
+
+# a question answered by yes or no opens with an auxiliary verb
+_YES_NO = re.compile(
+    r"^\s*(?:does|do|did|is|are|was|were|can|could|should|would|will|has|have|had|may|might|must)\b", re.I
+)
+# a sentence that states a contrast between two sides
+_CONTRAST = re.compile(
+    r"\b(?:compared|than|versus|vs\.?|differ\w*|whereas|while|both|neither|similar)\b", re.I
+)
 
 
 @dataclass(frozen=True)
@@ -41,6 +68,9 @@ class _Sentence:
     cite: int  # display id of its chunk
     position: int  # order within the evidence, for deterministic ties
     terms: frozenset[str]
+    finding: float  # how much it reports a finding, in [0, 1]
+    study: str  # the source it comes from (PMID, DOI or document id)
+    decisive: bool  # states an effect, a comparison or a test
 
 
 @dataclass(frozen=True)
@@ -48,6 +78,7 @@ class _Scores:
     sentences: list[_Sentence]
     vectors: np.ndarray  # (sentences, dim)
     support: np.ndarray  # (sentences, targets)
+    value: np.ndarray  # (sentences, targets): support blended with the finding score
 
 
 class ExtractiveGenerator:
@@ -60,17 +91,32 @@ class ExtractiveGenerator:
         self._cache_lock = threading.Lock()
 
     def summary(self, ctx: ResponseContext) -> str:
-        """Up to ``summary_max_sentences`` sentences supporting the query or any of its aspects."""
+        """Up to ``extractive_summary_sentences`` sentences, shaped by the question (module docstring)."""
         require_selected(ctx)
-        scores = self._score([ctx.query, *(_aspect_target(a) for a in ctx.aspects)], ctx.selected_chunks)
-        support = scores.support.max(axis=1)
-        return _write(scores, self._pick(scores, support, self._settings.summary_max_sentences))
+        limit = self._settings.extractive_summary_sentences
+        sides = _comparison_sides(ctx.aspects)
+        parts = [] if sides else _parts(ctx.aspects)
+        targets = [ctx.query, *(_aspect_target(a) for a in (sides or parts))]
+        scores = self._score(targets, ctx.selected_chunks, yes_no=bool(_YES_NO.match(ctx.query)))
+        if sides:
+            return _write(scores, self._compare(scores, limit))
+        if len(parts) > 1:
+            per_part = max(1, limit // len(parts))
+            pieces: list[str] = []
+            taken: list[int] = []
+            for j in range(1, len(targets)):
+                chosen = self._findings(scores, j, per_part, taken)
+                taken.extend(chosen)
+                pieces.append(_write(scores, chosen))
+            return " ".join(pieces)
+        return _write(scores, self._findings(scores, 0, limit))
 
     def long_answer(self, ctx: ResponseContext, aspects: Sequence[QueryAspect] | None = None) -> str:
         """One ``## section`` per aspect; each sentence goes to the section it supports best, used once.
 
         Sections first take the sentences that support them more than any other section, then fill up
-        from sentences no section has used yet. Without aspects or sub-questions: one untitled section.
+        from sentences no section has used yet; each section reads findings first. Without aspects or
+        sub-questions: one untitled section.
         """
         require_selected(ctx)
         limit = self._settings.long_answer_sentences_per_aspect
@@ -83,15 +129,18 @@ class ExtractiveGenerator:
         picked: list[list[int]] = []
         used: list[int] = []
         for j in range(len(targets)):  # pass 1: each section's own sentences
-            picked.append(
-                self._pick(scores, scores.support[:, j], limit, [i for i in rows if home[i] == j], used)
-            )
+            own = [i for i in rows if home[i] == j]
+            picked.append(self._findings(scores, j, limit, used, own))
             used.extend(picked[j])
         for j in range(len(targets)):  # pass 2: fill up from what no section used
-            spare = [i for i in rows if i not in used]
-            more = self._pick(scores, scores.support[:, j], limit - len(picked[j]), spare, used)
-            picked[j] = sorted([*picked[j], *more], key=lambda i, j=j: -scores.support[i, j])
-            used.extend(more)
+            if picked[j] and len(picked[j]) < limit:
+                spare = [i for i in rows if i not in used]
+                more = self._pick(scores, j, limit - len(picked[j]), spare, [*used], picked[j][0])
+                picked[j].extend(more)
+                used.extend(more)
+            elif not picked[j]:
+                picked[j] = self._findings(scores, j, limit, used)
+                used.extend(picked[j])
         if not titles:
             return _write(scores, picked[0])
         return "\n\n".join(
@@ -100,72 +149,136 @@ class ExtractiveGenerator:
         )
 
     def subanswer(self, ctx: ResponseContext, subquestion: str) -> str:
-        """Up to ``subanswer_max_sentences`` sentences from the sub-question's own evidence."""
+        """Up to ``subanswer_max_sentences`` sentences from the sub-question's own evidence, findings first."""
         require_any(ctx)
-        scores = self._score([subquestion], subquery_chunks(ctx, subquestion))
-        return _write(
-            scores, self._pick(scores, scores.support[:, 0], self._settings.subanswer_max_sentences)
+        scores = self._score(
+            [subquestion], subquery_chunks(ctx, subquestion), yes_no=bool(_YES_NO.match(subquestion))
         )
+        return _write(scores, self._findings(scores, 0, self._settings.subanswer_max_sentences))
 
     # -- selection --------------------------------------------------------------------------------
 
-    def _score(self, targets: list[str], chunks: Sequence[ContextChunk]) -> _Scores:
-        """Every evidence sentence's support for every target (see the module docstring).
+    def _findings(
+        self,
+        scores: _Scores,
+        target: int,
+        limit: int,
+        taken: Sequence[int] = (),
+        candidates: Iterable[int] | None = None,
+    ) -> list[int]:
+        """The opening finding for ``target``, then the sentences that carry it on (module docstring)."""
+        pool = [i for i in self._eligible(scores, target, candidates) if i not in taken]
+        if not pool or limit < 1:
+            return []
+        strong = [i for i in pool if scores.sentences[i].finding >= self._settings.opening_min_finding]
+        opening = self._order(scores, target, strong or pool)[0]
+        return [opening, *self._pick(scores, target, limit - 1, pool, [*taken, opening], opening)]
+
+    def _pick(
+        self,
+        scores: _Scores,
+        target: int,
+        limit: int,
+        candidates: Iterable[int],
+        taken: Sequence[int],
+        opening: int,
+    ) -> list[int]:
+        """Further sentences after ``opening``: valuable enough, from its study or as relevant, not redundant."""
+        s = self._settings
+        value, support = scores.value[:, target], scores.support[:, target]
+        chosen: list[int] = []
+        for i in self._order(scores, target, [i for i in candidates if i not in taken]):
+            if len(chosen) >= limit or value[i] < s.continue_ratio * value[opening]:
+                break
+            other_study = scores.sentences[i].study != scores.sentences[opening].study
+            if other_study and support[i] < s.other_study_ratio * support[opening]:
+                continue
+            similarity = [float(scores.vectors[i] @ scores.vectors[k]) for k in (*taken, *chosen)]
+            if not any(sim >= s.redundancy_threshold for sim in similarity):
+                chosen.append(i)
+        return chosen
+
+    def _compare(self, scores: _Scores, limit: int) -> list[int]:
+        """A finding per side (targets 1 and 2), then the sentence stating the contrast (target 0)."""
+        chosen: list[int] = []
+        for side in (1, 2):
+            chosen.extend(self._findings(scores, side, 1, chosen))
+        contrast = [
+            i
+            for i in self._eligible(scores, 0)
+            if i not in chosen and _CONTRAST.search(scores.sentences[i].text)
+        ]
+        room = max(0, limit - len(chosen))
+        return chosen + self._order(scores, 0, contrast)[: min(1, room)]
+
+    def _eligible(self, scores: _Scores, target: int, candidates: Iterable[int] | None = None) -> list[int]:
+        pool = range(len(scores.sentences)) if candidates is None else candidates
+        return [i for i in pool if scores.support[i, target] >= self._settings.support_threshold]
+
+    @staticmethod
+    def _order(scores: _Scores, target: int, pool: Iterable[int]) -> list[int]:
+        value, sentences = scores.value[:, target], scores.sentences
+        return sorted(pool, key=lambda i: (-value[i], sentences[i].cite, sentences[i].position))
+
+    def _score(self, targets: list[str], chunks: Sequence[ContextChunk], *, yes_no: bool = False) -> _Scores:
+        """Every evidence sentence's support and value for every target (see the module docstring).
 
         Only the ``max_embedded_sentences`` sentences with the most lexical overlap are embedded (0: all);
         the others keep their lexical support alone. Embedding is the answer stage's main cost.
         """
+        s = self._settings
         sentences = self._sentences(chunks)
         if not sentences:
-            return _Scores([], np.zeros((0, 1), np.float32), np.zeros((0, len(targets)), np.float32))
+            empty = np.zeros((0, len(targets)), np.float32)
+            return _Scores([], np.zeros((0, 1), np.float32), empty, empty)
         target_terms = [frozenset(tokenize(t)) for t in targets]
         lexical = np.array(
-            [[_overlap(s.terms, t) for t in target_terms] for s in sentences], dtype=np.float32
+            [[_overlap(x.terms, t) for t in target_terms] for x in sentences], dtype=np.float32
         )
-        cap = self._settings.max_embedded_sentences or len(sentences)
+        cap = s.max_embedded_sentences or len(sentences)
         best_lexical = lexical.max(axis=1)
         embed = sorted(range(len(sentences)), key=lambda i: (-best_lexical[i], i))[:cap]
         target_vecs = self._vectors(targets, "query")
         vectors = np.zeros((len(sentences), target_vecs.shape[1]), dtype=np.float32)
         vectors[embed] = self._vectors([sentences[i].text for i in embed], "passage")
         cosine = np.clip(vectors @ target_vecs.T, 0.0, None)
-        lw, ew = self._settings.lexical_weight, self._settings.embedding_weight
-        return _Scores(sentences, vectors, (lw * lexical + ew * cosine) / (lw + ew))
-
-    def _pick(
-        self,
-        scores: _Scores,
-        support: np.ndarray,
-        limit: int,
-        candidates: Iterable[int] | None = None,
-        taken: Sequence[int] = (),
-    ) -> list[int]:
-        """Best-first sentences that clear the support threshold and are not redundant with ``taken``."""
-        sentences = scores.sentences
-        pool = range(len(sentences)) if candidates is None else candidates
-        order = sorted(pool, key=lambda i: (-support[i], sentences[i].cite, sentences[i].position))
-        chosen: list[int] = []
-        for i in order:
-            if len(chosen) >= limit or support[i] < self._settings.support_threshold:
-                break
-            similarity = [float(scores.vectors[i] @ scores.vectors[k]) for k in (*taken, *chosen)]
-            if not any(sim >= self._settings.redundancy_threshold for sim in similarity):
-                chosen.append(i)
-        return chosen
+        support = (s.lexical_weight * lexical + s.embedding_weight * cosine) / (
+            s.lexical_weight + s.embedding_weight
+        )
+        finding = np.array(
+            [x.finding + (s.decisive_bonus if yes_no and x.decisive else 0.0) for x in sentences],
+            dtype=np.float32,
+        )
+        value = (1.0 - s.finding_weight) * support + s.finding_weight * finding[:, None]
+        return _Scores(sentences, vectors, support, value)
 
     def _sentences(self, chunks: Sequence[ContextChunk]) -> list[_Sentence]:
         out: list[_Sentence] = []
         seen: set[str] = set()
         for chunk in chunks:
             for raw in split_sentences(chunk.text):
+                if LABEL_ONLY.match(raw):
+                    continue  # a section label left on its own ("STUDY DESIGN/")
+                label, body = split_inline_label(raw)
                 # the source's own reference markers ("[12]") would read as our citations: remove them
                 text = re.sub(
-                    r"\s+([.,;:!?])", r"\1", re.sub(r"\s{2,}", " ", CITATION_RE.sub("", raw))
+                    r"\s+([.,;:!?])", r"\1", re.sub(r"\s{2,}", " ", CITATION_RE.sub("", body))
                 ).strip()
                 terms = tokenize(text)
                 if len(terms) >= self._settings.min_sentence_tokens and text not in seen:
                     seen.add(text)  # the same sentence in two chunks is cited from the first (best) one
-                    out.append(_Sentence(text, chunk.id, len(out), frozenset(terms)))
+                    section = label or chunk.section
+                    out.append(
+                        _Sentence(
+                            text=text,
+                            cite=chunk.id,
+                            position=len(out),
+                            terms=frozenset(terms),
+                            finding=finding_score(text, section, self._settings),
+                            study=chunk.pmid or chunk.doi or chunk.doc_id,
+                            decisive=is_decisive(text),
+                        )
+                    )
         return out
 
     def _vectors(self, texts: list[str], kind: str) -> np.ndarray:
@@ -187,6 +300,23 @@ class ExtractiveGenerator:
 
 def _aspect_target(aspect: QueryAspect) -> str:
     return " ".join([aspect.aspect, *aspect.keywords])
+
+
+def _comparison_sides(aspects: Sequence[QueryAspect]) -> list[QueryAspect]:
+    """The two side aspects that follow a comparison aspect (the planner's order), else none."""
+    for k, aspect in enumerate(aspects):
+        if aspect.aspect_type is AspectType.COMPARISON:
+            sides = [a for a in aspects[k + 1 : k + 3] if a.aspect_type is AspectType.DEFINITION]
+            return sides if len(sides) == 2 else []
+    return []
+
+
+def _parts(aspects: Sequence[QueryAspect]) -> list[QueryAspect]:
+    """The question's parts: its main aspects (the highest importance), in the question's order."""
+    if not aspects:
+        return []
+    top = max(a.importance for a in aspects)
+    return [a for a in aspects if a.importance >= top]
 
 
 def _overlap(sentence_terms: frozenset[str], target_terms: frozenset[str]) -> float:

@@ -1,4 +1,4 @@
-"""``deepcite eval …``: retrieval, multi-hop and practitioner evaluations."""
+"""``deepcite eval …``: retrieval, multi-hop, answer and practitioner evaluations."""
 
 from __future__ import annotations
 
@@ -63,6 +63,64 @@ def eval_retrieval(
             f"{row['ms_per_query']:.2f}",
         )
     console.print(table)
+    if json_out:
+        json_out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
+        console.print(f"wrote {json_out}")
+
+
+@eval_app.command("answers")
+def eval_answers(
+    pubmedqa: Path = typer.Option(
+        None, "--pubmedqa", help="PubMedQA PQA-L folder (ori_pqal.json, test_ground_truth.json)."
+    ),
+    hotpotqa: Path = typer.Option(None, "--hotpotqa", help="IRCoT's HotpotQA 500 file (JSON Lines)."),
+    split: str = typer.Option("test", "--split", help="PubMedQA split: train (tune here) or test (report)."),
+    limit: int = typer.Option(None, "--limit", help="Answer only the first N questions of each set."),
+    data_dir: Path = typer.Option(
+        None, "--data-dir", help="Where the ingested collections are cached (default: DEEPCITE_DATA_DIR)."
+    ),
+    json_out: Path = typer.Option(None, "--json", help="Write the figures as JSON to this file."),
+) -> None:
+    """Offline answers against PubMedQA conclusions and HotpotQA answers, with baselines from the same run."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from deepcite.config import get_settings
+    from deepcite.evaluation import answers
+
+    if pubmedqa is None and hotpotqa is None:
+        console.print("[red]error:[/] give --pubmedqa FOLDER, --hotpotqa FILE or both")
+        raise typer.Exit(2)
+    results: dict[str, object] = {}
+    columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
+    with user_errors(), Progress(*columns, console=console) as bar:
+        settings = get_settings()
+        if data_dir is not None:
+            settings = settings.model_copy(update={"data_dir": data_dir})
+        if pubmedqa is not None:
+            items = answers.load_pubmedqa(pubmedqa, split, limit)
+            collection = answers.pubmedqa_collection(pubmedqa, settings)
+            task = bar.add_task(f"pubmedqa {split}", total=len(items))
+            results[f"pubmedqa_{split}"] = answers.evaluate_pubmedqa(
+                collection, items, settings, progress=lambda done, _: bar.update(task, completed=done)
+            )
+        if hotpotqa is not None:
+            task = bar.add_task("hotpotqa", total=limit or 500)
+            results["hotpotqa"] = answers.evaluate_hotpotqa(
+                hotpotqa,
+                settings,
+                limit=limit,
+                progress=lambda done, n: bar.update(task, completed=done, total=n),
+            )
+    for name, systems in results.items():
+        assert isinstance(systems, dict)
+        keys = sorted({k for row in systems.values() for k in row})
+        table = Table(title=name)
+        table.add_column("system")
+        for key in keys:
+            table.add_column(key, justify="right")
+        for system, row in systems.items():
+            table.add_row(system, *(str(row.get(k, "")) for k in keys))
+        console.print(table)
     if json_out:
         json_out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
         console.print(f"wrote {json_out}")

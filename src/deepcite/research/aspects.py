@@ -178,13 +178,51 @@ def heuristic_aspects(question: str, settings: ResearchSettings) -> list[QueryAs
     return aspects
 
 
+_QUESTION_START = re.compile(rf"^{_QWORDS}\b|^(?:has|have|had|will|would|may|might|must)\b", re.I)
+
+
 def subquestion_for(aspect: QueryAspect) -> str:
-    """A searchable sub-question that targets one aspect."""
-    text = aspect.aspect
-    if aspect.aspect_type is AspectType.DEFINITION and len(text.split()) <= 8:
-        return f"What is {text}?"
-    if aspect.aspect_type is AspectType.EVALUATION:
-        return f"{text}: advantages, disadvantages and evidence"
-    if aspect.aspect_type is AspectType.APPLICATION:
-        return f"{text}: uses and examples"
-    return text if text.endswith("?") else f"{text}?"
+    """A sub-question that targets one aspect, worded as a person would ask it.
+
+    A part that already is a question is asked as it is ("Does atrial fibrillation increase the risk of
+    stroke?"); otherwise the aspect's type gives the wording: "What are statins?" for a short definition,
+    "How do statins and PCSK9 inhibitors compare?", "What are the benefits and risks of statin therapy?",
+    "How is aspirin used?".
+    """
+    text = aspect.aspect.strip().rstrip("?.! ")
+    if _QUESTION_START.match(text):
+        return _sentence_case(f"{text}?")
+    kind = aspect.aspect_type
+    if kind is AspectType.COMPARISON:
+        sides = comparison_sides(text)
+        return f"How do {sides[0]} and {sides[1]} compare?" if sides else _sentence_case(f"{text}?")
+    if kind is AspectType.DEFINITION and len(text.split()) <= 8:
+        plural = re.search(r"[^su]s$", text.split()[-1])
+        return f"What {'are' if plural else 'is'} {text}?"
+    if kind is AspectType.EVALUATION:
+        if _EVALUATION.search(text):
+            return (
+                f"What is known about the {text}?"
+                if _LEADS_WITH_NOUN.match(text)
+                else f"What is known about {text}?"
+            )
+        return f"What are the benefits and risks of {text}?"
+    if kind is AspectType.APPLICATION:
+        return f"What is known about {text}?" if _APPLICATION.search(text) else f"How is {text} used?"
+    return _sentence_case(f"{text}?")
+
+
+# an evaluation phrase that starts with its noun ("advantages of …", "risks of …") reads with "the"
+_LEADS_WITH_NOUN = re.compile(
+    r"^(?:advantages?|disadvantages?|benefits?|risks?|drawbacks?|limitations?|strengths?)\b", re.I
+)
+
+
+def bridge_subquestion(entities: list[str]) -> str:
+    """The sub-question of a bridge hop that follows ``entities`` found in the evidence."""
+    names = entities[0] if len(entities) == 1 else f"{', '.join(entities[:-1])} and {entities[-1]}"
+    return f"What is known about {names}, following up the evidence so far?"
+
+
+def _sentence_case(text: str) -> str:
+    return text[:1].upper() + text[1:]

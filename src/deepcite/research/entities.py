@@ -53,6 +53,8 @@ _WEAK_START = frozenset(
     ]
 )
 _SENTENCE_END = re.compile(r"(?<=[a-z]{2}[.!?])\s+")
+_SENTENCE_OPEN = re.compile(r"(?:[.!?][\"')\]]*|\n)\s*$")
+_MID_CAPITAL = re.compile(r"(?<=[a-z0-9,;:)] )([A-Z][a-z]+)\b")
 _MAX_NAME_WORDS = 6
 _MONTHS = frozenset(
     [
@@ -97,11 +99,12 @@ def names_in(text: str) -> list[str]:
     inside it ("Roger O. Egeberg").
     """
     found: list[tuple[int, str]] = [(m.start(), m.group(1).strip()) for m in _QUOTED.finditer(text)]
+    inner = _mid_sentence_capitals(text)
     for m in _NAME.finditer(text):
         start = m.start()
         for piece in _SENTENCE_END.split(m.group(0)):
             name = _clean_name(piece)
-            if name:
+            if name and not (_opens_sentence(text, start) and _common_word(name, inner)):
                 found.append((start, name))
             start += len(piece) + 1
     found.sort(key=lambda item: item[0])
@@ -112,6 +115,21 @@ def names_in(text: str) -> list[str]:
             seen.add(name.lower())
             out.append(name)
     return out
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    return not text[:start].strip() or bool(_SENTENCE_OPEN.search(text[:start]))
+
+
+def _mid_sentence_capitals(text: str) -> set[str]:
+    """Capitalised words that stand inside a sentence somewhere in ``text``: names, not grammar."""
+    return {m.group(1) for m in _MID_CAPITAL.finditer(text)}
+
+
+def _common_word(name: str, inner: set[str]) -> bool:
+    """A single ordinary word capitalised only because it opens a sentence ("People", "Patients"): no
+    capital or digit inside it, and never capitalised inside a sentence of the same text."""
+    return " " not in name and name[1:].islower() and name not in inner
 
 
 def bridge_entities(

@@ -1,0 +1,289 @@
+"""Answer quality: PubMedQA PQA-L summaries against the authors' conclusions, HotpotQA answer containment.
+
+PubMedQA (``ori_pqal.json`` + ``test_ground_truth.json``): every abstract is ingested without its
+conclusion (the loader reads ``CONTEXTS`` only); each question is researched and answered offline, and the
+quick summary is scored against ``LONG_ANSWER``. The 500 PMIDs outside ``test_ground_truth.json`` are the
+``train`` split (tune there), the 500 inside it the ``test`` split (report there). Figures per system:
+
+- ``rougeL_f1``, ``rougeL_recall``: ROUGE-L (``rouge-score``, Porter stemming) of the text, citations removed;
+- ``novel_f1``: token F1 after removing stop words and every word of the question from both sides (so
+  restating the question earns nothing);
+- ``findings_share``: summary sentences citing a results/conclusions section
+  (:func:`deepcite.answer.findings.role_of_section`), ``other_study_only_share``: sentences citing only
+  other studies than the question's own; ``invalid_ids``; ``ask_ms_p50``: research plus answer.
+
+Baselines in the same run: the first two and last two sentences of the question's own abstract
+(``own_abstract_2+2``) and the first three sentences of the top BM25 hit (``bm25_top_hit_3``).
+
+HotpotQA (IRCoT's 500, every paragraph pooled): the share of summaries containing a gold answer after the
+official normalisation, against the best-matching sentence (most question terms) of the top single-shot
+hybrid passage.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import statistics
+import string
+import time
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from rouge_score import rouge_scorer
+
+from deepcite.answer.citations import CITATION_RE, unresolved_citations
+from deepcite.answer.context import ResponseContext
+from deepcite.answer.extractive import ExtractiveGenerator
+from deepcite.answer.findings import SentenceRole, role_of_section
+from deepcite.answer.pipeline import AnswerResult, answer_context
+from deepcite.answer.prompts import INSUFFICIENT, UNKNOWN
+from deepcite.config import Settings
+from deepcite.errors import InputError
+from deepcite.models import SearchMode
+from deepcite.research.agent import ResearchAgent
+from deepcite.research.multihop import build_pool
+from deepcite.retrieval.collection import Collection, open_collection
+from deepcite.text import split_sentences, tokenize
+
+SPLITS = ("train", "test")
+PUBMEDQA_COLLECTION = "eval-pubmedqa-pqal"
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class PubMedQAItem:
+    """One PQA-L question with its abstract sections and the authors' conclusion."""
+
+    pmid: str
+    question: str
+    contexts: list[str]
+    long_answer: str
+
+
+def load_pubmedqa(folder: Path, split: str, limit: int | None = None) -> list[PubMedQAItem]:
+    """The ``split`` questions of a PQA-L folder (``ori_pqal.json``, ``test_ground_truth.json``)."""
+    if split not in SPLITS:
+        raise InputError(f"unknown split {split!r}; choose one of: {', '.join(SPLITS)}")
+    data_file, test_file = folder / "ori_pqal.json", folder / "test_ground_truth.json"
+    if not data_file.is_file() or not test_file.is_file():
+        raise InputError(
+            f"{folder} has no ori_pqal.json and test_ground_truth.json; give the PubMedQA PQA-L folder"
+        )
+    data = json.loads(data_file.read_text(encoding="utf-8"))
+    test = set(json.loads(test_file.read_text(encoding="utf-8")))
+    items = [
+        PubMedQAItem(pmid, entry["QUESTION"], list(entry["CONTEXTS"]), entry["LONG_ANSWER"])
+        for pmid, entry in sorted(data.items())
+        if (pmid in test) == (split == "test")
+    ]
+    return items[:limit] if limit is not None else items
+
+
+# -- figures ----------------------------------------------------------------------------------------------
+_ROUGE = rouge_scorer.RougeScorer(["rougeL"], use_stemmer=True)
+
+
+def plain(text: str) -> str:
+    """The text without citation markers, headings and the unknown phrases."""
+    text = CITATION_RE.sub("", text).replace(UNKNOWN, "").replace(INSUFFICIENT, "")
+    return re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"\s+", " ", text)).strip()
+
+
+def novel_f1(prediction: str, reference: str, question: str) -> float:
+    """Token F1 of stemmed content words after removing every word of the question from both sides."""
+    asked = set(tokenize(question))
+    pred = Counter(t for t in tokenize(prediction) if t not in asked)
+    ref = Counter(t for t in tokenize(reference) if t not in asked)
+    common = sum((pred & ref).values())
+    if not common:
+        return 0.0
+    precision, recall = common / sum(pred.values()), common / sum(ref.values())
+    return 2 * precision * recall / (precision + recall)
+
+
+@dataclass
+class SystemScores:
+    """Per-question figures of one system (the deepcite summary or a baseline)."""
+
+    rouge_f1: list[float] = field(default_factory=list)
+    rouge_recall: list[float] = field(default_factory=list)
+    novel: list[float] = field(default_factory=list)
+    words: list[int] = field(default_factory=list)
+    sentences: int = 0
+    findings: int = 0
+    other_only: int = 0
+    invalid_ids: int = 0
+    ms: list[float] = field(default_factory=list)
+
+    def add_text(self, text: str, reference: str, question: str) -> None:
+        clean = plain(text)
+        score = _ROUGE.score(reference, clean)["rougeL"]
+        self.rouge_f1.append(score.fmeasure)
+        self.rouge_recall.append(score.recall)
+        self.novel.append(novel_f1(clean, reference, question))
+        self.words.append(len(clean.split()))
+
+    def add_sentence(self, sections: list[str | None], studies: list[str | None], own: str) -> None:
+        """One sentence, by the sections and studies of the chunks it cites."""
+        self.sentences += 1
+        self.findings += any(role_of_section(s) is SentenceRole.FINDING for s in sections)
+        self.other_only += bool(studies) and own not in studies
+
+    def summary(self) -> dict[str, float | int | None]:
+        n = max(1, len(self.rouge_f1))
+        out: dict[str, float | int | None] = {
+            "rougeL_f1": round(sum(self.rouge_f1) / n, 4),
+            "rougeL_recall": round(sum(self.rouge_recall) / n, 4),
+            "novel_f1": round(sum(self.novel) / n, 4),
+            "words_mean": round(sum(self.words) / n, 1),
+        }
+        if self.sentences:
+            out["findings_share"] = round(self.findings / self.sentences, 4)
+            out["other_study_only_share"] = round(self.other_only / self.sentences, 4)
+        if self.ms:
+            out["invalid_ids"] = self.invalid_ids
+            out["ask_ms_p50"] = round(statistics.median(self.ms), 1)
+        return out
+
+
+def _first_last(contexts: list[str], first: int, last: int) -> str:
+    sentences = [s for c in contexts for s in split_sentences(c)]
+    if len(sentences) <= first + last:
+        return " ".join(sentences)
+    return " ".join(sentences[:first] + sentences[-last:])
+
+
+# -- running ----------------------------------------------------------------------------------------------
+class Answerer:
+    """Research plus the offline answer over one collection, as ``deepcite ask`` runs them."""
+
+    def __init__(self, collection: Collection, settings: Settings) -> None:
+        self.collection = collection
+        self.settings = settings
+        self.agent = ResearchAgent(collection, settings=settings.research, use_llm=False)
+        self.generator = ExtractiveGenerator(collection.embedder, settings.answer)
+
+    def ask(self, question: str) -> tuple[AnswerResult, ResponseContext, float]:
+        """The answer, its context and the milliseconds research and answer took."""
+        started = time.perf_counter()
+        result = self.agent.process(question)
+        ctx = ResponseContext.from_pack(result.pack, self.settings.answer)
+        answered = asyncio.run(answer_context(ctx, self.generator, self.settings.answer))
+        return answered, ctx, (time.perf_counter() - started) * 1000.0
+
+
+def pubmedqa_collection(folder: Path, settings: Settings) -> Collection:
+    """The PQA-L abstracts (without conclusions) in a cached collection (unchanged chunks are reused)."""
+    collection = open_collection(PUBMEDQA_COLLECTION, settings)
+    collection.ingest(folder / "ori_pqal.json", fmt="pubmedqa")
+    return collection
+
+
+def evaluate_pubmedqa(
+    collection: Collection, items: list[PubMedQAItem], settings: Settings, *, progress: Progress | None = None
+) -> dict[str, dict[str, float | int | None]]:
+    """deepcite's quick summary and the two baselines on ``items`` (figures in the module docstring)."""
+    answerer = Answerer(collection, settings)
+    systems = {
+        "deepcite_summary": SystemScores(),
+        "own_abstract_2+2": SystemScores(),
+        "bm25_top_hit_3": SystemScores(),
+    }
+    for n, item in enumerate(items, start=1):
+        answered, ctx, ms = answerer.ask(item.question)
+        ours = systems["deepcite_summary"]
+        ours.add_text(answered.summary, item.long_answer, item.question)
+        ours.ms.append(ms)
+        chunks = {c.id: c for c in ctx.all_chunks()}
+        ours.invalid_ids += answered.citation_check.invalid_ids + len(
+            unresolved_citations(answered.summary, [c.id for c in ctx.selected_chunks])
+        )
+        for sentence in split_sentences(answered.summary):
+            ids = [int(i) for m in CITATION_RE.finditer(sentence) for i in re.findall(r"\d+", m.group(0))]
+            cited = [chunks[i] for i in ids if i in chunks]
+            if cited:
+                ours.add_sentence([c.section for c in cited], [c.pmid for c in cited], item.pmid)
+        own = systems["own_abstract_2+2"]
+        own.add_text(_first_last(item.contexts, 2, 2), item.long_answer, item.question)
+        top = collection.search(item.question, mode=SearchMode.BM25, k=1)
+        bm25 = systems["bm25_top_hit_3"]
+        bm25.add_text(
+            " ".join(split_sentences(top[0].chunk.text)[:3]) if top else "", item.long_answer, item.question
+        )
+        if top:
+            bm25.sentences += 1
+            bm25.findings += role_of_section(top[0].chunk.section) is SentenceRole.FINDING
+            bm25.other_only += top[0].chunk.pmid != item.pmid
+        if progress:
+            progress(n, len(items))
+    return {name: {**scores.summary(), "questions": len(items)} for name, scores in systems.items()}
+
+
+# -- HotpotQA ---------------------------------------------------------------------------------------------
+def normalize_answer(text: str) -> str:
+    """HotpotQA's official answer normalisation: lower case, no punctuation, no articles, single spaces."""
+    text = "".join(ch for ch in text.lower() if ch not in set(string.punctuation))
+    text = re.sub(r"\b(a|an|the)\b", " ", text)
+    return " ".join(text.split())
+
+
+def contains_answer(text: str, answers: list[str]) -> bool:
+    """Whether the normalised text holds any normalised gold answer as a whole-word span."""
+    haystack = f" {normalize_answer(plain(text))} "
+    return any(f" {normalize_answer(a)} " in haystack for a in answers if normalize_answer(a))
+
+
+def load_hotpotqa(path: Path, limit: int | None = None) -> list[tuple[str, list[str]]]:
+    """(question, gold answers) of IRCoT's HotpotQA file (``question_text``, ``answers_objects[].spans``)."""
+    if not path.is_file():
+        raise InputError(f"{path} is not a file; give IRCoT's HotpotQA JSON Lines file")
+    out: list[tuple[str, list[str]]] = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            record = json.loads(line)
+            spans = [s for obj in record.get("answers_objects", []) for s in obj.get("spans", [])]
+            out.append((record["question_text"], spans))
+        if limit is not None and len(out) >= limit:
+            break
+    return out
+
+
+def best_sentence(text: str, question: str) -> str:
+    """The sentence of ``text`` holding the most of the question's terms (the first on ties)."""
+    asked = set(tokenize(question))
+    sentences = split_sentences(text) or [text]
+    return max(sentences, key=lambda s: len(asked & set(tokenize(s))))
+
+
+def evaluate_hotpotqa(
+    path: Path, settings: Settings, *, limit: int | None = None, progress: Progress | None = None
+) -> dict[str, dict[str, float | int]]:
+    """Answer containment of deepcite's summary vs the best sentence of the top single-shot passage."""
+    questions = load_hotpotqa(path, limit)
+    collection = build_pool(path, "ircot", settings)
+    answerer = Answerer(collection, settings)
+    ours, baseline, ms = 0, 0, []
+    for n, (question, answers) in enumerate(questions, start=1):
+        answered, _, took = answerer.ask(question)
+        ms.append(took)
+        ours += contains_answer(answered.summary, answers)
+        top = collection.search(question, mode=SearchMode.HYBRID, k=1)
+        baseline += bool(top) and contains_answer(best_sentence(top[0].chunk.text, question), answers)
+        if progress:
+            progress(n, len(questions))
+    total = max(1, len(questions))
+    return {
+        "deepcite_summary": {
+            "contains_answer": round(ours / total, 4),
+            "ask_ms_p50": round(statistics.median(ms), 1) if ms else 0.0,
+            "questions": len(questions),
+        },
+        "single_shot_best_sentence": {
+            "contains_answer": round(baseline / total, 4),
+            "questions": len(questions),
+        },
+    }
