@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import sys
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
@@ -29,9 +31,14 @@ def ask(
         None, "--group", help="Your ACL groups (repeatable); default: no restriction."
     ),
     json_out: bool = typer.Option(False, "--json", help="Print the full response as JSON."),
+    report_format: str = typer.Option(
+        None, "--format", help="Print a report instead: markdown, or the references as bibtex or ris."
+    ),
+    out: Path = typer.Option(None, "--out", help="Write the report (--format, default markdown) to this file."),
 ) -> None:
     """Research a question in a collection and print a cited summary, answer and sources."""
     from deepcite import service
+    from deepcite.answer.report import ReportFormat, render_report
     from deepcite.retrieval.collection import open_collection
     from deepcite.service import HopEvent
 
@@ -45,6 +52,7 @@ def ask(
             )
 
     with user_errors():
+        fmt = ReportFormat.from_str(report_format) if report_format or out else None
         col = open_collection(collection, settings, create=False)
         try:
             response = asyncio.run(
@@ -62,8 +70,13 @@ def ask(
             col.store.close()
     if json_out:
         print_json(response)
-        return
-    print_response(response)
+    elif fmt is not None and out is not None:
+        out.write_text(render_report(response, fmt), encoding="utf-8")
+        err_console.print(f"wrote the {fmt.value} report to {out}")
+    elif fmt is not None:
+        sys.stdout.write(render_report(response, fmt))
+    else:
+        print_response(response)
 
 
 def print_response(response: AskResponse) -> None:

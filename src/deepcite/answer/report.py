@@ -1,0 +1,211 @@
+"""The answer as a report a researcher can keep: Markdown, and its references as BibTeX or RIS.
+
+    text = render_report(result, ReportFormat.from_str("markdown"))
+
+The Markdown report holds the question, the quick summary, the answer by aspect, each sub-question's
+answer, a reference list keyed by the same ``[n]`` ids the text cites (title, authors and year where known,
+PMID and DOI links, file and pages, section) and the citation check's counts. BibTeX and RIS hold one
+entry per cited source document (its passages' ids listed in a note), so a reference manager imports
+each study once. The command line (``deepcite ask --format``) and the HTTP API
+(``GET /api/answers/{request_id}/report``) both render through this module.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from deepcite.answer.pipeline import AnswerResult, Citation
+from deepcite.models import _ChoiceEnum
+
+PUBMED_URL = "https://pubmed.ncbi.nlm.nih.gov/{pmid}/"
+DOI_URL = "https://doi.org/{doi}"
+
+
+class ReportFormat(_ChoiceEnum):
+    MARKDOWN = "markdown"
+    BIBTEX = "bibtex"
+    RIS = "ris"
+
+    @property
+    def media_type(self) -> str:
+        return _MEDIA_TYPES[self]
+
+    @property
+    def extension(self) -> str:
+        return _EXTENSIONS[self]
+
+
+_MEDIA_TYPES = {
+    ReportFormat.MARKDOWN: "text/markdown; charset=utf-8",
+    ReportFormat.BIBTEX: "application/x-bibtex; charset=utf-8",
+    ReportFormat.RIS: "application/x-research-info-systems; charset=utf-8",
+}
+_EXTENSIONS = {ReportFormat.MARKDOWN: "md", ReportFormat.BIBTEX: "bib", ReportFormat.RIS: "ris"}
+
+
+def render_report(result: AnswerResult, fmt: ReportFormat) -> str:
+    """The report of ``result`` in ``fmt`` (see the module docstring)."""
+    if fmt is ReportFormat.MARKDOWN:
+        return markdown_report(result)
+    if fmt is ReportFormat.BIBTEX:
+        return bibtex_references(cited_sources(result))
+    return ris_references(cited_sources(result))
+
+
+def report_filename(result: AnswerResult, fmt: ReportFormat) -> str:
+    """A file name for the report: ``deepcite-<first words of the question>.<ext>``."""
+    words = re.findall(r"[a-z0-9]+", result.query.lower())[:8]
+    return f"deepcite-{'-'.join(words) or result.request_id}.{fmt.extension}"
+
+
+def cited_references(result: AnswerResult) -> list[Citation]:
+    """The citations the texts cite, by id (every citation of the response when none is cited)."""
+    cited = set(result.citation_check.cited_ids)
+    return [c for c in result.citations if c.id in cited] or list(result.citations)
+
+
+def cited_sources(result: AnswerResult) -> list[list[Citation]]:
+    """The cited passages grouped by source document (PMID, DOI, file or document id), first cited first."""
+    groups: dict[str, list[Citation]] = {}
+    for citation in cited_references(result):
+        groups.setdefault(_source_key(citation), []).append(citation)
+    return list(groups.values())
+
+
+# -- Markdown -------------------------------------------------------------------------------------------
+def markdown_report(result: AnswerResult) -> str:
+    """The summary, the answer by aspect, sub-answers, references and the citation check, as Markdown."""
+    check = result.citation_check
+    lines = [f"# {result.query}", "", "## Summary", "", result.summary, "", "## Answer", ""]
+    lines += [_demote(result.answer), ""]
+    if result.subanswers:
+        lines += ["## Sub-questions", ""]
+        for sub in result.subanswers:
+            lines += [f"### {sub.subquestion}", "", sub.answer, ""]
+    lines += ["## References", ""]
+    lines += [f"{c.id}. {_reference_line(c)}" for c in cited_references(result)] or ["None."]
+    lines += [
+        "",
+        "## Citation check",
+        "",
+        f"{check.sentences} sentences checked: {check.cited} cited, {check.repaired} replaced by the unknown "
+        f"phrase, {check.dropped} dropped, {check.invalid_ids} invalid citation ids removed.",
+        "",
+        f"Request `{result.request_id}`; numbers in square brackets refer to the references above.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def _demote(text: str) -> str:
+    """The long answer's ``## aspect`` headings one level down, under ``## Answer``."""
+    return re.sub(r"^(#{1,5}) ", r"#\1 ", text, flags=re.M)
+
+
+def _authors(names: Sequence[str], most: int = 3) -> str:
+    if len(names) > most:
+        return ", ".join(names[:most]) + " et al."
+    return ", ".join(names)
+
+
+def _reference_line(c: Citation) -> str:
+    parts: list[str] = []
+    who = _authors(c.authors)
+    if who or c.year:
+        parts.append(f"{who} ({c.year})" if who and c.year else who or f"({c.year})")
+    parts.append(f"*{_md_escape(c.title or c.doc_id)}*")
+    links = []
+    if c.pmid:
+        links.append(f"PMID [{c.pmid}]({PUBMED_URL.format(pmid=c.pmid)})")
+    if c.doi:
+        links.append(f"DOI [{c.doi}]({DOI_URL.format(doi=c.doi)})")
+    if c.url and not (c.pmid or c.doi):
+        links.append(f"<{c.url}>")
+    where = _location(c)
+    tail = "; ".join(x for x in [*links, where, f"section: {c.section}" if c.section else ""] if x)
+    return ". ".join(parts) + (f". {tail}." if tail else ".")
+
+
+def _md_escape(text: str) -> str:
+    return re.sub(r"([*_`\[\]])", r"\\\1", text)
+
+
+def _location(c: Citation) -> str:
+    """``paper.pdf, pp. 3–4`` (file and pages as far as known)."""
+    pages = ""
+    if c.page is not None:
+        pages = f"pp. {c.page}–{c.page_end}" if c.page_end not in (None, c.page) else f"p. {c.page}"
+    return ", ".join(x for x in (c.file or "", pages) if x)
+
+
+# -- BibTeX and RIS -------------------------------------------------------------------------------------
+def _source_key(c: Citation) -> str:
+    return f"pmid:{c.pmid}" if c.pmid else f"doi:{c.doi.lower()}" if c.doi else c.file or c.doc_id
+
+
+def _first(group: list[Citation], field: str) -> object:
+    return next((getattr(c, field) for c in group if getattr(c, field)), None)
+
+
+def _note(group: list[Citation]) -> str:
+    cited = ", ".join(f"[{c.id}]" + (f" {_location(c)}" if _location(c) else "") for c in group)
+    return f"deepcite passages {cited}"
+
+
+def bibtex_references(sources: list[list[Citation]]) -> str:
+    """One BibTeX entry per source: ``@article`` when it has a PMID or DOI, else ``@misc``."""
+    entries, keys = [], set()
+    for group in sources:
+        head = group[0]
+        authors: list[str] = list(_first(group, "authors") or [])
+        year, pmid, doi = _first(group, "year"), _first(group, "pmid"), _first(group, "doi")
+        stem = re.sub(r"[^a-z0-9]", "", (authors[0].split()[0] if authors else "source").lower()) or "source"
+        word = next(iter(re.findall(r"[a-z]{4,}", (head.title or head.doc_id).lower())), "")
+        key = f"{stem}{year or ''}{word}"
+        n = 1
+        while key in keys:
+            n += 1
+            key = f"{stem}{year or ''}{word}{n}"
+        keys.add(key)
+        fields = {
+            "title": head.title or head.doc_id,
+            "author": " and ".join(authors),
+            "year": str(year or ""),
+            "doi": str(doi or ""),
+            "pmid": str(pmid or ""),
+            "url": PUBMED_URL.format(pmid=pmid) if pmid else str(_first(group, "url") or ""),
+            "file": str(_first(group, "file") or ""),
+            "note": _note(group),
+        }
+        kind = "article" if pmid or doi else "misc"
+        body = ",\n".join(f"  {name} = {{{_bib_escape(value)}}}" for name, value in fields.items() if value)
+        entries.append(f"@{kind}{{{key},\n{body}\n}}")
+    return "\n\n".join(entries) + ("\n" if entries else "")
+
+
+def _bib_escape(text: str) -> str:
+    return re.sub(r"([&%$#_{}])", r"\\\1", text)
+
+
+def ris_references(sources: list[list[Citation]]) -> str:
+    """One RIS record per source (``TY  - JOUR`` with a PMID or DOI, else ``GEN``), ending ``ER  -``."""
+    records = []
+    for group in sources:
+        head = group[0]
+        pmid, doi, year = _first(group, "pmid"), _first(group, "doi"), _first(group, "year")
+        lines = [f"TY  - {'JOUR' if pmid or doi else 'GEN'}", f"TI  - {head.title or head.doc_id}"]
+        lines += [f"AU  - {name}" for name in _first(group, "authors") or []]
+        if year:
+            lines.append(f"PY  - {year}")
+        if doi:
+            lines.append(f"DO  - {doi}")
+        if pmid:
+            lines += [f"AN  - PMID:{pmid}", f"UR  - {PUBMED_URL.format(pmid=pmid)}"]
+        elif _first(group, "url"):
+            lines.append(f"UR  - {_first(group, 'url')}")
+        if _first(group, "file"):
+            lines.append(f"L1  - {_first(group, 'file')}")
+        lines += [f"N1  - {_note(group)}", "ER  - "]
+        records.append("\n".join(lines))
+    return "\n\n".join(records) + ("\n" if records else "")

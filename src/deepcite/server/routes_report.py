@@ -1,0 +1,38 @@
+"""``POST /api/report``: the answer the caller holds, rendered as a report to keep (Markdown, BibTeX, RIS).
+
+The body is the answer as ``/api/unified-search`` returned it (citation texts may be left empty: the
+report lists references, not passages); rendering is :mod:`deepcite.answer.report`, shared with
+``deepcite ask --format``. The server keeps no state for it, so a report can be made for as long as the
+caller keeps the answer.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Depends, Query, Response
+
+from deepcite.answer.pipeline import AnswerResult
+from deepcite.answer.report import ReportFormat, render_report, report_filename
+from deepcite.server.auth import Caller, current_caller
+
+router = APIRouter(prefix="/api", tags=["answer"])
+
+
+@router.post(
+    "/report",
+    response_class=Response,
+    responses={200: {"content": {f.media_type.split(";")[0]: {} for f in ReportFormat}}},
+)
+async def report(
+    answer: AnswerResult,
+    caller: Annotated[Caller, Depends(current_caller)],
+    format: Annotated[str, Query(description="markdown, bibtex or ris")] = "markdown",  # noqa: A002
+) -> Response:
+    """The answer as a downloadable report; 400 naming the formats when ``format`` is unknown."""
+    fmt = ReportFormat.from_str(format)
+    return Response(
+        render_report(answer, fmt),
+        media_type=fmt.media_type,
+        headers={"Content-Disposition": f'attachment; filename="{report_filename(answer, fmt)}"'},
+    )
