@@ -251,6 +251,12 @@ class ServerSettings(_Section):
     max_request_bytes: int = 64_000
     max_query_chars: int = 2000
     default_collection: str = "demo"
+    # uploads (POST /api/collections/{collection}/documents): each file, the whole multipart body, the files
+    max_upload_file_bytes: int = 50_000_000
+    max_upload_request_bytes: int = 200_000_000
+    max_upload_files: int = 50
+    max_document_id_chars: int = 512  # a longer id in /files/{collection}/{document_id} is refused
+    job_history: int = 100  # upload jobs kept for GET /api/jobs/{job_id} (oldest finished ones go first)
 
 
 class PractitionerSettings(_Section):
