@@ -249,7 +249,7 @@ def build_server(settings: Settings | None = None) -> MCPServer:
                 "collection": col.name,
                 "hops": result.hops,
                 "stop_reason": pack.stop_reason,
-                "coverage": result.metadata.get("aspect_coverage", {}),
+                "coverage": result.coverage.model_dump(mode="json"),
                 **_evidence(pack.final_evidence, pack.subquery_evidence, limit),
                 "retrieval_report": [
                     r.model_dump(mode="json", exclude={"selected"}) | {"selected": len(r.selected)}

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from enum import StrEnum
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
@@ -102,18 +102,59 @@ class Filters(BaseModel):
         )
 
 
+QueryKind = Literal["subquestion", "must_preserve", "hyde", "bridge", "residual", "aspect", "web"]
+
+
+class Provenance(BaseModel):
+    """One way the executor reached a passage: a hit of one query's result list in one round.
+
+    ``mode`` is the search mode of the list, or ``"web"`` for a web result. ``query_index`` is the list's
+    position among the round's result lists, so two lists of one round stay apart.
+    """
+
+    round: int
+    query: str
+    query_index: int = 0
+    kind: QueryKind = "subquestion"
+    mode: str
+    subquestion: str
+    rank: int  # 1-based rank in that list
+    score: float  # the list's own score (BM25, cosine, fused, or a web page's)
+    parent: tuple[str, str] | None = None  # bridge hops: the (doc_id, chunk_id) whose entity was followed
+    focus: str | None = None  # the entity or aspect the query was about
+
+
+class Selection(BaseModel):
+    """One round that selected a passage: its rank in that round's selection and the relevance it had."""
+
+    round: int
+    rank: int
+    relevance: float
+
+
 class Candidate(BaseModel):
     """A retrieved chunk inside the research executor, with its provenance and every score it earned."""
 
     chunk: Chunk
-    score: float = 0.0  # current best score (fused, then reranked)
-    features: dict[str, float] = Field(default_factory=dict)  # e.g. {"r1:hybrid:q0:rank": 3, "rrf": 0.03}
-    provenance: list[dict[str, Any]] = Field(default_factory=list)  # {round, query, mode, subquestion, rank}
+    score: float = 0.0  # current best score: fused, then reranked, then the selection score
+    rrf: float = 0.0  # reciprocal-rank fusion of the round's lists (sum of 1 / (k + rank))
+    rerank: float | None = None  # the reranker's score, when one ran over this passage
+    provenance: list[Provenance] = Field(default_factory=list)
+    selections: list[Selection] = Field(default_factory=list)
     subquestions: list[str] = Field(default_factory=list)
 
     @property
     def key(self) -> tuple[str, str]:
         return (self.chunk.doc_id, self.chunk.chunk_id)
+
+    @property
+    def first_round(self) -> int:
+        """The round that first selected this passage (0 when none did, e.g. a web page)."""
+        return min((s.round for s in self.selections), default=0)
+
+    def hits_in(self, round_no: int) -> list[Provenance]:
+        """The provenance entries of one round."""
+        return [p for p in self.provenance if p.round == round_no]
 
 
 class AspectType(_ChoiceEnum):
@@ -169,6 +210,66 @@ class AspectCoverage(BaseModel):
         return [a for a in self.aspects if a.importance >= self.core_importance]
 
 
+class AspectScore(BaseModel):
+    """One aspect's line in a coverage report."""
+
+    aspect: str
+    type: AspectType
+    importance: float
+    coverage_score: float
+    covered_at_hop: int | None = None
+
+
+class CoverageReport(BaseModel):
+    """Aspect coverage as every surface shows it: hop events, API responses, CLI ``--json`` and MCP."""
+
+    enabled: bool = True  # research.coverage.enabled: whether coverage may stop the rounds
+    threshold: float  # an aspect scoring at least this is covered
+    total_aspects: int
+    coverage_percentage: float
+    weighted_coverage: float
+    uncovered_count: int
+    uncovered_aspects: list[str] = Field(default_factory=list)
+    aspects: list[AspectScore] = Field(default_factory=list)
+    contradictions: list[str] = Field(default_factory=list)
+
+    @classmethod
+    def from_coverage(
+        cls, coverage: AspectCoverage, *, threshold: float, enabled: bool = True
+    ) -> CoverageReport:
+        """The report of an :class:`AspectCoverage` at ``threshold``."""
+        uncovered = [a.aspect for a in coverage.get_uncovered_aspects(threshold)]
+        return cls(
+            enabled=enabled,
+            threshold=threshold,
+            total_aspects=len(coverage.aspects),
+            coverage_percentage=coverage.get_coverage_percentage(threshold),
+            weighted_coverage=coverage.get_weighted_coverage(),
+            uncovered_count=len(uncovered),
+            uncovered_aspects=uncovered,
+            aspects=[
+                AspectScore(
+                    aspect=a.aspect,
+                    type=a.aspect_type,
+                    importance=a.importance,
+                    coverage_score=coverage.coverage_scores.get(a.aspect, 0.0),
+                    covered_at_hop=coverage.covered_by_hop.get(a.aspect),
+                )
+                for a in coverage.aspects
+            ],
+            contradictions=list(coverage.contradictions),
+        )
+
+
+class SelectedPassage(BaseModel):
+    """A passage a round selected, as the round's report lists it."""
+
+    doc_id: str
+    chunk_id: str
+    title: str = ""
+    score: float
+
+
 class RoundReport(BaseModel):
     """The audit trail of one executor round."""
 
@@ -178,12 +279,12 @@ class RoundReport(BaseModel):
     candidates_before_fusion: int
     candidates_after_fusion: int
     candidates_after_rerank: int
-    selected: list[dict[str, Any]]  # {doc_id, chunk_id, score}
+    selected: list[SelectedPassage]
     new_evidence: int
     coverage_percentage: float
     weighted_coverage: float
     uncovered_aspects: list[str]
-    decision: str  # "continue" | "stop"
+    decision: Literal["continue", "stop"]
     reason: str
 
 

@@ -44,7 +44,7 @@ from deepcite.llm.factory import get_llm
 from deepcite.models import Chunk, Filters, RoundReport, SearchHit, SearchMode
 from deepcite.research.agent import ResearchAgent, ResearchResult
 from deepcite.research.state import ExecutorState
-from deepcite.research.web_search import web_source_for
+from deepcite.research.web.source import web_source_for
 from deepcite.retrieval.collection import Collection, open_collection, passage_text
 from deepcite.retrieval.embedder import Embedder
 from deepcite.retrieval.embedders import get_embedder
@@ -342,10 +342,7 @@ async def ask(
     ctx.acl_groups = filters.acl_groups if filters is not None else None
     context_store(settings).put(ctx)
     answered = await answer_context(ctx, generator_for(col.embedder, settings), settings.answer)
-    coverage = {
-        **result.metadata.get("aspect_coverage", {}),
-        "contradictions": result.pack.coverage.contradictions,
-    }
+    coverage = result.coverage.model_dump(mode="json")
     return AskResponse(
         **answered.model_dump(exclude={"coverage", "retrieval_report", "retrieval_latency_ms"}),
         coverage=coverage,

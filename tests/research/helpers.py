@@ -8,7 +8,9 @@ from typing import Any
 from deepcite.config import ResearchSettings
 from deepcite.llm.client import Message
 from deepcite.models import Chunk, SearchHit, SearchMode
+from deepcite.research.nodes import Adapters
 from deepcite.research.planner import QueryPlanner
+from deepcite.research.protocols import Retriever
 from deepcite.research.state import ExecutorState
 
 
@@ -64,3 +66,13 @@ def new_state(question: str, settings: ResearchSettings | None = None) -> tuple[
     plan = planner.plan(question)
     state = ExecutorState(plan=plan)
     return state, planner
+
+
+def adapters(
+    planner: QueryPlanner,
+    retriever: Retriever | None = None,
+    settings: ResearchSettings | None = None,
+    **kw: Any,
+) -> Adapters:
+    """The adapters a node runs with; ``retriever`` may be None for nodes that never search."""
+    return Adapters(settings=settings or planner.settings, planner=planner, retriever=retriever, **kw)  # type: ignore[arg-type]

@@ -109,7 +109,7 @@ def test_research_cli_prints_the_pack_as_json(tmp_path: Path, monkeypatch: pytes
         assert result.exit_code == 0, result.output
         data = json.loads(result.stdout)
         assert data["hops"] == 3 and data["pack"]["final_evidence"]
-        assert data["metadata"]["aspect_coverage"]["total_aspects"] == 3
+        assert data["coverage"]["total_aspects"] == 3
         missing = runner.invoke(app, ["research", "statins", "--collection", "nope"])
         assert missing.exit_code == 2 and "known collections" in missing.output and "fx" in missing.output
     finally:

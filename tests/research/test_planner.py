@@ -1,12 +1,9 @@
-"""QueryPlanner: plans, next hops (aspects, bridges, LLM), stopping decisions."""
+"""QueryPlanner: plans and next hops (aspects, bridges, LLM)."""
 
 from __future__ import annotations
 
-import pytest
-
 from deepcite.config import ResearchSettings
-from deepcite.errors import InputError
-from deepcite.models import AspectCoverage, AspectType, Candidate, QueryAspect
+from deepcite.models import AspectCoverage, AspectType, Candidate
 from deepcite.research.planner import QueryPlanner
 from deepcite.research.state import ExecutorState
 from research.helpers import StandInLLM, chunk, new_state
@@ -22,11 +19,6 @@ def test_plan_lists_the_question_first_then_aspect_subquestions() -> None:
         "What are PCSK9 inhibitors?",
     ]
     assert plan.intake.must_preserve_terms == ["PCSK9"]
-
-
-def test_invalid_hop_budget_is_refused() -> None:
-    with pytest.raises(InputError, match="min_hops"):
-        QueryPlanner(min_hops=5, max_hops=2)
 
 
 def test_later_hops_target_uncovered_aspects_by_importance() -> None:
@@ -83,36 +75,3 @@ def test_llm_failures_fall_back_to_heuristics_and_are_recorded() -> None:
     sub, _ = planner.next_hop(state)
     assert sub == "What are statins?"
     assert "LLM next sub-question failed" in state.errors[0]
-
-
-def _coverage(scores: dict[str, float], importance: dict[str, float]) -> AspectCoverage:
-    aspects = [
-        QueryAspect(aspect=a, aspect_type=AspectType.DEFINITION, importance=i) for a, i in importance.items()
-    ]
-    return AspectCoverage(aspects=aspects, coverage_scores=scores)
-
-
-@pytest.mark.parametrize(
-    ("hop", "scores", "streak", "go_on", "reason"),
-    [
-        (10, {"a": 0.0, "b": 0.0}, 0, False, "hop limit"),
-        (2, {"a": 1.0, "b": 1.0}, 5, True, "minimum hops"),
-        (4, {"a": 0.1, "b": 0.0}, 2, False, "no new evidence"),
-        (3, {"a": 0.9, "b": 0.9}, 0, False, "all core aspects covered"),
-        (3, {"a": 0.2, "b": 0.9}, 0, True, "core aspects not yet covered: a"),
-        (3, {"a": 0.9, "b": 0.0}, 0, True, "weighted coverage"),
-    ],
-)
-def test_should_continue_retrieval(hop: int, scores: dict, streak: int, go_on: bool, reason: str) -> None:
-    planner = QueryPlanner(min_hops=3, max_hops=10)
-    cov = _coverage(scores, {"a": 1.0, "b": 0.5})
-    decision, why = planner.should_continue_retrieval(cov, hop, no_novelty_streak=streak)
-    assert decision is go_on and reason in why
-
-
-def test_quality_stopping_when_coverage_is_disabled() -> None:
-    planner = QueryPlanner(min_hops=1, max_hops=5, enable_aspect_coverage=False)
-    cov = _coverage({"a": 0.0}, {"a": 1.0})
-    assert planner.should_continue_retrieval(cov, 1, evidence_quality=0.2)[0] is True
-    go_on, why = planner.should_continue_retrieval(cov, 1, evidence_quality=0.8)
-    assert go_on is False and "coverage off" in why

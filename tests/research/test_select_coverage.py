@@ -2,17 +2,25 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
 from deepcite.config import ResearchSettings, Settings
 from deepcite.models import AspectType, QueryAspect
-from deepcite.research.coverage import grade_coverage, keyword_score, similarity_score
-from deepcite.research.executor import merge_candidates, prepare_round_queries, run_retrieval
 from deepcite.research.llm_adapters import LLMCoverageGrader
-from deepcite.research.selection import mmr_order, select_evidence
+from deepcite.research.nodes import (
+    grade_coverage,
+    merge_candidates,
+    prepare_round_queries,
+    run_retrieval,
+    select_evidence,
+)
+from deepcite.research.nodes.grade_coverage import keyword_score, similarity_score
 from deepcite.retrieval.collection import Collection, open_collection
-from research.helpers import StandInLLM, new_state
+from deepcite.retrieval.mmr import mmr_order
+from research.helpers import StandInLLM, adapters, new_state
 
 S = ResearchSettings()
 
@@ -48,10 +56,11 @@ def test_keyword_and_similarity_scores() -> None:
 
 def _round(collection: Collection, question: str, settings: ResearchSettings = S):
     state, planner = new_state(question, settings)
-    prepare_round_queries(state, planner, settings)
-    run_retrieval(state, collection, settings)
-    merge_candidates(state, settings)
-    return state, planner
+    ctx = adapters(planner, collection, settings)
+    prepare_round_queries(state, ctx)
+    run_retrieval(state, ctx)
+    merge_candidates(state, ctx)
+    return state, ctx
 
 
 @pytest.mark.slow
@@ -60,7 +69,7 @@ def test_run_retrieval_records_provenance(research_collection: Collection) -> No
     assert state.counts["before_fusion"] > 0 and state.results[0].mode == "hybrid"
     top = state.candidates[0]
     assert top.chunk.doc_id == "statins-safety"
-    assert top.provenance[0]["round"] == 1 and top.provenance[0]["kind"] == "subquestion"
+    assert top.provenance[0].round == 1 and top.provenance[0].kind == "subquestion"
 
 
 @pytest.mark.slow
@@ -77,8 +86,8 @@ def test_select_evidence_caps_documents_keeps_subquestion_evidence_and_scores_by
     research_collection: Collection,
 ) -> None:
     settings = S.model_copy(update={"max_docs_per_round": 4})
-    state, _ = _round(research_collection, "statins LDL cholesterol", settings)
-    select_evidence(state, research_collection, settings)
+    state, ctx = _round(research_collection, "statins LDL cholesterol", settings)
+    select_evidence(state, ctx)
     assert 0 < len(state.selected) <= 4 and state.new_evidence == len(state.selected)
     assert set(state.evidence) == {c.key for c in state.selected}
     assert (
@@ -96,19 +105,19 @@ def test_select_evidence_caps_documents_keeps_subquestion_evidence_and_scores_by
 @pytest.mark.slow
 def test_must_preserve_passages_come_first(research_collection: Collection) -> None:
     settings = S.model_copy(update={"must_preserve_boost": 1.0, "max_docs_per_round": 3})
-    state, _ = _round(research_collection, "Which drug lowers LDL, e.g. evolocumab?", settings)
-    select_evidence(state, research_collection, settings)
+    state, ctx = _round(research_collection, "Which drug lowers LDL, e.g. evolocumab?", settings)
+    select_evidence(state, ctx)
     assert "evolocumab" in (state.selected[0].chunk.text + state.selected[0].chunk.title).lower()
 
 
 @pytest.mark.slow
 def test_grade_coverage_rises_with_the_right_evidence(research_collection: Collection) -> None:
     settings = S.model_copy(update={"max_docs_per_round": 1})
-    state, planner = _round(research_collection, "What is ezetimibe?", settings)
-    grade_coverage(state, research_collection, settings)
+    state, ctx = _round(research_collection, "What is ezetimibe?", settings)
+    grade_coverage(state, ctx)
     assert state.coverage.coverage_scores == {"ezetimibe": 0.0}  # nothing selected yet
-    select_evidence(state, research_collection, settings)
-    grade_coverage(state, research_collection, settings)
+    select_evidence(state, ctx)
+    grade_coverage(state, ctx)
     assert state.selected[0].chunk.title == "Ezetimibe"
     assert state.coverage.coverage_scores["ezetimibe"] >= settings.aspect_coverage_threshold
     assert state.coverage.covered_by_hop == {"ezetimibe": 1}
@@ -117,14 +126,15 @@ def test_grade_coverage_rises_with_the_right_evidence(research_collection: Colle
 
 @pytest.mark.slow
 def test_llm_grader_scores_and_its_failure_falls_back(research_collection: Collection) -> None:
-    state, _ = _round(research_collection, "What is ezetimibe?")
-    select_evidence(state, research_collection, S)
+    state, ctx = _round(research_collection, "What is ezetimibe?")
+    select_evidence(state, ctx)
     llm = StandInLLM(['{"scores": {"ezetimibe": 0.2}, "contradictions": []}', TimeoutError("slow LLM")])
-    grade_coverage(state, research_collection, S, LLMCoverageGrader(llm))
+    ctx = replace(ctx, grader=LLMCoverageGrader(llm))
+    grade_coverage(state, ctx)
     assert (
         state.coverage.coverage_scores["ezetimibe"] == 0.2
         and "ezetimibe" not in state.coverage.covered_by_hop
     )
-    grade_coverage(state, research_collection, S, LLMCoverageGrader(llm))
+    grade_coverage(state, ctx)
     assert state.coverage.coverage_scores["ezetimibe"] > 0.5
     assert "coverage grader failed" in state.errors[-1] and "slow LLM" in state.errors[-1]

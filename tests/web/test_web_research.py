@@ -7,7 +7,7 @@ import pytest
 
 from deepcite.config import Settings
 from deepcite.research.agent import ResearchAgent
-from deepcite.research.web_search import WebSearchSource
+from deepcite.research.web.source import WebSearchSource
 from deepcite.retrieval.collection import Collection
 from deepcite.server.app import create_app
 from web.standin import StandinWeb, serve_app
@@ -44,7 +44,7 @@ def test_research_keeps_web_evidence_under_the_subquestion_that_found_it(
             assert cand.chunk.metadata["subquestion"] == sub
             assert cand.subquestions == [sub]
             assert cand.chunk.url and cand.chunk.url.startswith(standin.base_url)
-            assert cand.provenance[0]["mode"] == "web"
+            assert cand.provenance[0].mode == "web"
     # local passages are still there, and web pages are in the final evidence next to them
     assert any(c.chunk.source != "web" for c in pack.final_evidence)
     assert any(c.chunk.source == "web" for c in pack.final_evidence)

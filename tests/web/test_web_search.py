@@ -8,14 +8,9 @@ from typing import Any
 
 from deepcite.config import WebSearchSettings
 from deepcite.errors import LLMError
-from deepcite.research.web_pages import extractive_summary, html_to_text
-from deepcite.research.web_search import (
-    WebSearchSource,
-    domain_allowed,
-    normalize_link,
-    parse_tool_results,
-    web_evidence,
-)
+from deepcite.research.web.links import domain_allowed, normalize_link, parse_tool_results
+from deepcite.research.web.pages import extractive_summary, html_to_text
+from deepcite.research.web.source import WebSearchSource
 from web.standin import PAGES, StandinWeb
 
 QUESTION = "Does atrial fibrillation raise the risk of stroke?"
@@ -82,8 +77,12 @@ def test_extractive_summary_keeps_the_sentences_about_the_question_in_page_order
     assert summary.index("five times") < summary.index("CHA2DS2-VASc")
 
 
+async def _evidence(settings: WebSearchSettings) -> tuple[list, list[str]]:
+    return await WebSearchSource(settings).evidence(QUESTION)
+
+
 async def test_web_evidence_per_subquestion_from_allowed_pages(standin: StandinWeb) -> None:
-    chunks, errors = await web_evidence(QUESTION, _settings(standin))
+    chunks, errors = await _evidence(_settings(standin))
 
     assert QUESTION in standin.queries
     urls = [c.url for c in chunks]
@@ -121,7 +120,7 @@ async def test_results_stay_under_the_subquestion_that_found_them(standin: Stand
 
 
 async def test_empty_allow_list_admits_every_domain(standin: StandinWeb) -> None:
-    chunks, _ = await web_evidence(QUESTION, _settings(standin, allowed_domains=[]))
+    chunks, _ = await _evidence(_settings(standin, allowed_domains=[]))
     assert any("offsite.html" in c.url for c in chunks)
 
 
@@ -130,13 +129,13 @@ async def test_unreachable_tool_is_an_error_not_an_exception() -> None:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
     settings = WebSearchSettings(enabled=True, mcp_url=f"http://127.0.0.1:{port}/mcp", tool_timeout_s=5)
-    chunks, errors = await web_evidence(QUESTION, settings)
+    chunks, errors = await _evidence(settings)
     assert chunks == []
     assert len(errors) == 1 and "cannot call web_search" in errors[0] and "DEEPCITE_WEB_MCP_URL" in errors[0]
 
 
 async def test_unknown_tool_is_reported(standin: StandinWeb) -> None:
-    chunks, errors = await web_evidence(QUESTION, _settings(standin, tool_name="no_such_tool"))
+    chunks, errors = await _evidence(_settings(standin, tool_name="no_such_tool"))
     assert chunks == []
     assert len(errors) == 1 and "no_such_tool" in errors[0]
 
@@ -175,3 +174,13 @@ async def test_llm_writes_the_summary_when_configured_and_extractive_takes_over_
     chunks, errors = await WebSearchSource(settings, llm=down).evidence(QUESTION)
     assert len(chunks) == 1 and "five times the risk of stroke" in chunks[0].text
     assert down.prompts
+
+
+def test_blocking_search_reuses_one_event_loop_until_closed(standin: StandinWeb) -> None:
+    """The synchronous executor's calls run on one long-lived portal, not a new thread and loop per call."""
+    with WebSearchSource(_settings(standin, max_results=1)) as source:
+        first, _ = source.search(QUESTION)
+        portal = source._portal
+        second, _ = source.search("how is atrial fibrillation treated with anticoagulants")
+        assert first and second and portal is not None and source._portal is portal
+    assert source._portal is None

@@ -12,7 +12,7 @@ from rich.table import Table
 from deepcite.cli.common import console, err_console, parse_filters, print_json, user_errors
 from deepcite.cli.sources import source_label
 from deepcite.config import get_settings
-from deepcite.models import EvidencePack, RoundReport
+from deepcite.models import CoverageReport, EvidencePack, RoundReport
 
 
 def research(
@@ -60,13 +60,13 @@ def research(
                 "hops": result.hops,
                 "seconds": round(result.seconds, 3),
                 "subquestions": result.subquestions,
-                "metadata": result.metadata,
+                "coverage": result.coverage.model_dump(mode="json"),
                 "pack": result.pack.model_dump(mode="json"),
             }
         )
         return
     _print_pack(result.pack)
-    _print_coverage(result.metadata["aspect_coverage"])
+    _print_coverage(result.coverage)
     console.print(
         f"[bold]stopped:[/] {result.pack.stop_reason} · {result.hops} hops in {result.seconds:.2f}s"
     )
@@ -92,7 +92,7 @@ def _print_pack(pack: EvidencePack) -> None:
     for column in ("#", "score", "title", "passage", "found by"):
         table.add_column(column, overflow="fold")
     for i, cand in enumerate(pack.final_evidence, start=1):
-        rounds = sorted({p["round"] for p in cand.provenance})
+        rounds = sorted({p.round for p in cand.provenance})
         table.add_row(
             str(i),
             f"{cand.score:.4f}",
@@ -103,16 +103,15 @@ def _print_pack(pack: EvidencePack) -> None:
     console.print(table)
 
 
-def _print_coverage(meta: dict) -> None:
+def _print_coverage(coverage: CoverageReport) -> None:
     table = Table(
-        title=f"aspect coverage · {meta['coverage_percentage']:.0f}% · weighted {meta['weighted_coverage']:.2f}"
+        title=f"aspect coverage · {coverage.coverage_percentage:.0f}% · weighted {coverage.weighted_coverage:.2f}"
     )
     for column in ("aspect", "type", "importance", "score", "covered at hop"):
         table.add_column(column)
-    for a in meta["aspects"]:
-        hop = a["covered_at_hop"]
+    for a in coverage.aspects:
         table.add_row(
-            a["aspect"], a["type"], f"{a['importance']:.1f}", f"{a['coverage_score']:.2f}", str(hop or "-")
+            a.aspect, str(a.type), f"{a.importance:.1f}", f"{a.coverage_score:.2f}", str(a.covered_at_hop or "-")
         )
     console.print(table)
 

@@ -1,6 +1,6 @@
-"""The query planner: aspects and sub-questions, the next hop's sub-question, and when to stop.
+"""The query planner: aspects and sub-questions, and the next hop's sub-question.
 
-    planner = QueryPlanner(min_hops=3, max_hops=10)
+    planner = QueryPlanner()
     plan = planner.plan("compare statins and PCSK9 inhibitors")
     [a.aspect for a in plan.aspects]   # ['compare statins and PCSK9 inhibitors', 'statins', 'PCSK9 inhibitors']
 
@@ -13,9 +13,8 @@ from __future__ import annotations
 import logging
 
 from deepcite.config import ResearchSettings
-from deepcite.errors import InputError
 from deepcite.llm.client import LLMClient
-from deepcite.models import AspectCoverage, Candidate, Filters, QueryAspect
+from deepcite.models import Candidate, Filters, QueryAspect
 from deepcite.research import llm_adapters
 from deepcite.research.aspects import bridge_subquestion, heuristic_aspects, keywords_of, subquestion_for
 from deepcite.research.entities import bridge_entities
@@ -28,42 +27,12 @@ log = logging.getLogger(__name__)
 
 
 class QueryPlanner:
-    """Plans aspects and sub-questions and decides, hop by hop, whether retrieval should go on."""
+    """Plans aspects and sub-questions, and proposes each hop's sub-question and queries. Whether a hop
+    runs at all is the ``should_continue`` node's decision."""
 
-    def __init__(
-        self,
-        min_hops: int | None = None,
-        max_hops: int | None = None,
-        enable_aspect_coverage: bool | None = None,
-        *,
-        settings: ResearchSettings | None = None,
-        llm_client: LLMClient | None = None,
-    ) -> None:
-        base = settings or ResearchSettings()
-        updates = {
-            k: v
-            for k, v in {
-                "min_hops": min_hops,
-                "max_hops": max_hops,
-                "enable_aspect_coverage": enable_aspect_coverage,
-            }.items()
-            if v is not None
-        }
-        self.settings = base.model_copy(update=updates)
-        if self.settings.min_hops < 1 or self.settings.max_hops < self.settings.min_hops:
-            raise InputError(
-                f"hop budget min_hops={self.settings.min_hops}, max_hops={self.settings.max_hops} is invalid; "
-                "use 1 <= min_hops <= max_hops"
-            )
+    def __init__(self, *, settings: ResearchSettings | None = None, llm_client: LLMClient | None = None) -> None:
+        self.settings = settings or ResearchSettings()
         self.llm = llm_client
-
-    @property
-    def min_hops(self) -> int:
-        return self.settings.min_hops
-
-    @property
-    def max_hops(self) -> int:
-        return self.settings.max_hops
 
     # -- planning -----------------------------------------------------------------------------------
     def plan(
@@ -176,45 +145,5 @@ class QueryPlanner:
             q.subquestion = sub
         return sub, queries
 
-    # -- stopping -----------------------------------------------------------------------------------
-    def should_continue_retrieval(
-        self,
-        coverage: AspectCoverage,
-        hop: int,
-        *,
-        no_novelty_streak: int = 0,
-        evidence_quality: float = 0.0,
-    ) -> tuple[bool, str]:
-        """Whether to run another hop after ``hop`` hops, and why."""
-        s = self.settings
-        if hop >= self.max_hops:
-            return False, f"reached the hop limit ({hop}/{self.max_hops})"
-        if hop < s.min_hops:
-            return True, f"below the minimum hops ({hop}/{s.min_hops})"
-        if no_novelty_streak >= s.no_novelty_streak:
-            return False, f"no new evidence for {no_novelty_streak} rounds"
-        if s.enable_aspect_coverage and coverage.aspects:
-            uncovered_core = [
-                a.aspect
-                for a in coverage.core_aspects()
-                if not coverage.is_aspect_covered(a, s.aspect_coverage_threshold)
-            ]
-            weighted = coverage.get_weighted_coverage()
-            if not uncovered_core and weighted >= s.weighted_coverage_threshold:
-                return False, (
-                    f"all core aspects covered and weighted coverage {weighted:.2f} >= "
-                    f"{s.weighted_coverage_threshold:.2f}"
-                )
-            if uncovered_core:
-                return True, f"core aspects not yet covered: {'; '.join(uncovered_core)}"
-            return True, f"weighted coverage {weighted:.2f} < {s.weighted_coverage_threshold:.2f}"
-        if evidence_quality >= s.quality_stop_score:
-            return (
-                False,
-                f"evidence quality {evidence_quality:.2f} >= {s.quality_stop_score:.2f} (coverage off)",
-            )
-        return True, f"evidence quality {evidence_quality:.2f} < {s.quality_stop_score:.2f} (coverage off)"
-
-
 def _best_evidence(state: ExecutorState, n: int) -> list[Candidate]:
-    return sorted(state.evidence.values(), key=lambda c: (-c.score, c.features.get("first_round", 0.0)))[:n]
+    return sorted(state.evidence.values(), key=lambda c: (-c.score, c.first_round))[:n]

@@ -3,14 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
 
 import numpy as np
 
-from deepcite.models import AspectCoverage, Candidate, QueryAspect, RoundReport, SearchHit, SearchMode
+from deepcite.models import (
+    AspectCoverage,
+    Candidate,
+    QueryAspect,
+    QueryKind,
+    RoundReport,
+    SearchHit,
+    SearchMode,
+)
 from deepcite.research.intake import Intake
-
-QueryKind = Literal["subquestion", "must_preserve", "hyde", "bridge", "residual", "aspect"]
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""The reranker adapter (a sentence-transformers cross-encoder loaded by name or path) and its node."""
+"""Rerankers: a sentence-transformers cross-encoder loaded by name or path (off by default: no weights
+ship offline), and the loader that turns the research settings into one."""
 
 from __future__ import annotations
 
@@ -7,9 +8,6 @@ from typing import Any
 
 from deepcite.config import ResearchSettings
 from deepcite.errors import ConfigError
-from deepcite.research.protocols import Reranker
-from deepcite.research.state import ExecutorState
-from deepcite.research.vectors import passage_text
 
 
 class CrossEncoderReranker:
@@ -31,6 +29,7 @@ class CrossEncoderReranker:
             self._model = model
 
     def score(self, query: str, passages: Sequence[str]) -> list[float]:
+        """One relevance score per passage for ``query``; higher is more relevant."""
         if not passages:
             return []
         scores = self._model.predict([(query, p) for p in passages], batch_size=self.batch_size)
@@ -49,7 +48,7 @@ def _load_cross_encoder(name_or_path: str) -> Any:
         ) from exc
 
 
-def load_reranker(settings: ResearchSettings, errors: list[str]) -> Reranker | None:
+def load_reranker(settings: ResearchSettings, errors: list[str]) -> CrossEncoderReranker | None:
     """The configured reranker, or ``None`` when reranking is off or the model cannot load (recorded)."""
     if not settings.rerank_enabled:
         return None
@@ -61,40 +60,3 @@ def load_reranker(settings: ResearchSettings, errors: list[str]) -> Reranker | N
     except ConfigError as exc:
         errors.append(f"reranker unavailable: {exc}")
         return None
-
-
-def rerank_candidates(
-    state: ExecutorState, reranker: Reranker | None, settings: ResearchSettings
-) -> ExecutorState:
-    """Re-order the top ``rerank_top_n`` candidates by the reranker's score against the sub-question.
-
-    The reranked head keeps its fused score scale (the head's fused scores are re-assigned in the new
-    order), so scores stay comparable across rounds; the reranker's own score is kept as a feature.
-    A reranker that raises is recorded in ``errors`` and the fused order is kept.
-    """
-    if reranker is None or not state.candidates:
-        state.counts["after_rerank"] = len(state.candidates)
-        return state
-    head = state.candidates[: settings.rerank_top_n]
-    tail = state.candidates[settings.rerank_top_n :]
-    try:
-        scores = reranker.score(state.subquestion, [passage_text(c.chunk) for c in head])
-        if len(scores) != len(head):
-            raise ValueError(f"the reranker returned {len(scores)} scores for {len(head)} passages")
-    except Exception as exc:  # noqa: BLE001 - a broken reranker must not stop the round
-        state.errors.append(
-            f"round {state.round}: reranker failed ({type(exc).__name__}: {exc}); fused order kept"
-        )
-        state.counts["after_rerank"] = len(state.candidates)
-        return state
-    fused_scores = [c.score for c in head]
-    order = sorted(range(len(head)), key=lambda i: -scores[i])
-    reranked = []
-    for new_pos, i in enumerate(order):
-        cand = head[i]
-        cand.features["rerank"] = scores[i]
-        cand.score = fused_scores[new_pos]
-        reranked.append(cand)
-    state.candidates = reranked + tail
-    state.counts["after_rerank"] = len(state.candidates)
-    return state

@@ -9,60 +9,14 @@ import re
 import numpy as np
 
 from deepcite.config import ResearchSettings
-from deepcite.models import Candidate
+from deepcite.models import Candidate, Selection
+from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.protocols import Retriever
 from deepcite.research.state import ExecutorState
 from deepcite.research.vectors import candidate_vectors, text_vectors
+from deepcite.retrieval.mmr import mmr_order
 
 _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
-
-
-def mmr_order(
-    relevance: np.ndarray,
-    vectors: np.ndarray,
-    *,
-    lam: float,
-    limit: int,
-    groups: list[str] | None = None,
-    spread_bonus: float = 0.0,
-    doc_ids: list[str] | None = None,
-    doc_counts: dict[str, int] | None = None,
-    doc_cap: int | None = None,
-    counted: list[bool] | None = None,
-) -> list[int]:
-    """Maximal marginal relevance (Carbonell & Goldstein, 1998): indices picked greedily by
-    ``lam * (relevance + bonus) - (1 - lam) * max cosine to the picked``.
-
-    ``bonus`` is ``spread_bonus`` for an item whose group has nothing picked yet. With ``doc_ids`` and
-    ``doc_cap``, an item is skipped once its document holds ``doc_cap`` items (``doc_counts`` are the
-    counts before picking; items with ``counted[i]`` False are already counted and add nothing).
-    """
-    n = len(relevance)
-    groups = groups or [""] * n
-    counts = dict(doc_counts or {})
-    counted = counted if counted is not None else [True] * n
-    picked: list[int] = []
-    max_sim = np.zeros(n)
-    available = np.ones(n, dtype=bool)
-    while len(picked) < limit:
-        if doc_ids is not None and doc_cap is not None:
-            for i in np.flatnonzero(available):
-                if counted[i] and counts.get(doc_ids[i], 0) >= doc_cap:
-                    available[i] = False
-        if not available.any():
-            break
-        represented = {groups[i] for i in picked}
-        bonus = np.array([spread_bonus if g not in represented else 0.0 for g in groups])
-        gain = lam * (relevance + bonus) - (1.0 - lam) * max_sim
-        gain[~available] = -np.inf
-        best = int(np.argmax(gain))
-        picked.append(best)
-        available[best] = False
-        if doc_ids is not None and counted[best]:
-            counts[doc_ids[best]] = counts.get(doc_ids[best], 0) + 1
-        if vectors.size:
-            max_sim = np.maximum(max_sim, vectors @ vectors[best])
-    return picked
 
 
 def selection_score(rank: int, round_no: int, settings: ResearchSettings) -> float:
@@ -85,11 +39,11 @@ def _holds_terms(cand: Candidate, terms: list[str]) -> bool:
 
 def _group(cand: Candidate, round_no: int) -> str:
     """The sub-question (and, in bridge hops, the parent passage) of the candidate's best hit this round."""
-    own = [p for p in cand.provenance if p["round"] == round_no]
+    own = cand.hits_in(round_no)
     if not own:
         return ""
-    best = min(own, key=lambda p: p["rank"])
-    return f"{best['subquestion']}|{best.get('parent')}"
+    best = min(own, key=lambda p: p.rank)
+    return f"{best.subquestion}|{best.parent}"
 
 
 def _title_names(title: str, entity: str) -> bool:
@@ -102,16 +56,12 @@ def _title_names(title: str, entity: str) -> bool:
 
 
 def _reached_by_bridge(cand: Candidate, round_no: int) -> bool:
-    return any(p["round"] == round_no and p["kind"] == "bridge" for p in cand.provenance)
+    return any(p.kind == "bridge" for p in cand.hits_in(round_no))
 
 
 def _titled_after_focus(cand: Candidate, round_no: int) -> bool:
     """Whether the passage's title names the entity or aspect one of this round's queries was about."""
-    return any(
-        p.get("focus") and _title_names(cand.chunk.title, p["focus"])
-        for p in cand.provenance
-        if p["round"] == round_no
-    )
+    return any(p.focus and _title_names(cand.chunk.title, p.focus) for p in cand.hits_in(round_no))
 
 
 def bridge_relevance(
@@ -130,23 +80,21 @@ def bridge_relevance(
     parent_vecs = {key: state.vectors.get(key[1]) for key in parents}
     residual_best: dict[tuple[str, str], float] = {}
     for cand in pool:
-        for p in cand.provenance:
-            if p["round"] == state.round and p["kind"] == "residual":
-                key = tuple(p["parent"])
-                residual_best[key] = max(residual_best.get(key, 0.0), p["score"])
+        for p in cand.hits_in(state.round):
+            if p.kind == "residual" and p.parent is not None:
+                residual_best[p.parent] = max(residual_best.get(p.parent, 0.0), p.score)
     out = np.zeros(len(pool))
     for i, cand in enumerate(pool):
-        own = [p for p in cand.provenance if p["round"] == state.round and p.get("parent")]
+        own = [p for p in cand.hits_in(state.round) if p.parent]
         if not own:
             continue
-        best = min(own, key=lambda p: (p["kind"] != "bridge", p["rank"]))
-        parent = tuple(best["parent"])
+        best = min(own, key=lambda p: (p.kind != "bridge", p.rank))
+        parent = best.parent
+        assert parent is not None
         focus = question_vec + (parent_vecs.get(parent) if parent_vecs.get(parent) is not None else 0.0)
         focus = focus / (np.linalg.norm(focus) or 1.0)
         title_hit = _titled_after_focus(cand, state.round)
-        residual = max(
-            (p["score"] for p in own if p["kind"] == "residual" and tuple(p["parent"]) == parent), default=0.0
-        )
+        residual = max((p.score for p in own if p.kind == "residual" and p.parent == parent), default=0.0)
         out[i] = (
             float(vectors[i] @ focus)
             + settings.title_match_bonus * title_hit
@@ -155,7 +103,11 @@ def bridge_relevance(
     return out
 
 
-def select_evidence(state: ExecutorState, retriever: Retriever, settings: ResearchSettings) -> ExecutorState:
+@node(
+    reads=("plan", "queries", "candidates", "evidence", "round", "subquestion", "vectors"),
+    writes=("candidates", "selected", "new_evidence", "evidence", "subquery_evidence", "vectors"),
+)
+def select_evidence(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     """Choose up to ``max_docs_per_round`` passages of this round and add them to the evidence.
 
     Relevance is the fused score min-max scaled to [0, 1] (in bridge hops :func:`bridge_relevance`), plus
@@ -165,6 +117,7 @@ def select_evidence(state: ExecutorState, retriever: Retriever, settings: Resear
     across the whole evidence. A selected passage scores :func:`selection_score` by its rank in the
     selection and its round, and the evidence keeps each passage's best score over the rounds.
     """
+    settings, retriever = adapters.settings, adapters.retriever
     parents = {q.parent for q in state.queries if q.parent is not None}
     pool = state.candidates
     if parents:  # a bridge hop weighs the passages reached through a followed entity, beyond its parents
@@ -206,17 +159,19 @@ def select_evidence(state: ExecutorState, retriever: Retriever, settings: Resear
     state.selected = [pool[i] for i in chosen]
     new = 0
     for rank, cand in enumerate(state.selected, start=1):
-        cand.features[f"r{state.round}:selected_rank"] = float(rank)
-        cand.features[f"r{state.round}:relevance"] = float(relevance[chosen[rank - 1]])
+        cand.selections.append(
+            Selection(round=state.round, rank=rank, relevance=float(relevance[chosen[rank - 1]]))
+        )
         cand.score = selection_score(rank, state.round, settings)
         old = state.evidence.get(cand.key)
         if old is None:
-            cand.features["first_round"] = float(state.round)
             state.evidence[cand.key] = cand.model_copy(deep=True)
             new += 1
             continue
         old.score = max(old.score, cand.score)
-        old.features.update(cand.features)
+        old.rrf = cand.rrf
+        old.rerank = cand.rerank if cand.rerank is not None else old.rerank
+        old.selections.extend(cand.selections)
         old.provenance.extend(cand.provenance)
         old.subquestions.extend(s for s in cand.subquestions if s not in old.subquestions)
     state.new_evidence = new

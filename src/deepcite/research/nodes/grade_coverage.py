@@ -7,7 +7,7 @@ import numpy as np
 
 from deepcite.config import ResearchSettings
 from deepcite.models import AspectCoverage, AspectType, Candidate, QueryAspect
-from deepcite.research.protocols import CoverageGrader, Retriever
+from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.state import ExecutorState
 from deepcite.research.vectors import candidate_vectors, passage_text, text_vectors
 from deepcite.text import split_sentences, tokenize
@@ -58,17 +58,17 @@ def heuristic_coverage(
     return scores
 
 
-def grade_coverage(
-    state: ExecutorState,
-    retriever: Retriever,
-    settings: ResearchSettings,
-    grader: CoverageGrader | None = None,
-) -> ExecutorState:
+@node(
+    reads=("plan", "evidence", "coverage", "round", "vectors"),
+    writes=("coverage", "quality", "errors", "vectors"),
+)
+def grade_coverage(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     """Score every aspect against all evidence so far and record the hop at which each became covered.
 
-    With ``grader`` (an LLM), its scores replace the heuristic for the aspects it scored and its
+    With a grader (an LLM), its scores replace the heuristic for the aspects it scored and its
     contradictions are recorded; a grader that raises is recorded in ``errors`` and the heuristic stands.
     """
+    settings, retriever, grader = adapters.settings, adapters.retriever, adapters.grader
     aspects = state.plan.aspects
     evidence = sorted(state.evidence.values(), key=lambda c: -c.score)
     coverage = AspectCoverage(

@@ -1,0 +1,54 @@
+"""finalize_evidence_pack: the evidence of every round, ranked and capped, as the answer stage's input."""
+
+from __future__ import annotations
+
+from deepcite.models import Candidate, EvidencePack
+from deepcite.research.nodes.base import Adapters, node
+from deepcite.research.state import ExecutorState
+
+
+@node(
+    reads=(
+        "plan",
+        "evidence",
+        "coverage",
+        "reports",
+        "errors",
+        "warnings",
+        "subquery_evidence",
+        "stop_reason",
+        "skip_reason",
+    ),
+    writes=(),
+)
+def finalize_evidence_pack(state: ExecutorState, adapters: Adapters) -> EvidencePack:
+    """Accumulated evidence by best score (at most ``per_document_cap`` per document), trimmed to
+    ``max_total_docs``.
+
+    A passage's score is its best selection score over the rounds, so the pack interleaves the rounds:
+    every sub-question's best passage comes before any second-best (earlier rounds first on ties).
+    """
+    settings = adapters.settings
+    ranked = sorted(state.evidence.values(), key=lambda c: (-c.score, c.first_round, c.chunk.chunk_id))
+    per_doc: dict[str, int] = {}
+    final: list[Candidate] = []
+    for cand in ranked:
+        if per_doc.get(cand.chunk.doc_id, 0) >= settings.per_document_cap:
+            continue
+        per_doc[cand.chunk.doc_id] = per_doc.get(cand.chunk.doc_id, 0) + 1
+        final.append(cand)
+        if len(final) >= settings.max_total_docs:
+            break
+    reason = state.stop_reason
+    if not final:
+        reason = f"no evidence found: {state.skip_reason or 'no passage matched any query of any round'}"
+    return EvidencePack(
+        question=state.plan.question,
+        final_evidence=final,
+        coverage=state.coverage,
+        retrieval_report=state.reports,
+        errors=list(state.errors),
+        subquery_evidence=state.subquery_evidence,
+        warnings=list(state.warnings),
+        stop_reason=reason,
+    )

@@ -1,0 +1,120 @@
+"""should_continue: close the round with its report and decide, in one place, whether another hop runs."""
+
+from __future__ import annotations
+
+from deepcite.config import ResearchSettings
+from deepcite.errors import InputError
+from deepcite.models import AspectCoverage, RoundReport, SelectedPassage
+from deepcite.research.nodes.base import Adapters, node
+from deepcite.research.state import ExecutorState
+
+
+def check_hop_budget(settings: ResearchSettings) -> None:
+    """Raise :class:`InputError` unless ``1 <= min_hops <= max_hops``."""
+    if settings.min_hops < 1 or settings.max_hops < settings.min_hops:
+        raise InputError(
+            f"hop budget min_hops={settings.min_hops}, max_hops={settings.max_hops} is invalid; "
+            "use 1 <= min_hops <= max_hops"
+        )
+
+
+def stop_decision(
+    settings: ResearchSettings,
+    coverage: AspectCoverage,
+    hop: int,
+    *,
+    no_novelty_streak: int = 0,
+    evidence_quality: float = 0.0,
+    has_evidence: bool = True,
+) -> tuple[bool, str]:
+    """Whether to run another hop after ``hop`` hops, and why. In order: no evidence at all once
+    ``min_hops`` ran; the hop cap (``max_hops``); the minimum (``min_hops``); ``no_novelty_streak`` rounds
+    without new evidence; then,
+    with aspect coverage on, every core aspect covered and the weighted coverage at its threshold; with
+    coverage off, the best question-evidence cosine at ``quality_stop_score``."""
+    s = settings
+    if not has_evidence and hop >= s.min_hops:
+        return False, "no evidence found in any round"
+    if hop >= s.max_hops:
+        return False, f"reached the hop limit ({hop}/{s.max_hops})"
+    if hop < s.min_hops:
+        return True, f"below the minimum hops ({hop}/{s.min_hops})"
+    if no_novelty_streak >= s.no_novelty_streak:
+        return False, f"no new evidence for {no_novelty_streak} rounds"
+    if s.enable_aspect_coverage and coverage.aspects:
+        uncovered_core = [
+            a.aspect
+            for a in coverage.core_aspects()
+            if not coverage.is_aspect_covered(a, s.aspect_coverage_threshold)
+        ]
+        weighted = coverage.get_weighted_coverage()
+        if not uncovered_core and weighted >= s.weighted_coverage_threshold:
+            return False, (
+                f"all core aspects covered and weighted coverage {weighted:.2f} >= "
+                f"{s.weighted_coverage_threshold:.2f}"
+            )
+        if uncovered_core:
+            return True, f"core aspects not yet covered: {'; '.join(uncovered_core)}"
+        return True, f"weighted coverage {weighted:.2f} < {s.weighted_coverage_threshold:.2f}"
+    if evidence_quality >= s.quality_stop_score:
+        return (
+            False,
+            f"evidence quality {evidence_quality:.2f} >= {s.quality_stop_score:.2f} (coverage off)",
+        )
+    return True, f"evidence quality {evidence_quality:.2f} < {s.quality_stop_score:.2f} (coverage off)"
+
+
+@node(
+    reads=(
+        "round",
+        "subquestion",
+        "queries",
+        "counts",
+        "selected",
+        "new_evidence",
+        "evidence",
+        "coverage",
+        "quality",
+        "no_novelty",
+    ),
+    writes=("no_novelty", "reports", "done", "stop_reason"),
+)
+def should_continue(state: ExecutorState, adapters: Adapters) -> ExecutorState:
+    """Update the no-novelty streak, take the :func:`stop_decision` and append the round's report."""
+    settings = adapters.settings
+    state.no_novelty = 0 if state.new_evidence else state.no_novelty + 1
+    go_on, reason = stop_decision(
+        settings,
+        state.coverage,
+        state.round,
+        no_novelty_streak=state.no_novelty,
+        evidence_quality=state.quality,
+        has_evidence=bool(state.evidence),
+    )
+    threshold = settings.aspect_coverage_threshold
+    state.reports.append(
+        RoundReport(
+            round=state.round,
+            subquestion=state.subquestion,
+            queries=[q.text for q in state.queries],
+            candidates_before_fusion=state.counts.get("before_fusion", 0),
+            candidates_after_fusion=state.counts.get("after_fusion", 0),
+            candidates_after_rerank=state.counts.get("after_rerank", state.counts.get("after_fusion", 0)),
+            selected=[
+                SelectedPassage(
+                    doc_id=c.chunk.doc_id, chunk_id=c.chunk.chunk_id, title=c.chunk.title, score=c.score
+                )
+                for c in state.selected
+            ],
+            new_evidence=state.new_evidence,
+            coverage_percentage=state.coverage.get_coverage_percentage(threshold),
+            weighted_coverage=state.coverage.get_weighted_coverage(),
+            uncovered_aspects=[a.aspect for a in state.coverage.get_uncovered_aspects(threshold)],
+            decision="continue" if go_on else "stop",
+            reason=reason,
+        )
+    )
+    if not go_on:
+        state.done = True
+        state.stop_reason = reason
+    return state
