@@ -6,7 +6,7 @@ DEMO_DIR ?= .data/demo
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: demo test lint bench browser clean
+.PHONY: demo test lint bench browser ocr clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -22,12 +22,18 @@ browser:
 	  echo "installing Debian's chromium for the browser tests"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; }
 
+# Debian's tesseract for OCR of scanned PDF pages (ingest reports scanned files without it)
+ocr:
+	@command -v tesseract >/dev/null 2>&1 || { \
+	  echo "installing Debian's tesseract-ocr for OCR of scanned PDFs"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr tesseract-ocr-eng >/dev/null; }
+
 demo: $(STAMP)
 	DEEPCITE_DATA_DIR=$(DEMO_DIR) $(VENV)/bin/deepcite ingest src/deepcite/data/sample/corpus.jsonl --collection demo
 	DEEPCITE_DATA_DIR=$(DEMO_DIR) $(VENV)/bin/deepcite search "atrial fibrillation stroke risk" --collection demo -k 5
 	DEEPCITE_DATA_DIR=$(DEMO_DIR) $(VENV)/bin/deepcite ask "Does atrial fibrillation increase the risk of stroke, and how is it treated?" --collection demo
 
-test: $(STAMP) browser
+test: $(STAMP) browser ocr
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(PY) -m pytest -q
 

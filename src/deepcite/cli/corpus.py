@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import typer
@@ -12,7 +13,8 @@ from deepcite.cli.common import console, parse_filters, print_json, user_errors
 from deepcite.cli.sources import source_label
 from deepcite.config import get_settings
 from deepcite.errors import InputError
-from deepcite.models import FusionMethod, SearchMode
+from deepcite.ingest.report import FileStatus, IngestReport
+from deepcite.models import Filters, FusionMethod, SearchMode
 
 collections_app = typer.Typer(help="List, inspect and drop collections.", no_args_is_help=True)
 
@@ -20,13 +22,17 @@ collections_app = typer.Typer(help="List, inspect and drop collections.", no_arg
 def ingest(
     path: Path = typer.Argument(..., help="A file or folder to ingest."),
     collection: str = typer.Option(..., "--collection", "-c", help="Collection to write into."),
-    fmt: str = typer.Option("auto", "--format", "-f", help="auto|jsonl|beir|pubmedqa|hotpotqa|musique|text"),
+    fmt: str = typer.Option(
+        "auto", "--format", "-f", help="auto|files|jsonl|beir|pubmedqa|hotpotqa|musique|text"
+    ),
     on_error: str = typer.Option(
         "fail", "--on-error", help="fail: write nothing on bad input; skip: skip it"
     ),
     json_out: bool = typer.Option(False, "--json", help="Print the ingest report as JSON."),
 ) -> None:
-    """Load, chunk, embed and index a corpus. Re-running is idempotent."""
+    """Read, chunk, embed and index a corpus file or a folder of documents (PDF, DOCX, PPTX, HTML, EPUB,
+    Markdown, text, JSON/JSON Lines: each file's type found by its content). Every file is reported:
+    ingested, unchanged, or skipped with its reason. Re-running is idempotent."""
     from deepcite.retrieval.collection import open_collection
 
     with user_errors():
@@ -51,11 +57,32 @@ def ingest(
     if json_out:
         print_json(report.to_dict())
         return
+    print_ingest_report(report)
+
+
+def print_ingest_report(report: IngestReport) -> None:
+    """The end-of-ingest report: counts, then every file that was not simply ingested, with its reason."""
+    by_status = Counter(f.status.value for f in report.files)
+    files = ", ".join(f"{n} {status}" for status, n in sorted(by_status.items()))
     console.print(
         f"[green]done[/]: {report.documents} documents → {report.chunks} chunks "
         f"({report.written} written, {report.unchanged} unchanged) in {report.seconds:.1f}s "
-        f"({report.docs_per_s:.1f} docs/s; embedding {report.embed_seconds:.1f}s, indexing {report.index_seconds:.1f}s)"
+        f"({report.docs_per_s:.1f} docs/s; reading {report.read_seconds:.1f}s, embedding "
+        f"{report.embed_seconds:.1f}s, indexing {report.index_seconds:.1f}s)"
+        + (f"\nfiles: {len(report.files)} ({files})" if report.files else "")
     )
+    if report.files:
+        table = Table(title="files")
+        for name in ("file", "type", "status", "pages", "chunks", "note"):
+            table.add_column(name, overflow="fold")
+        for f in report.files:
+            note = f.message or (f"{f.ocr_pages} pages by OCR" if f.ocr_pages else "")
+            style = "yellow" if f.status is FileStatus.SKIPPED else ""
+            table.add_row(
+                f.file, f.kind or "?", f"[{style}]{f.status.value}[/]" if style else f.status.value,
+                str(f.pages or ""), str(f.chunks), note,
+            )
+        console.print(table)
     if report.skipped:
         console.print(f"[yellow]skipped {len(report.skipped)} records:[/]")
         for problem in report.skipped[:20]:
@@ -63,6 +90,32 @@ def ingest(
             console.print(f"  {where}: {problem.reason}")
         if len(report.skipped) > 20:
             console.print(f"  … and {len(report.skipped) - 20} more (use --json for all)")
+
+
+def remove(
+    document: str = typer.Argument(..., help="The document id: the file's path relative to the ingested folder."),
+    collection: str = typer.Option(..., "--collection", "-c", help="Collection to remove it from."),
+    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
+) -> None:
+    """Remove a document (a file's chunks and its stored original) from a collection."""
+    from deepcite.retrieval.collection import open_collection
+
+    with user_errors():
+        col = open_collection(collection, create=False)
+        doc_id = document
+        if not col.count(Filters(doc_ids=[doc_id])) and col.originals.get(doc_id) is None:
+            doc_id = Path(document).name  # a path given: a file ingested on its own has its name as id
+        chunks = col.count(Filters(doc_ids=[doc_id]))
+        if not chunks and col.originals.get(doc_id) is None:
+            raise InputError(
+                f"no document {document!r} in collection {collection!r}; give the id shown by "
+                "`deepcite search` (the file's path relative to the ingested folder)"
+            )
+        col.delete_document(doc_id)
+    if json_out:
+        print_json({"collection": collection, "document": doc_id, "chunks_removed": chunks})
+        return
+    console.print(f"removed {doc_id} ({chunks} chunks) from {collection}")
 
 
 def search(

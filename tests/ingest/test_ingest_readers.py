@@ -1,0 +1,198 @@
+"""Every reader on small real files (tests/fixtures/docs, cut from ../shared/datasets/real_docs)."""
+
+from __future__ import annotations
+
+import shutil
+import unicodedata
+import zipfile
+from pathlib import Path
+
+import pypdf
+import pytest
+
+from deepcite.config import ChunkerSettings, IngestSettings
+from deepcite.ingest.chunker import chunk_document
+from deepcite.ingest.isolate import read_file_isolated
+from deepcite.ingest.readers import ReadResult, SkipReason, detect_kind, read_file
+
+DOCS = Path(__file__).resolve().parent.parent / "fixtures" / "docs"
+
+
+def read(path: Path, settings: IngestSettings | None = None) -> ReadResult:
+    return read_file(path, doc_id=path.name, name=path.name, settings=settings or IngestSettings())
+
+
+def norm(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).split())
+
+
+@pytest.mark.parametrize(
+    ("name", "kind"),
+    [
+        ("two-column-page.pdf", "pdf"),
+        ("paper-excerpt.docx", "docx"),
+        ("directorate.pptx", "pptx"),
+        ("winter-sports.epub", "epub"),
+        ("flag_day.html", "html"),
+        ("records-jsonl.json", "jsonl"),
+    ],
+)
+def test_types_are_found_by_content_not_by_name(tmp_path: Path, name: str, kind: str) -> None:
+    renamed = tmp_path / "no-suffix.txt"
+    shutil.copy(DOCS / name, renamed)
+    assert detect_kind(DOCS / name) == kind
+    if kind not in ("html", "jsonl"):  # those two use the suffix only to break ties
+        assert detect_kind(renamed) == kind
+
+
+def test_two_column_pdf_page_reads_left_column_first_with_sections_and_pages() -> None:
+    result = read(DOCS / "two-column-page.pdf")
+    (doc,) = result.documents
+    text = norm(doc.document.text)
+    # the end of the left column runs on into the right column's first section, in that order
+    assert text.index("2 Background") < text.index("3 Dense Passage Retriever (DPR)")
+    assert "{" not in text[:20] and "ﬁ" not in text  # ligatures NFKC-normalised
+    assert {b.section for b in doc.blocks} >= {"2 Background", "3 Dense Passage Retriever (DPR)", "3.1 Overview"}
+    assert {b.page for b in doc.blocks} == {1}
+    assert "-\n" not in doc.document.text and "\x02" not in doc.document.text  # hyphenated words joined
+    chunks = chunk_document(doc.document, ChunkerSettings(max_tokens=80, overlap_tokens=10), doc.blocks)
+    assert all(c.page == 1 and c.page_end is None for c in chunks)
+    assert {c.section for c in chunks} >= {"2 Background", "3.1 Overview"}
+
+
+def test_running_headers_and_page_numbers_are_dropped_references_labelled() -> None:
+    real = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "real_docs" / "files" / "pasa.pdf"
+    if not real.exists():
+        pytest.skip("../shared/datasets/real_docs is not beside the checkout")
+    (doc,) = read(real).documents
+    sections = {b.section for b in doc.blocks}
+    assert "References" in sections
+    pages = {}
+    for block in doc.blocks:
+        pages.setdefault(block.page, []).append(block.text)
+    assert len(pages) == 15
+    # no page ends on its own page number
+    assert not any(" ".join(texts).rstrip().endswith(f" {n}") for n, texts in pages.items())
+
+
+def test_encrypted_and_corrupt_pdfs_are_skipped_with_their_reason() -> None:
+    encrypted = read(DOCS / "encrypted.pdf")
+    assert encrypted.skip and encrypted.skip.reason is SkipReason.ENCRYPTED
+    assert "without a password" in encrypted.skip.message
+    corrupt = read(DOCS / "corrupt.pdf")
+    assert corrupt.skip and corrupt.skip.reason is SkipReason.CORRUPT
+
+
+def test_scanned_pdf_without_tesseract_is_reported_as_scanned() -> None:
+    result = read(DOCS / "scanned-letter.pdf", IngestSettings(tesseract_cmd="no-such-tesseract"))
+    assert result.skip and result.skip.reason is SkipReason.SCANNED
+    assert result.skip.message.startswith("scanned, no text layer: install tesseract-ocr to OCR it")
+
+
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract-ocr is not installed (make ocr)")
+def test_scanned_pdf_is_read_through_ocr() -> None:
+    result = read(DOCS / "scanned-letter.pdf")
+    (doc,) = result.documents
+    assert result.ocr_pages == 1
+    assert "Foundation" in doc.document.text
+    assert doc.blocks[0].page == 1
+
+
+def test_docx_keeps_headings_as_sections_and_core_properties() -> None:
+    (doc,) = read(DOCS / "paper-excerpt.docx").documents
+    assert doc.document.title == "A Perspective on Explanations of Molecular Prediction Models"
+    assert doc.document.authors[0] == "Geemi P. Wellawatte"
+    assert {"Abstract", "Introduction", "Tables"} <= {b.section for b in doc.blocks}
+    assert "SHAP | Feature attribution" in doc.document.text  # tables kept, row by row
+    assert all(b.page is None for b in doc.blocks)
+
+
+def test_pptx_slides_are_pages_titled_by_their_slide() -> None:
+    (doc,) = read(DOCS / "directorate.pptx").documents
+    assert [(b.page, b.section) for b in doc.blocks] == [
+        (1, "Sciences and Exploration Directorate"),
+        (2, "Earth Sciences Division"),
+        (3, "Heliophysics"),
+    ]
+    assert "Speaker note for slide 2." in doc.blocks[1].text
+
+
+def test_html_keeps_the_article_and_drops_navigation_and_hidden_blocks(tmp_path: Path) -> None:
+    (doc,) = read(DOCS / "flag_day.html").documents
+    text = doc.document.text
+    assert "National Flag of Canada Day" in doc.document.title
+    assert "commonly shortened to Flag Day" in norm(text)
+    assert "Jump to content" not in text and "Privacy policy" not in text  # page furniture
+    page = tmp_path / "filing.html"
+    page.write_text(
+        "<html><body><ix:header><ix:hidden>dei:EntityCentralIndexKey 0001</ix:hidden></ix:header>"
+        "<div style='display:none'>hidden context 123</div><script>var x = 1;</script>"
+        "<article><h1>Annual report</h1><p>" + "Revenue grew in the year because table games sold well. " * 8
+        + "</p></article></body></html>"
+    )
+    (filing,) = read(page).documents
+    assert "Revenue grew" in filing.document.text
+    assert "EntityCentralIndexKey" not in filing.document.text and "hidden context" not in filing.document.text
+    assert "var x" not in filing.document.text
+
+
+def test_epub_chapters_in_spine_order_with_titles_as_sections() -> None:
+    (doc,) = read(DOCS / "winter-sports.epub").documents
+    assert doc.document.title == "Winter Sports in Switzerland"
+    assert doc.document.authors == ["E. F. Benson"]
+    sections = [b.section for b in doc.blocks]
+    assert sections.index("CHAPTER I THE SUN-SEEKER") < sections.index("CHAPTER II RINKS AND SKATERS")
+    assert "Project Gutenberg" in doc.document.text  # nothing dropped, the licence included
+
+
+def test_json_lines_named_json_loads_record_by_record() -> None:
+    result = read(DOCS / "records-jsonl.json")
+    assert [d.document.id for d in result.documents] == ["r1", "r2"]
+    assert result.documents[0].document.file == "records-jsonl.json"
+
+
+def test_zip_bomb_inside_a_docx_fails_that_file_from_the_zip_directory(tmp_path: Path) -> None:
+    bomb = tmp_path / "bomb.docx"
+    with zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as archive:
+        archive.writestr("[Content_Types].xml", "<Types/>")
+        archive.writestr("word/document.xml", b"\0" * 20_000_000)
+    result = read(bomb)
+    assert result.skip and result.skip.reason is SkipReason.TOO_LARGE
+    assert "zip bomb" in result.skip.message
+
+
+def test_unsupported_empty_and_oversized_files_are_skipped_with_reasons(tmp_path: Path) -> None:
+    (tmp_path / "image.png").write_bytes(b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR")
+    (tmp_path / "empty.txt").write_bytes(b"")
+    big = tmp_path / "big.txt"
+    big.write_text("word " * 300_000)
+    assert read(tmp_path / "image.png").skip.reason is SkipReason.UNSUPPORTED
+    assert read(tmp_path / "empty.txt").skip.reason is SkipReason.EMPTY
+    assert read(big, IngestSettings(max_file_mb=1)).skip.reason is SkipReason.TOO_LARGE
+
+
+def test_isolated_reading_bounds_time_and_memory() -> None:
+    ok = read_file_isolated(
+        DOCS / "two-column-page.pdf", doc_id="p", name="p", settings=IngestSettings()
+    )
+    assert ok.documents and ok.kind == "pdf"
+    slow = read_file_isolated(
+        DOCS / "winter-sports.epub", doc_id="e", name="e", settings=IngestSettings(timeout_s=0.001)
+    )
+    assert slow.skip and slow.skip.reason is SkipReason.TIMEOUT
+    starved = read_file_isolated(
+        DOCS / "winter-sports.epub", doc_id="e", name="e", settings=IngestSettings(memory_limit_mb=64)
+    )
+    assert starved.skip and starved.skip.reason is SkipReason.OUT_OF_MEMORY
+    assert "ingest.memory_limit_mb" in starved.skip.message
+
+
+def test_an_enormous_page_fails_its_file(tmp_path: Path) -> None:
+    writer = pypdf.PdfWriter()
+    writer.add_blank_page(width=14_400, height=14_400)  # 200 x 200 inches, the most PDF allows
+    huge = tmp_path / "huge.pdf"
+    with huge.open("wb") as fh:
+        writer.write(fh)
+    result = read(huge)
+    assert result.skip and result.skip.reason is SkipReason.TOO_LARGE
+    assert "page 1 is 200 x 200 inches" in result.skip.message
