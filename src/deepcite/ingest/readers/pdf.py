@@ -46,6 +46,7 @@ _NAMED = re.compile(
 _REFERENCES = frozenset({"references", "bibliography"})
 _PAGE_NUMBER = re.compile(r"^(?:page\s*)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?$", re.IGNORECASE)
 _INCH = 72.0
+_WORD_GAP = 0.2  # segments of one line further apart than this share of the line height are two words
 
 
 @dataclass
@@ -192,10 +193,19 @@ def _lines(segments: list[_Segment]) -> list[_Line]:
     for parts in lines:
         parts.sort(key=lambda s: s.left)
         text = ""
+        previous: _Segment | None = None
         for part in parts:
-            if text and not text.endswith((" ", _SOFT_HYPHEN)) and not part.text.startswith(" "):
+            gap = part.left - previous.right if previous else 0.0
+            height = part.top - part.bottom
+            if (
+                previous
+                and gap > _WORD_GAP * height
+                and not text.endswith((" ", _SOFT_HYPHEN))
+                and not part.text.startswith(" ")
+            ):
                 text += " "
             text += part.text
+            previous = part
         out.append(_Line(_clean(text), parts[0].top, parts[0].top - parts[0].bottom, False))
     return [line for line in out if line.text]
 

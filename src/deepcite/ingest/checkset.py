@@ -1,0 +1,72 @@
+"""The documents check set: questions over real files, each with a verbatim answer phrase and its page.
+
+A phrase counts as found on a page when it occurs, after NFKC and whitespace normalisation (and case
+folding), in the text a reader gave for that page (for formats without pages: anywhere in the file), or
+in a chunk whose page span holds that page. ``eval/real_docs_questions.jsonl`` is the project's set.
+"""
+
+from __future__ import annotations
+
+import json
+import unicodedata
+from pathlib import Path
+
+from pydantic import BaseModel, ValidationError
+
+from deepcite.errors import InputError
+from deepcite.ingest.readers import ReadResult
+from deepcite.models import Chunk
+
+
+class CheckQuestion(BaseModel):
+    """One question: the file it is about, a short verbatim answer phrase, and the page it is on
+    (the slide number for slides; ``None`` for formats without pages)."""
+
+    id: str
+    file: str
+    question: str
+    answer: str
+    page: int | None = None
+
+
+def load_questions(path: Path) -> list[CheckQuestion]:
+    """The questions of a JSON Lines check set; a bad line is an :class:`InputError` naming it."""
+    questions = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            questions.append(CheckQuestion.model_validate(json.loads(line)))
+        except (json.JSONDecodeError, ValidationError) as exc:
+            raise InputError(f"{path.name}:{number}: not a check question ({exc.__class__.__name__}); fix it") from exc
+    return questions
+
+
+def normalize(text: str) -> str:
+    """NFKC, case-folded, whitespace collapsed: how phrases and texts are compared."""
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def found_on_page(result: ReadResult, question: CheckQuestion) -> bool:
+    """Whether a reader's result holds the answer phrase on the question's page."""
+    phrase = normalize(question.answer)
+    for read in result.documents:
+        blocks = read.blocks or []
+        if question.page is None or not blocks:
+            if phrase in normalize(read.document.text):
+                return True
+            continue
+        page_text = " ".join(b.text for b in blocks if b.page == question.page)
+        if phrase in normalize(page_text):
+            return True
+    return False
+
+
+def chunk_hit(chunk: Chunk, question: CheckQuestion) -> tuple[bool, bool]:
+    """(the chunk is of the question's file and holds the phrase, and its page span holds the page)."""
+    if chunk.file != question.file or normalize(question.answer) not in normalize(chunk.text):
+        return False, False
+    if question.page is None:
+        return True, True
+    last = chunk.page_end or chunk.page
+    return True, chunk.page is not None and last is not None and chunk.page <= question.page <= last
