@@ -59,8 +59,9 @@ from deepcite.config import Settings, get_settings
 from deepcite.errors import StoreError
 from deepcite.models import FusionMethod
 from deepcite.retrieval import filters as f
-from deepcite.retrieval.base_store import CollectionMeta, PointData, QdrantLikeStore, ScoredPayload
 from deepcite.retrieval.bm25 import SPARSE_VECTOR_NAME, SparseWeights
+from deepcite.retrieval.engine_hooks import CollectionMeta, PointData, ScoredPayload
+from deepcite.retrieval.engine_store import EngineStore
 from deepcite.retrieval.points import DENSE_VECTOR_NAME, INTEGER_INDEXED, KEYWORD_INDEXED
 
 META_FILE = "deepcite.json"
@@ -88,7 +89,7 @@ def _sparse(weights: SparseWeights) -> SparseVector:
     return SparseVector(weights.indices, weights.values)
 
 
-class EdgeStore(QdrantLikeStore):
+class EdgeStore(EngineStore):
     """:class:`~deepcite.retrieval.store.SearchStore` on Qdrant Edge shards under ``root``."""
 
     def __init__(self, root: Path | str, settings: Settings | None = None) -> None:
@@ -121,13 +122,13 @@ class EdgeStore(QdrantLikeStore):
             return shard
 
     # -- engine primitives ----------------------------------------------------------------------------------
-    def _engine_names(self) -> list[str]:
+    def engine_names(self) -> list[str]:
         return [p.parent.name for p in self.root.glob(f"*/{META_FILE}")]
 
     def has_collection(self, name: str) -> bool:
         return self._meta_path(name).is_file()
 
-    def _engine_create(self, name: str, dense_dim: int | None, meta: CollectionMeta) -> None:
+    def engine_create(self, name: str, dense_dim: int | None, meta: CollectionMeta) -> None:
         folder = self.root / name
         if folder.exists():  # left by an interrupted creation (no meta file)
             shutil.rmtree(folder)
@@ -146,23 +147,23 @@ class EdgeStore(QdrantLikeStore):
         for field in INTEGER_INDEXED:
             shard.update(UpdateOperation.create_field_index(field, PayloadSchemaType.Integer))
         self._shards[name] = shard
-        self._write_meta(name, meta)
+        self.write_meta(name, meta)
 
-    def _engine_drop(self, name: str) -> None:
+    def engine_drop(self, name: str) -> None:
         shard = self._shards.pop(name, None)
         if shard is not None:
             shard.close()
         self._meta_path(name).unlink()  # invisible first, then removed
         shutil.rmtree(self.root / name)
 
-    def _read_meta(self, name: str) -> CollectionMeta:
+    def read_meta(self, name: str) -> CollectionMeta:
         path = self._meta_path(name)
         try:
             return CollectionMeta.from_dict(json.loads(path.read_text(encoding="utf-8")))
         except (OSError, ValueError) as exc:
             raise StoreError(f"cannot read {path}: {exc}; drop the collection and ingest again") from exc
 
-    def _write_meta(self, name: str, meta: CollectionMeta) -> None:
+    def write_meta(self, name: str, meta: CollectionMeta) -> None:
         if name in self._shards:
             self._shards[name].flush()  # points durable before the statistics that count them
         if name in self._stale_idf:
@@ -180,7 +181,7 @@ class EdgeStore(QdrantLikeStore):
             Path(tmp).unlink(missing_ok=True)
             raise
 
-    def _engine_upsert(self, name: str, points: Sequence[PointData]) -> None:
+    def engine_upsert(self, name: str, points: Sequence[PointData]) -> None:
         edge_points = []
         for p in points:
             vector: dict[str, Any] = {SPARSE_VECTOR_NAME: _sparse(p.sparse)}
@@ -189,18 +190,18 @@ class EdgeStore(QdrantLikeStore):
             edge_points.append(Point(p.id, vector, p.payload))
         self._shard(name).update(UpdateOperation.upsert_points(edge_points))
 
-    def _engine_update_sparse(self, name: str, vectors: Sequence[tuple[str, SparseWeights]]) -> None:
+    def engine_update_sparse(self, name: str, vectors: Sequence[tuple[str, SparseWeights]]) -> None:
         ops = [PointVectors(pid, {SPARSE_VECTOR_NAME: _sparse(w)}) for pid, w in vectors]
         self._shard(name).update(UpdateOperation.update_vectors(ops))
         self._stale_idf.add(name)
 
-    def _engine_retrieve(self, name: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    def engine_retrieve(self, name: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         if not ids:
             return {}
         records = self._shard(name).retrieve(list(ids), with_payload=True, with_vector=False)
         return {str(r.id): r.payload or {} for r in records}
 
-    def _engine_dense(self, name: str, ids: Sequence[str]) -> dict[str, list[float]]:
+    def engine_dense(self, name: str, ids: Sequence[str]) -> dict[str, list[float]]:
         records = self._shard(name).retrieve(list(ids), with_payload=False, with_vector=[DENSE_VECTOR_NAME])
         return {
             str(r.id): r.vector[DENSE_VECTOR_NAME]
@@ -208,9 +209,7 @@ class EdgeStore(QdrantLikeStore):
             if r.vector and DENSE_VECTOR_NAME in r.vector
         }
 
-    def _engine_scroll(
-        self, name: str, conditions: list[f.Condition]
-    ) -> Iterator[tuple[str, dict[str, Any]]]:
+    def engine_scroll(self, name: str, conditions: list[f.Condition]) -> Iterator[tuple[str, dict[str, Any]]]:
         shard = self._shard(name)
         offset = None
         while True:
@@ -229,14 +228,14 @@ class EdgeStore(QdrantLikeStore):
             if offset is None:
                 return
 
-    def _engine_delete(self, name: str, ids: Sequence[str]) -> None:
+    def engine_delete(self, name: str, ids: Sequence[str]) -> None:
         self._shard(name).update(UpdateOperation.delete_points(list(ids)))
         self._stale_idf.add(name)
 
-    def _engine_count(self, name: str, conditions: list[f.Condition]) -> int:
+    def engine_count(self, name: str, conditions: list[f.Condition]) -> int:
         return self._shard(name).count(CountRequest(exact=True, filter=edge_filter(conditions)))
 
-    def _engine_query(
+    def engine_query(
         self,
         name: str,
         *,
@@ -274,7 +273,7 @@ class EdgeStore(QdrantLikeStore):
         with self._lock(self._require(name)):
             self._shard(name).optimize()
 
-    def _engine_close(self) -> None:
+    def engine_close(self) -> None:
         for name, shard in list(self._shards.items()):
             with self._lock(name):
                 shard.close()

@@ -28,8 +28,9 @@ from deepcite.config import Settings, get_settings
 from deepcite.errors import StoreError
 from deepcite.models import FusionMethod
 from deepcite.retrieval import filters as f
-from deepcite.retrieval.base_store import CollectionMeta, PointData, QdrantLikeStore, ScoredPayload
 from deepcite.retrieval.bm25 import SPARSE_VECTOR_NAME, SparseWeights
+from deepcite.retrieval.engine_hooks import CollectionMeta, PointData, ScoredPayload
+from deepcite.retrieval.engine_store import EngineStore
 from deepcite.retrieval.points import DENSE_VECTOR_NAME, INTEGER_INDEXED, KEYWORD_INDEXED
 
 META_KEY = "deepcite"
@@ -65,7 +66,7 @@ def client_from_settings(settings: Settings) -> QdrantClient:
     return QdrantClient(path=str(settings.qdrant_path))
 
 
-class QdrantStore(QdrantLikeStore):
+class QdrantStore(EngineStore):
     """:class:`~deepcite.retrieval.store.SearchStore` on a Qdrant server, cluster, or local-mode folder."""
 
     def __init__(
@@ -84,13 +85,13 @@ class QdrantStore(QdrantLikeStore):
             ) from exc
 
     # -- engine primitives ----------------------------------------------------------------------------------
-    def _engine_names(self) -> list[str]:
+    def engine_names(self) -> list[str]:
         return [c.name for c in self.client.get_collections().collections]
 
     def has_collection(self, name: str) -> bool:
         return self.client.collection_exists(name)
 
-    def _engine_create(self, name: str, dense_dim: int | None, meta: CollectionMeta) -> None:
+    def engine_create(self, name: str, dense_dim: int | None, meta: CollectionMeta) -> None:
         store = self.settings.store
         vectors = (
             {DENSE_VECTOR_NAME: models.VectorParams(size=dense_dim, distance=models.Distance.COSINE)}
@@ -113,10 +114,10 @@ class QdrantStore(QdrantLikeStore):
         for field in INTEGER_INDEXED:
             self.client.create_payload_index(name, field, models.PayloadSchemaType.INTEGER)
 
-    def _engine_drop(self, name: str) -> None:
+    def engine_drop(self, name: str) -> None:
         self.client.delete_collection(name)
 
-    def _read_meta(self, name: str) -> CollectionMeta:
+    def read_meta(self, name: str) -> CollectionMeta:
         metadata = self.client.get_collection(name).config.metadata or {}
         if META_KEY not in metadata:
             raise StoreError(
@@ -125,10 +126,10 @@ class QdrantStore(QdrantLikeStore):
             )
         return CollectionMeta.from_dict(metadata[META_KEY])
 
-    def _write_meta(self, name: str, meta: CollectionMeta) -> None:
+    def write_meta(self, name: str, meta: CollectionMeta) -> None:
         self.client.update_collection(name, metadata={META_KEY: meta.to_dict()})
 
-    def _engine_upsert(self, name: str, points: Sequence[PointData]) -> None:
+    def engine_upsert(self, name: str, points: Sequence[PointData]) -> None:
         structs = []
         for p in points:
             vector: dict[str, Any] = {SPARSE_VECTOR_NAME: _sparse(p.sparse)}
@@ -137,17 +138,17 @@ class QdrantStore(QdrantLikeStore):
             structs.append(models.PointStruct(id=p.id, vector=vector, payload=p.payload))
         self.client.upsert(name, points=structs, wait=True)
 
-    def _engine_update_sparse(self, name: str, vectors: Sequence[tuple[str, SparseWeights]]) -> None:
+    def engine_update_sparse(self, name: str, vectors: Sequence[tuple[str, SparseWeights]]) -> None:
         ops = [models.PointVectors(id=pid, vector={SPARSE_VECTOR_NAME: _sparse(w)}) for pid, w in vectors]
         self.client.update_vectors(name, points=ops, wait=True)
 
-    def _engine_retrieve(self, name: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    def engine_retrieve(self, name: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         if not ids:
             return {}
         records = self.client.retrieve(name, ids=list(ids), with_payload=True, with_vectors=False)
         return {str(r.id): r.payload or {} for r in records}
 
-    def _engine_dense(self, name: str, ids: Sequence[str]) -> dict[str, list[float]]:
+    def engine_dense(self, name: str, ids: Sequence[str]) -> dict[str, list[float]]:
         records = self.client.retrieve(
             name, ids=list(ids), with_payload=False, with_vectors=[DENSE_VECTOR_NAME]
         )
@@ -157,9 +158,7 @@ class QdrantStore(QdrantLikeStore):
             if isinstance(r.vector, dict) and DENSE_VECTOR_NAME in r.vector
         }
 
-    def _engine_scroll(
-        self, name: str, conditions: list[f.Condition]
-    ) -> Iterator[tuple[str, dict[str, Any]]]:
+    def engine_scroll(self, name: str, conditions: list[f.Condition]) -> Iterator[tuple[str, dict[str, Any]]]:
         offset = None
         while True:
             records, offset = self.client.scroll(
@@ -175,13 +174,13 @@ class QdrantStore(QdrantLikeStore):
             if offset is None:
                 return
 
-    def _engine_delete(self, name: str, ids: Sequence[str]) -> None:
+    def engine_delete(self, name: str, ids: Sequence[str]) -> None:
         self.client.delete(name, points_selector=models.PointIdsList(points=list(ids)), wait=True)
 
-    def _engine_count(self, name: str, conditions: list[f.Condition]) -> int:
+    def engine_count(self, name: str, conditions: list[f.Condition]) -> int:
         return self.client.count(name, count_filter=qdrant_filter(conditions), exact=True).count
 
-    def _engine_query(
+    def engine_query(
         self,
         name: str,
         *,
@@ -223,5 +222,5 @@ class QdrantStore(QdrantLikeStore):
             raise StoreError(f"Qdrant search in {name!r} failed: {exc}") from exc
         return [ScoredPayload(p.score, p.payload or {}) for p in response.points]
 
-    def _engine_close(self) -> None:
+    def engine_close(self) -> None:
         self.client.close()

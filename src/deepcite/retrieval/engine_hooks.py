@@ -1,0 +1,110 @@
+"""What each Qdrant engine backend provides to :class:`~deepcite.retrieval.engine_store.EngineStore`: the
+records it reads and writes, and the small ``engine_*`` primitives it implements."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from deepcite.models import FusionMethod
+from deepcite.retrieval.bm25 import Bm25Stats, SparseWeights
+from deepcite.retrieval.filters import Condition
+
+META_FORMAT = 1
+
+
+@dataclass
+class CollectionMeta:
+    """What a store keeps beside a collection's points: its dense dimension and BM25 statistics."""
+
+    dense_dim: int | None
+    bm25: Bm25Stats
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"format": META_FORMAT, "dense_dim": self.dense_dim, "bm25": self.bm25.to_dict()}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> CollectionMeta:
+        return cls(dense_dim=data.get("dense_dim"), bm25=Bm25Stats.from_dict(data.get("bm25") or {}))
+
+
+@dataclass
+class PointData:
+    """One point to write: id, optional dense vector, BM25 vector, payload."""
+
+    id: str
+    dense: list[float] | None
+    sparse: SparseWeights
+    payload: dict[str, Any]
+
+
+@dataclass
+class ScoredPayload:
+    """One engine search result: score and stored payload."""
+
+    score: float
+    payload: dict[str, Any]
+
+
+class EngineHooks(ABC):
+    """The primitives a backend implements (names are validated and the collection exists, unless said
+    otherwise); :class:`~deepcite.retrieval.engine_store.EngineStore` builds the SearchStore on them."""
+
+    @abstractmethod
+    def engine_names(self) -> list[str]: ...
+
+    @abstractmethod
+    def engine_create(self, name: str, dense_dim: int | None, meta: CollectionMeta) -> None:
+        """Create the collection (it does not exist) and store ``meta`` with it."""
+
+    @abstractmethod
+    def engine_drop(self, name: str) -> None: ...
+
+    @abstractmethod
+    def read_meta(self, name: str) -> CollectionMeta: ...
+
+    @abstractmethod
+    def write_meta(self, name: str, meta: CollectionMeta) -> None:
+        """Persist ``meta`` atomically (a reader sees the old or the new, never half)."""
+
+    @abstractmethod
+    def engine_upsert(self, name: str, points: Sequence[PointData]) -> None: ...
+
+    @abstractmethod
+    def engine_update_sparse(self, name: str, vectors: Sequence[tuple[str, SparseWeights]]) -> None: ...
+
+    @abstractmethod
+    def engine_retrieve(self, name: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """Payloads of those of ``ids`` that exist."""
+
+    @abstractmethod
+    def engine_dense(self, name: str, ids: Sequence[str]) -> dict[str, list[float]]:
+        """Stored dense vectors of those of ``ids`` that exist (point id -> vector)."""
+
+    @abstractmethod
+    def engine_scroll(self, name: str, conditions: list[Condition]) -> Iterator[tuple[str, dict[str, Any]]]:
+        """(id, payload) of every point matching ``conditions``."""
+
+    @abstractmethod
+    def engine_delete(self, name: str, ids: Sequence[str]) -> None: ...
+
+    @abstractmethod
+    def engine_count(self, name: str, conditions: list[Condition]) -> int: ...
+
+    @abstractmethod
+    def engine_query(
+        self,
+        name: str,
+        *,
+        sparse: SparseWeights | None,
+        dense: list[float] | None,
+        k: int,
+        conditions: list[Condition],
+        fusion: FusionMethod,
+    ) -> list[ScoredPayload]:
+        """Nearest points by ``sparse`` or ``dense``, or both prefetched and fused when both are given."""
+
+    @abstractmethod
+    def engine_close(self) -> None: ...

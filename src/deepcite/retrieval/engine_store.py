@@ -1,0 +1,214 @@
+"""The SearchStore both Qdrant backends share, built on their :class:`EngineHooks`.
+
+A backend (:class:`~deepcite.retrieval.edge_store.EdgeStore`, :class:`~deepcite.retrieval.qdrant_store.QdrantStore`)
+implements the ``engine_*`` primitives; this class turns chunks into points and searches, checks vectors
+(:mod:`~deepcite.retrieval.vector_checks`), keeps BM25 exact (:mod:`~deepcite.retrieval.bm25_upkeep`) and
+serialises writes per collection (:class:`~deepcite.retrieval.collection_locks.CollectionLocks`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+
+from deepcite.config import Settings
+from deepcite.errors import CollectionNotFoundError, InputError
+from deepcite.models import Chunk, Filters, FusionMethod, SearchHit, SearchMode
+from deepcite.retrieval.bm25 import Bm25Stats, bm25_text, document_terms, document_vector, query_vector
+from deepcite.retrieval.bm25_upkeep import bm25_params, checked_meta, reweight_if_stale
+from deepcite.retrieval.collection_locks import CollectionLocks
+from deepcite.retrieval.engine_hooks import CollectionMeta, EngineHooks, PointData
+from deepcite.retrieval.filters import filter_conditions
+from deepcite.retrieval.points import (
+    LENGTH_KEY,
+    chunk_payload,
+    payload_chunk,
+    point_id,
+    validate_collection_name,
+)
+from deepcite.retrieval.vector_checks import checked_query_vector, checked_vectors
+
+
+class EngineStore(EngineHooks):
+    """The shared implementation of :class:`~deepcite.retrieval.store.SearchStore` over a Qdrant engine."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._lock = CollectionLocks()
+        self._dims: dict[str, int | None] = {}
+
+    def _require(self, name: str) -> str:
+        validate_collection_name(name)
+        if not self.has_collection(name):
+            raise CollectionNotFoundError(name, self.list_collections())
+        return name
+
+    def _dense_dim(self, name: str) -> int | None:
+        if name not in self._dims:
+            self._dims[name] = self.read_meta(name).dense_dim
+        return self._dims[name]
+
+    # -- SearchStore --------------------------------------------------------------------------------------
+    def list_collections(self) -> list[str]:
+        return sorted(self.engine_names())
+
+    def has_collection(self, name: str) -> bool:
+        return name in self.engine_names()
+
+    def create_collection(self, name: str, *, dense_dim: int | None) -> None:
+        """Create ``name`` (``dense_dim=None``: BM25-only); a no-op if it exists with the same dimension."""
+        validate_collection_name(name)
+        if dense_dim is not None and (not isinstance(dense_dim, int) or dense_dim < 1):
+            raise InputError(f"dense_dim must be a positive integer or None (BM25-only), not {dense_dim!r}")
+        with self._lock(name):
+            if self.has_collection(name):
+                existing = self._dense_dim(name)
+                if existing != dense_dim:
+                    raise InputError(
+                        f"collection {name!r} exists with dense dimension {existing}, not {dense_dim}; "
+                        "use the embedder it was built with, or drop it and ingest again"
+                    )
+                return
+            k1, b, include_title = bm25_params(self.settings)
+            meta = CollectionMeta(dense_dim, Bm25Stats(k1=k1, b=b, include_title=include_title))
+            self.engine_create(name, dense_dim, meta)
+            self._dims[name] = dense_dim
+
+    def drop_collection(self, name: str) -> None:
+        with self._lock(self._require(name)):
+            self.engine_drop(name)
+            self._dims.pop(name, None)
+
+    def upsert(
+        self, name: str, chunks: Sequence[Chunk], dense: Sequence[Sequence[float]] | np.ndarray | None
+    ) -> None:
+        """Insert or replace chunks by ``chunk_id``; ``dense`` is one vector per chunk (None if BM25-only)."""
+        self._require(name)
+        dim = self._dense_dim(name)
+        vectors = checked_vectors(name, dim, chunks, dense)
+        k1, b, include_title = bm25_params(self.settings)
+        latest: dict[str, int] = {c.chunk_id: i for i, c in enumerate(chunks)}  # last occurrence wins
+        order = sorted(latest.values())
+        with self._lock(name):
+            meta = checked_meta(self, name)
+            ids = [point_id(chunks[i].chunk_id) for i in order]
+            old = self.engine_retrieve(name, ids)
+            tfs = [
+                document_terms(bm25_text(chunks[i].title, chunks[i].text, include_title=include_title))
+                for i in order
+            ]
+            lengths = [sum(tf.values()) for tf in tfs]
+            meta.bm25.remove(int(p.get(LENGTH_KEY, 0)) for p in old.values())
+            meta.bm25.add(lengths)
+            stale = meta.bm25.needs_reweight(k1, b, include_title, self.settings.search.bm25_avgdl_tolerance)
+            avgdl = meta.bm25.avgdl if stale else meta.bm25.weight_avgdl
+            size = self.settings.store.upsert_batch
+            points = [
+                PointData(
+                    id=pid,
+                    dense=vectors[i] if vectors is not None else None,
+                    sparse=document_vector(tf, avgdl, k1, b),
+                    payload=chunk_payload(chunks[i], length),
+                )
+                for pid, i, tf, length in zip(ids, order, tfs, lengths, strict=True)
+            ]
+            for start in range(0, len(points), size):
+                self.engine_upsert(name, points[start : start + size])
+            if stale and meta.bm25.n_docs == len(points):  # only this batch is stored: weighted already
+                meta.bm25.weight_avgdl, meta.bm25.k1, meta.bm25.b = avgdl, k1, b
+                meta.bm25.include_title = include_title
+            reweight_if_stale(self, name, meta, self.settings)
+            self.write_meta(name, meta)
+
+    def delete_document(self, name: str, doc_id: str) -> int:
+        self._require(name)
+        with self._lock(name):
+            meta = checked_meta(self, name)
+            found = list(self.engine_scroll(name, filter_conditions(Filters(doc_ids=[doc_id])) or []))
+            if not found:
+                return 0
+            self.engine_delete(name, [pid for pid, _ in found])
+            meta.bm25.remove(int(p.get(LENGTH_KEY, 0)) for _, p in found)
+            reweight_if_stale(self, name, meta, self.settings)
+            self.write_meta(name, meta)
+            return len(found)
+
+    def count(self, name: str, filters: Filters | None = None) -> int:
+        self._require(name)
+        conditions = filter_conditions(filters)
+        if conditions is None:
+            return 0
+        with self._lock(name):
+            return self.engine_count(name, conditions)
+
+    def existing_ids(self, name: str, chunk_ids: Sequence[str]) -> set[str]:
+        self._require(name)
+        by_point = {point_id(c): c for c in chunk_ids}
+        with self._lock(name):
+            found = self.engine_retrieve(name, list(by_point))
+        return {by_point[pid] for pid in found}
+
+    def dense_vectors(self, name: str, chunk_ids: Sequence[str]) -> dict[str, list[float]]:
+        """The stored dense vectors of these chunks (chunk id -> vector); none for a BM25-only collection."""
+        self._require(name)
+        if not chunk_ids or self._dense_dim(name) is None:
+            return {}
+        by_point = {point_id(c): c for c in chunk_ids}
+        with self._lock(name):
+            found = self.engine_dense(name, list(by_point))
+        return {by_point[pid]: vector for pid, vector in found.items()}
+
+    def scroll(self, name: str, filters: Filters | None = None) -> Iterator[Chunk]:
+        self._require(name)
+        conditions = filter_conditions(filters)
+        if conditions is None:
+            return
+        for _, payload in self.engine_scroll(name, conditions):
+            yield payload_chunk(payload)
+
+    def search(
+        self,
+        name: str,
+        *,
+        text: str,
+        vector: Sequence[float] | None,
+        mode: SearchMode,
+        k: int,
+        filters: Filters | None = None,
+        fusion: FusionMethod | None = None,
+    ) -> list[SearchHit]:
+        """Top-``k`` chunks; ``vector`` is required for dense and hybrid modes (not for BM25)."""
+        self._require(name)
+        mode = SearchMode.from_str(mode) if isinstance(mode, str) else mode
+        if k < 1:
+            raise InputError(f"k must be at least 1, not {k}")
+        fusion = fusion or FusionMethod.from_str(self.settings.search.fusion)
+        dense = checked_query_vector(name, self._dense_dim(name), mode, vector)
+        sparse = query_vector(text) if mode is not SearchMode.DENSE else None
+        conditions = filter_conditions(filters)
+        if conditions is None or (mode is SearchMode.BM25 and sparse is not None and not sparse.indices):
+            return []
+        if sparse is not None and not sparse.indices:
+            sparse = None  # hybrid with a query of stop words only: dense alone
+        with self._lock(name):
+            results = self.engine_query(
+                name, sparse=sparse, dense=dense, k=k, conditions=conditions, fusion=fusion
+            )
+        return [
+            SearchHit(chunk=payload_chunk(r.payload), score=r.score, rank=rank, mode=mode)
+            for rank, r in enumerate(results, start=1)
+        ]
+
+    def optimize(self, name: str) -> None:
+        """Let the engine merge segments and build its indexes (a no-op where the engine does it itself)."""
+        self._require(name)
+
+    def close(self) -> None:
+        self.engine_close()
+
+    def __enter__(self) -> EngineStore:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,50 @@
+"""Dense vectors checked before they reach an engine: one per chunk, the collection's dimension, finite;
+a query vector present when the mode needs one. Each failure is an ``InputError`` saying what to do."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from deepcite.errors import InputError
+from deepcite.models import Chunk, SearchMode
+
+
+def checked_vectors(
+    name: str,
+    dim: int | None,
+    chunks: Sequence[Chunk],
+    dense: Sequence[Sequence[float]] | np.ndarray | None,
+) -> list[list[float]] | None:
+    """One ``dim``-d finite vector per chunk as lists (``None`` for a BM25-only collection)."""
+    if dim is None:
+        if dense is not None and len(dense) and len(dense[0]):
+            raise InputError(f"collection {name!r} is BM25-only (no dense vectors); pass dense=None")
+        return None
+    if dense is None:
+        raise InputError(f"collection {name!r} needs one {dim}-d dense vector per chunk; got none")
+    array = np.asarray(dense, dtype=np.float32)
+    if array.ndim != 2 or array.shape[0] != len(chunks) or (len(chunks) and array.shape[1] != dim):
+        raise InputError(
+            f"collection {name!r} needs {len(chunks)} dense vectors of dimension {dim}; got shape {array.shape}"
+        )
+    if not np.isfinite(array).all():
+        raise InputError("dense vectors contain NaN or infinity; check the embedder output")
+    return array.tolist()
+
+
+def checked_query_vector(
+    name: str, dim: int | None, mode: SearchMode, vector: Sequence[float] | None
+) -> list[float] | None:
+    """The query's dense vector as a list for dense and hybrid modes (``None`` for BM25)."""
+    if mode is SearchMode.BM25:
+        return None
+    if dim is None:
+        raise InputError(f"collection {name!r} is BM25-only (no dense vectors); search it with mode bm25")
+    if vector is None:
+        raise InputError(f"{mode.value} search needs the query's dense vector; got none")
+    dense = [float(x) for x in vector]
+    if len(dense) != dim:
+        raise InputError(f"query vector has dimension {len(dense)}; collection {name!r} expects {dim}")
+    return dense
