@@ -3,9 +3,13 @@
 Usage::
 
     import uvicorn
+    from deepcite import Engine, Settings
     from deepcite.server.app import create_app
 
-    uvicorn.run(create_app(), host="127.0.0.1", port=8000)
+    uvicorn.run(create_app(Engine(Settings.load())), host="127.0.0.1", port=8000)
+
+The app holds one :class:`~deepcite.engine.Engine` on ``app.state.engine``; routes receive it through the
+``EngineDep`` dependency (:mod:`deepcite.server.resources`) and keep no state of their own.
 """
 
 from __future__ import annotations
@@ -15,29 +19,46 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from deepcite import __version__, service
-from deepcite.config import Settings, get_settings
+from deepcite import __version__
+from deepcite.config import Settings
+from deepcite.engine import Engine
 from deepcite.retrieval.embedder import Embedder
 from deepcite.retrieval.store import SearchStore
-from deepcite.server import routes_answer, routes_meta, routes_practitioners, ui
+from deepcite.server import (
+    routes_answer,
+    routes_meta,
+    routes_practitioners,
+    ui,
+)
+from deepcite.server.auth import Authenticator
 from deepcite.server.errors import install_error_handlers
 from deepcite.server.limits import BodySizeLimit
-from deepcite.server.resources import ServerResources
 
 
 def create_app(
-    settings: Settings | None = None, *, store: SearchStore | None = None, embedder: Embedder | None = None
+    engine: Engine | Settings | None = None,
+    *,
+    store: SearchStore | None = None,
+    embedder: Embedder | None = None,
 ) -> FastAPI:
-    """A new app over ``settings`` (default: the process settings); ``store``/``embedder`` are shared
-    when given, else opened on first use and closed at shutdown."""
-    settings = settings or get_settings()
-    resources = ServerResources(settings, store=store, embedder=embedder)
+    """A new app over ``engine``, or over a new Engine of these settings (default: the process settings)
+    sharing ``store``/``embedder`` when given.
+
+    The app starts the Engine when it starts; it closes the Engine at shutdown only when it built it.
+    """
+    owned = not isinstance(engine, Engine)
+    if not isinstance(engine, Engine):
+        engine = Engine(engine, store=store, embedder=embedder)
+    settings = engine.settings
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        service.context_store(settings)  # starts the background cleanup of expired contexts
-        yield
-        resources.close()
+        engine.start()  # the background cleanup of expired contexts
+        try:
+            yield
+        finally:
+            if owned:
+                engine.close()
 
     app = FastAPI(
         title="deepcite",
@@ -45,9 +66,8 @@ def create_app(
         summary="Grounded answers from your own corpus: every sentence cites a passage you can check.",
         lifespan=lifespan,
     )
-    app.state.resources = resources
-    app.state.settings = settings
-    app.state.authenticator = resources.authenticator
+    app.state.engine = engine
+    app.state.authenticator = Authenticator(settings.api_keys)
     install_error_handlers(app)
     app.include_router(routes_meta.router)
     app.include_router(routes_answer.router)
