@@ -103,13 +103,16 @@ class IngestJobs:
         with self._lock:
             self._jobs[job.job_id] = entry
             self._evict()
+            submitted = job.model_copy(deep=True)
         self._emit(entry, "state", {"job_id": job.job_id, "state": job.state, "total": job.total})
         self._worker.submit(self._run, entry, run, cleanup)
-        return job.model_copy(deep=True)
+        return submitted
 
     def get(self, job_id: str, groups: tuple[str, ...] | None) -> IngestJob:
         """A copy of the job, if ``groups`` may read it (NotFoundError otherwise, so ids do not leak)."""
-        return self._entry(job_id, groups).job.model_copy(deep=True)
+        entry = self._entry(job_id, groups)
+        with self._lock:
+            return entry.job.model_copy(deep=True)
 
     async def events(self, job_id: str, groups: tuple[str, ...] | None) -> AsyncIterator[tuple[str, dict]]:
         """Every event of the job from its first, then new ones as they happen, until it has finished:

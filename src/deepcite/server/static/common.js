@@ -205,9 +205,55 @@ window.deepcite = (function () {
     }
   }
 
+  /** "p. 7", "p. 7–8" for a passage that crosses a page break, or "" when the page is unknown. */
+  function pageLabel(chunk) {
+    if (typeof chunk.page !== "number") return "";
+    const end = typeof chunk.page_end === "number" && chunk.page_end !== chunk.page ? "–" + chunk.page_end : "";
+    return "p. " + chunk.page + end;
+  }
+
+  /** Where a passage comes from: "pasa.pdf · p. 7", either part alone, or "". */
+  function whereLabel(chunk) {
+    return [chunk.file || "", pageLabel(chunk)].filter(Boolean).join(" · ");
+  }
+
+  /** The original file of a passage at its page: /files/{collection}/{document}#page=N (null without a
+      file or a collection; the collection is the one the passage was searched in, kept as chunk._collection). */
+  function fileHref(chunk) {
+    if (!chunk.file || !chunk._collection || !chunk.doc_id || isWeb(chunk)) return null;
+    const id = String(chunk.doc_id).split("/").map(encodeURIComponent).join("/");
+    const page = typeof chunk.page === "number" ? "#page=" + chunk.page : "";
+    return "/files/" + encodeURIComponent(chunk._collection) + "/" + id + page;
+  }
+
+  /** Open a file link: a plain navigation when no token is kept; with a token (which a link cannot send)
+      the file is fetched with it and opened from a blob URL at the same page. */
+  function openFile(event) {
+    const link = event.target instanceof Element ? event.target.closest("a.file-link") : null;
+    const token = window.sessionStorage.getItem(TOKEN_KEY);
+    if (!link || !token) return;
+    event.preventDefault();
+    const url = new URL(link.href);
+    const opened = window.open("", "_blank");
+    fetch(url.pathname, { headers: authHeaders() })
+      .then(async (response) => {
+        if (!response.ok) throw await readError(response);
+        const blob = await response.blob();
+        const target = URL.createObjectURL(blob) + url.hash;
+        if (opened) opened.location.href = target;
+        else window.location.href = target;
+      })
+      .catch((err) => {
+        if (opened) opened.close();
+        window.alert("Could not open the file: " + err.message);
+      });
+  }
+
   /** Title, section, year, identifiers and score of a passage, for lists and the popover. */
   function sourceMeta(chunk) {
     const parts = [];
+    const where = whereLabel(chunk);
+    if (where) parts.push(where);
     if (chunk.section) parts.push("Section: " + chunk.section);
     if (chunk.year) parts.push(String(chunk.year));
     if (typeof chunk.score === "number") parts.push("score " + chunk.score.toFixed(3));
@@ -216,6 +262,11 @@ window.deepcite = (function () {
 
   function sourceLinks(chunk) {
     const links = [];
+    const file = fileHref(chunk);
+    if (file) {
+      const page = pageLabel(chunk);
+      links.push(el("a", { href: file, class: "file-link", target: "_blank", rel: "noopener" }, "Open " + chunk.file + (page ? " at " + page : "")));
+    }
     if (chunk.pmid) links.push(el("a", { href: pubmedUrl(chunk.pmid), target: "_blank", rel: "noopener" }, "PMID " + chunk.pmid));
     if (chunk.doi) links.push(el("a", { href: doiUrl(chunk.doi), target: "_blank", rel: "noopener" }, "DOI " + chunk.doi));
     if (chunk.url && safeHref(chunk.url)) {
@@ -323,6 +374,7 @@ window.deepcite = (function () {
     return target instanceof Element ? target.closest("button.cite") : null;
   }
 
+  document.addEventListener("click", openFile);
   document.addEventListener("click", (event) => {
     const button = citeFrom(event.target);
     if (button) {
@@ -360,5 +412,6 @@ window.deepcite = (function () {
   return {
     el, clear, show, safeHref, getJSON, postJSON, streamEvents, errorText,
     citedFragment, renderAnswer, sourceItem, sourceMeta, sourceLinks, isWeb, pubmedUrl, doiUrl,
+    pageLabel, whereLabel, fileHref, authHeaders, readError,
   };
 })();

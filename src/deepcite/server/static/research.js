@@ -32,9 +32,11 @@
     reportMeta: $("report-meta"),
   };
 
-  let run = { controller: null, citations: new Map(), summary: null, answer: null };
+  let run = { controller: null, collection: "", citations: new Map(), summary: null, answer: null };
 
   loadCollections();
+  // the "Add documents" panel announces a collection that gained documents: list it and select it
+  document.addEventListener("deepcite:collections-changed", (event) => loadCollections(event.detail && event.detail.collection));
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     start();
@@ -43,8 +45,8 @@
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) form.requestSubmit();
   });
 
-  async function loadCollections() {
-    const wanted = ui.collection.dataset.default;
+  async function loadCollections(selected) {
+    const wanted = selected || ui.collection.value || ui.collection.dataset.default;
     try {
       const body = await getJSON(form.dataset.collectionsUrl);
       const infos = (Array.isArray(body) ? body : body.collections || [])
@@ -94,6 +96,7 @@
     if (run.controller) run.controller.abort();
     resetResults();
     run.controller = new AbortController();
+    run.collection = ui.collection.value;
     const params = new URLSearchParams({ query, collection: ui.collection.value });
     if (ui.maxHops.value) params.set("max_hops", ui.maxHops.value);
     setBusy(true, "Researching…");
@@ -189,7 +192,7 @@
   /* ---------- answers ---------- */
 
   function rememberCitations(list) {
-    for (const chunk of list || []) run.citations.set(Number(chunk.id), chunk);
+    for (const chunk of list || []) run.citations.set(Number(chunk.id), { ...chunk, _collection: run.collection });
   }
 
   function textOf(data, key) {
@@ -250,7 +253,7 @@
 
   function renderSources(citations) {
     clear(ui.sourceList);
-    for (const chunk of citations) ui.sourceList.append(sourceItem(chunk, run.citations, false));
+    for (const chunk of citations) ui.sourceList.append(sourceItem(run.citations.get(Number(chunk.id)) || chunk, run.citations, false));
     show(ui.sources, citations.length > 0);
   }
 

@@ -1,0 +1,254 @@
+"""Documents in through the server: upload files to a collection, follow the ingest job, delete a document.
+
+- ``POST /api/collections/{collection}/documents``: multipart, one or more file parts (any field name;
+  the UI sends ``files``) and an optional ``on_error`` field (``skip``, the default, or ``fail``). The
+  files are checked against ``server.max_upload_files`` and ``server.max_upload_file_bytes`` (the whole
+  body against ``server.max_upload_request_bytes``), written to a temporary folder and ingested by a
+  background job; the answer is ``202`` with the job. The documents' ACL groups are the caller's token's
+  groups (an unrestricted caller makes public documents).
+- ``GET /api/jobs/{job_id}``: the job, each file's outcome so far and, once done, the ingest report.
+- ``GET /api/jobs/{job_id}/events``: the job's progress as Server-Sent Events (``state``, ``file``,
+  ``done``), from its first event.
+- ``DELETE /api/collections/{collection}/documents/{document_id}``: a document's chunks and original.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import tempfile
+import unicodedata
+from collections.abc import AsyncIterator
+from pathlib import Path
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Request
+from fastapi import Path as PathParam
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel
+from sse_starlette import EventSourceResponse
+from starlette.datastructures import FormData, UploadFile
+
+from deepcite.config import Settings
+from deepcite.engine import Engine
+from deepcite.errors import InputError
+from deepcite.models import Filters
+from deepcite.retrieval.collection import Collection
+from deepcite.server.jobs import IngestJob, IngestJobs
+from deepcite.server.limits import RequestTooLarge, StreamedLimit
+from deepcite.server.resources import EngineDep
+from deepcite.server.routes_files import (
+    CallerDep,
+    check_document_id,
+    document_visible,
+    not_found,
+    originals_of,
+    safe_filename,
+)
+
+router = APIRouter(prefix="/api", tags=["documents"])
+
+CollectionParam = Annotated[str, PathParam(description="The collection (created by the first upload).")]
+
+
+class DeleteResponse(BaseModel):
+    """``DELETE /api/collections/{collection}/documents/{document_id}``."""
+
+    success: bool = True
+    collection: str
+    document_id: str
+    chunks_deleted: int
+
+
+class Forbidden(InputError):
+    """The caller may read the document but not delete it: 403."""
+
+    http_status = 403
+
+
+def upload_limit(settings: Settings) -> StreamedLimit:
+    """The body limit of the upload route, for :class:`~deepcite.server.limits.BodySizeLimit`."""
+    return StreamedLimit(
+        "POST",
+        r"/api/collections/[^/]+/documents",
+        settings.server.max_upload_request_bytes,
+        "server.max_upload_request_bytes",
+    )
+
+
+def _jobs(request: Request) -> IngestJobs:
+    return request.app.state.jobs
+
+
+def _target(engine: Engine, collection: str) -> None:
+    """400 unless ``collection`` can take uploaded documents."""
+    originals_of(engine, collection)  # a name that cannot name a folder
+    if collection == engine.settings.practitioners.collection:
+        raise InputError(
+            f"{collection!r} is the practitioner directory's index, not a document collection; "
+            "upload to another collection"
+        )
+
+
+def upload_name(filename: str | None, index: int) -> str:
+    """A safe file name for an uploaded part: its last path part, control characters and separators
+    replaced, no leading dots (a hidden file would be skipped), NFC; ``upload-<n>`` when nothing is left."""
+    name = safe_filename(unicodedata.normalize("NFC", filename or "")).lstrip(".")
+    return name or f"upload-{index + 1}"
+
+
+async def _read_form(request: Request, settings: Settings) -> FormData:
+    """The multipart form (file parts spooled to disk by Starlette); 400 for any other body."""
+    if not request.headers.get("content-type", "").startswith("multipart/form-data"):
+        raise InputError(
+            "send the files as multipart/form-data (e.g. curl -F files=@paper.pdf …), one part per file"
+        )
+    return await request.form(max_files=settings.server.max_upload_files + 1, max_fields=10)
+
+
+def _file_parts(form: FormData, settings: Settings) -> list[UploadFile]:
+    """The form's file parts, checked against the count and per-file size limits."""
+    server = settings.server
+    parts = [value for _, value in form.multi_items() if isinstance(value, UploadFile)]
+    if not parts:
+        raise InputError("the request holds no file; add one part per file (field name 'files')")
+    if len(parts) > server.max_upload_files:
+        raise RequestTooLarge(
+            f"{len(parts)} files in one request; the limit is {server.max_upload_files} "
+            "(setting server.max_upload_files): upload them in several requests"
+        )
+    for index, part in enumerate(parts):
+        if part.size is not None and part.size > server.max_upload_file_bytes:
+            raise RequestTooLarge(
+                f"file {upload_name(part.filename, index)!r} is {part.size} bytes; the limit is "
+                f"{server.max_upload_file_bytes} (setting server.max_upload_file_bytes)"
+            )
+    return parts
+
+
+def _on_error(value: object) -> Literal["skip", "fail"]:
+    if value in (None, "", "skip"):
+        return "skip"
+    if value == "fail":
+        return "fail"
+    raise InputError("on_error must be 'skip' (ingest the good files, report the rest) or 'fail'")
+
+
+def _save(parts: list[UploadFile], names: list[str], folder: Path) -> list[Path]:
+    """Copy each part to ``folder/<n>/<name>`` (one folder per file keeps names apart); returns the paths."""
+    paths = []
+    for index, (part, name) in enumerate(zip(parts, names, strict=True)):
+        target = folder / str(index) / name
+        target.parent.mkdir()
+        part.file.seek(0)
+        with target.open("wb") as out:
+            shutil.copyfileobj(part.file, out)
+        paths.append(target)
+    return paths
+
+
+@router.post(
+    "/collections/{collection}/documents",
+    status_code=202,
+    response_model=IngestJob,
+    responses={
+        202: {"description": "The upload is saved and queued; follow the job."},
+        400: {"description": "No files, duplicate names, a bad collection name or on_error value."},
+        413: {"description": "Too many files, a file too large, or the request body too large."},
+    },
+)
+async def upload_documents(
+    request: Request, engine: EngineDep, caller: CallerDep, collection: CollectionParam
+) -> JSONResponse:
+    """Upload files (multipart) into a collection and ingest them in the background; returns the job."""
+    settings = engine.settings
+    _target(engine, collection)
+
+    def open_target() -> Collection:  # loads the embedder the first time; ingest creates the collection
+        return Collection(collection, engine.store, settings, engine.embedder)
+
+    form = await _read_form(request, settings)
+    try:
+        parts = _file_parts(form, settings)
+        on_error = _on_error(form.get("on_error"))
+        names = [upload_name(part.filename, i) for i, part in enumerate(parts)]
+        doubled = sorted({n for n in names if names.count(n) > 1})
+        if doubled:
+            raise InputError(f"two files are named {doubled[0]!r}; rename one or upload them separately")
+        col = await asyncio.to_thread(open_target)
+        folder = tempfile.TemporaryDirectory(prefix="deepcite-upload-")  # removed when the job ends
+        try:
+            paths = await asyncio.to_thread(_save, parts, names, Path(folder.name))
+        except BaseException:
+            folder.cleanup()
+            raise
+    finally:
+        await form.close()
+    acl = list(caller.groups or ())
+    job = _jobs(request).submit(
+        collection,
+        lambda on_progress: col.ingest_files(
+            paths, names=names, acl=acl, on_error=on_error, on_progress=on_progress
+        ),
+        files=names,
+        owner=caller.groups,
+        cleanup=folder.cleanup,
+    )
+    return JSONResponse(
+        job.model_dump(mode="json"), status_code=202, headers={"Location": f"/api/jobs/{job.job_id}"}
+    )
+
+
+@router.get("/jobs/{job_id}", response_model=IngestJob)
+async def job_status(request: Request, caller: CallerDep, job_id: str) -> IngestJob:
+    """An upload job: its state, each file's outcome so far and, once done, the ingest report."""
+    return _jobs(request).get(job_id, caller.groups)
+
+
+@router.get(
+    "/jobs/{job_id}/events",
+    response_class=EventSourceResponse,
+    responses={200: {"content": {"text/event-stream": {}}, "description": "state, file and done events"}},
+)
+async def job_events(request: Request, caller: CallerDep, job_id: str) -> EventSourceResponse:
+    """The job's progress as Server-Sent Events: ``state`` (queued, running), ``file`` per finished file
+    (``{done, total, file}``), then ``done`` with the whole job. Replays from the first event."""
+    jobs = _jobs(request)
+    jobs.get(job_id, caller.groups)  # unknown or foreign job: a 404 before the stream starts
+
+    async def frames() -> AsyncIterator[dict[str, str]]:
+        async for name, data in jobs.events(job_id, caller.groups):
+            yield {"event": name, "data": json.dumps(data)}
+
+    return EventSourceResponse(frames())
+
+
+@router.delete("/collections/{collection}/documents/{document_id:path}", response_model=DeleteResponse)
+async def delete_document(
+    engine: EngineDep, caller: CallerDep, collection: CollectionParam, document_id: str
+) -> DeleteResponse:
+    """Delete a document's chunks and its original file. A restricted caller may delete only documents
+    shared with one of its groups (public documents only by an unrestricted caller)."""
+    check_document_id(document_id, engine.settings.server.max_document_id_chars)
+    _target(engine, collection)
+
+    def delete() -> int:
+        if not document_visible(engine, collection, document_id, caller):
+            raise not_found(collection)
+        if caller.groups is not None and not _shared_with(engine, collection, document_id, caller.groups):
+            raise Forbidden(
+                "this document is public or shared with groups your token does not have; only an "
+                "unrestricted token may delete it"
+            )
+        return Collection(collection, engine.store, engine.settings).delete_document(document_id)
+
+    deleted = await asyncio.to_thread(delete)
+    return DeleteResponse(collection=collection, document_id=document_id, chunks_deleted=deleted)
+
+
+def _shared_with(engine: Engine, collection: str, doc_id: str, groups: tuple[str, ...]) -> bool:
+    if not groups:
+        return False
+    shared = Filters(doc_ids=[doc_id], equals={"acl": list(groups)})
+    return engine.store.count(collection, shared) > 0
