@@ -16,6 +16,7 @@ length divided by that ratio when no passage should be truncated at embedding ti
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from itertools import groupby
 
@@ -26,6 +27,9 @@ from deepcite.models import Chunk, Document
 from deepcite.text import split_sentences
 
 CHUNK_HASH_CHARS = 12
+# sentences never cross a blank line: splitting paragraph by paragraph keeps the sentence splitter's
+# cost linear in a long document
+_PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
 
 
 def count_tokens(text: str) -> int:
@@ -65,7 +69,8 @@ def chunk_document(doc: Document, settings: ChunkerSettings, blocks: Sequence[Bl
         units = [
             (piece, block.page)
             for block in run
-            for sentence in split_sentences(block.text)
+            for paragraph in _PARAGRAPH_BREAK.split(block.text)
+            for sentence in split_sentences(paragraph)
             for piece in _fit(sentence, settings.max_tokens)
         ]
         for packed in _pack(units, settings):

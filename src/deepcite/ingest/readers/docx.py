@@ -38,13 +38,13 @@ class DocxReader:
             first = first or text
             if _is_heading(item):
                 if current:
-                    blocks.append(Block("\n".join(current), None, section))
+                    blocks.append(Block("\n\n".join(current), None, section))
                     current = []
                 section = text
                 title = title or text
             current.append(text)
         if current:
-            blocks.append(Block("\n".join(current), None, section))
+            blocks.append(Block("\n\n".join(current), None, section))
         core = document.core_properties
         return document_from_blocks(
             blocks,

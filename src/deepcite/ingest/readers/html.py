@@ -85,7 +85,7 @@ def html_blocks(tree: lxml_html.HtmlElement, section: str | None = None) -> tupl
             heading = " ".join(el.text_content().split())
             if heading:
                 if current:
-                    blocks.append(Block(" ".join(current), None, section))
+                    blocks.append(Block("\n\n".join(current), None, section))
                     current = []
                 section, first = heading, first or heading
                 current.append(heading)
@@ -95,7 +95,7 @@ def html_blocks(tree: lxml_html.HtmlElement, section: str | None = None) -> tupl
             if text:
                 current.append(text)
     if current:
-        blocks.append(Block(" ".join(current), None, section))
+        blocks.append(Block("\n\n".join(current), None, section))
     return blocks, first
 
 
