@@ -43,7 +43,7 @@ async def test_evaluate_reports_both_systems(shared_finder: PractitionerFinder) 
         EvalQuery(id="kidney", query="kidney doctor for my CKD", relevant={"NEPHROLOGY": 3}),
     ]
     report = await evaluate(shared_finder, queries)
-    assert set(report.summary) == {"bm25", "two_stage"}
+    assert set(report.summary) == {"bm25", "catalogue_only", "two_stage"}
     assert set(report.summary["bm25"]) == {"ndcg@10", "p@10"}
     by_id = {row["id"]: row for row in report.per_query}
     assert by_id["svt"]["bm25:ndcg@10"] == 0.0  # no profile says "SVT" or "ablation"
@@ -112,13 +112,17 @@ def test_cli_import_search_and_eval(cli_env: Path) -> None:
             "cms-reduced",
             "--queries",
             str(queries),
-            "--json",
+            "--out",
             str(out),
+            "--per-specialty",
         ],
     )
     assert evaluated.exit_code == 0, evaluated.output
+    assert "specialties no request reaches in the top 10" in evaluated.output
     figures = json.loads(out.read_text(encoding="utf-8"))
-    assert set(figures) == {"bm25", "two_stage"} and figures["two_stage"]["ndcg@10"] == 1.0
+    assert set(figures) >= {"bm25", "catalogue_only", "two_stage", "latency_ms", "per_specialty"}
+    assert figures["two_stage"]["ndcg@10"] == 1.0
+    assert figures["per_specialty"]["CARDIAC ELECTROPHYSIOLOGY"] == {"targeted": 1, "reached": 1, "recall": 1.0}
 
 
 def test_cli_import_of_a_wrong_layout_fails_cleanly(cli_env: Path) -> None:

@@ -36,7 +36,7 @@ async def test_svt_ablation_reaches_electrophysiologists_through_the_fill(
     electro = [r for r in response.results if r.primary_specialty == "CARDIAC ELECTROPHYSIOLOGY"]
     assert len(electro) == 4 and response.results[: len(electro)] == electro
     assert {u.source for u in response.analysis_used.values()} == {"offline"}
-    assert set(response.timings_ms.model_dump()) == {"analysis", "stage_a", "stage_b"}
+    assert set(response.timings_ms.model_dump()) == {"analysis", "semantic", "stage_a", "stage_b"}
     assert len(response.results) <= shared_finder.settings.practitioners.result_limit
 
 

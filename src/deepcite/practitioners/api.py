@@ -1,9 +1,11 @@
 """Request and response records of the practitioner search (the HTTP route's JSON shape).
 
 Request: ``{userQuery, messages?, location?, locationMode?, limit?}``; ``location`` is either
-``{city, state, zip}`` or a string such as ``"Portland, ME"``. Response: ``{results, intent: {q_patient,
-intent_terms, anchor_phrases, negative_terms, clear, insights, general, clinical}, timings_ms: {analysis,
-stage_a, stage_b}, analysis_used, filled_from_intent, fill_reason, reason, notes, location}``.
+``{city, state, zip}`` or a string such as ``"Portland, ME"``; ``messages`` are the earlier turns (user and
+assistant), oldest first. Response: ``{emergency, results, specialties, intent: {q_patient, intent_terms,
+anchor_phrases, negative_terms, clear, insights, general, clinical}, timings_ms: {analysis, semantic, stage_a,
+stage_b}, analysis_used, filled_from_intent, fill_reason, reason, notes, location}``; ``emergency`` comes
+first and is set for crisis and emergency requests. Each result carries its ``explanation``.
 """
 
 from __future__ import annotations
@@ -39,12 +41,47 @@ class PractitionerQuery(BaseModel):
     limit: int | None = Field(default=None, ge=1, le=100, description="Results wanted (default: setting).")
 
 
-class Adjustment(BaseModel):
-    """One part of a result's score: the BM25 base, a quality boost, an intent boost or a penalty."""
+AdjustmentKind = Literal[
+    "bm25",
+    "rating",
+    "reviews",
+    "experience",
+    "intent_term",
+    "anchor_phrase",
+    "negative_term",
+    "specialty",
+    "floor",
+]
 
-    kind: Literal["bm25", "rating", "reviews", "experience", "intent_term", "anchor_phrase", "negative_term"]
+
+class Adjustment(BaseModel):
+    """One part of a result's score: the BM25 base, a quality boost, an intent or specialty boost, the
+    stage-B floor, or a penalty; ``term`` says which term, phrase or specialty earned it."""
+
+    kind: AdjustmentKind
     value: float
     term: str | None = None
+
+
+class SpecialtyMatch(BaseModel):
+    """A specialty the request points to and why: the semantic stage (with the similarity and the NUCC
+    definition sentence, name or cue that matched), the LLM, the population the care is for, or urgency."""
+
+    specialty: str
+    source: Literal["semantic", "llm", "population", "urgency"]
+    boost: float = Field(description="Added to the score of every practitioner of this specialty.")
+    similarity: float | None = None
+    matched_text: str | None = None
+    matched_kind: str | None = Field(default=None, description="name, definition or cue (semantic only).")
+    definition: str | None = Field(default=None, description="The specialty in plain words (NUCC).")
+
+
+class Emergency(BaseModel):
+    """Guidance shown before any result for a crisis or an emergency."""
+
+    level: Literal["crisis", "emergency"]
+    guidance: str
+    cues: list[str] = Field(default_factory=list, description="The patient's words that signalled it.")
 
 
 class PractitionerResult(BaseModel):
@@ -68,11 +105,21 @@ class PractitionerResult(BaseModel):
     score: float
     stage_a_score: float
     bm25: float | None = Field(description="Stage A BM25 on the patient's words; None if filled from intent.")
-    source: Literal["stage_a", "intent_fill"]
+    source: Literal["stage_a", "intent_fill", "specialty_fill"]
+    matched_intent: str | None = Field(default=None, description="The clinical intent behind the request.")
     matched_intent_terms: list[str] = Field(default_factory=list)
     matched_anchor_phrases: list[str] = Field(default_factory=list)
     matched_negative_terms: list[str] = Field(default_factory=list)
     adjustments: list[Adjustment] = Field(default_factory=list)
+    specialty_matches: list[SpecialtyMatch] = Field(
+        default_factory=list, description="The request's specialty matches this practitioner's specialty met."
+    )
+    specialty_definition: str | None = Field(
+        default=None, description="The primary specialty in plain words."
+    )
+    explanation: list[str] = Field(
+        default_factory=list, description="Why this practitioner is here, in words."
+    )
     proximity: Proximity | None = None
 
 
@@ -95,12 +142,19 @@ class Timings(BaseModel):
     analysis: float
     stage_a: float
     stage_b: float
+    semantic: float = 0.0
 
 
 class PractitionerSearchResponse(BaseModel):
     """Results, the intent behind them, timings, and how the answer was reached."""
 
+    emergency: Emergency | None = Field(
+        default=None, description="Read this first: crisis/emergency guidance."
+    )
     results: list[PractitionerResult]
+    specialties: list[SpecialtyMatch] = Field(
+        default_factory=list, description="Specialties the request met."
+    )
     intent: IntentReport
     timings_ms: Timings
     analysis_used: dict[str, AnalysisUse]

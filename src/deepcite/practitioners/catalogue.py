@@ -118,6 +118,15 @@ class UrgencyRule(BaseModel):
     level: Literal["crisis", "emergency", "urgent"]
     cues: list[str]
     note: str
+    specialties: list[str] = Field(default_factory=list)  # listed after the guidance, for crisis/emergency
+
+
+class PopulationRule(BaseModel):
+    """Who the care is for (a child, an older adult), the words that say so, and the specialties for them."""
+
+    label: str
+    cues: list[str]
+    specialties: list[str]
 
 
 class PreferenceRule(BaseModel):
@@ -148,6 +157,7 @@ class Catalogue(BaseModel):
     filler_words: list[str]
     urgency: list[UrgencyRule]
     preferences: list[PreferenceRule]
+    populations: list[PopulationRule] = Field(default_factory=list)
     intents: list[Intent]
 
     @classmethod
@@ -183,6 +193,18 @@ class Catalogue(BaseModel):
         return PhraseMatcher(((cue, r.label) for r in self.preferences for cue in r.cues), key=raw_tokens)
 
     @cached_property
+    def population_matcher(self) -> PhraseMatcher[PopulationRule]:
+        return PhraseMatcher(((cue, r) for r in self.populations for cue in r.cues), key=raw_tokens)
+
+    def population_of(self, label: str | None) -> PopulationRule | None:
+        """The population rule with this label."""
+        return next((rule for rule in self.populations if rule.label == label), None)
+
+    def urgency_rule(self, level: str) -> UrgencyRule | None:
+        """The rule of an urgency level (None for routine)."""
+        return next((rule for rule in self.urgency if rule.level == level), None)
+
+    @cached_property
     def filler_tokens(self) -> frozenset[str]:
         return frozenset(t for word in self.filler_words for t in tokenize(word))
 
@@ -192,7 +214,8 @@ class Catalogue(BaseModel):
 
     def urgency_note(self, level: str) -> str | None:
         """The advice shown for an urgency level (None for routine)."""
-        return next((rule.note for rule in self.urgency if rule.level == level), None)
+        rule = self.urgency_rule(level)
+        return rule.note if rule else None
 
 
 @dataclass

@@ -104,6 +104,22 @@ class Directory:
             (path, fmt, rows_read, inserted, updated, skipped, _now()),
         )
 
+    def write_specialty_vectors(
+        self, model: str, rows: Iterable[tuple[str, str, str, bytes]], stale: Iterable[tuple[str, str, str]]
+    ) -> None:
+        """Store ``(specialty, kind, text, float32 bytes)`` rows for ``model`` and delete the ``stale``
+        ``(specialty, kind, text)`` ones, in one transaction."""
+        with self.transaction():
+            self._conn.executemany(
+                "DELETE FROM specialty_vectors WHERE model = ? AND specialty = ? AND kind = ? AND text = ?",
+                [(model, *key) for key in stale],
+            )
+            self._conn.executemany(
+                "INSERT OR REPLACE INTO specialty_vectors (model, specialty, kind, text, vector) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(model, *row) for row in rows],
+            )
+
     def set_index_dirty(self, dirty: bool) -> None:
         """Record whether the search index lags the directory."""
         self._conn.execute("UPDATE index_state SET dirty = ? WHERE id = 1", (int(dirty),))
@@ -142,6 +158,32 @@ class Directory:
             "GROUP BY primary_specialty"
         )
         return Counter({spec: int(n) for spec, n in rows})
+
+    def specialty_vectors(self, model: str) -> list[tuple[str, str, str, bytes]]:
+        """The stored ``(specialty, kind, text, float32 bytes)`` rows of ``model``."""
+        rows = self._conn.execute(
+            "SELECT specialty, kind, text, vector FROM specialty_vectors WHERE model = ? "
+            "ORDER BY specialty, kind, text",
+            (model,),
+        )
+        return [(r[0], r[1], r[2], bytes(r[3])) for r in rows]
+
+    def with_specialty(
+        self,
+        specialty: str,
+        limit: int,
+        *,
+        city: str | None = None,
+        state: str | None = None,
+        zip_code: str | None = None,
+    ) -> list[Practitioner]:
+        """Up to ``limit`` practitioners whose primary specialty is ``specialty`` (and at the location)."""
+        clauses, args = _location_clauses(city, state, zip_code)
+        where = " AND ".join(["primary_specialty = ?", *clauses])
+        rows = self._conn.execute(
+            f"SELECT * FROM practitioners WHERE {where} ORDER BY npi LIMIT ?", [specialty, *args, limit]
+        )
+        return [_from_row(row) for row in rows]
 
     def cities(self, state: str | None = None) -> list[str]:
         """Distinct cities (optionally of one state), upper-case, sorted."""

@@ -6,14 +6,19 @@ Usage::
     finder.import_file(Path("maine.csv"), "cms-reduced")      # once
     response = await search_practitioners(PractitionerQuery(userQuery="I need SVT ablation"), finder)
 
-Flow: validate the request; run insights, general and clinical intent in parallel (LLM or offline); merge
-them; stage A (BM25 on the patient's own words, top ``stage_a_k``, quality boosts); fill from the intent
-terms when stage A holds fewer on-intent candidates than requested; stage B (intent, anchor and negative
-terms); location filter or nearest-first order; top ``limit``.
+Flow: validate the request; run insights, general and clinical intent in parallel (LLM or offline) and,
+alongside them, the semantic stage (the patient's words against every directory specialty's names, NUCC
+definition and cues); merge them into intent terms, anchors, negatives and specialty matches (semantic,
+LLM, population, urgency); stage A (BM25 on the patient's own words, top ``stage_a_k``, quality boosts);
+fill from the intent terms when stage A holds fewer on-intent candidates than requested, and from the
+matched specialties; stage B (intent, anchor, specialty and negative terms, then the floor that keeps a
+strong literal stage-A match); location filter or nearest-first order; top ``limit``, each result with its
+explanation. Crisis and emergency requests carry their guidance first (``emergency``).
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterable
 from datetime import date
@@ -25,6 +30,7 @@ from deepcite.llm.client import LLMClient
 from deepcite.models import Chunk
 from deepcite.practitioners.analysis import Analyses, run_analyses
 from deepcite.practitioners.api import (
+    Emergency,
     IntentReport,
     PractitionerQuery,
     PractitionerResult,
@@ -36,18 +42,21 @@ from deepcite.practitioners.directory import Directory
 from deepcite.practitioners.importers import ImportReport, import_file
 from deepcite.practitioners.index import ProfileIndex
 from deepcite.practitioners.location import Location, close_matches, parse_location
-from deepcite.practitioners.merge import MergedIntent, merge_intent
+from deepcite.practitioners.merge import MergedIntent, merge_intent, request_specialties, specialty_matches
 from deepcite.practitioners.offline import Conversation
 from deepcite.practitioners.ranking import (
     Candidate,
+    explain,
     fill_candidates,
     match_intent,
     on_intent,
     order_nearby,
+    specialty_candidates,
     stage_a,
     stage_b,
 )
 from deepcite.practitioners.records import Practitioner
+from deepcite.practitioners.semantic import SemanticStage, SpecialtySimilarity
 from deepcite.practitioners.taxonomy import Taxonomy
 from deepcite.retrieval.store import SearchStore
 from deepcite.text import raw_tokens, tokenize
@@ -75,6 +84,7 @@ class PractitionerFinder:
         llm: LLMClient | None = None,
         taxonomy: Taxonomy | None = None,
         catalogue: Catalogue | None = None,
+        semantic: SemanticStage | None = None,
     ) -> None:
         self.settings = settings
         self.directory = directory
@@ -83,6 +93,7 @@ class PractitionerFinder:
         self.taxonomy = taxonomy or Taxonomy.load()
         self.catalogue = catalogue or Catalogue.load()
         self.index = ProfileIndex(store, settings, self.taxonomy)
+        self.semantic = semantic or SemanticStage(directory, self.taxonomy, self.catalogue, settings)
 
     @classmethod
     def open(
@@ -108,9 +119,12 @@ class PractitionerFinder:
         on_row: Callable[[int], None] | None = None,
         on_index: Callable[[int], None] | None = None,
     ) -> ImportReport:
-        """Import a file into the directory (one transaction), then bring the search index up to date."""
+        """Import a file into the directory (one transaction), then bring the search index and the stored
+        specialty embeddings up to date."""
         report = import_file(path, fmt, self.directory, taxonomy=self.taxonomy, on_row=on_row)
         self.index.sync(self.directory, on_batch=on_index)
+        if self.settings.practitioners.semantic_enabled:
+            self.semantic.sync()
         return report
 
     def ensure_index(self, on_batch: Callable[[int], None] | None = None) -> int:
@@ -138,24 +152,47 @@ class PractitionerFinder:
         self.ensure_index()
         location = self._location(request)
         limit = request.limit or s.result_limit
+        specialties = sorted(self.directory.primary_specialties())
         started = time.perf_counter()
-        analyses = await run_analyses(
-            conversation,
-            catalogue=self.catalogue,
-            settings=s,
-            cities=self.directory.cities(),
-            specialties=sorted(self.directory.primary_specialties()),
-            llm=self.llm,
+        analyses, (proposals, semantic_ms) = await asyncio.gather(
+            run_analyses(
+                conversation,
+                catalogue=self.catalogue,
+                settings=s,
+                cities=self.directory.cities(),
+                specialties=specialties,
+                llm=self.llm,
+            ),
+            asyncio.to_thread(self._propose, conversation.patient_text, specialties),
         )
         analysis_ms = _ms(started)
-        merged = merge_intent(self.clean_query(request.user_query), analyses.general, analyses.clinical, s)
+        merged = merge_intent(
+            self.clean_query(conversation.patient_text), analyses.general, analyses.clinical, s
+        )
+        known = set(specialties)
+        merged.specialties = specialty_matches(
+            proposals,
+            insights=analyses.insights,
+            general=analyses.general,
+            clinical=analyses.clinical,
+            clinical_from_llm=analyses.used["clinical"].source == "llm",
+            catalogue=self.catalogue,
+            taxonomy=self.taxonomy,
+            known=known,
+            settings=s,
+        )
+        merged.request_specialties = request_specialties(
+            merged.specialties, analyses.general, analyses.clinical, known
+        )
         note = self.catalogue.urgency_note(analyses.insights.urgency)
         if note:
             notes.append(note)
         response = PractitionerSearchResponse(
+            emergency=self._emergency(conversation, analyses),
             results=[],
+            specialties=merged.specialties,
             intent=self._intent_report(merged, analyses),
-            timings_ms=Timings(analysis=analysis_ms, stage_a=0.0, stage_b=0.0),
+            timings_ms=Timings(analysis=analysis_ms, stage_a=0.0, stage_b=0.0, semantic=semantic_ms),
             analysis_used=analyses.used,
             notes=notes,
             location=location,
@@ -195,6 +232,23 @@ class PractitionerFinder:
                     f"{fitting} of them fitting the intent (fewer than the {limit} requested); added "
                     f"{len(added)} from the intent terms and anchor phrases"
                 )
+        where = location if filtering else None
+        candidates.extend(
+            specialty_candidates(
+                lambda specialty, k: self.directory.with_specialty(
+                    specialty,
+                    k,
+                    city=where.city if where else None,
+                    state=where.state if where else None,
+                    zip_code=where.zip if where else None,
+                ),
+                merged,
+                {c.npi for c in candidates},
+                self.taxonomy,
+                s,
+                year,
+            )
+        )
         response.timings_ms.stage_a = _ms(started)
 
         started = time.perf_counter()
@@ -206,15 +260,21 @@ class PractitionerFinder:
         )
         if nearby is not None:
             ranked = order_nearby(ranked, nearby, s)
-        response.results = [self._result(c, year, nearby) for c in ranked[:limit]]
+        intent = self.catalogue.by_id.get(analyses.clinical.primary_intent)
+        label = (
+            intent.label
+            if intent
+            else (analyses.clinical.primary_intent if analyses.clinical.primary_intent != "unknown" else None)
+        )
+        response.results = [self._result(c, year, nearby, merged, label) for c in ranked[:limit]]
         response.timings_ms.stage_b = _ms(started)
         if not response.results:
             response.reason = self._empty_reason(request, merged, location if filtering else None)
         return response
 
     def clean_query(self, user_query: str) -> str:
-        """The patient's words for stage A: lower-case, without stop words and request filler ("I need a
-        doctor for …"); the words themselves are kept unstemmed so the query stays readable."""
+        """The patient's words for stage A (every user turn of the conversation): lower-case, without stop
+        words and request filler ("I need a doctor for …"); kept unstemmed so the query stays readable."""
         filler = self.catalogue.filler_tokens
         kept = [t for t in raw_tokens(user_query) if (stem := tokenize(t)) and stem[0] not in filler]
         return " ".join(kept)
@@ -223,6 +283,22 @@ class PractitionerFinder:
 
     def _lookup(self, npis: Iterable[str]) -> dict[str, Practitioner]:
         return self.directory.get_many(npis)
+
+    def _propose(self, text: str, specialties: list[str]) -> tuple[list[SpecialtySimilarity], float]:
+        """The semantic stage's proposals and the milliseconds they took (none when it is disabled)."""
+        started = time.perf_counter()
+        if not self.settings.practitioners.semantic_enabled:
+            return [], 0.0
+        return self.semantic.propose(text, specialties), _ms(started)
+
+    def _emergency(self, conversation: Conversation, analyses: Analyses) -> Emergency | None:
+        level = analyses.insights.urgency
+        rule = self.catalogue.urgency_rule(level)
+        if rule is None or level not in ("crisis", "emergency"):
+            return None
+        said = self.catalogue.urgency_matcher.find_in(conversation.patient_text)
+        cues = [" ".join(key) for _, key, rules in said if any(r.level == level for r in rules)]
+        return Emergency(level=level, guidance=rule.note, cues=list(dict.fromkeys(cues)))  # type: ignore[arg-type]
 
     def _conversation(self, request: PractitionerQuery) -> tuple[Conversation, list[str]]:
         s = self.settings.practitioners
@@ -323,9 +399,12 @@ class PractitionerFinder:
             clinical=analyses.clinical,
         )
 
-    @staticmethod
-    def _result(candidate: Candidate, year: int, near: Location | None) -> PractitionerResult:
+    def _result(
+        self, candidate: Candidate, year: int, near: Location | None, merged: MergedIntent, intent: str | None
+    ) -> PractitionerResult:
         p = candidate.practitioner
+        specialty = (p.primary_specialty or "").upper()
+        matches = [m for m in merged.specialties if m.specialty == specialty]
         return PractitionerResult(
             npi=p.npi,
             name=p.name,
@@ -345,11 +424,15 @@ class PractitionerFinder:
             score=round(candidate.score, 4),
             stage_a_score=round(candidate.stage_a_score, 4),
             bm25=round(candidate.bm25, 4) if candidate.bm25 is not None else None,
-            source="stage_a" if candidate.source == "stage_a" else "intent_fill",
+            source=candidate.source,  # type: ignore[arg-type]
+            matched_intent=intent,
             matched_intent_terms=candidate.matched_terms,
             matched_anchor_phrases=candidate.matched_anchors,
             matched_negative_terms=candidate.matched_negatives,
             adjustments=[a.model_copy(update={"value": round(a.value, 4)}) for a in candidate.adjustments],
+            specialty_matches=matches,
+            specialty_definition=self.taxonomy.plain_definition(specialty) if specialty else None,
+            explanation=explain(candidate, intent, matches),
             proximity=near.proximity(p) if near is not None else None,
         )
 

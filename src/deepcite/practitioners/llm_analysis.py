@@ -27,9 +27,10 @@ INSIGHTS_SCHEMA: dict[str, Any] = {
         "urgency": {"type": "string", "enum": list(get_args(Urgency))},
         "specialty": {"type": ["string", "null"]},
         "location": {"type": ["string", "null"]},
+        "population": {"type": ["string", "null"]},
         "summary": {"type": "string"},
     },
-    "required": ["symptoms", "preferences", "urgency", "specialty", "location", "summary"],
+    "required": ["symptoms", "preferences", "urgency", "specialty", "location", "population", "summary"],
     "additionalProperties": False,
 }
 
@@ -72,7 +73,8 @@ _INSIGHTS_TASK = (
     "You read a patient's conversation with a practitioner-finder service. Extract: symptoms (the patient's "
     "own words), preferences (e.g. female practitioner, language, hours), urgency (crisis, emergency, "
     "urgent or routine), the single specialty that fits best, the location the patient mentions (or null), "
-    "and a one-sentence summary. Answer with one JSON object only."
+    "the population the care is for ('child' or 'older adult', or null; a later message overrides an earlier "
+    "one), and a one-sentence summary. Answer with one JSON object only."
 )
 _GENERAL_TASK = (
     "Classify a patient's request for a medical practitioner. goal: what they want, in a few words. "

@@ -7,8 +7,11 @@ from collections.abc import Iterable
 from pydantic import BaseModel, Field
 
 from deepcite.config import PractitionerSettings
-from deepcite.practitioners.catalogue import contains_phrase, phrase_key
-from deepcite.practitioners.schemas import ClinicalIntent, GeneralIntent
+from deepcite.practitioners.api import SpecialtyMatch
+from deepcite.practitioners.catalogue import Catalogue, contains_phrase, phrase_key
+from deepcite.practitioners.schemas import ClinicalIntent, GeneralIntent, Insights
+from deepcite.practitioners.semantic import SpecialtySimilarity
+from deepcite.practitioners.taxonomy import Taxonomy
 
 CLEAR_SPECIFICITIES = frozenset({"named_procedure", "confirmed_diagnosis"})
 
@@ -29,6 +32,8 @@ class MergedIntent(BaseModel):
     negative_terms: list[str] = Field(default_factory=list)
     clear: bool = False
     confidence: float = 0.0
+    specialties: list[SpecialtyMatch] = Field(default_factory=list)
+    request_specialties: list[str] = Field(default_factory=list)  # what the stage-B floor protects
 
 
 def _dedupe(terms: Iterable[str], exclude: set[tuple[str, ...]] | None = None) -> list[str]:
@@ -72,3 +77,70 @@ def merge_intent(
         clear=clear,
         confidence=general.confidence,
     )
+
+
+def specialty_matches(
+    proposals: list[SpecialtySimilarity],
+    *,
+    insights: Insights,
+    general: GeneralIntent,
+    clinical: ClinicalIntent,
+    clinical_from_llm: bool,
+    catalogue: Catalogue,
+    taxonomy: Taxonomy,
+    known: set[str],
+    settings: PractitionerSettings,
+) -> list[SpecialtyMatch]:
+    """The specialties the request points to, each with its boost.
+
+    Semantic proposals get ``semantic_boost * similarity / best``, scaled by ``semantic_catalogue_factor``
+    when the catalogue or the LLM already has a confident intent; the LLM's likely specialties that the
+    directory holds get the scaled boost; the population's and the urgency level's specialties get
+    ``population_boost`` and ``urgency_boost``.
+    """
+    confident = (
+        clinical.primary_intent != "unknown" and general.confidence >= settings.semantic_catalogue_confidence
+    )
+    factor = settings.semantic_catalogue_factor if confident else 1.0
+    out: list[SpecialtyMatch] = []
+    best = proposals[0].similarity if proposals else 0.0
+    for p in proposals:
+        out.append(
+            SpecialtyMatch(
+                specialty=p.specialty,
+                source="semantic",
+                boost=round(settings.semantic_boost * factor * p.similarity / best, 4),
+                similarity=p.similarity,
+                matched_text=p.matched.text,
+                matched_kind=p.matched.kind,
+            )
+        )
+    named: list[tuple[str, str, float]] = []
+    if clinical_from_llm:
+        boost = settings.semantic_boost * settings.semantic_catalogue_factor
+        named += [(name, "llm", boost) for name in clinical.likely_subspecialties]
+    population = catalogue.population_of(insights.population)
+    if population is not None:
+        named += [(name, "population", settings.population_boost) for name in population.specialties]
+    rule = catalogue.urgency_rule(insights.urgency)
+    if rule is not None:
+        named += [(name, "urgency", settings.urgency_boost) for name in rule.specialties]
+    seen = {(m.specialty, m.source) for m in out}
+    for name, source, boost in named:
+        key = (name.strip().upper(), source)
+        if key[0] in known and key not in seen:
+            seen.add(key)
+            out.append(SpecialtyMatch(specialty=key[0], source=source, boost=round(boost, 4)))  # type: ignore[arg-type]
+    for match in out:
+        match.definition = taxonomy.plain_definition(match.specialty)
+    return out
+
+
+def request_specialties(
+    matches: list[SpecialtyMatch], general: GeneralIntent, clinical: ClinicalIntent, known: set[str]
+) -> list[str]:
+    """The directory specialties the request itself points to (semantic or LLM matches and the analyses'
+    likely specialties): a strong literal stage-A match of one of them keeps the stage-B floor."""
+    named = [m.specialty for m in matches if m.source in ("semantic", "llm")]
+    named += [s.strip().upper() for s in [*clinical.likely_subspecialties, *general.likely_subspecialties]]
+    return sorted({s for s in named if s in known})

@@ -64,6 +64,19 @@ MIGRATIONS: tuple[tuple[int, str], ...] = (
         INSERT INTO index_state (id, dirty) VALUES (1, 1);
         """,
     ),
+    (
+        3,
+        """
+        CREATE TABLE specialty_vectors (
+            model TEXT NOT NULL,
+            specialty TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            text TEXT NOT NULL,
+            vector BLOB NOT NULL,
+            PRIMARY KEY (model, specialty, kind, text)
+        );
+        """,
+    ),
 )
 
 SCHEMA_VERSION = MIGRATIONS[-1][0]

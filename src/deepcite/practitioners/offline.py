@@ -124,6 +124,13 @@ def find_city(text: str, catalogue: Catalogue, cities: list[str]) -> str | None:
     return None
 
 
+def find_population(conversation: Conversation, catalogue: Catalogue) -> str | None:
+    """Who the care is for, from the patient's words; the latest mention wins, so a follow-up such as
+    "actually, it's for my daughter" changes it."""
+    found = catalogue.population_matcher.find_in(conversation.patient_text)
+    return found[-1][2][0].label if found else None
+
+
 def offline_insights(
     conversation: Conversation, catalogue: Catalogue, settings: PractitionerSettings, cities: list[str]
 ) -> Insights:
@@ -136,17 +143,21 @@ def offline_insights(
     urgency = next((level for level in URGENCY_ORDER if level in levels), "routine")
     kept = kept_intents(text, catalogue, settings)
     specialty = kept[0].intent.specialties[0] if kept else None
+    population = find_population(conversation, catalogue)
     found = None if conversation.location else find_city(text, catalogue, cities)
     location = conversation.location or (found.title() if found else None)
     wants = kept[0].intent.label if kept else "not stated"
     summary = f"Looking for care for: {wants}. Urgency: {urgency}."
     if symptoms:
         summary += f" Symptoms: {', '.join(dict.fromkeys(symptoms))}."
+    if population:
+        summary += f" For: {population}."
     return Insights(
         symptoms=symptoms,
         preferences=preferences,
         urgency=urgency,
         specialty=specialty,
         location=location,
+        population=population,
         summary=summary,
     )

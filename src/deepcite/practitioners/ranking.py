@@ -10,8 +10,13 @@ so quality never adds more than the three maxima together (0.7 by default). Cand
 intent terms (the fill) have no BM25 part: they did not match the patient's words.
 
 Stage B adds ``intent_term_boost`` per intent term and ``anchor_phrase_boost`` per anchor phrase found in
-the profile, and, only when the query is clear, subtracts per negative term found a penalty that grows
-linearly from ``negative_penalty_min`` at ``clear_confidence`` to ``negative_penalty_max`` at confidence 1.
+the profile, each specialty match's boost to the practitioners of that specialty (semantic stage, LLM,
+population, urgency), and, only when the query is clear, subtracts per negative term found a penalty that
+grows linearly from ``negative_penalty_min`` at ``clear_confidence`` to ``negative_penalty_max`` at
+confidence 1. Then the floor: a stage-A candidate with a strong BM25 part (at least
+``floor_min_bm25_share``) whose profile literally contains an anchor phrase of the request, or whose
+specialty the request points to, is lifted to ``floor_ratio`` of the best score (by at most
+``floor_max_lift``), so stage B never buries a strong literal match.
 """
 
 from __future__ import annotations
@@ -22,12 +27,14 @@ from dataclasses import dataclass, field
 
 from deepcite.config import PractitionerSettings
 from deepcite.models import Chunk, Filters
-from deepcite.practitioners.api import Adjustment
+from deepcite.practitioners.api import Adjustment, SpecialtyMatch
 from deepcite.practitioners.catalogue import contains_phrase, phrase_key
 from deepcite.practitioners.index import ProfileIndex
 from deepcite.practitioners.location import PROXIMITY_TIERS, Location
 from deepcite.practitioners.merge import MergedIntent
+from deepcite.practitioners.profiles import profile_chunk
 from deepcite.practitioners.records import Practitioner
+from deepcite.practitioners.taxonomy import Taxonomy
 from deepcite.text import tokenize
 
 PractitionerLookup = Callable[[Iterable[str]], dict[str, Practitioner]]
@@ -155,6 +162,29 @@ def fill_candidates(
     return _candidates(picked, practitioners, settings, year, source="intent_fill")
 
 
+def specialty_candidates(
+    practitioners_of_specialty: Callable[[str, int], list[Practitioner]],
+    merged: MergedIntent,
+    existing: set[str],
+    taxonomy: Taxonomy,
+    settings: PractitionerSettings,
+    year: int,
+) -> list[Candidate]:
+    """Up to ``semantic_fill_k`` practitioners of each matched specialty not already considered: a small
+    specialty whose records share no word with the request is still reached."""
+    seen = set(existing)
+    out: list[Candidate] = []
+    for specialty in dict.fromkeys(m.specialty for m in merged.specialties):
+        for practitioner in practitioners_of_specialty(specialty, settings.semantic_fill_k):
+            if practitioner.npi in seen:
+                continue
+            seen.add(practitioner.npi)
+            candidate = Candidate(practitioner, profile_chunk(practitioner, taxonomy), "specialty_fill", None)
+            candidate.adjustments.extend(quality_boosts(practitioner, settings, year))
+            out.append(candidate)
+    return out
+
+
 def negative_penalty(confidence: float, settings: PractitionerSettings) -> float:
     """The penalty per negative term at this confidence (min at the clear threshold, max at 1.0)."""
     span = max(1e-9, 1.0 - settings.clear_confidence)
@@ -180,10 +210,45 @@ def stage_b(
             candidate.adjustments.append(
                 Adjustment(kind="anchor_phrase", term=anchor, value=settings.anchor_phrase_boost)
             )
+        specialty = (candidate.practitioner.primary_specialty or "").upper()
+        for match in merged.specialties:
+            if match.specialty == specialty:
+                candidate.adjustments.append(
+                    Adjustment(
+                        kind="specialty", term=f"{match.specialty} ({match.source})", value=match.boost
+                    )
+                )
         if merged.clear:
             for negative in candidate.matched_negatives:
                 candidate.adjustments.append(Adjustment(kind="negative_term", term=negative, value=-penalty))
+    apply_floor(candidates, merged, settings)
     return sorted(candidates, key=lambda c: (-c.score, -c.stage_a_score, c.npi))
+
+
+def floor_reason(candidate: Candidate, merged: MergedIntent, settings: PractitionerSettings) -> str | None:
+    """Why a candidate keeps the floor (its anchor phrase or specialty), or None when it does not."""
+    share = sum(a.value for a in candidate.adjustments if a.kind == "bm25")
+    if candidate.source != "stage_a" or share < settings.floor_min_bm25_share:
+        return None
+    if candidate.matched_anchors:
+        return candidate.matched_anchors[0]
+    specialty = (candidate.practitioner.primary_specialty or "").upper()
+    return specialty if specialty and specialty in merged.request_specialties else None
+
+
+def apply_floor(candidates: list[Candidate], merged: MergedIntent, settings: PractitionerSettings) -> None:
+    """Lift strong literal stage-A matches to ``floor_ratio`` of the best score (bounded by ``floor_max_lift``)."""
+    best = max((c.score for c in candidates), default=0.0)
+    if best <= 0:
+        return
+    line = best * settings.floor_ratio
+    for candidate in candidates:
+        lift = min(settings.floor_max_lift, line - candidate.score)
+        if lift <= 0:
+            continue
+        reason = floor_reason(candidate, merged, settings)
+        if reason is not None:
+            candidate.adjustments.append(Adjustment(kind="floor", term=reason, value=lift))
 
 
 def order_nearby(
@@ -202,3 +267,51 @@ def order_nearby(
         key=lambda c: PROXIMITY_TIERS[location.proximity(c.practitioner)]
     )  # stable: keeps score order
     return strong + weak
+
+
+_SOURCES = {
+    "stage_a": "found by BM25 on the patient's own words",
+    "intent_fill": "added from the intent terms and anchor phrases (the patient's words are not in the record)",
+    "specialty_fill": "added as a practitioner of a specialty the request points to",
+}
+
+
+def _describe(adjustment: Adjustment, matches: list[SpecialtyMatch]) -> str:
+    value = f"{adjustment.value:+.2f}"
+    term = adjustment.term
+    if adjustment.kind == "bm25":
+        return f"{value} BM25 on the patient's words (share of the best match)"
+    if adjustment.kind in ("rating", "reviews", "experience"):
+        return f"{value} {adjustment.kind} (quality boost)"
+    if adjustment.kind == "intent_term":
+        return f"{value} intent term {term!r} in the profile"
+    if adjustment.kind == "anchor_phrase":
+        return f"{value} anchor phrase {term!r} in the profile"
+    if adjustment.kind == "negative_term":
+        return f"{value} negative term {term!r} in the profile (the request is clear)"
+    if adjustment.kind == "floor":
+        return f"{value} floor: a strong literal match of {term!r} stays near the top"
+    match = next((m for m in matches if term and term.startswith(m.specialty) and m.source in term), None)
+    if match is not None and match.source == "semantic":
+        return (
+            f"{value} specialty {match.specialty}: the request is close to its {match.matched_kind} "
+            f"{match.matched_text!r} (similarity {match.similarity:.2f})"
+        )
+    reasons = {"llm": "named by the LLM", "population": "cares for who the patient is", "urgency": "urgency"}
+    why = reasons.get(match.source, "") if match is not None else ""
+    return f"{value} specialty {term}" + (f": {why}" if why else "")
+
+
+def explain(candidate: Candidate, intent: str | None, matches: list[SpecialtyMatch]) -> list[str]:
+    """A result's reasons in words: how it was found, the matched intent, and every score part with its size."""
+    lines = [
+        f"{candidate.practitioner.primary_specialty or 'unknown specialty'}: {_SOURCES[candidate.source]}"
+    ]
+    if intent:
+        terms = [*candidate.matched_anchors, *candidate.matched_terms]
+        lines.append(
+            f"matched intent: {intent}" + (f" ({', '.join(terms)})" if terms else " (no intent term)")
+        )
+    lines.extend(_describe(a, matches) for a in candidate.adjustments)
+    lines.append(f"score {candidate.score:.2f}")
+    return lines

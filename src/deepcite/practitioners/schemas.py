@@ -35,6 +35,7 @@ class Insights(BaseModel):
     urgency: Urgency = "routine"
     specialty: str | None = None
     location: str | None = None
+    population: str | None = None  # who the care is for: a catalogue population label ("child" …)
     summary: str = ""
 
     _terms = field_validator("symptoms", "preferences", mode="before")(_clean_terms)

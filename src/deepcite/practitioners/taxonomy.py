@@ -19,6 +19,7 @@ from typing import Any
 from pydantic import BaseModel
 
 from deepcite.errors import ConfigError, InputError
+from deepcite.text import split_sentences
 
 DATA_PACKAGE = "deepcite"
 DATA_DIR = ("data", "practitioners")
@@ -88,6 +89,14 @@ class Taxonomy:
     def definitions_for(self, specialty: str) -> list[str]:
         """``"<label>: <definition>"`` for each mapped entry that has a real definition."""
         return [f"{e.label}: {e.definition}" for e in self.entries_for(specialty) if e.definition]
+
+    def plain_definition(self, specialty: str) -> str | None:
+        """The first sentence of the specialty's first NUCC definition: what the specialty is, in plain words."""
+        for entry in self.entries_for(specialty):
+            if entry.definition:
+                sentences = split_sentences(entry.definition)
+                return sentences[0] if sentences else entry.definition
+        return None
 
 
 @lru_cache(maxsize=1)

@@ -1,4 +1,5 @@
-/* Practitioner page: sends the request, shows result cards with their reasons and the intent panel. */
+/* Practitioner page: sends the request (with the earlier requests of this conversation as messages), shows
+   crisis/emergency guidance first, then result cards with their explanations, and the intent panel. */
 "use strict";
 
 (function () {
@@ -20,6 +21,20 @@
     intent: $("intent"),
     intentList: $("intent-list"),
   };
+  // earlier turns of this conversation, oldest first; "Start a new conversation" empties it
+  const history = [];
+  const emergency = el("section", { class: "error emergency", role: "alert", hidden: "" });
+  ui.results.before(emergency);
+  const conversation = el("p", { class: "conversation", hidden: "" });
+  const restart = el("button", { type: "button", class: "secondary" }, "Start a new conversation");
+  restart.addEventListener("click", () => {
+    history.length = 0;
+    show(conversation, false);
+    ui.request.value = "";
+    ui.request.focus();
+  });
+  conversation.append(el("span", { class: "conversation-turns" }), " ", restart);
+  form.append(conversation);
 
   form.addEventListener("submit", (event) => {
     event.preventDefault();
@@ -40,7 +55,7 @@
       ui.request.focus();
       return;
     }
-    const body = { userQuery };
+    const body = { userQuery, messages: history.slice() };
     const location = {};
     if (ui.city.value.trim()) location.city = ui.city.value.trim();
     if (ui.state.value.trim()) location.state = ui.state.value.trim().toUpperCase();
@@ -50,6 +65,10 @@
     ui.status.textContent = "Searching…";
     try {
       const response = await postJSON(form.dataset.searchUrl, body);
+      history.push({ role: "user", content: userQuery });
+      conversation.firstChild.textContent =
+        "Follow-ups read the conversation so far (" + history.length + " request" + (history.length > 1 ? "s" : "") + ").";
+      show(conversation, true);
       render(response);
       ui.status.textContent = (response.results || []).length + " practitioners found.";
     } catch (err) {
@@ -100,6 +119,8 @@
     intent_term: "intent term",
     anchor_phrase: "phrase",
     negative_term: "off-topic term",
+    specialty: "specialty",
+    floor: "strong literal match kept",
   };
 
   function adjustments(result, wantPositive) {
@@ -116,7 +137,9 @@
     const found =
       result.source === "intent_fill"
         ? "Found through the intent terms (your own words matched no profile)"
-        : typeof result.bm25 === "number"
+        : result.source === "specialty_fill"
+          ? "A practitioner of a specialty your request points to"
+          : typeof result.bm25 === "number"
           ? "Your words matched the profile (BM25 " + result.bm25.toFixed(2) + ")"
           : null;
     const extra = [];
@@ -128,6 +151,7 @@
       typeof score === "number" ? el("span", { class: "score" }, "score " + score.toFixed(2)) : null,
       el("h3", { id: "result-" + index }, (index + 1) + ". " + (name || "Unnamed practitioner")),
       specialties.length ? el("p", { class: "specialty" }, specialties.join(" · ")) : null,
+      result.specialty_definition ? el("p", { class: "definition" }, result.specialty_definition) : null,
       p.organisation || p.organization ? el("p", { class: "where" }, p.organisation || p.organization) : null,
       address(p) ? el("p", { class: "where" }, address(p)) : null,
       el("p", { class: "where" }, ["NPI " + p.npi, ...extra].join(" · ")),
@@ -138,12 +162,31 @@
         reasonRow("Matched intent terms", result.matched_intent_terms || result.matched_terms, ""),
         reasonRow("Matched phrases", result.matched_anchor_phrases, "plus"),
         reasonRow("Boosts", adjustments(result, true), "plus"),
-        reasonRow("Penalties", adjustments(result, false), "minus")
-      )
+        reasonRow("Penalties", adjustments(result, false), "minus"),
+        result.matched_intent ? [el("dt", {}, "Matched intent"), el("dd", {}, result.matched_intent)] : []
+      ),
+      (result.explanation || []).length
+        ? el(
+            "details",
+            { class: "explanation" },
+            el("summary", {}, "Why here, step by step"),
+            el("ul", {}, result.explanation.map((line) => el("li", {}, line)))
+          )
+        : null
     );
   }
 
+  function renderEmergency(info) {
+    clear(emergency);
+    if (info) {
+      const title = info.level === "crisis" ? "If you are in crisis" : "This may be an emergency";
+      emergency.append(el("h2", {}, title), el("p", {}, info.guidance));
+    }
+    show(emergency, Boolean(info));
+  }
+
   function render(response) {
+    renderEmergency(response.emergency);
     const results = response.results || [];
     clear(ui.list);
     results.forEach((result, index) => ui.list.append(card(result, index)));
@@ -155,7 +198,7 @@
     ui.note.textContent = notes.join(" ");
     show(ui.note, notes.length > 0);
     show(ui.results, true);
-    renderIntent(response.intent, response.analysis_used);
+    renderIntent({ ...response.intent, specialties: response.specialties }, response.analysis_used);
   }
 
   function intentRow(label, value) {
@@ -194,6 +237,12 @@
       ...intentRow("Anchor phrases", intent.anchor_phrases),
       ...intentRow("Negative terms", intent.negative_terms),
       ...intentRow("Likely subspecialties", clinical.likely_subspecialties || general.likely_subspecialties),
+      ...intentRow(
+        "Specialties matched",
+        (intent.specialties || []).map((m) => ({ name: m.specialty + " (" + m.source + ")", value: m.boost }))
+      ),
+      ...intentRow("For", insights.population),
+      ...intentRow("Location mentioned", insights.location),
       ...intentRow("Symptoms", insights.symptoms),
       ...intentRow("Urgency", insights.urgency),
       ...intentRow("Analysis used", analysisText(analysisUsed))
