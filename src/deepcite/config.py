@@ -116,6 +116,7 @@ class SearchSettings(_Section):
     rrf_k: int = 60
     prefetch_limit: int = 100
     default_k: int = 10
+    max_k: int = 50  # the most hits one search request may ask for (HTTP, MCP, CLI)
     include_title: bool = True
 
 
@@ -293,29 +294,6 @@ class PractitionerSettings(_Section):
     # an intent that scores below this fraction of the best intent is left out (and makes the query ambiguous
     # only above it)
     secondary_intent_ratio: float = 0.5
-    # semantic stage: the patient's words against each directory specialty's name, NUCC definition sentences
-    # and catalogue cues (embedded once per directory, stored in the SQLite file); a specialty is proposed when
-    # its best cosine similarity is at least semantic_min_similarity and within semantic_margin of the best
-    semantic_enabled: bool = True
-    semantic_min_similarity: float = 0.35
-    semantic_margin: float = 0.08
-    semantic_max_specialties: int = 3
-    semantic_definition_sentences: int = 3  # NUCC definition sentences embedded per specialty
-    # the proposed specialty's practitioners get semantic_boost * similarity / best similarity; scaled by
-    # semantic_catalogue_factor when the catalogue (or LLM) has a confident intent of its own
-    semantic_boost: float = 1.0
-    semantic_catalogue_factor: float = 0.5
-    semantic_catalogue_confidence: float = 0.6  # the catalogue/LLM confidence that counts as "confident"
-    semantic_fill_k: int = 15  # practitioners added per proposed specialty (nearest location filter applied)
-    # population (a child, an older adult) and urgency (crisis, emergency) cues name specialties of their own
-    population_boost: float = 0.6
-    urgency_boost: float = 1.0
-    # stage-B floor: a stage-A candidate with at least floor_min_bm25_share of the best BM25 whose profile
-    # literally contains an anchor phrase of the request, or whose specialty the request names, keeps at least
-    # floor_ratio of the best final score (lifted by at most floor_max_lift)
-    floor_min_bm25_share: float = 0.8
-    floor_ratio: float = 0.9
-    floor_max_lift: float = 1.5
 
 
 class WebSearchSettings(_Section):
@@ -345,7 +323,6 @@ class MCPSettings(_Section):
     host: str = "127.0.0.1"  # streamable HTTP only binds here unless changed on purpose
     port: int = 8765
     path: str = "/mcp"
-    max_k: int = 50  # the most hits one search tool call may ask for
     max_passage_chars: int = 2000  # passage text in tool results is cut to this length
     # ACL groups every MCP caller may read, e.g. DEEPCITE_MCP_GROUPS='["cardiology"]'; unset: everything
     groups: list[str] | None = None
@@ -353,7 +330,7 @@ class MCPSettings(_Section):
 
 
 # settings that were renamed or merged: the old key names the new one in a clear error
-RENAMED_SETTINGS: dict[str, str] = {"research.max_rounds": "research.max_hops"}
+RENAMED_SETTINGS: dict[str, str] = {"research.max_rounds": "research.max_hops", "mcp.max_k": "search.max_k"}
 
 _config_file: ContextVar[Path | None] = ContextVar("deepcite_config_file", default=None)
 

@@ -21,6 +21,12 @@ class InputError(DeepciteError):
     http_status = 400
 
 
+class RequestError(InputError):
+    """A request field is outside its limits (empty or too long query, ``k``, ``max_hops``, filters)."""
+
+    http_status = 422
+
+
 class IngestError(InputError):
     """A record or file could not be ingested; names the file and line."""
 

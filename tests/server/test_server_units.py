@@ -8,7 +8,7 @@ import json
 import pytest
 
 from deepcite.errors import ConfigError, LLMError
-from deepcite.models import Filters
+from deepcite.models import CoverageReport, Filters
 from deepcite.server.auth import Authenticator, UnauthorizedError, parse_api_keys
 from deepcite.server.sse import ask_events
 from deepcite.service import AskResponse, HopCallback, HopEvent, restrict_filters
@@ -46,19 +46,16 @@ def hop(n: int) -> HopEvent:
     return HopEvent(
         hop=n, subquestion=f"q{n}", queries=[], selected=0, new_evidence=0, evidence_total=0,
         coverage_percentage=0.0, weighted_coverage=0.0, uncovered_aspects=[], decision="continue",
-        reason="", coverage={},
+        reason="", coverage=CoverageReport(threshold=0.5, total_aspects=0, coverage_percentage=0.0,
+                                           weighted_coverage=0.0, uncovered_count=0),
     )  # fmt: skip
 
 
 def collect(run) -> list[tuple[str, dict]]:  # type: ignore[no-untyped-def]
-    async def go() -> list[str]:
-        return [frame async for frame in ask_events(run)]
+    async def go() -> list[tuple[str, dict]]:
+        return [(event.event, json.loads(event.data)) async for event in ask_events(run)]
 
-    events = []
-    for frame in asyncio.run(go()):
-        name_line, data_line = frame.strip().split("\n")
-        events.append((name_line.removeprefix("event: "), json.loads(data_line.removeprefix("data: "))))
-    return events
+    return asyncio.run(go())
 
 
 def test_a_failure_after_the_hops_becomes_an_error_event() -> None:

@@ -1,4 +1,5 @@
-"""Helpers every CLI module shares: one console, JSON output, error reporting, filter parsing."""
+"""Helpers every CLI module shares: the invocation's Engine, one console, JSON output, error reporting,
+filter parsing."""
 
 from __future__ import annotations
 
@@ -6,7 +7,8 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import typer
 from rich.console import Console
@@ -14,15 +16,89 @@ from rich.console import Console
 from deepcite.errors import DeepciteError, InputError
 from deepcite.models import Filters
 
+if TYPE_CHECKING:
+    from deepcite.config import Settings
+    from deepcite.engine import Engine
+
 console = Console()
 err_console = Console(stderr=True)
 
 
+class CliState:
+    """What one ``deepcite`` invocation shares (Typer's ``ctx.obj``): its settings and its Engine, each
+    built on first use, so ``deepcite --help`` loads nothing and a command builds the Engine once."""
+
+    def __init__(self, config: Path | None = None) -> None:
+        self.config = config
+        self._settings: Settings | None = None
+        self._engine: Engine | None = None
+
+    @property
+    def settings(self) -> Settings:
+        """The settings: ``--config`` (else ``DEEPCITE_CONFIG``) under the environment."""
+        if self._settings is None:
+            from deepcite.config import Settings, get_settings
+
+            self._settings = Settings.load(self.config) if self.config else get_settings()
+        return self._settings
+
+    def override(self, settings: Settings) -> None:
+        """Use ``settings`` (a command's own options applied) for the Engine this invocation builds."""
+        if self._engine is not None:
+            raise RuntimeError("the Engine of this invocation is built already")
+        self._settings = settings
+
+    @property
+    def engine(self) -> Engine:
+        """The Engine of this invocation (closed when the command ends)."""
+        if self._engine is None:
+            from deepcite.engine import Engine
+
+            self._engine = Engine(self.settings)
+        return self._engine
+
+    def close(self) -> None:
+        if self._engine is not None:
+            self._engine.close()
+            self._engine = None
+
+
+def state(ctx: typer.Context) -> CliState:
+    """The invocation's :class:`CliState` (made by the root callback; made here when a command runs alone)."""
+    found = ctx.find_object(CliState)
+    if found is None:
+        found = ctx.ensure_object(CliState)
+        ctx.call_on_close(found.close)
+    return found
+
+
 def print_json(data: Any) -> None:
     """Write ``data`` as JSON to stdout (pydantic models are dumped)."""
+    sys.stdout.write(to_json(data) + "\n")
+
+
+def to_json(data: Any) -> str:
+    """``data`` as indented JSON (pydantic models, and lists of them, are dumped)."""
     if hasattr(data, "model_dump"):
         data = data.model_dump(mode="json")
-    sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False, default=str) + "\n")
+    elif isinstance(data, list):
+        data = [d.model_dump(mode="json") if hasattr(d, "model_dump") else d for d in data]
+    return json.dumps(data, indent=2, ensure_ascii=False, default=str)
+
+
+def emit(data: Any, *, json_out: bool, out: Path | None) -> bool:
+    """``--json`` prints ``data`` as JSON to stdout; ``--out PATH`` writes it there too. True when printed."""
+    if out is not None:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(to_json(data) + "\n", encoding="utf-8")
+        err_console.print(f"wrote {out}")
+    if json_out:
+        print_json(data)
+    return json_out
+
+
+JSON_OPTION = typer.Option(False, "--json", help="Print the result as JSON to stdout.")
+OUT_OPTION = typer.Option(None, "--out", help="Also write the result as JSON to this file.")
 
 
 @contextmanager

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import typer
 from rich.table import Table
 
-from deepcite.cli.common import console, user_errors
+from deepcite.cli.common import JSON_OPTION, console, emit, err_console, user_errors
 
 eval_app = typer.Typer(help="Measure quality on real benchmarks.", no_args_is_help=True)
 
@@ -24,7 +23,8 @@ def eval_retrieval(
     collection: str = typer.Option(
         None, "--collection", help="Scratch collection (default: beir-<dir name>)"
     ),
-    json_out: Path = typer.Option(None, "--json", help="Write the results as JSON to this file."),
+    json_out: bool = JSON_OPTION,
+    out: Path = typer.Option(None, "--out", help="Write the results as JSON as JSON to this file."),
 ) -> None:
     """Ingest (or reuse) a BEIR corpus and report nDCG@10, Recall@100 and MRR@10 per mode."""
     from deepcite.config import get_settings
@@ -32,14 +32,15 @@ def eval_retrieval(
     from deepcite.models import FusionMethod, SearchMode
     from deepcite.retrieval.collection import open_collection
 
+    shown = err_console if json_out else console  # stdout carries the JSON alone
     with user_errors():
         settings = get_settings()
         data = load_beir(beir, split)
         name = collection or f"eval-{beir.resolve().name}".replace("_", "-")
         col = open_collection(name, settings)
-        console.print(f"[bold]{name}[/]: ingesting (or reusing) {beir / 'corpus.jsonl'} …")
+        shown.print(f"[bold]{name}[/]: ingesting (or reusing) {beir / 'corpus.jsonl'} …")
         report = col.ingest(beir, fmt="beir", on_error="skip")
-        console.print(
+        shown.print(
             f"  {report.documents} documents, {report.written} chunks written, {report.unchanged} reused "
             f"in {report.seconds:.1f}s"
         )
@@ -50,7 +51,7 @@ def eval_retrieval(
                 runs.extend((mode, f) for f in fusion_list)
             else:
                 runs.append((mode, None))
-        results = evaluate_modes(col, data, runs, on_run=lambda label: console.print(f"  running {label} …"))
+        results = evaluate_modes(col, data, runs, on_run=lambda label: shown.print(f"  running {label} …"))
     table = Table(title=f"{beir.name} · {split} · {len(data.queries)} queries")
     for column in ("mode", "nDCG@10", "Recall@100", "MRR@10", "ms/query"):
         table.add_column(column, justify="right" if column != "mode" else "left")
@@ -62,10 +63,9 @@ def eval_retrieval(
             f"{row['mrr@10']:.4f}",
             f"{row['ms_per_query']:.2f}",
         )
-    console.print(table)
-    if json_out:
-        json_out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-        console.print(f"wrote {json_out}")
+    emit(results, json_out=json_out, out=out)
+    if not json_out:
+        console.print(table)
 
 
 @eval_app.command("answers")
@@ -79,7 +79,8 @@ def eval_answers(
     data_dir: Path = typer.Option(
         None, "--data-dir", help="Where the ingested collections are cached (default: DEEPCITE_DATA_DIR)."
     ),
-    json_out: Path = typer.Option(None, "--json", help="Write the figures as JSON to this file."),
+    json_out: bool = JSON_OPTION,
+    out: Path = typer.Option(None, "--out", help="Write the figures as JSON as JSON to this file."),
 ) -> None:
     """Offline answers against PubMedQA conclusions and HotpotQA answers, with baselines from the same run."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -120,10 +121,9 @@ def eval_answers(
             table.add_column(key, justify="right")
         for system, row in systems.items():
             table.add_row(system, *(str(row.get(k, "")) for k in keys))
-        console.print(table)
-    if json_out:
-        json_out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-        console.print(f"wrote {json_out}")
+        if not json_out:
+            console.print(table)
+    emit(results, json_out=json_out, out=out)
 
 
 from deepcite.cli.practitioners import eval_practitioners  # noqa: E402

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import typer
 
-from deepcite.cli.common import user_errors
+from deepcite.cli.common import state, user_errors
 
 
 def mcp(
+    ctx: typer.Context,
     http: bool = typer.Option(False, "--http", help="Serve streamable HTTP on 127.0.0.1 instead of stdio."),
     port: int = typer.Option(None, "--port", "-p", help="HTTP port (default: setting mcp.port, 8765)."),
 ) -> None:
@@ -15,11 +16,10 @@ def mcp(
 
     Without --http it speaks MCP on stdin/stdout (what desktop clients start); logs go to stderr.
     """
-    from deepcite.config import get_settings
     from deepcite.errors import InputError
     from deepcite.mcp_server import run
 
     with user_errors():
         if port is not None and not (http and 0 < port < 65536):
             raise InputError("--port needs --http and a number from 1 to 65535, e.g. --http --port 8765")
-        run(http=http, port=port, settings=get_settings())
+        run(http=http, port=port, engine=state(ctx).engine)

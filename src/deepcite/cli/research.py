@@ -2,20 +2,34 @@
 
 from __future__ import annotations
 
-import json
+import asyncio
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from deepcite.cli.common import console, err_console, parse_filters, print_json, user_errors
+from deepcite.cli.common import (
+    JSON_OPTION,
+    OUT_OPTION,
+    console,
+    emit,
+    err_console,
+    parse_filters,
+    state,
+    user_errors,
+)
 from deepcite.cli.sources import source_label
 from deepcite.config import get_settings
-from deepcite.models import CoverageReport, EvidencePack, RoundReport
+from deepcite.models import CoverageReport, EvidencePack
+
+if TYPE_CHECKING:
+    from deepcite.service import HopEvent
 
 
 def research(
+    ctx: typer.Context,
     question: str = typer.Argument(..., help="The question to research."),
     collection: str = typer.Option(..., "--collection", "-c", help="Collection to search."),
     max_hops: int = typer.Option(None, "--max-hops", help="Most hops (default: research.max_hops)."),
@@ -23,47 +37,48 @@ def research(
     filters: list[str] = typer.Option(None, "--filter", help="field=value, year>=2015, source=a,b"),
     group: list[str] = typer.Option(None, "--group", help="ACL group of the caller (repeatable)."),
     no_llm: bool = typer.Option(False, "--no-llm", help="Use the offline heuristics even if an LLM is set."),
-    json_out: bool = typer.Option(False, "--json", help="Print the evidence pack and metadata as JSON."),
+    json_out: bool = JSON_OPTION,
+    out: Path = OUT_OPTION,
 ) -> None:
-    """Plan a question into aspects, retrieve over hops until they are covered, show the evidence pack."""
-    from deepcite.llm.factory import get_llm
-    from deepcite.research.agent import ResearchAgent
+    """Plan a question into aspects, retrieve over hops until they are covered, show the evidence pack.
+
+    The same path as the API's: one Engine, one checked request, the caller's groups applied.
+    """
+    from deepcite.config import LLMSettings
+    from deepcite.service import QuestionRequest
 
     with user_errors():
-        settings = get_settings()
-        agent = ResearchAgent.for_collection(
-            collection,
-            settings,
-            llm_client=None if no_llm else get_llm(settings),
-            min_hops=min_hops,
-            max_hops=max_hops,
+        cli = state(ctx)
+        settings = cli.settings
+        if min_hops is not None:
+            settings = settings.model_copy(
+                update={"research": settings.research.model_copy(update={"min_hops": min_hops})}
+            )
+        if no_llm:
+            settings = settings.model_copy(update={"llm": LLMSettings()})
+        cli.override(settings)
+        console_out = err_console if json_out else console
+
+        def on_hop(hop: HopEvent) -> None:
+            _print_hop(console_out, hop)
+
+        request = QuestionRequest(
+            query=question, collection=collection, max_hops=max_hops, filters=parse_filters(filters)
         )
-        out = err_console if json_out else console
-
-        def on_plan(plan) -> None:  # noqa: ANN001 - ResearchPlan
-            out.print(f"[bold]question:[/] {plan.question}")
-            for a in plan.aspects:
-                out.print(f"  aspect [cyan]{a.aspect}[/] ({a.aspect_type}, importance {a.importance:.1f})")
-            if plan.intake.must_preserve_terms:
-                out.print(f"  must keep: {', '.join(plan.intake.must_preserve_terms)}")
-
-        def on_round(state, report: RoundReport) -> None:  # noqa: ANN001 - ExecutorState
-            _print_hop(out, report, len(state.evidence))
-
-        result = agent.process(
-            question, filters=parse_filters(filters, group), on_plan=on_plan, on_round=on_round
-        )
+        result = asyncio.run(cli.engine.research(request, group or None, on_hop))
+    emit(
+        {
+            "question": result.question,
+            "hops": result.hops,
+            "seconds": round(result.seconds, 3),
+            "subquestions": result.subquestions,
+            "coverage": result.coverage.model_dump(mode="json"),
+            "pack": result.pack.model_dump(mode="json"),
+        },
+        json_out=json_out,
+        out=out,
+    )
     if json_out:
-        print_json(
-            {
-                "question": result.question,
-                "hops": result.hops,
-                "seconds": round(result.seconds, 3),
-                "subquestions": result.subquestions,
-                "coverage": result.coverage.model_dump(mode="json"),
-                "pack": result.pack.model_dump(mode="json"),
-            }
-        )
         return
     _print_pack(result.pack)
     _print_coverage(result.coverage)
@@ -74,17 +89,16 @@ def research(
         console.print(f"[yellow]note:[/] {line}")
 
 
-def _print_hop(out, report: RoundReport, evidence_total: int) -> None:  # noqa: ANN001 - a rich Console
-    colour = "green" if report.decision == "stop" else "blue"
-    out.print(f"[bold]hop {report.round}[/] {report.subquestion}")
+def _print_hop(out, hop: HopEvent) -> None:  # noqa: ANN001 - a rich Console
+    colour = "green" if hop.decision == "stop" else "blue"
+    out.print(f"[bold]hop {hop.hop}[/] {hop.subquestion}")
     out.print(
-        f"  {report.candidates_after_fusion} candidates · {len(report.selected)} selected "
-        f"({report.new_evidence} new, {evidence_total} in evidence) · coverage "
-        f"{report.coverage_percentage:.0f}% (weighted {report.weighted_coverage:.2f})"
+        f"  {hop.selected} selected ({hop.new_evidence} new, {hop.evidence_total} in evidence) · coverage "
+        f"{hop.coverage_percentage:.0f}% (weighted {hop.weighted_coverage:.2f})"
     )
-    if report.uncovered_aspects:
-        out.print(f"  uncovered: {'; '.join(report.uncovered_aspects)}")
-    out.print(f"  [{colour}]{report.decision}[/]: {report.reason}")
+    if hop.uncovered_aspects:
+        out.print(f"  uncovered: {'; '.join(hop.uncovered_aspects)}")
+    out.print(f"  [{colour}]{hop.decision}[/]: {hop.reason}")
 
 
 def _print_pack(pack: EvidencePack) -> None:
@@ -128,7 +142,8 @@ def eval_multihop(
     collection: str = typer.Option(
         None, "--collection", help="Pool collection name (default: derived from the file's content)."
     ),
-    json_out: Path = typer.Option(None, "--json", help="Write {single_shot, research} figures to this file."),
+    json_out: bool = JSON_OPTION,
+    out: Path = typer.Option(None, "--out", help="Write {single_shot, research} figures as JSON to this file."),
 ) -> None:
     """Pool every paragraph, then compare single-shot hybrid retrieval with the research engine."""
     from deepcite.research.multihop import build_pool, evaluate, load_questions
@@ -138,10 +153,11 @@ def eval_multihop(
         if data_dir is not None:
             settings = settings.model_copy(update={"data_dir": data_dir})
         questions = load_questions(data, fmt, limit)
-        console.print(f"pooling the paragraphs of {data.name} into a collection under {settings.data_dir} …")
+        shown = err_console if json_out else console  # stdout carries the JSON alone
+        shown.print(f"pooling the paragraphs of {data.name} into a collection under {settings.data_dir} …")
         pool = build_pool(data, fmt, settings, name=collection)
         columns = [TextColumn("[bold]questions"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
-        with Progress(*columns, console=console) as bar:
+        with Progress(*columns, console=shown) as bar:
             task = bar.add_task("eval", total=len(questions))
             results = evaluate(
                 pool, questions, settings, progress=lambda done, _: bar.update(task, completed=done)
@@ -153,7 +169,6 @@ def eval_multihop(
         table.add_column(key, justify="right")
     for name, row in results.items():
         table.add_row(name, *(f"{row[k]:.3f}" for k in keys))
-    console.print(table)
-    if json_out:
-        json_out.write_text(json.dumps(results, indent=2) + "\n", encoding="utf-8")
-        console.print(f"wrote {json_out}")
+    emit(results, json_out=json_out, out=out)
+    if not json_out:
+        console.print(table)

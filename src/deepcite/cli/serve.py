@@ -12,15 +12,23 @@ from rich.markdown import Markdown
 from rich.panel import Panel
 from rich.table import Table
 
-from deepcite.cli.common import console, err_console, parse_filters, print_json, user_errors
+from deepcite.cli.common import (
+    JSON_OPTION,
+    console,
+    emit,
+    err_console,
+    parse_filters,
+    state,
+    user_errors,
+)
 from deepcite.cli.sources import source_label
-from deepcite.config import get_settings
 
 if TYPE_CHECKING:
     from deepcite.service import AskResponse
 
 
 def ask(
+    ctx: typer.Context,
     question: str = typer.Argument(..., help="The question to research and answer."),
     collection: str = typer.Option(..., "--collection", "-c", help="Collection to search."),
     max_hops: int = typer.Option(None, "--max-hops", help="At most this many research hops."),
@@ -30,19 +38,17 @@ def ask(
     groups: list[str] = typer.Option(
         None, "--group", help="Your ACL groups (repeatable); default: no restriction."
     ),
-    json_out: bool = typer.Option(False, "--json", help="Print the full response as JSON."),
+    json_out: bool = JSON_OPTION,
     report_format: str = typer.Option(
         None, "--format", help="Print a report instead: markdown, or the references as bibtex or ris."
     ),
-    out: Path = typer.Option(None, "--out", help="Write the report (--format, default markdown) to this file."),
+    out: Path = typer.Option(
+        None, "--out", help="Write to this file: the --format report (default markdown), or JSON with --json."
+    ),
 ) -> None:
     """Research a question in a collection and print a cited summary, answer and sources."""
-    from deepcite import service
     from deepcite.answer.report import ReportFormat, render_report
-    from deepcite.retrieval.collection import open_collection
-    from deepcite.service import HopEvent
-
-    settings = get_settings()
+    from deepcite.service import HopEvent, QuestionRequest
 
     def on_hop(hop: HopEvent) -> None:
         if not json_out:
@@ -52,25 +58,16 @@ def ask(
             )
 
     with user_errors():
-        fmt = ReportFormat.from_str(report_format) if report_format or out else None
-        col = open_collection(collection, settings, create=False)
-        try:
-            response = asyncio.run(
-                service.ask(
-                    question,
-                    collection=col,
-                    filters=parse_filters(filters),
-                    max_hops=max_hops,
-                    groups=groups or None,
-                    settings=settings,
-                    on_hop=on_hop,
-                )
-            )
-        finally:
-            col.store.close()
-    if json_out:
-        print_json(response)
-    elif fmt is not None and out is not None:
+        fmt = ReportFormat.from_str(report_format) if report_format else None
+        engine = state(ctx).engine
+        request = QuestionRequest(
+            query=question, collection=collection, max_hops=max_hops, filters=parse_filters(filters)
+        )
+        response = asyncio.run(engine.ask(request, groups or None, on_hop))
+    if json_out and fmt is None:
+        emit(response, json_out=True, out=out)
+    elif out is not None:
+        fmt = fmt or ReportFormat.from_str("markdown")
         out.write_text(render_report(response, fmt), encoding="utf-8")
         err_console.print(f"wrote the {fmt.value} report to {out}")
     elif fmt is not None:
@@ -98,11 +95,13 @@ def print_response(response: AskResponse) -> None:
                 f"[{c.id}]", c.title, *where, c.pmid or c.doi or "", c.section or "", f"{c.score:.3f}"
             )
         console.print(table)
-    coverage = response.coverage or {}
+    coverage = response.coverage
+    percentage, total, weighted = (
+        (coverage.coverage_percentage, coverage.total_aspects, coverage.weighted_coverage) if coverage else (0.0, 0, 0.0)
+    )
     check = response.citation_check
     console.print(
-        f"coverage {coverage.get('coverage_percentage', 0.0):.0f}% of {coverage.get('total_aspects', 0)} aspects "
-        f"(weighted {coverage.get('weighted_coverage', 0.0):.2f}) · citation check: {check.sentences} sentences, "
+        f"coverage {percentage:.0f}% of {total} aspects (weighted {weighted:.2f}) · citation check: {check.sentences} sentences, "
         f"{check.cited} cited, {check.repaired} repaired, {check.dropped} dropped, {check.invalid_ids} invalid ids "
         f"· retrieval {response.retrieval_latency_ms or 0:.0f} ms, summary {response.summary_latency_ms:.0f} ms, "
         f"answer {response.answer_latency_ms:.0f} ms · request {response.request_id}"
@@ -110,6 +109,7 @@ def print_response(response: AskResponse) -> None:
 
 
 def serve(
+    ctx: typer.Context,
     host: str = typer.Option(None, "--host", help="Interface to bind (default: server.host, 127.0.0.1)."),
     port: int = typer.Option(None, "--port", help="Port (default: server.port, 8000)."),
     log_level: str = typer.Option("info", "--log-level", help="uvicorn log level."),
@@ -119,9 +119,10 @@ def serve(
 
     from deepcite.server.app import create_app
 
-    settings = get_settings()
     with user_errors():
-        app = create_app(settings)
+        engine = state(ctx).engine
+        app = create_app(engine)
+    settings = engine.settings
     uvicorn.run(
         app,
         host=host or settings.server.host,

@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from fastapi import Request
 
 from deepcite.errors import ConfigError, DeepciteError
-from deepcite.models import Filters
 
 ALL_GROUPS = "*"
 
@@ -35,16 +34,6 @@ class Caller:
 
     authenticated: bool
     groups: tuple[str, ...] | None
-
-    def restrict(self, filters: Filters | None) -> Filters | None:
-        """``filters`` with the caller's ACL applied: requested groups are intersected with the token's."""
-        if self.groups is None:
-            return filters
-        filters = filters.model_copy(deep=True) if filters is not None else Filters()
-        allowed = set(self.groups)
-        requested = filters.acl_groups
-        filters.acl_groups = sorted(allowed if requested is None else allowed & set(requested))
-        return filters
 
 
 OPEN_ACCESS = Caller(authenticated=False, groups=None)

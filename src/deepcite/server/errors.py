@@ -20,12 +20,6 @@ from deepcite.errors import DeepciteError
 log = logging.getLogger(__name__)
 
 
-class ApiInputError(DeepciteError):
-    """A request the server understood but cannot serve as sent (too long, out of range): 422."""
-
-    http_status = 422
-
-
 def error_body(error: str, message: str, detail: Any = None) -> dict[str, Any]:
     """The JSON body of an error response."""
     body: dict[str, Any] = {"success": False, "error": error, "message": message}

@@ -1,4 +1,5 @@
-"""The research-and-answer routes: unified search (JSON or SSE) and regeneration from a stored context."""
+"""The search, research-and-answer routes: plain search, unified search (JSON or SSE) and regeneration
+from a stored context. Every limit is checked by the request models (:mod:`deepcite.service`), once."""
 
 from __future__ import annotations
 
@@ -6,53 +7,28 @@ import asyncio
 import json
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request
-from fastapi.responses import StreamingResponse
+from fastapi import APIRouter, Depends, Query
 from pydantic import ValidationError
+from sse_starlette import EventSourceResponse
 
-from deepcite import service
-from deepcite.config import Settings
+from deepcite.errors import RequestError
 from deepcite.models import Filters
-from deepcite.retrieval.collection import Collection
-from deepcite.retrieval.embedder import Embedder
 from deepcite.server.auth import Caller, current_caller
-from deepcite.server.errors import ApiInputError
-from deepcite.server.resources import ServerResources
+from deepcite.server.resources import EngineDep
 from deepcite.server.schemas import RequestIdRequest, UnifiedSearchRequest
-from deepcite.server.sse import AskRunner, event_stream
-from deepcite.service import AskResponse, HopCallback, PartResponse
+from deepcite.server.sse import event_stream
+from deepcite.service import (
+    AskResponse,
+    HopCallback,
+    PartResponse,
+    QuestionRequest,
+    SearchRequest,
+    SearchResponse,
+)
 
 router = APIRouter(prefix="/api", tags=["answer"])
 
 CallerDep = Annotated[Caller, Depends(current_caller)]
-
-
-def _resources(request: Request) -> ServerResources:
-    return request.app.state.resources
-
-
-async def _embedder(resources: ServerResources) -> Embedder:
-    """The app's embedder, loaded off the event loop the first time."""
-    return await asyncio.to_thread(lambda: resources.embedder)
-
-
-def _check_query(query: str, max_hops: int | None, settings: Settings) -> str:
-    """The query stripped; 422 when it is empty, too long, or ``max_hops`` is out of range."""
-    text = query.strip()
-    if not text:
-        raise ApiInputError('query is empty; send a question, e.g. {"query": "does aspirin prevent stroke?"}')
-    limit = settings.server.max_query_chars
-    if len(text) > limit:
-        raise ApiInputError(
-            f"query is {len(text)} characters; the limit is {limit} (setting server.max_query_chars): "
-            "shorten the question"
-        )
-    cap = settings.research.max_hops
-    if max_hops is not None and not 1 <= max_hops <= cap:
-        raise ApiInputError(
-            f"max_hops must be between 1 and {cap} (setting research.max_hops), not {max_hops}"
-        )
-    return text
 
 
 def _parse_filters(raw: str | None) -> Filters | None:
@@ -61,29 +37,24 @@ def _parse_filters(raw: str | None) -> Filters | None:
     try:
         return Filters.model_validate(json.loads(raw))
     except (json.JSONDecodeError, ValidationError) as exc:
-        raise ApiInputError(f"filters must be a JSON object of Filters fields: {exc}") from exc
+        raise RequestError(f"filters must be a JSON object of Filters fields: {exc}") from exc
 
 
-def _runner(
-    query: str,
-    col: Collection,
-    filters: Filters | None,
-    max_hops: int | None,
-    caller: Caller,
-    settings: Settings,
-) -> AskRunner:
-    async def run(on_hop: HopCallback | None = None) -> AskResponse:
-        return await service.ask(
-            query,
-            collection=col,
-            filters=filters,
-            max_hops=max_hops,
-            groups=caller.groups,
-            settings=settings,
-            on_hop=on_hop,
-        )
+@router.post("/search", response_model=SearchResponse)
+async def search(body: SearchRequest, engine: EngineDep, caller: CallerDep) -> SearchResponse:
+    """One ranked search of a collection (bm25, dense or hybrid), without planning or answering."""
+    return await asyncio.to_thread(engine.search, body, caller.groups)
 
-    return run
+
+async def _stream(request: QuestionRequest, engine: EngineDep, caller: Caller) -> EventSourceResponse:
+    """The unified search as SSE; bad input and an unknown collection are HTTP errors before it starts."""
+    checked = request.checked(engine.settings)
+    await asyncio.to_thread(engine.collection, checked.collection)  # 404 now, not as a stream event
+
+    async def run(on_hop: HopCallback) -> AskResponse:
+        return await engine.ask(checked, caller.groups, on_hop)
+
+    return event_stream(run)
 
 
 @router.post(
@@ -94,58 +65,39 @@ def _runner(
     },
 )
 async def unified_search(
-    body: UnifiedSearchRequest, request: Request, caller: CallerDep
-) -> AskResponse | StreamingResponse:
+    body: UnifiedSearchRequest, engine: EngineDep, caller: CallerDep
+) -> AskResponse | EventSourceResponse:
     """Research the question, then answer it: cited sub-answers, quick summary and long answer."""
-    resources = _resources(request)
-    settings = resources.settings
-    query = _check_query(body.query, body.max_hops, settings)
-    col = await asyncio.to_thread(resources.collection, body.collection)  # may load the model once
-    run = _runner(query, col, body.filters, body.max_hops, caller, settings)
+    request = QuestionRequest.model_validate(body.model_dump(exclude={"stream"}))
     if body.stream:
-        service.prepare_filters(body.filters, caller.groups)  # bad filters: an HTTP error, not a stream event
-        return event_stream(run)
-    return await run()
+        return await _stream(request, engine, caller)
+    return await engine.ask(request, caller.groups)
 
 
-@router.get("/unified-search/stream", response_class=StreamingResponse)
+@router.get("/unified-search/stream", response_class=EventSourceResponse)
 async def unified_search_stream(
-    request: Request,
+    engine: EngineDep,
     caller: CallerDep,
     query: Annotated[str, Query(description="The question.")],
     collection: Annotated[str | None, Query(description="Collection to search.")] = None,
     max_hops: Annotated[int | None, Query(description="At most this many research hops.")] = None,
     filters: Annotated[str | None, Query(description="Filters as a JSON object.")] = None,
-) -> StreamingResponse:
+) -> EventSourceResponse:
     """The unified search as Server-Sent Events: ``hop`` per hop, then ``summary``, ``answer``, ``done``."""
-    resources = _resources(request)
-    settings = resources.settings
-    text = _check_query(query, max_hops, settings)
-    parsed = _parse_filters(filters)
-    col = await asyncio.to_thread(resources.collection, collection)  # may load the model once
-    service.prepare_filters(parsed, caller.groups)  # bad filters: an HTTP error, not a stream event
-    return event_stream(_runner(text, col, parsed, max_hops, caller, settings))
+    request = QuestionRequest(
+        query=query, collection=collection, max_hops=max_hops, filters=_parse_filters(filters)
+    )
+    return await _stream(request, engine, caller)
 
 
 @router.post("/quick-summary", response_model=PartResponse)
-async def quick_summary(body: RequestIdRequest, request: Request, caller: CallerDep) -> PartResponse:
+async def quick_summary(body: RequestIdRequest, engine: EngineDep, caller: CallerDep) -> PartResponse:
     """Regenerate the quick summary of an earlier request from its stored context."""
-    resources = _resources(request)
-    return await service.regenerate_summary(
-        body.request_id,
-        groups=caller.groups,
-        embedder=await _embedder(resources),
-        settings=resources.settings,
-    )
+    return await engine.regenerate(body.request_id, "summary", caller.groups)
 
 
 @router.post("/detailed-answer", response_model=PartResponse)
-async def detailed_answer(body: RequestIdRequest, request: Request, caller: CallerDep) -> PartResponse:
+async def detailed_answer(body: RequestIdRequest, engine: EngineDep, caller: CallerDep) -> PartResponse:
     """Regenerate the long answer of an earlier request from its stored context."""
-    resources = _resources(request)
-    return await service.regenerate_answer(
-        body.request_id,
-        groups=caller.groups,
-        embedder=await _embedder(resources),
-        settings=resources.settings,
-    )
+    return await engine.regenerate(body.request_id, "answer", caller.groups)
+

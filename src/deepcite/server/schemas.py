@@ -1,21 +1,15 @@
-"""Request bodies of the JSON API (responses are the service's models)."""
+"""Request bodies and responses of the JSON API beyond the shared ones of :mod:`deepcite.service`."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from deepcite.models import Filters
+from deepcite.service import QuestionRequest
 
 
-class UnifiedSearchRequest(BaseModel):
+class UnifiedSearchRequest(QuestionRequest):
     """``POST /api/unified-search``: a question to research and answer with citations."""
 
-    model_config = ConfigDict(extra="forbid")
-
-    query: str = Field(description="The question, in plain language.")
-    collection: str | None = Field(None, description="Collection to search (default: the server's default).")
-    filters: Filters | None = Field(None, description="Payload filters; ACL groups are capped by your token.")
-    max_hops: int | None = Field(None, description="At most this many research hops (1..research.max_hops).")
     stream: bool = Field(False, description="Answer as Server-Sent Events (hop, summary, answer, done).")
 
 

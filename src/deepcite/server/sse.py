@@ -1,7 +1,9 @@
 """Server-Sent Events for a unified search: ``hop`` per research hop, then ``summary``, ``answer``, ``done``.
 
-A failure after the stream has started becomes one ``error`` event (``{error, message, status}``) and
-ends the stream; errors found before it starts (bad input, unknown collection) are ordinary HTTP errors.
+Framing, keep-alive pings and client disconnects are sse-starlette's (:class:`EventSourceResponse`); what
+is deepcite's own is which events a unified search sends and what each carries. A failure after the
+stream has started becomes one ``error`` event (``{error, message, status}``) and ends the stream; errors
+found before it starts (bad input, unknown collection) are ordinary HTTP errors.
 """
 
 from __future__ import annotations
@@ -10,10 +12,12 @@ import asyncio
 import contextlib
 import json
 import logging
+import math
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
-from fastapi.responses import StreamingResponse
+import anyio
+from sse_starlette import EventSourceResponse, ServerSentEvent
 
 from deepcite.errors import DeepciteError
 from deepcite.service import AskResponse, HopCallback, HopEvent
@@ -23,14 +27,13 @@ log = logging.getLogger(__name__)
 AskRunner = Callable[[HopCallback], Awaitable[AskResponse]]
 
 
-def format_event(name: str, data: Any) -> str:
-    """One SSE frame: ``event: name`` and the JSON payload on one ``data:`` line."""
-    return f"event: {name}\ndata: {json.dumps(data, ensure_ascii=False, default=str)}\n\n"
+def _event(name: str, data: Any) -> ServerSentEvent:
+    return ServerSentEvent(event=name, data=json.dumps(data, ensure_ascii=False, default=str))
 
 
 def _parts(response: AskResponse) -> list[tuple[str, dict[str, Any]]]:
     body = response.model_dump(mode="json")
-    summary_ids = set(_cited(response.summary, body["citations"]))
+    summary_ids = {c["id"] for c in body["citations"] if f"[{c['id']}]" in response.summary}
     summary = {
         "request_id": body["request_id"],
         "summary": body["summary"],
@@ -49,38 +52,31 @@ def _parts(response: AskResponse) -> list[tuple[str, dict[str, Any]]]:
     return [("summary", summary), ("answer", answer), ("done", body)]
 
 
-def _cited(text: str, citations: list[dict[str, Any]]) -> list[int]:
-    return [c["id"] for c in citations if f"[{c['id']}]" in text]
+async def ask_events(run: AskRunner) -> AsyncIterator[ServerSentEvent]:
+    """Run ``run(on_hop)``; yield a ``hop`` event per hop as it happens, then the answer's events."""
+    send, receive = anyio.create_memory_object_stream[HopEvent](math.inf)
 
+    async def produce() -> AskResponse:
+        with send:  # closing it ends the loop below once the last hop is read
+            return await run(send.send_nowait)
 
-async def ask_events(run: AskRunner) -> AsyncIterator[str]:
-    """Run ``run(on_hop)`` and yield its events as they happen."""
-    hops: asyncio.Queue[HopEvent] = asyncio.Queue()
-    task = asyncio.ensure_future(run(hops.put_nowait))
+    task = asyncio.ensure_future(produce())
     try:
-        while not task.done():
-            getter = asyncio.ensure_future(hops.get())
-            await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
-            if getter.done():
-                yield format_event("hop", getter.result().model_dump(mode="json"))
-            else:
-                getter.cancel()
-        while not hops.empty():
-            yield format_event("hop", hops.get_nowait().model_dump(mode="json"))
+        with receive:
+            async for hop in receive:
+                yield _event("hop", hop.model_dump(mode="json"))
         try:
-            response = task.result()
+            response = await task
         except DeepciteError as exc:
-            yield format_event(
-                "error", {"error": type(exc).__name__, "message": str(exc), "status": exc.http_status}
-            )
+            yield _event("error", {"error": type(exc).__name__, "message": str(exc), "status": exc.http_status})
             return
         except Exception:
             log.exception("unified search stream failed")
             message = "internal error while answering; this is a server bug, see the server log"
-            yield format_event("error", {"error": "InternalError", "message": message, "status": 500})
+            yield _event("error", {"error": "InternalError", "message": message, "status": 500})
             return
         for name, payload in _parts(response):
-            yield format_event(name, payload)
+            yield _event(name, payload)
     finally:
         if not task.done():
             task.cancel()
@@ -88,7 +84,6 @@ async def ask_events(run: AskRunner) -> AsyncIterator[str]:
                 await task
 
 
-def event_stream(run: AskRunner) -> StreamingResponse:
-    """The streaming HTTP response (no caching, no proxy buffering)."""
-    headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
-    return StreamingResponse(ask_events(run), media_type="text/event-stream", headers=headers)
+def event_stream(run: AskRunner) -> EventSourceResponse:
+    """The streaming HTTP response (sse-starlette sends it uncached, with proxy buffering off)."""
+    return EventSourceResponse(ask_events(run))

@@ -14,7 +14,7 @@ from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.templating import Jinja2Templates
 
 from deepcite import __version__
-from deepcite.config import Settings, get_settings
+from deepcite.config import Settings
 
 HERE = Path(__file__).parent
 STATIC_DIR = HERE / "static"
@@ -25,8 +25,8 @@ router = APIRouter(include_in_schema=False)
 
 
 def _settings(request: Request) -> Settings:
-    """The app's settings when it keeps them on ``app.state.settings``, else the process settings."""
-    return getattr(request.app.state, "settings", None) or get_settings()
+    """The settings of the app's Engine."""
+    return request.app.state.engine.settings
 
 
 def _page(request: Request, template: str, **context: object) -> HTMLResponse:
@@ -48,7 +48,7 @@ async def research_page(request: Request) -> HTMLResponse:
         "research.html",
         page="research",
         default_collection=settings.server.default_collection,
-        max_hops=settings.research.max_hops,
+        max_hops=settings.research.stopping.max_hops,
         max_question_chars=settings.server.max_query_chars,
     )
 

@@ -1,0 +1,409 @@
+"""The Engine: everything one deepcite process shares, built once from the settings.
+
+Usage::
+
+    from deepcite import Engine, QuestionRequest, SearchRequest, Settings
+
+    with Engine(Settings.load()) as engine:
+        hits = engine.search(SearchRequest(query="statins and atrial fibrillation", collection="demo"))
+        response = engine.ask_sync(QuestionRequest(query="Do statins prevent AF after surgery?", collection="demo"))
+        print(response.summary, [c.title for c in response.citations])
+
+The HTTP app (``app.state.engine``, a FastAPI dependency), the MCP server (its lifespan context), the CLI
+(Typer's ``ctx.obj``) and the Python API all hold one Engine. It owns the search store (one handle for the
+data dir), the embedder, the LLM client (which remembers the structured-output mode its server accepts),
+the reranker, the web source, one research agent per collection and hop cap (its passage-vector cache kept
+across questions), the answer generator, the response-context store and the practitioner finder. Each is
+built on first use, under a lock, exactly once; :meth:`close` releases what the Engine opened.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+from collections.abc import Callable, Sequence
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import numpy as np
+
+from deepcite.answer.context import ResponseContext, ResponseContextManager
+from deepcite.answer.factory import build_generator
+from deepcite.answer.generators import AnswerGenerator, require_selected
+from deepcite.answer.pipeline import (
+    Citation,
+    PartResult,
+    answer_context,
+    generate_long_answer,
+    generate_summary,
+)
+from deepcite.config import Settings, get_settings
+from deepcite.errors import CollectionNotFoundError, DeepciteError, NotFoundError
+from deepcite.llm.client import LLMClient
+from deepcite.llm.factory import get_llm
+from deepcite.models import Chunk, CoverageReport, Filters, RoundReport, SearchHit, SearchMode
+from deepcite.research.agent import ResearchAgent, ResearchResult
+from deepcite.research.state import ExecutorState
+from deepcite.research.web.source import web_source_for
+from deepcite.retrieval.collection import Collection
+from deepcite.retrieval.embedder import Embedder
+from deepcite.retrieval.embedders import get_embedder
+from deepcite.retrieval.factory import open_store
+from deepcite.retrieval.rerankers import load_reranker
+from deepcite.retrieval.store import SearchStore
+from deepcite.service import (
+    AskResponse,
+    Groups,
+    HopCallback,
+    HopEvent,
+    OwnedContext,
+    PartResponse,
+    Passage,
+    QuestionRequest,
+    SearchRequest,
+    SearchResponse,
+    restrict_filters,
+)
+
+if TYPE_CHECKING:
+    from deepcite.practitioners.api import PractitionerQuery, PractitionerSearchResponse
+    from deepcite.practitioners.finder import PractitionerFinder
+    from deepcite.research.protocols import Reranker, WebSource
+
+T = TypeVar("T")
+
+
+@dataclass
+class _SearchTally:
+    """One request's searches: how many succeeded, and the first failure."""
+
+    succeeded: int = 0
+    failure: DeepciteError | None = field(default=None)
+
+
+_tally: ContextVar[_SearchTally | None] = ContextVar("deepcite_search_tally", default=None)
+
+
+class _CollectionRetriever:
+    """A collection as the research agent's retriever, keeping a tally of the current request's searches.
+
+    The executor records a failing search and carries on (one bad query must not sink a question); but
+    when *no* search of a request succeeded the store itself is broken, and an "insufficient evidence"
+    answer would hide that, so :meth:`Engine.research` re-raises the first failure. The tally is
+    per request (a context variable), so one agent serves concurrent requests.
+    """
+
+    def __init__(self, collection: Collection) -> None:
+        self._collection = collection
+
+    def search(self, query: str, *, mode: SearchMode, k: int, filters: Filters | None = None) -> list[SearchHit]:
+        tally = _tally.get()
+        try:
+            hits = self._collection.search(query, mode=mode, k=k, filters=filters)
+        except DeepciteError as exc:
+            if tally is not None and tally.failure is None:
+                tally.failure = exc
+            raise
+        if tally is not None:
+            tally.succeeded += 1
+        return hits
+
+    def embed(self, texts: Sequence[str]) -> np.ndarray:
+        return self._collection.embed(texts)
+
+    def vectors(self, chunks: Sequence[Chunk]) -> np.ndarray:
+        """The stored dense vectors of these chunks (embedding only those the store lacks)."""
+        return self._collection.vectors(chunks)
+
+
+_UNSET: Any = object()
+
+
+class Engine:
+    """deepcite's shared objects, built once per process from ``settings`` (see the module docstring).
+
+    ``store``/``embedder`` may be handed in (tests share one across apps); the Engine then leaves
+    closing the store to its owner.
+    """
+
+    def __init__(
+        self,
+        settings: Settings | None = None,
+        *,
+        store: SearchStore | None = None,
+        embedder: Embedder | None = None,
+    ) -> None:
+        self.settings = settings or get_settings()
+        self._lock = threading.RLock()
+        self._store = store
+        self._owns_store = store is None
+        self._embedder = embedder
+        self._llm: LLMClient | None = _UNSET
+        self._reranker: Reranker | None = _UNSET
+        self._reranker_errors: list[str] = []
+        self._web: WebSource | None = _UNSET
+        self._generator: AnswerGenerator | None = None
+        self._contexts: ResponseContextManager | None = None
+        self._finder: PractitionerFinder | None = None
+        self._collections: dict[str, Collection] = {}
+        self._agents: dict[tuple[str, int | None], ResearchAgent] = {}
+
+    # -- lifecycle ------------------------------------------------------------------------------------------
+    def __enter__(self) -> Engine:
+        self.start()
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.close()
+
+    def start(self) -> None:
+        """Start the background cleanup of expired response contexts."""
+        self.contexts.start()
+
+    def close(self) -> None:
+        """Stop the context cleanup; close the practitioner directory, and the store if the Engine opened it."""
+        with self._lock:
+            if self._contexts is not None:
+                self._contexts.stop()
+            if self._finder is not None:
+                self._finder.directory.close()  # not finder.close(): the store is shared
+                self._finder = None
+            if self._owns_store and self._store is not None:
+                self._store.close()
+                self._store = None
+            self._collections.clear()
+            self._agents.clear()
+
+    # -- shared objects, each built once ---------------------------------------------------------------------
+    def _once(self, attr: str, build: Callable[[], T]) -> T:
+        value = getattr(self, attr)
+        if value is _UNSET or value is None:
+            with self._lock:
+                value = getattr(self, attr)
+                if value is _UNSET or value is None:
+                    value = build()
+                    setattr(self, attr, value)
+        return value
+
+    @property
+    def store(self) -> SearchStore:
+        """The search store of ``settings.data_dir`` (or the configured Qdrant server)."""
+        return self._once("_store", lambda: open_store(self.settings))
+
+    @property
+    def embedder(self) -> Embedder:
+        """The dense embedding model (loaded on first use: ``/healthz`` never loads it)."""
+        return self._once("_embedder", lambda: get_embedder(self.settings))
+
+    @property
+    def llm(self) -> LLMClient | None:
+        """The LLM client, or None offline; one client, so the structured-output mode it learned persists."""
+        if self._llm is _UNSET:
+            with self._lock:
+                if self._llm is _UNSET:
+                    self._llm = get_llm(self.settings)
+        return self._llm
+
+    @property
+    def reranker(self) -> Reranker | None:
+        """The cross-encoder reranker when ``research.rerank_enabled``, loaded once."""
+        if self._reranker is _UNSET:
+            with self._lock:
+                if self._reranker is _UNSET:
+                    self._reranker = load_reranker(self.settings.research, self._reranker_errors)
+        return self._reranker
+
+    @property
+    def web_source(self) -> WebSource | None:
+        """Web evidence per sub-question when ``web.enabled``, else None."""
+        if self._web is _UNSET:
+            with self._lock:
+                if self._web is _UNSET:
+                    self._web = web_source_for(self.settings, self.llm)
+        return self._web
+
+    @property
+    def generator(self) -> AnswerGenerator:
+        """The answer generator: the LLM writer with its extractive fallback, or the extractive writer."""
+        return self._once("_generator", lambda: build_generator(self.settings, self.embedder, self.llm))
+
+    @property
+    def contexts(self) -> ResponseContextManager:
+        """The response contexts by request id (for regenerating a summary or an answer later)."""
+        return self._once("_contexts", lambda: ResponseContextManager(self.settings.answer))
+
+    @property
+    def finder(self) -> PractitionerFinder:
+        """The practitioner finder over this Engine's store (its directory opened on first use)."""
+
+        def build() -> PractitionerFinder:
+            from deepcite.practitioners.finder import PractitionerFinder
+
+            return PractitionerFinder.open(self.settings, llm=self.llm, store=self.store)
+
+        return self._once("_finder", build)
+
+    # -- collections ------------------------------------------------------------------------------------------
+    def collection_names(self) -> list[str]:
+        """The document collections (the practitioner directory's profile index is not one)."""
+        internal = {self.settings.practitioners.collection}
+        return sorted(name for name in self.store.list_collections() if name not in internal)
+
+    def collection(self, name: str | None = None) -> Collection:
+        """The named collection (default ``server.default_collection``), opened once; 404 naming the known ones."""
+        name = (name or self.settings.server.default_collection).strip()
+        cached = self._collections.get(name)
+        if cached is not None:
+            return cached
+        with self._lock:
+            if name not in self._collections:
+                store = self.store
+                if not store.has_collection(name):
+                    raise CollectionNotFoundError(name, store.list_collections())
+                self._collections[name] = Collection(name, store, self.settings, self.embedder)
+            return self._collections[name]
+
+    def count(self, name: str, groups: Groups = None) -> int:
+        """How many chunks of collection ``name`` the caller with ``groups`` may read."""
+        return self.store.count(name, restrict_filters(None, groups))
+
+    def agent(self, collection: str | None = None, max_hops: int | None = None) -> ResearchAgent:
+        """The research agent of a collection and hop cap, built once (its vector cache kept across questions)."""
+        col = self.collection(collection)
+        key = (col.name, max_hops)
+        cached = self._agents.get(key)
+        if cached is not None:
+            return cached
+        with self._lock:
+            if key not in self._agents:
+                self._agents[key] = ResearchAgent(
+                    _CollectionRetriever(col),
+                    llm_client=self.llm,
+                    max_hops=max_hops,
+                    settings=self.settings.research,
+                    reranker=self.reranker,
+                    web_source=self.web_source,
+                )
+            return self._agents[key]
+
+    # -- the operations ------------------------------------------------------------------------------------------
+    def search(self, request: SearchRequest, groups: Groups = None) -> SearchResponse:
+        """One plain search of a collection (no planning), restricted to the caller's ``groups``."""
+        request = request.checked(self.settings)
+        col = self.collection(request.collection)
+        mode = request.mode or SearchMode.from_str(self.settings.search.default_mode)
+        filters = restrict_filters(request.filters, groups)
+        hits = col.search(request.query, mode=mode, k=request.k, filters=filters)
+        return SearchResponse(
+            collection=col.name, query=request.query, mode=mode, hits=[Passage.from_hit(h) for h in hits]
+        )
+
+    async def research(
+        self, request: QuestionRequest, groups: Groups = None, on_hop: HopCallback | None = None
+    ) -> ResearchResult:
+        """Plan and research the question in a worker thread; ``on_hop`` runs on the event loop after each hop."""
+        request = request.checked(self.settings)
+        filters = restrict_filters(request.filters, groups)
+        agent = await asyncio.to_thread(self.agent, request.collection, request.max_hops)
+        loop = asyncio.get_running_loop()
+
+        def on_round(state: ExecutorState, report: RoundReport) -> None:
+            if on_hop is not None:
+                coverage = CoverageReport.from_coverage(
+                    state.coverage,
+                    threshold=agent.settings.coverage.threshold,
+                    enabled=agent.settings.coverage.enabled,
+                )
+                event = HopEvent.from_round(state, report, coverage)
+                loop.call_soon_threadsafe(on_hop, event)
+
+        def work() -> ResearchResult:
+            tally = _SearchTally()
+            token = _tally.set(tally)
+            try:
+                result = agent.process(request.query, filters=filters, on_round=on_round)
+            finally:
+                _tally.reset(token)
+            if tally.failure is not None and not tally.succeeded:
+                raise tally.failure
+            return result
+
+        return await asyncio.to_thread(work)
+
+    async def ask(
+        self, request: QuestionRequest, groups: Groups = None, on_hop: HopCallback | None = None
+    ) -> AskResponse:
+        """Research the question, then answer it with citations from one shared context.
+
+        An empty evidence pack yields the insufficient-evidence template with ``success`` true and no
+        citations. The context is kept (``answer.context_ttl_s``) for :meth:`regenerate`.
+        """
+        request = request.checked(self.settings)
+        started = time.perf_counter()
+        result = await self.research(request, groups, on_hop)
+        retrieval_ms = (time.perf_counter() - started) * 1000.0
+        ctx = OwnedContext.from_pack(result.pack, self.settings.answer)
+        filters = restrict_filters(request.filters, groups)
+        ctx.acl_groups = filters.acl_groups if filters is not None else None
+        self.contexts.put(ctx)
+        generator = await asyncio.to_thread(lambda: self.generator)  # may load the model once
+        answered = await answer_context(ctx, generator, self.settings.answer)
+        return AskResponse(
+            **answered.model_dump(exclude={"coverage", "retrieval_report", "retrieval_latency_ms"}),
+            coverage=result.coverage,
+            retrieval_report=result.pack.retrieval_report,
+            retrieval_latency_ms=retrieval_ms,
+        )
+
+    def ask_sync(self, request: QuestionRequest, groups: Groups = None) -> AskResponse:
+        """:meth:`ask` for code without an event loop."""
+        return asyncio.run(self.ask(request, groups))
+
+    async def regenerate(self, request_id: str, part: str, groups: Groups = None) -> PartResponse:
+        """A new quick summary (``part="summary"``) or long answer (``"answer"``) of a stored request.
+
+        NotFoundError when the id is unknown, expired or not the caller's to read (ids do not leak);
+        InsufficientEvidenceError when the context holds no chunks.
+        """
+        ctx = self._stored(request_id, groups)
+        generator = await asyncio.to_thread(lambda: self.generator)
+        if part == "summary":
+            result: PartResult = await generate_summary(ctx, generator, self.settings.answer)
+            return _part_response(ctx, "summary", result)
+        result = await generate_long_answer(ctx, generator, self.settings.answer)
+        return _part_response(ctx, "answer", result)
+
+    async def find_practitioners(self, query: PractitionerQuery) -> PractitionerSearchResponse:
+        """Ranked practitioners for a patient's request, with the intent behind them and the timings."""
+        from deepcite.practitioners.finder import search_practitioners
+
+        finder = await asyncio.to_thread(lambda: self.finder)
+        return await search_practitioners(query, finder)
+
+    def _stored(self, request_id: str, groups: Groups) -> ResponseContext:
+        ctx = self.contexts.get(request_id)
+        owner = ctx.acl_groups if isinstance(ctx, OwnedContext) else None
+        if groups is not None and (owner is None or not set(owner) <= set(groups)):
+            raise NotFoundError(
+                f"no answer context for request id {request_id!r} that you may read; run the search again"
+            )
+        require_selected(ctx)  # 422: nothing is regenerated from an empty context
+        return ctx
+
+
+def _part_response(ctx: ResponseContext, name: str, part: PartResult) -> PartResponse:
+    return PartResponse(
+        request_id=ctx.request_id,
+        query=ctx.query,
+        part=name,  # type: ignore[arg-type]
+        text=part.text,
+        citations=[Citation.from_chunk(c) for c in ctx.selected_chunks],
+        citation_check=part.check,
+        latency_ms=part.latency_ms,
+        chunks_used=len(part.check.cited_ids),
+    )
