@@ -24,21 +24,22 @@ def _toml(tmp_path: Path, text: str) -> Path:
 def test_precedence_init_over_env_over_file_over_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     file = _toml(
         tmp_path,
-        'data_dir = "/from/file"\n[research]\nmin_hops = 2\nmax_hops = 7\nk_per_query = 11\n[search]\nrrf_k = 33\n',
+        'data_dir = "/from/file"\n[research.stopping]\nmin_hops = 2\nmax_hops = 7\n[research.retrieval]\nk_per_query = 11\n'
+        '[search]\nrrf_k = 33\n',
     )
-    monkeypatch.setenv("DEEPCITE_RESEARCH_MAX_HOPS", "5")
-    monkeypatch.setenv("DEEPCITE_RESEARCH_K_PER_QUERY", "12")
+    monkeypatch.setenv("DEEPCITE_RESEARCH_STOPPING_MAX_HOPS", "5")
+    monkeypatch.setenv("DEEPCITE_RESEARCH_RETRIEVAL_K_PER_QUERY", "12")
     monkeypatch.setenv("DEEPCITE_DATA_DIR", "/from/env")
 
-    settings = Settings.load(file, research={"k_per_query": 13})
+    settings = Settings.load(file, research={"retrieval": {"k_per_query": 13}})
 
-    assert settings.research.k_per_query == 13  # init beats environment and file
-    assert settings.research.max_hops == 5  # environment beats file
+    assert settings.research.retrieval.k_per_query == 13  # init beats environment and file
+    assert settings.research.stopping.max_hops == 5  # environment beats file
     assert settings.data_dir == Path("/from/env")
-    assert settings.research.min_hops == 2  # file beats defaults
+    assert settings.research.stopping.min_hops == 2  # file beats defaults
     assert settings.search.rrf_k == 33
     assert settings.search.bm25_k1 == 1.2  # defaults fill the rest
-    assert settings.research.mmr_lambda == ResearchSettings().mmr_lambda
+    assert settings.research.selection.mmr_lambda == ResearchSettings().selection.mmr_lambda
 
 
 def test_config_file_from_environment_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -49,19 +50,20 @@ def test_config_file_from_environment_variable(tmp_path: Path, monkeypatch: pyte
 
 
 def test_environment_parses_lists(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DEEPCITE_RESEARCH_MODES", '["bm25", "dense"]')
+    monkeypatch.setenv("DEEPCITE_RESEARCH_RETRIEVAL_MODES", '["bm25", "dense"]')
     monkeypatch.setenv("DEEPCITE_MCP_GROUPS", '["cardiology"]')
     settings = Settings.load()
-    assert settings.research.modes == ["bm25", "dense"]
+    assert settings.research.retrieval.modes == ["bm25", "dense"]
     assert settings.mcp.groups == ["cardiology"]
 
 
 def test_unknown_key_in_file_names_it_the_nearest_key_and_the_file(tmp_path: Path) -> None:
-    file = _toml(tmp_path, "[research]\nmin_hop = 1\n")
+    file = _toml(tmp_path, "[research.stopping]\nmin_hop = 1\n")
     with pytest.raises(ConfigError) as err:
         Settings.load(file)
     message = str(err.value)
-    assert "'research.min_hop'" in message and "'research.min_hops'" in message and str(file) in message
+    assert "'research.stopping.min_hop'" in message and "'research.stopping.min_hops'" in message
+    assert str(file) in message
 
 
 def test_unknown_section_in_file(tmp_path: Path) -> None:
@@ -76,17 +78,30 @@ def test_unknown_key_in_environment_names_the_nearest(monkeypatch: pytest.Monkey
 
 
 def test_max_rounds_was_merged_into_max_hops(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with pytest.raises(ConfigError, match=r"'research.max_rounds'.*replaced by 'research.max_hops'"):
+    with pytest.raises(ConfigError, match=r"'research.max_rounds'.*replaced by 'research.stopping.max_hops'"):
         Settings.load(_toml(tmp_path, "[research]\nmax_rounds = 4\n"))
     monkeypatch.setenv("DEEPCITE_RESEARCH_MAX_ROUNDS", "4")
-    with pytest.raises(ConfigError, match="DEEPCITE_RESEARCH_MAX_HOPS"):
+    with pytest.raises(ConfigError, match="DEEPCITE_RESEARCH_STOPPING_MAX_HOPS"):
         Settings.load()
 
 
 def test_wrong_type_and_bad_files(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match=r"research.max_hops: Input should be a valid integer"):
-        Settings.load(_toml(tmp_path, '[research]\nmax_hops = "many"\n'))
+    with pytest.raises(ConfigError, match=r"research.stopping.max_hops: Input should be a valid integer"):
+        Settings.load(_toml(tmp_path, '[research.stopping]\nmax_hops = "many"\n'))
     with pytest.raises(ConfigError, match="does not exist"):
         Settings.load(tmp_path / "missing.toml")
     with pytest.raises(ConfigError, match="cannot read settings file"):
         Settings.load(_toml(tmp_path, "[research\n"))
+
+
+def test_research_settings_moved_into_sections_name_the_new_place(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with pytest.raises(ConfigError, match=r"'research.aspect_coverage_threshold'.*'research.coverage.threshold'"):
+        Settings.load(_toml(tmp_path, "[research]\naspect_coverage_threshold = 0.4\n"))
+    monkeypatch.setenv("DEEPCITE_RESEARCH_MIN_HOPS", "1")
+    with pytest.raises(ConfigError, match="DEEPCITE_RESEARCH_STOPPING_MIN_HOPS"):
+        Settings.load()
+    monkeypatch.delenv("DEEPCITE_RESEARCH_MIN_HOPS")
+    monkeypatch.setenv("DEEPCITE_RESEARCH_COVERAGE_KEYWORD_WEIGHT", "0.3")  # same name before and after
+    assert Settings.load().research.coverage.keyword_weight == 0.3

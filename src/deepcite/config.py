@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic.fields import FieldInfo
 from pydantic_settings import (
     BaseSettings,
     PydanticBaseSettingsSource,
@@ -120,64 +121,98 @@ class SearchSettings(_Section):
     include_title: bool = True
 
 
-class ResearchSettings(_Section):
-    """The research engine: planning, rounds, selection, coverage and stopping."""
+class PlanningSettings(_Section):
+    """How a question becomes aspects, sub-questions and each round's queries."""
 
-    min_hops: int = 3
-    max_hops: int = 10  # the one cap on research rounds (hops); a request may ask for fewer
-    aspect_coverage_threshold: float = 0.5
-    weighted_coverage_threshold: float = 0.70
-    core_aspect_importance: float = 0.8
-    no_novelty_streak: int = 2
-    enable_aspect_coverage: bool = True
+    max_question_chars: int = 2000
+    # importance of the main aspect of a question part, of each side of a comparison, and of secondary
+    # aspects (an "advantages" or "uses" clause beside the main one)
+    main_aspect_importance: float = 1.0
+    side_aspect_importance: float = 0.9
+    secondary_aspect_importance: float = 0.6
+    hyde_enabled: bool = False
+    max_queries_per_round: int = 24
+    max_query_chars: int = 500
+    # bridge hops follow entities of the best `bridge_parents_per_hop` passages not yet bridged from (each
+    # passage's title and up to `bridge_names_per_passage` names)
+    bridge_parents_per_hop: int = 1
+    bridge_names_per_passage: int = 6
+    bridge_entities_in_label: int = 4  # entities named in a bridge hop's sub-question text
+
+
+class ResearchRetrievalSettings(_Section):
+    """How each round searches: modes, depth, fusion of the round's lists, the optional reranker."""
+
     modes: list[Literal["bm25", "dense", "hybrid"]] = Field(default_factory=lambda: ["hybrid"])
     k_per_query: int = 20
+    bridge_modes: list[Literal["bm25", "dense", "hybrid"]] = Field(default_factory=lambda: ["bm25"])
+    bridge_k: int = 3  # hits per bridge query (an entity searched by name)
     merge_rrf_k: int = 60
     rerank_enabled: bool = False
     reranker_model: str | None = None
     rerank_top_n: int = 30
+    rerank_batch_size: int = 32
+
+
+class SelectionSettings(_Section):
+    """Which passages a round keeps, and how the evidence pack is ordered and capped."""
+
     max_docs_per_round: int = 10
     max_total_docs: int = 30
     per_document_cap: int = 2
     mmr_lambda: float = 0.7
     must_preserve_boost: float = 0.1
-    coverage_keyword_weight: float = 0.5
-    coverage_embedding_weight: float = 0.5
-    quality_stop_score: float = 0.5
-    hyde_enabled: bool = False
-    max_question_chars: int = 2000
-    # planner: importance of the main aspect of a question part, of each side of a comparison, and of
-    # secondary aspects (an "advantages" or "uses" clause beside the main one)
-    main_aspect_importance: float = 1.0
-    side_aspect_importance: float = 0.9
-    secondary_aspect_importance: float = 0.6
-    # bridge hops follow entities of the best `bridge_parents_per_hop` passages not yet bridged from
-    # (each passage's title and up to `bridge_names_per_passage` names), searching each by name in
-    # `bridge_modes` for `bridge_k` hits. A bridge candidate's relevance: cosine to (question + parent)
-    # + `title_match_bonus` when its title names the entity + `bridge_residual_weight` * its share of
-    # the best score of the question words the parent lacks.
-    bridge_parents_per_hop: int = 1
-    bridge_names_per_passage: int = 6
-    bridge_modes: list[Literal["bm25", "dense", "hybrid"]] = Field(default_factory=lambda: ["bm25"])
-    bridge_k: int = 3
-    bridge_residual_weight: float = 0.3
-    bridge_entities_in_label: int = 4  # entities named in a bridge hop's sub-question text
-    max_queries_per_round: int = 24
-    max_query_chars: int = 500
-    # selection: MMR runs over the round's best `selection_pool` candidates; the best passage of each
-    # query not yet represented gets `spread_bonus` on its relevance
-    selection_pool: int = 30
+    # MMR runs over the round's best `pool` candidates; the best passage of each query not yet represented
+    # gets `spread_bonus` on its relevance
+    pool: int = 30
     spread_bonus: float = 0.2
     title_match_bonus: float = 0.15  # a passage titled after the entity or aspect its query was about
-    # the pack's order: a passage selected at `rank` in round r scores round_decay**(r-1) / (k + rank)
-    selection_rank_k: float = 1.0
+    # a bridge candidate's relevance: cosine to (question + parent) + `title_match_bonus` when its title names
+    # the entity + `bridge_residual_weight` * its share of the best score of the question words the parent lacks
+    bridge_residual_weight: float = 0.3
+    # the pack's order: a passage selected at `rank` in round r scores round_decay**(r-1) / (rank_k + rank)
+    rank_k: float = 1.0
     round_decay: float = 0.7
-    # coverage: the best aspect-passage cosine is mapped from [floor, ceiling] onto [0, 1]
-    coverage_cosine_floor: float = 0.25
-    coverage_cosine_ceiling: float = 0.75
-    rerank_batch_size: int = 32
+
+
+class CoverageSettings(_Section):
+    """How well the evidence covers each aspect: keywords and embedding similarity (or an LLM grader)."""
+
+    enabled: bool = True  # off: coverage never stops the rounds (evidence quality does)
+    threshold: float = 0.5  # an aspect scoring at least this is covered
+    weighted_threshold: float = 0.70
+    core_importance: float = 0.8  # aspects at least this important must all be covered
+    keyword_weight: float = 0.5
+    embedding_weight: float = 0.5
+    # the best aspect-passage cosine is mapped from [cosine_floor, cosine_ceiling] onto [0, 1]
+    cosine_floor: float = 0.25
+    cosine_ceiling: float = 0.75
+
+
+class StoppingSettings(_Section):
+    """When the rounds stop (decided by the ``should_continue`` node)."""
+
+    min_hops: int = 3
+    max_hops: int = 10  # the one cap on research rounds (hops); a request may ask for fewer
+    no_novelty_streak: int = 2  # stop after this many rounds without new evidence
+    quality_stop_score: float = 0.5  # with coverage off: stop once the best question-evidence cosine reaches it
+
+
+class ResearchSettings(_Section):
+    """The research engine, one section per stage: planning, retrieval, selection, coverage, stopping."""
+
+    planning: PlanningSettings = Field(default_factory=PlanningSettings)
+    retrieval: ResearchRetrievalSettings = Field(default_factory=ResearchRetrievalSettings)
+    selection: SelectionSettings = Field(default_factory=SelectionSettings)
+    coverage: CoverageSettings = Field(default_factory=CoverageSettings)
+    stopping: StoppingSettings = Field(default_factory=StoppingSettings)
     vector_cache_size: int = 50_000  # passage vectors kept across questions by one ResearchAgent
 
+    def tuned(self, **sections: dict[str, Any]) -> ResearchSettings:
+        """A copy with fields of the named sections replaced: ``tuned(stopping={"max_hops": 3})``."""
+        return self.model_copy(
+            update={name: getattr(self, name).model_copy(update=values) for name, values in sections.items()}
+        )
 
 class AnswerSettings(_Section):
     """The grounded answer stage."""
@@ -330,7 +365,53 @@ class MCPSettings(_Section):
 
 
 # settings that were renamed or merged: the old key names the new one in a clear error
-RENAMED_SETTINGS: dict[str, str] = {"research.max_rounds": "research.max_hops", "mcp.max_k": "search.max_k"}
+RENAMED_SETTINGS: dict[str, str] = {
+    "research.max_rounds": "research.stopping.max_hops",
+    "mcp.max_k": "search.max_k",
+    # the research settings split into sub-sections
+    "research.max_question_chars": "research.planning.max_question_chars",
+    "research.main_aspect_importance": "research.planning.main_aspect_importance",
+    "research.side_aspect_importance": "research.planning.side_aspect_importance",
+    "research.secondary_aspect_importance": "research.planning.secondary_aspect_importance",
+    "research.hyde_enabled": "research.planning.hyde_enabled",
+    "research.max_queries_per_round": "research.planning.max_queries_per_round",
+    "research.max_query_chars": "research.planning.max_query_chars",
+    "research.bridge_parents_per_hop": "research.planning.bridge_parents_per_hop",
+    "research.bridge_names_per_passage": "research.planning.bridge_names_per_passage",
+    "research.bridge_entities_in_label": "research.planning.bridge_entities_in_label",
+    "research.modes": "research.retrieval.modes",
+    "research.k_per_query": "research.retrieval.k_per_query",
+    "research.bridge_modes": "research.retrieval.bridge_modes",
+    "research.bridge_k": "research.retrieval.bridge_k",
+    "research.merge_rrf_k": "research.retrieval.merge_rrf_k",
+    "research.rerank_enabled": "research.retrieval.rerank_enabled",
+    "research.reranker_model": "research.retrieval.reranker_model",
+    "research.rerank_top_n": "research.retrieval.rerank_top_n",
+    "research.rerank_batch_size": "research.retrieval.rerank_batch_size",
+    "research.max_docs_per_round": "research.selection.max_docs_per_round",
+    "research.max_total_docs": "research.selection.max_total_docs",
+    "research.per_document_cap": "research.selection.per_document_cap",
+    "research.mmr_lambda": "research.selection.mmr_lambda",
+    "research.must_preserve_boost": "research.selection.must_preserve_boost",
+    "research.spread_bonus": "research.selection.spread_bonus",
+    "research.title_match_bonus": "research.selection.title_match_bonus",
+    "research.bridge_residual_weight": "research.selection.bridge_residual_weight",
+    "research.round_decay": "research.selection.round_decay",
+    "research.selection_pool": "research.selection.pool",
+    "research.selection_rank_k": "research.selection.rank_k",
+    "research.enable_aspect_coverage": "research.coverage.enabled",
+    "research.aspect_coverage_threshold": "research.coverage.threshold",
+    "research.weighted_coverage_threshold": "research.coverage.weighted_threshold",
+    "research.core_aspect_importance": "research.coverage.core_importance",
+    "research.coverage_keyword_weight": "research.coverage.keyword_weight",
+    "research.coverage_embedding_weight": "research.coverage.embedding_weight",
+    "research.coverage_cosine_floor": "research.coverage.cosine_floor",
+    "research.coverage_cosine_ceiling": "research.coverage.cosine_ceiling",
+    "research.min_hops": "research.stopping.min_hops",
+    "research.max_hops": "research.stopping.max_hops",
+    "research.no_novelty_streak": "research.stopping.no_novelty_streak",
+    "research.quality_stop_score": "research.stopping.quality_stop_score",
+}
 
 _config_file: ContextVar[Path | None] = ContextVar("deepcite_config_file", default=None)
 
@@ -374,9 +455,10 @@ class Settings(BaseSettings):
         """Init arguments, then the environment, then the TOML file: the first source to set a value wins."""
         _refuse_renamed_env()
         file = _config_file.get()
+        env = _ResearchEnvSource(settings_cls, env_settings)
         if file is None:
-            return init_settings, env_settings
-        return init_settings, env_settings, _CheckedTomlSource(settings_cls, file)
+            return init_settings, env
+        return init_settings, env, _CheckedTomlSource(settings_cls, file)
 
     @classmethod
     def load(cls, path: str | Path | None = None, **values: Any) -> Settings:
@@ -410,6 +492,41 @@ class Settings(BaseSettings):
     @property
     def practitioners_db(self) -> Path:
         return self.practitioners.db_path or (self.data_dir / "practitioners.sqlite")
+
+
+def _is_section(annotation: Any) -> bool:
+    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
+
+
+class _ResearchEnvSource(PydanticBaseSettingsSource):
+    """The environment, with research sub-sections nested: ``DEEPCITE_RESEARCH_STOPPING_MAX_HOPS`` arrives as
+    ``research.stopping_max_hops`` and is handed on as ``research.stopping.max_hops``."""
+
+    def __init__(self, settings_cls: type[BaseSettings], env: PydanticBaseSettingsSource) -> None:
+        super().__init__(settings_cls)
+        self.env = env
+
+    def get_field_value(self, field: FieldInfo, field_name: str) -> tuple[Any, str, bool]:
+        return self.env.get_field_value(field, field_name)
+
+    def __call__(self) -> dict[str, Any]:
+        data = self.env()
+        research = data.get("research")
+        if isinstance(research, dict):
+            sections = [n for n, f in ResearchSettings.model_fields.items() if _is_section(f.annotation)]
+            nested: dict[str, Any] = {}
+            for key, value in research.items():
+                section = next((s for s in sections if key.startswith(s + "_")), None)
+                if section is None:
+                    nested[key] = value
+                    continue
+                leaf = key[len(section) + 1 :]
+                field = ResearchSettings.model_fields[section].annotation.model_fields.get(leaf)  # type: ignore[union-attr]
+                if field is not None and isinstance(value, str) and self.field_is_complex(field):
+                    value = self.decode_complex_value(leaf, field, value)
+                nested.setdefault(section, {})[leaf] = value
+            data["research"] = nested
+        return data
 
 
 class _CheckedTomlSource(TomlConfigSettingsSource):
@@ -462,8 +579,8 @@ def _refuse_renamed_env() -> None:
     """Raise ``ConfigError`` when the environment sets a renamed setting (it would be ignored in silence)."""
     for old, new in RENAMED_SETTINGS.items():
         name = "DEEPCITE_" + old.replace(".", "_").upper()
-        if name in os.environ:
-            env_new = "DEEPCITE_" + new.replace(".", "_").upper()
+        env_new = "DEEPCITE_" + new.replace(".", "_").upper()
+        if name in os.environ and name != env_new:  # a move that keeps the variable's name is no rename
             raise ConfigError(f"environment variable {name} was replaced by {env_new}; rename it")
 
 

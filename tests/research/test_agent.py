@@ -22,7 +22,7 @@ def _agent(collection: Collection, **kwargs) -> ResearchAgent:
 
 def test_coverage_rises_across_hops_for_a_comparison(research_collection: Collection) -> None:
     # one passage per hop, so what each hop adds shows in the coverage
-    settings = ResearchSettings(max_docs_per_round=1)
+    settings = ResearchSettings().tuned(selection={"max_docs_per_round": 1})
     result = ResearchAgent(research_collection, settings=settings).process(COMPARISON)
     reports = result.pack.retrieval_report
     weighted = [r.weighted_coverage for r in reports]
@@ -77,7 +77,7 @@ def test_zero_hits_give_an_empty_pack_with_the_reason(research_collection: Colle
 
 def test_long_question_is_truncated_with_a_warning(research_collection: Collection) -> None:
     result = _agent(research_collection).process("statins lower LDL cholesterol " * 700)
-    assert len(result.question) <= ResearchSettings().max_question_chars
+    assert len(result.question) <= ResearchSettings().planning.max_question_chars
     assert any("characters" in w for w in result.pack.warnings)
     assert result.pack.final_evidence
 
@@ -98,7 +98,9 @@ def test_failing_llm_and_missing_reranker_are_recorded_and_rounds_go_on(
     research_collection: Collection,
 ) -> None:
     llm = StandInLLM([ConnectionError("LLM endpoint down")] * 20)
-    settings = ResearchSettings(rerank_enabled=True, reranker_model="/no/such/cross-encoder")
+    settings = ResearchSettings().tuned(
+        retrieval={"rerank_enabled": True, "reranker_model": "/no/such/cross-encoder"}
+    )
     agent = ResearchAgent(research_collection, llm_client=llm, settings=settings)
     result = agent.process(COMPARISON)
     errors = "\n".join(result.pack.errors)

@@ -27,7 +27,7 @@ def test_comparisons_yield_both_sides_and_the_comparison(question: str, sides: t
     kinds = [a.aspect_type for a in aspects]
     assert kinds.count(AspectType.COMPARISON) == 1 and kinds.count(AspectType.DEFINITION) == 2
     assert [a.aspect for a in aspects if a.aspect_type is AspectType.DEFINITION] == list(sides)
-    assert all(a.importance >= S.core_aspect_importance for a in aspects)
+    assert all(a.importance >= S.coverage.core_importance for a in aspects)
 
 
 @pytest.mark.parametrize(
@@ -43,7 +43,7 @@ def test_comparisons_yield_both_sides_and_the_comparison(question: str, sides: t
 def test_question_forms_map_to_aspect_types(question: str, kind: AspectType) -> None:
     main = heuristic_aspects(question, S)[0]
     assert main.aspect_type is kind
-    assert main.importance == S.main_aspect_importance
+    assert main.importance == S.planning.main_aspect_importance
 
 
 def test_definition_aspect_is_the_defined_term() -> None:

@@ -44,7 +44,7 @@ def test_gate_skips_a_plan_without_searchable_words() -> None:
 
 def test_gate_refuses_broken_caps() -> None:
     state, planner = new_state("statins")
-    executor_gate(state, adapters(planner, settings=S.model_copy(update={"modes": [], "k_per_query": 0})))
+    executor_gate(state, adapters(planner, settings=S.tuned(retrieval={"modes": [], "k_per_query": 0})))
     assert state.done
     assert "no retrieval modes" in state.skip_reason and "k_per_query" in state.skip_reason
     assert state.errors
@@ -70,7 +70,7 @@ def test_must_preserve_terms_reach_a_query_verbatim() -> None:
 
 
 def _hyde_adapters(planner, llm: StandInLLM):
-    return adapters(planner, settings=S.model_copy(update={"hyde_enabled": True}), hyde=LLMHyde(llm))
+    return adapters(planner, settings=S.tuned(planning={"hyde_enabled": True}), hyde=LLMHyde(llm))
 
 
 def test_hyde_adds_a_query_through_the_adapter() -> None:
@@ -114,7 +114,7 @@ def test_merge_dedupes_and_fuses_by_rrf_keeping_every_feature() -> None:
     state, _ = _merged_state()
     assert [c.chunk.chunk_id for c in state.candidates] == ["b", "a", "c"]  # b is in both lists
     b = state.candidates[0]
-    k = S.merge_rrf_k
+    k = S.retrieval.merge_rrf_k
     assert b.score == b.rrf == pytest.approx(rrf_contribution(2, k) + rrf_contribution(1, k))
     by_list = {(p.mode, p.query_index): (p.rank, p.score) for p in b.provenance}
     assert by_list == {("bm25", 0): (2, 5.0), ("dense", 1): (1, pytest.approx(0.8))}
@@ -149,7 +149,7 @@ def test_rerank_off_keeps_the_order() -> None:
 def test_missing_reranker_model_is_recorded_not_raised() -> None:
     errors: list[str] = []
     reranker = load_reranker(
-        S.model_copy(update={"rerank_enabled": True, "reranker_model": "/no/such/model"}), errors
+        S.tuned(retrieval={"rerank_enabled": True, "reranker_model": "/no/such/model"}), errors
     )
     assert reranker is None
     assert "reranker unavailable" in errors[0] and "/no/such/model" in errors[0]
@@ -187,7 +187,7 @@ def test_should_continue_runs_to_min_hops_and_reports_the_round() -> None:
 def test_should_continue_stops_after_the_no_novelty_streak() -> None:
     state, planner = new_state("statins")
     _evidence(state, ("a", "d1", 1.0))
-    state.round, state.new_evidence, state.no_novelty = 4, 0, S.no_novelty_streak - 1
+    state.round, state.new_evidence, state.no_novelty = 4, 0, S.stopping.no_novelty_streak - 1
     should_continue(state, adapters(planner))
     assert state.done and "no new evidence" in state.stop_reason
 
@@ -197,7 +197,7 @@ def test_finalize_sorts_caps_per_document_and_trims() -> None:
     _evidence(
         state, ("a1", "A", 0.9), ("a2", "A", 0.8), ("a3", "A", 0.7), ("b1", "B", 0.85), ("c1", "C", 0.1)
     )
-    capped = S.model_copy(update={"per_document_cap": 2, "max_total_docs": 4})
+    capped = S.tuned(selection={"per_document_cap": 2, "max_total_docs": 4})
     pack = finalize_evidence_pack(state, adapters(planner, settings=capped))
     assert [c.chunk.chunk_id for c in pack.final_evidence] == ["a1", "b1", "a2", "c1"]
 
@@ -211,7 +211,7 @@ def test_finalize_with_no_evidence_gives_an_empty_pack_and_the_reason() -> None:
 
 def test_should_continue_stops_when_no_round_found_evidence() -> None:
     state, planner = new_state("statins")
-    state.round = S.min_hops
+    state.round = S.stopping.min_hops
     should_continue(state, adapters(planner))
     assert state.done and state.stop_reason == "no evidence found in any round"
 
@@ -235,14 +235,14 @@ def _coverage(scores: dict[str, float], importance: dict[str, float]) -> AspectC
     ],
 )
 def test_stop_decision(hop: int, scores: dict, streak: int, go_on: bool, reason: str) -> None:
-    settings = S.model_copy(update={"min_hops": 3, "max_hops": 10})
+    settings = S.tuned(stopping={"min_hops": 3, "max_hops": 10})
     cov = _coverage(scores, {"a": 1.0, "b": 0.5})
     decision, why = stop_decision(settings, cov, hop, no_novelty_streak=streak)
     assert decision is go_on and reason in why
 
 
 def test_quality_stopping_when_coverage_is_disabled() -> None:
-    settings = S.model_copy(update={"min_hops": 1, "max_hops": 5, "enable_aspect_coverage": False})
+    settings = S.tuned(stopping={"min_hops": 1, "max_hops": 5}, coverage={"enabled": False})
     cov = _coverage({"a": 0.0}, {"a": 1.0})
     assert stop_decision(settings, cov, 1, evidence_quality=0.2)[0] is True
     go_on, why = stop_decision(settings, cov, 1, evidence_quality=0.8)
@@ -251,7 +251,7 @@ def test_quality_stopping_when_coverage_is_disabled() -> None:
 
 def test_invalid_hop_budget_is_refused() -> None:
     with pytest.raises(InputError, match="min_hops"):
-        check_hop_budget(S.model_copy(update={"min_hops": 5, "max_hops": 2}))
+        check_hop_budget(S.tuned(stopping={"min_hops": 5, "max_hops": 2}))
 
 
 def test_the_pipeline_lists_the_design_nodes_in_order() -> None:

@@ -85,7 +85,7 @@ def test_failing_search_is_recorded_and_the_round_goes_on(
 def test_select_evidence_caps_documents_keeps_subquestion_evidence_and_scores_by_rank(
     research_collection: Collection,
 ) -> None:
-    settings = S.model_copy(update={"max_docs_per_round": 4})
+    settings = S.tuned(selection={"max_docs_per_round": 4})
     state, ctx = _round(research_collection, "statins LDL cholesterol", settings)
     select_evidence(state, ctx)
     assert 0 < len(state.selected) <= 4 and state.new_evidence == len(state.selected)
@@ -96,15 +96,15 @@ def test_select_evidence_caps_documents_keeps_subquestion_evidence_and_scores_by
     )
     scores = [c.score for c in state.selected]
     assert scores == sorted(scores, reverse=True) and scores[0] == pytest.approx(
-        1 / (1 + settings.selection_rank_k)
+        1 / (1 + settings.selection.rank_k)
     )
     docs = [c.chunk.doc_id for c in state.selected]
-    assert all(docs.count(d) <= settings.per_document_cap for d in docs)
+    assert all(docs.count(d) <= settings.selection.per_document_cap for d in docs)
 
 
 @pytest.mark.slow
 def test_must_preserve_passages_come_first(research_collection: Collection) -> None:
-    settings = S.model_copy(update={"must_preserve_boost": 1.0, "max_docs_per_round": 3})
+    settings = S.tuned(selection={"must_preserve_boost": 1.0, "max_docs_per_round": 3})
     state, ctx = _round(research_collection, "Which drug lowers LDL, e.g. evolocumab?", settings)
     select_evidence(state, ctx)
     assert "evolocumab" in (state.selected[0].chunk.text + state.selected[0].chunk.title).lower()
@@ -112,14 +112,14 @@ def test_must_preserve_passages_come_first(research_collection: Collection) -> N
 
 @pytest.mark.slow
 def test_grade_coverage_rises_with_the_right_evidence(research_collection: Collection) -> None:
-    settings = S.model_copy(update={"max_docs_per_round": 1})
+    settings = S.tuned(selection={"max_docs_per_round": 1})
     state, ctx = _round(research_collection, "What is ezetimibe?", settings)
     grade_coverage(state, ctx)
     assert state.coverage.coverage_scores == {"ezetimibe": 0.0}  # nothing selected yet
     select_evidence(state, ctx)
     grade_coverage(state, ctx)
     assert state.selected[0].chunk.title == "Ezetimibe"
-    assert state.coverage.coverage_scores["ezetimibe"] >= settings.aspect_coverage_threshold
+    assert state.coverage.coverage_scores["ezetimibe"] >= settings.coverage.threshold
     assert state.coverage.covered_by_hop == {"ezetimibe": 1}
     assert state.quality > 0.3
 

@@ -21,7 +21,14 @@ import httpx
 import pytest
 import uvicorn
 
-from deepcite.config import AnswerSettings, LLMSettings, ResearchSettings, ServerSettings, Settings
+from deepcite.config import (
+    AnswerSettings,
+    LLMSettings,
+    ResearchSettings,
+    ServerSettings,
+    Settings,
+    StoppingSettings,
+)
 from deepcite.models import Document
 from deepcite.retrieval.collection import open_collection
 from deepcite.retrieval.embedder import Embedder
@@ -48,7 +55,7 @@ def server_settings(data_dir: Path, **overrides: Any) -> Settings:
     fields: dict[str, Any] = {
         "data_dir": data_dir,
         "api_keys": API_KEYS,
-        "research": ResearchSettings(min_hops=1, max_hops=3),
+        "research": ResearchSettings(stopping=StoppingSettings(min_hops=1, max_hops=3)),
         "answer": AnswerSettings(context_max_count=50),
         "server": ServerSettings(
             max_request_bytes=MAX_REQUEST_BYTES,

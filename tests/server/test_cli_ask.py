@@ -23,7 +23,7 @@ pytestmark = pytest.mark.slow
 def runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CliRunner]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("DEEPCITE_DATA_DIR", str(tmp_path_factory.mktemp("cli-data")))
-        patch.setenv("DEEPCITE_RESEARCH_MIN_HOPS", "1")
+        patch.setenv("DEEPCITE_RESEARCH_STOPPING_MIN_HOPS", "1")
         get_settings.cache_clear()
         runner = CliRunner()
         ingest = runner.invoke(app, ["ingest", str(CORPUS), "--collection", COLLECTION, "--json"])

@@ -51,9 +51,9 @@ def research(
         cli = state(ctx)
         settings = cli.settings
         if min_hops is not None:
-            settings = settings.model_copy(
-                update={"research": settings.research.model_copy(update={"min_hops": min_hops})}
-            )
+            stopping = settings.research.stopping.model_copy(update={"min_hops": min_hops})
+            research = settings.research.model_copy(update={"stopping": stopping})
+            settings = settings.model_copy(update={"research": research})
         if no_llm:
             settings = settings.model_copy(update={"llm": LLMSettings()})
         cli.override(settings)

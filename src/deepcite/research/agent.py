@@ -101,10 +101,10 @@ class ResearchAgent:
             updates["min_hops"] = min_hops
         if max_hops is not None:
             updates["max_hops"] = max_hops
-            updates["min_hops"] = min(updates.get("min_hops", base.min_hops), max_hops)
+            updates["min_hops"] = min(updates.get("min_hops", base.stopping.min_hops), max_hops)
         if not adaptive_mode:
-            updates["min_hops"] = updates.get("max_hops", base.max_hops)
-        self.settings = base.model_copy(update=updates)
+            updates["min_hops"] = updates.get("max_hops", base.stopping.max_hops)
+        self.settings = base.tuned(stopping=updates)
         check_hop_budget(self.settings)
         self.retriever = retriever
         self.pipeline = pipeline
@@ -159,7 +159,7 @@ class ResearchAgent:
         state = ExecutorState(
             plan=plan, errors=errors, warnings=list(plan.intake.warnings), vectors=self._vectors
         )
-        state.coverage.core_importance = self.settings.core_aspect_importance
+        state.coverage.core_importance = self.settings.coverage.core_importance
 
         def round_done(state: ExecutorState) -> None:
             report = state.reports[-1]
@@ -181,6 +181,6 @@ class ResearchAgent:
         """The :class:`CoverageReport` of a pack at this agent's threshold."""
         return CoverageReport.from_coverage(
             pack.coverage,
-            threshold=self.settings.aspect_coverage_threshold,
-            enabled=self.settings.enable_aspect_coverage,
+            threshold=self.settings.coverage.threshold,
+            enabled=self.settings.coverage.enabled,
         )

@@ -62,9 +62,9 @@ class AspectWeights:
     @classmethod
     def from_settings(cls, settings: ResearchSettings) -> AspectWeights:
         return cls(
-            settings.main_aspect_importance,
-            settings.side_aspect_importance,
-            settings.secondary_aspect_importance,
+            settings.planning.main_aspect_importance,
+            settings.planning.side_aspect_importance,
+            settings.planning.secondary_aspect_importance,
         )
 
 

@@ -67,7 +67,7 @@ def llm_aspects(llm: LLMClient, question: str, settings: ResearchSettings) -> li
         llm,
         "You split research questions into the aspects a complete answer must cover. Types: "
         + ", ".join(t.value for t in AspectType)
-        + f". Core aspects get importance >= {settings.core_aspect_importance}. Reply with JSON only.",
+        + f". Core aspects get importance >= {settings.coverage.core_importance}. Reply with JSON only.",
         f"Question: {question}",
         ASPECTS_SCHEMA,
     )
@@ -80,7 +80,7 @@ def llm_aspects(llm: LLMClient, question: str, settings: ResearchSettings) -> li
             QueryAspect(
                 aspect=text,
                 aspect_type=AspectType.from_str(str(item.get("type", "definition"))),
-                importance=min(1.0, max(0.0, float(item.get("importance", settings.main_aspect_importance)))),
+                importance=min(1.0, max(0.0, float(item.get("importance", settings.planning.main_aspect_importance)))),
                 keywords=[str(k).lower() for k in item.get("keywords") or []] or keywords_of(text),
             )
         )

@@ -39,7 +39,7 @@ class QueryPlanner:
         self, question: str, *, filters: Filters | None = None, errors: list[str] | None = None
     ) -> ResearchPlan:
         """Intake, aspects and the planned sub-questions of ``question`` (the question itself comes first)."""
-        taken = intake(question, max_chars=self.settings.max_question_chars, filters=filters)
+        taken = intake(question, max_chars=self.settings.planning.max_question_chars, filters=filters)
         aspects: list[QueryAspect] | None = None
         if self.llm is not None:
             try:
@@ -79,7 +79,7 @@ class QueryPlanner:
             proposed = self._llm_next(state)
             if proposed:
                 return proposed, [RoundQuery(proposed, proposed)]
-        threshold = self.settings.aspect_coverage_threshold
+        threshold = self.settings.coverage.threshold
         uncovered = {a.aspect for a in state.coverage.get_uncovered_aspects(threshold)}
         ordered = sorted(plan.aspects, key=lambda a: (a.aspect not in uncovered, -a.importance))
         for aspect in ordered:
@@ -90,13 +90,13 @@ class QueryPlanner:
 
     def _llm_next(self, state: ExecutorState) -> str | None:
         assert self.llm is not None
-        threshold = self.settings.aspect_coverage_threshold
+        threshold = self.settings.coverage.threshold
         try:
             proposed = llm_adapters.llm_next_subquestion(
                 self.llm,
                 state.plan.question,
                 [a.aspect for a in state.coverage.get_uncovered_aspects(threshold)],
-                [c.chunk.text for c in _best_evidence(state, self.settings.bridge_parents_per_hop)],
+                [c.chunk.text for c in _best_evidence(state, self.settings.planning.bridge_parents_per_hop)],
                 state.asked,
             )
         except Exception as exc:  # noqa: BLE001 - any LLM failure falls back to the heuristic
@@ -114,14 +114,14 @@ class QueryPlanner:
         s = self.settings
         question = state.plan.question
         parents = [c for c in _best_evidence(state, len(state.evidence)) if c.key not in state.used_parents][
-            : s.bridge_parents_per_hop
+            : s.planning.bridge_parents_per_hop
         ]
         queries: list[RoundQuery] = []
         followed: list[str] = []
         words = keywords_of(question)
         for parent in parents:
             entities = bridge_entities(
-                [parent], question, exclude=state.used_entities, per_passage=s.bridge_names_per_passage
+                [parent], question, exclude=state.used_entities, per_passage=s.planning.bridge_names_per_passage
             )
             if not entities:
                 continue
@@ -129,7 +129,7 @@ class QueryPlanner:
             state.used_entities.extend(entities)
             followed.extend(entities)
             queries.extend(
-                RoundQuery(e, "", kind="bridge", parent=parent.key, modes=list(s.bridge_modes), focus=e)
+                RoundQuery(e, "", kind="bridge", parent=parent.key, modes=list(s.retrieval.bridge_modes), focus=e)
                 for e in entities
             )
             held = set(tokenize(passage_text(parent.chunk)))
@@ -140,7 +140,7 @@ class QueryPlanner:
                 )
         if not queries:
             return None
-        sub = bridge_subquestion(followed[: s.bridge_entities_in_label])
+        sub = bridge_subquestion(followed[: s.planning.bridge_entities_in_label])
         for q in queries:
             q.subquestion = sub
         return sub, queries

@@ -41,7 +41,7 @@ class RoundQuery:
     kind: QueryKind = "subquestion"
     parent: tuple[str, str] | None = None  # bridge hops: the evidence passage whose entity this follows
     focus: str | None = None  # the entity or aspect the query is about (a passage titled so is preferred)
-    modes: list[str] | None = None  # None: the configured research.modes
+    modes: list[str] | None = None  # None: the configured research.retrieval.modes
 
 
 @dataclass

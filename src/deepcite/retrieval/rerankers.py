@@ -44,19 +44,19 @@ def _load_cross_encoder(name_or_path: str) -> Any:
     except Exception as exc:  # noqa: BLE001 - any loading failure means the model is not usable here
         raise ConfigError(
             f"cannot load the reranker model {name_or_path!r} ({type(exc).__name__}: {exc}); "
-            "set research.reranker_model to a local cross-encoder path, or turn research.rerank_enabled off"
+            "set research.retrieval.reranker_model to a local cross-encoder path, or turn research.retrieval.rerank_enabled off"
         ) from exc
 
 
 def load_reranker(settings: ResearchSettings, errors: list[str]) -> CrossEncoderReranker | None:
     """The configured reranker, or ``None`` when reranking is off or the model cannot load (recorded)."""
-    if not settings.rerank_enabled:
+    if not settings.retrieval.rerank_enabled:
         return None
-    if not settings.reranker_model:
-        errors.append("reranking is on but research.reranker_model is not set; ranking kept as fused")
+    if not settings.retrieval.reranker_model:
+        errors.append("reranking is on but research.retrieval.reranker_model is not set; ranking kept as fused")
         return None
     try:
-        return CrossEncoderReranker(settings.reranker_model, batch_size=settings.rerank_batch_size)
+        return CrossEncoderReranker(settings.retrieval.reranker_model, batch_size=settings.retrieval.rerank_batch_size)
     except ConfigError as exc:
         errors.append(f"reranker unavailable: {exc}")
         return None

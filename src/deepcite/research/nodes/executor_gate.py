@@ -20,9 +20,13 @@ def executor_gate(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         problems.append("the plan has an empty question")
     if not plan.aspects:
         problems.append("the plan has no aspects")
-    if not settings.modes:
-        problems.append("no retrieval modes are configured (research.modes)")
-    if settings.k_per_query < 1 or settings.max_docs_per_round < 1 or settings.max_total_docs < 1:
+    if not settings.retrieval.modes:
+        problems.append("no retrieval modes are configured (research.retrieval.modes)")
+    if (
+        settings.retrieval.k_per_query < 1
+        or settings.selection.max_docs_per_round < 1
+        or settings.selection.max_total_docs < 1
+    ):
         problems.append("k_per_query, max_docs_per_round and max_total_docs must be at least 1")
     if problems:
         state.done = True

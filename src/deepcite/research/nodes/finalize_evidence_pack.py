@@ -33,11 +33,11 @@ def finalize_evidence_pack(state: ExecutorState, adapters: Adapters) -> Evidence
     per_doc: dict[str, int] = {}
     final: list[Candidate] = []
     for cand in ranked:
-        if per_doc.get(cand.chunk.doc_id, 0) >= settings.per_document_cap:
+        if per_doc.get(cand.chunk.doc_id, 0) >= settings.selection.per_document_cap:
             continue
         per_doc[cand.chunk.doc_id] = per_doc.get(cand.chunk.doc_id, 0) + 1
         final.append(cand)
-        if len(final) >= settings.max_total_docs:
+        if len(final) >= settings.selection.max_total_docs:
             break
     reason = state.stop_reason
     if not final:

@@ -48,12 +48,12 @@ def heuristic_coverage(
     """Per aspect: ``keyword_weight * keyword_score + embedding_weight * similarity_score``, normalised."""
     stems = [set(tokenize(passage_text(c.chunk))) for c in evidence]
     leads = [set(tokenize(_lead(c))) for c in evidence]
-    wk, we = settings.coverage_keyword_weight, settings.coverage_embedding_weight
+    wk, we = settings.coverage.keyword_weight, settings.coverage.embedding_weight
     total = (wk + we) or 1.0
     scores: dict[str, float] = {}
     for i, aspect in enumerate(aspects):
         cos = evidence_vectors @ aspect_vectors[i] if len(evidence) else np.zeros(0)
-        sim = similarity_score(cos, settings.coverage_cosine_floor, settings.coverage_cosine_ceiling)
+        sim = similarity_score(cos, settings.coverage.cosine_floor, settings.coverage.cosine_ceiling)
         scores[aspect.aspect] = (wk * keyword_score(aspect, stems, leads) + we * sim) / total
     return scores
 
@@ -75,7 +75,7 @@ def grade_coverage(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         aspects=aspects,
         covered_by_hop=dict(state.coverage.covered_by_hop),
         contradictions=list(state.coverage.contradictions),
-        core_importance=settings.core_aspect_importance,
+        core_importance=settings.coverage.core_importance,
     )
     if evidence and aspects:
         aspect_vecs = text_vectors(retriever, [a.aspect for a in aspects], state.vectors)
@@ -98,7 +98,7 @@ def grade_coverage(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         coverage.coverage_scores = {a.aspect: 0.0 for a in aspects}
     for aspect in aspects:
         if aspect.aspect not in coverage.covered_by_hop and coverage.is_aspect_covered(
-            aspect, settings.aspect_coverage_threshold
+            aspect, settings.coverage.threshold
         ):
             coverage.covered_by_hop[aspect.aspect] = state.round
     state.coverage = coverage

@@ -20,7 +20,7 @@ def merge_candidates(state: ExecutorState, adapters: Adapters) -> ExecutorState:
             cand = merged.get(key)
             if cand is None:
                 cand = merged[key] = Candidate(chunk=hit.chunk)
-            cand.rrf += rrf_contribution(hit.rank, adapters.settings.merge_rrf_k)
+            cand.rrf += rrf_contribution(hit.rank, adapters.settings.retrieval.merge_rrf_k)
             cand.provenance.append(
                 Provenance(
                     round=state.round,

@@ -49,16 +49,16 @@ def prepare_round_queries(state: ExecutorState, adapters: Adapters) -> ExecutorS
     terms = intake.must_preserve_terms
     if terms and not any(all(t.lower() in q.text.lower() for t in terms) for q in queries):
         queries.append(RoundQuery(" ".join(terms) + " " + sub, sub, kind="must_preserve", modes=["bm25"]))
-    if adapters.hyde is not None and settings.hyde_enabled and not intake.must_match_exactly:
+    if adapters.hyde is not None and settings.planning.hyde_enabled and not intake.must_match_exactly:
         try:
             queries.append(RoundQuery(adapters.hyde.generate(sub), sub, kind="hyde"))
         except Exception as exc:  # noqa: BLE001 - HyDE is optional: record and go on
             state.errors.append(f"round {state.round}: HyDE failed ({type(exc).__name__}: {exc}); skipped")
     unique: dict[str, RoundQuery] = {}
     for q in queries:
-        text = q.text.strip()[: settings.max_query_chars]
+        text = q.text.strip()[: settings.planning.max_query_chars]
         if text and text.lower() not in unique:
             unique[text.lower()] = replace(q, text=text)
-    state.queries = list(unique.values())[: settings.max_queries_per_round]
+    state.queries = list(unique.values())[: settings.planning.max_queries_per_round]
     state.results, state.candidates, state.selected, state.counts = [], [], [], {}
     return state

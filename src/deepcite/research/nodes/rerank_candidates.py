@@ -19,8 +19,8 @@ def rerank_candidates(state: ExecutorState, adapters: Adapters) -> ExecutorState
     if reranker is None or not state.candidates:
         state.counts["after_rerank"] = len(state.candidates)
         return state
-    head = state.candidates[: settings.rerank_top_n]
-    tail = state.candidates[settings.rerank_top_n :]
+    head = state.candidates[: settings.retrieval.rerank_top_n]
+    tail = state.candidates[settings.retrieval.rerank_top_n :]
     try:
         scores = reranker.score(state.subquestion, [passage_text(c.chunk) for c in head])
         if len(scores) != len(head):

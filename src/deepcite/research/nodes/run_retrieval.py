@@ -16,8 +16,8 @@ def run_retrieval(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     filters = state.plan.intake.filters
     results: list[QueryResult] = []
     for query in state.queries:
-        k = settings.bridge_k if query.kind == "bridge" else settings.k_per_query
-        for mode_name in query.modes or settings.modes:
+        k = settings.retrieval.bridge_k if query.kind == "bridge" else settings.retrieval.k_per_query
+        for mode_name in query.modes or settings.retrieval.modes:
             mode = SearchMode.from_str(mode_name)
             try:
                 hits = adapters.retriever.search(query.text, mode=mode, k=k, filters=filters)

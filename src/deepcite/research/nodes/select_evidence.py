@@ -22,7 +22,7 @@ _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
 def selection_score(rank: int, round_no: int, settings: ResearchSettings) -> float:
     """A selected passage's pack score: ``round_decay ** (round - 1) / (selection_rank_k + rank)``, so the
     pack interleaves hops, each later hop a little behind the one before."""
-    return settings.round_decay ** (round_no - 1) / (settings.selection_rank_k + rank)
+    return settings.selection.round_decay ** (round_no - 1) / (settings.selection.rank_k + rank)
 
 
 def min_max(scores: list[float]) -> np.ndarray:
@@ -97,8 +97,8 @@ def bridge_relevance(
         residual = max((p.score for p in own if p.kind == "residual" and p.parent == parent), default=0.0)
         out[i] = (
             float(vectors[i] @ focus)
-            + settings.title_match_bonus * title_hit
-            + settings.bridge_residual_weight * (residual / (residual_best.get(parent) or 1.0))
+            + settings.selection.title_match_bonus * title_hit
+            + settings.selection.bridge_residual_weight * (residual / (residual_best.get(parent) or 1.0))
         )
     return out
 
@@ -122,7 +122,7 @@ def select_evidence(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     pool = state.candidates
     if parents:  # a bridge hop weighs the passages reached through a followed entity, beyond its parents
         pool = [c for c in pool if c.key not in parents and _reached_by_bridge(c, state.round)]
-    pool = pool[: settings.selection_pool]
+    pool = pool[: settings.selection.pool]
     if not pool:
         state.selected, state.new_evidence = [], 0
         state.subquery_evidence.setdefault(state.subquestion, [])
@@ -136,24 +136,24 @@ def select_evidence(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     else:
         relevance = min_max([c.score for c in pool])
         relevance += np.array(
-            [settings.title_match_bonus * _titled_after_focus(c, state.round) for c in pool]
+            [settings.selection.title_match_bonus * _titled_after_focus(c, state.round) for c in pool]
         )
     terms = state.plan.intake.must_preserve_terms
     if terms:
-        relevance += np.array([settings.must_preserve_boost * _holds_terms(c, terms) for c in pool])
+        relevance += np.array([settings.selection.must_preserve_boost * _holds_terms(c, terms) for c in pool])
     per_doc: dict[str, int] = {}
     for cand in state.evidence.values():
         per_doc[cand.chunk.doc_id] = per_doc.get(cand.chunk.doc_id, 0) + 1
     chosen = mmr_order(
         relevance,
         vectors,
-        lam=settings.mmr_lambda,
-        limit=settings.max_docs_per_round,
+        lam=settings.selection.mmr_lambda,
+        limit=settings.selection.max_docs_per_round,
         groups=[_group(c, state.round) for c in pool],
-        spread_bonus=settings.spread_bonus,
+        spread_bonus=settings.selection.spread_bonus,
         doc_ids=[c.chunk.doc_id for c in pool],
         doc_counts=per_doc,
-        doc_cap=settings.per_document_cap,
+        doc_cap=settings.selection.per_document_cap,
         counted=[c.key not in state.evidence for c in pool],
     )
     state.selected = [pool[i] for i in chosen]

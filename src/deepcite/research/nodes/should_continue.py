@@ -11,9 +11,9 @@ from deepcite.research.state import ExecutorState
 
 def check_hop_budget(settings: ResearchSettings) -> None:
     """Raise :class:`InputError` unless ``1 <= min_hops <= max_hops``."""
-    if settings.min_hops < 1 or settings.max_hops < settings.min_hops:
+    if settings.stopping.min_hops < 1 or settings.stopping.max_hops < settings.stopping.min_hops:
         raise InputError(
-            f"hop budget min_hops={settings.min_hops}, max_hops={settings.max_hops} is invalid; "
+            f"hop budget min_hops={settings.stopping.min_hops}, max_hops={settings.stopping.max_hops} is invalid; "
             "use 1 <= min_hops <= max_hops"
         )
 
@@ -33,35 +33,38 @@ def stop_decision(
     with aspect coverage on, every core aspect covered and the weighted coverage at its threshold; with
     coverage off, the best question-evidence cosine at ``quality_stop_score``."""
     s = settings
-    if not has_evidence and hop >= s.min_hops:
+    if not has_evidence and hop >= s.stopping.min_hops:
         return False, "no evidence found in any round"
-    if hop >= s.max_hops:
-        return False, f"reached the hop limit ({hop}/{s.max_hops})"
-    if hop < s.min_hops:
-        return True, f"below the minimum hops ({hop}/{s.min_hops})"
-    if no_novelty_streak >= s.no_novelty_streak:
+    if hop >= s.stopping.max_hops:
+        return False, f"reached the hop limit ({hop}/{s.stopping.max_hops})"
+    if hop < s.stopping.min_hops:
+        return True, f"below the minimum hops ({hop}/{s.stopping.min_hops})"
+    if no_novelty_streak >= s.stopping.no_novelty_streak:
         return False, f"no new evidence for {no_novelty_streak} rounds"
-    if s.enable_aspect_coverage and coverage.aspects:
+    if s.coverage.enabled and coverage.aspects:
         uncovered_core = [
             a.aspect
             for a in coverage.core_aspects()
-            if not coverage.is_aspect_covered(a, s.aspect_coverage_threshold)
+            if not coverage.is_aspect_covered(a, s.coverage.threshold)
         ]
         weighted = coverage.get_weighted_coverage()
-        if not uncovered_core and weighted >= s.weighted_coverage_threshold:
+        if not uncovered_core and weighted >= s.coverage.weighted_threshold:
             return False, (
                 f"all core aspects covered and weighted coverage {weighted:.2f} >= "
-                f"{s.weighted_coverage_threshold:.2f}"
+                f"{s.coverage.weighted_threshold:.2f}"
             )
         if uncovered_core:
             return True, f"core aspects not yet covered: {'; '.join(uncovered_core)}"
-        return True, f"weighted coverage {weighted:.2f} < {s.weighted_coverage_threshold:.2f}"
-    if evidence_quality >= s.quality_stop_score:
+        return True, f"weighted coverage {weighted:.2f} < {s.coverage.weighted_threshold:.2f}"
+    if evidence_quality >= s.stopping.quality_stop_score:
         return (
             False,
-            f"evidence quality {evidence_quality:.2f} >= {s.quality_stop_score:.2f} (coverage off)",
+            f"evidence quality {evidence_quality:.2f} >= {s.stopping.quality_stop_score:.2f} (coverage off)",
         )
-    return True, f"evidence quality {evidence_quality:.2f} < {s.quality_stop_score:.2f} (coverage off)"
+    return (
+        True,
+        f"evidence quality {evidence_quality:.2f} < {s.stopping.quality_stop_score:.2f} (coverage off)",
+    )
 
 
 @node(
@@ -91,7 +94,7 @@ def should_continue(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         evidence_quality=state.quality,
         has_evidence=bool(state.evidence),
     )
-    threshold = settings.aspect_coverage_threshold
+    threshold = settings.coverage.threshold
     state.reports.append(
         RoundReport(
             round=state.round,
