@@ -26,12 +26,15 @@ from deepcite.retrieval.embedder import Embedder
 from deepcite.retrieval.store import SearchStore
 from deepcite.server import (
     routes_answer,
+    routes_files,
     routes_meta,
     routes_practitioners,
+    routes_upload,
     ui,
 )
 from deepcite.server.auth import Authenticator
 from deepcite.server.errors import install_error_handlers
+from deepcite.server.jobs import IngestJobs
 from deepcite.server.limits import BodySizeLimit
 
 
@@ -57,6 +60,7 @@ def create_app(
         try:
             yield
         finally:
+            app.state.jobs.shutdown()  # queued uploads are dropped; a running one finishes
             if owned:
                 engine.close()
 
@@ -68,10 +72,17 @@ def create_app(
     )
     app.state.engine = engine
     app.state.authenticator = Authenticator(settings.api_keys)
+    app.state.jobs = IngestJobs(settings.server.job_history)  # upload ingest jobs, one at a time
     install_error_handlers(app)
     app.include_router(routes_meta.router)
     app.include_router(routes_answer.router)
     app.include_router(routes_practitioners.router)
+    app.include_router(routes_files.router)
+    app.include_router(routes_upload.router)
     app.include_router(ui.router)
-    app.add_middleware(BodySizeLimit, max_bytes=settings.server.max_request_bytes)
+    app.add_middleware(
+        BodySizeLimit,
+        max_bytes=settings.server.max_request_bytes,
+        streamed=[routes_upload.upload_limit(settings)],
+    )
     return app

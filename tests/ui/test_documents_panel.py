@@ -1,0 +1,105 @@
+"""The "Add documents" panel and page-cited popovers in a real browser (Debian's Chromium) against the real
+server: upload a real PDF (and a truncated one) through the panel, see each file's status from the job's
+events, then ask about the PDF and open a citation's popover: file, page, and a link to /files/...#page=N
+that serves the original."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from ui.conftest import LiveApp, keep_for_readme, screenshot
+
+UPLOADS = Path(__file__).parents[1] / "fixtures" / "uploads"
+PDF = UPLOADS / "pasa-p1-2.pdf"
+TRUNCATED = UPLOADS / "truncated.pdf"
+COLLECTION = "papers-ui"
+QUESTION = "What does the Crawler add to the paper queue?"
+
+pytestmark = pytest.mark.slow
+
+DROP_MARKDOWN = """
+([name, text]) => {
+  const data = new DataTransfer();
+  data.items.add(new File([text], name, { type: "text/markdown" }));
+  const zone = document.getElementById("drop-zone");
+  for (const type of ["dragenter", "dragover", "drop"]) {
+    zone.dispatchEvent(new DragEvent(type, { dataTransfer: data, bubbles: true, cancelable: true }));
+  }
+}
+"""
+
+
+def _status(page: Any, name: str) -> Any:
+    return page.locator(f"#upload-list li[data-file='{name}'] .up-status")
+
+
+def _open_panel(page: Any, live_app: LiveApp) -> None:
+    page.goto(live_app.url + "/")
+    page.click("#add-documents > summary")
+    page.fill("#upload-collection", COLLECTION)
+
+
+def test_upload_through_the_panel_then_a_page_cited_popover(page: Any, live_app: LiveApp) -> None:
+    _open_panel(page, live_app)
+    page.set_input_files("#upload-files", [str(PDF), str(TRUNCATED)])
+    assert _status(page, PDF.name).get_attribute("data-status") == "ready"
+    assert page.inner_text("#upload-button") == "Add 2 documents"
+    page.click("#upload-button")
+
+    page.wait_for_selector(f"#upload-list li[data-file='{PDF.name}'] .up-status[data-status='ingested']")
+    page.wait_for_selector(f"#upload-list li[data-file='{TRUNCATED.name}'] .up-status[data-status='skipped']")
+    assert "2 pages" in _status(page, PDF.name).inner_text()
+    assert (
+        "readable PDF" in _status(page, TRUNCATED.name).inner_text()
+        or "damaged" in _status(page, TRUNCATED.name).inner_text()
+    )
+    page.wait_for_function("document.getElementById('upload-status').textContent.startsWith('Done')")
+    assert "1 ingested, 1 skipped" in page.inner_text("#upload-status")
+    keep_for_readme(screenshot(page, "documents-panel.png"), "screenshot-documents.png")
+
+    # the research form now lists the new collection, selected
+    page.wait_for_selector(f"#collection option[value='{COLLECTION}']", state="attached")
+    assert page.eval_on_selector("#collection", "s => s.value") == COLLECTION
+    page.fill("#question", QUESTION)
+    page.fill("#max-hops", "1")
+    page.click("#ask-button")
+    page.wait_for_selector("#report:not([hidden])")
+    page.wait_for_function("document.getElementById('ask-button').disabled === false")
+
+    buttons = page.locator("#summary-text button.cite, #answer-text button.cite")
+    assert buttons.count() > 0
+    seen_pages = set()
+    for i in range(buttons.count()):
+        buttons.nth(i).click()
+        pop = page.locator("#cite-pop")
+        meta = pop.locator(".cite-pop-meta").inner_text()
+        link = pop.locator(".cite-pop-links a.file-link")
+        assert link.count() == 1, meta
+        href = link.get_attribute("href")
+        match = re.search(rf"/files/{COLLECTION}/{re.escape(PDF.name)}#page=(\d)$", href or "")
+        assert match, href
+        assert f"{PDF.name} · p. {match.group(1)}" in meta
+        seen_pages.add(int(match.group(1)))
+        if "paper queue" in pop.locator(".cite-pop-text").inner_text():
+            assert match.group(1) == "2" or "–2" in meta  # the phrase is on page 2 only
+        page.keyboard.press("Escape")
+    assert seen_pages <= {1, 2}
+    buttons.first.click()
+    screenshot(page, "citation-page-popover.png", full_page=False)
+    href = page.locator("#cite-pop .cite-pop-links a.file-link").get_attribute("href")
+    response = page.request.get(href)  # the link serves the original (the #page fragment stays client-side)
+    assert response.status == 200
+    assert response.headers["content-type"] == "application/pdf"
+    assert response.body() == PDF.read_bytes()
+
+
+def test_a_dropped_file_is_listed_and_ingested(page: Any, live_app: LiveApp) -> None:
+    _open_panel(page, live_app)
+    page.evaluate(DROP_MARKDOWN, ["dropped-note.md", "# Dropped note\n\nQuorvane keeps drop tests honest.\n"])
+    assert _status(page, "dropped-note.md").get_attribute("data-status") == "ready"
+    page.click("#upload-button")
+    page.wait_for_selector("#upload-list li[data-file='dropped-note.md'] .up-status[data-status='ingested']")
