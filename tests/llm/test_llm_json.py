@@ -1,11 +1,13 @@
-"""Tolerant JSON extraction and chat_json against the stand-in for a remote LLM."""
+"""JSON repair (json-repair), validation (pydantic models, JSON Schema dicts) and chat_json against the
+stand-in for a remote LLM."""
 
 from __future__ import annotations
 
 import pytest
+from pydantic import BaseModel
 
 from deepcite.errors import LLMError
-from deepcite.llm.json import achat_json, chat_json, extract_json, validate_object
+from deepcite.llm.json import achat_json, chat_json, extract_json, validate_reply
 from llm.fake_openai_server import FakeOpenAIServer, Reply
 
 SCHEMA = {
@@ -42,9 +44,8 @@ def test_extract_json_tolerates_common_llm_habits(reply: str, expected: object) 
     "reply",
     [
         "I cannot answer that.",
-        "{unquoted: keys, at: all",
         "",
-        "{'a': {1, 2}}",
+        "   ",
         "__import__('os').system('x')",
     ],
 )
@@ -53,16 +54,26 @@ def test_extract_json_rejects_what_it_cannot_parse_safely(reply: str) -> None:
         extract_json(reply)
 
 
-def test_validate_object_checks_required_keys_and_types() -> None:
-    assert validate_object({"aspects": [], "confidence": 0.5}, SCHEMA) == {"aspects": [], "confidence": 0.5}
-    with pytest.raises(LLMError, match="required keys"):
-        validate_object({"confidence": 1}, SCHEMA)
-    with pytest.raises(LLMError, match="expected array"):
-        validate_object({"aspects": "one, two"}, SCHEMA)
-    with pytest.raises(LLMError, match="expected number"):
-        validate_object({"aspects": [], "confidence": True}, SCHEMA)
+class Aspects(BaseModel):
+    aspects: list[str]
+    confidence: float = 1.0
+
+
+def test_validate_reply_with_a_model_and_with_a_schema_dict() -> None:
+    assert validate_reply({"aspects": ["a"], "confidence": 0.5}, Aspects) == Aspects(
+        aspects=["a"], confidence=0.5
+    )
+    with pytest.raises(LLMError, match=r"does not match Aspects: aspects: Field required"):
+        validate_reply({"confidence": 1}, Aspects)
+    assert validate_reply({"aspects": [], "confidence": 0.5}, SCHEMA) == {"aspects": [], "confidence": 0.5}
+    with pytest.raises(LLMError, match="'aspects' is a required property"):
+        validate_reply({"confidence": 1}, SCHEMA)
+    with pytest.raises(LLMError, match="at aspects: 'one, two' is not of type 'array'"):
+        validate_reply({"aspects": "one, two"}, SCHEMA)
+    with pytest.raises(LLMError, match="True is not of type 'number'"):
+        validate_reply({"aspects": [], "confidence": True}, SCHEMA)
     with pytest.raises(LLMError, match="expected an object"):
-        validate_object(["aspects"], SCHEMA)
+        validate_reply(["aspects"], SCHEMA)
 
 
 def test_chat_json_parses_a_fenced_reply_with_trailing_comma(
@@ -75,14 +86,24 @@ def test_chat_json_parses_a_fenced_reply_with_trailing_comma(
 
 def test_chat_json_raises_when_required_key_is_missing(llm_server: FakeOpenAIServer, make_client) -> None:
     llm_server.script(Reply('{"topics": ["risk"]}'))
-    with pytest.raises(LLMError, match="required keys"):
+    with pytest.raises(LLMError, match="'aspects' is a required property"):
         chat_json(make_client(), ASK, SCHEMA)
 
 
-def test_chat_json_raises_on_malformed_content(llm_server: FakeOpenAIServer, make_client) -> None:
-    llm_server.script(Reply('{"aspects": ["risk", "treatment"'))
+def test_chat_json_repairs_a_cut_reply_and_refuses_prose(llm_server: FakeOpenAIServer, make_client) -> None:
+    llm_server.script(Reply('{"aspects": ["risk", "treatment"'), Reply("I cannot answer that."))
+    assert chat_json(make_client(), ASK, SCHEMA) == {"aspects": ["risk", "treatment"]}
     with pytest.raises(LLMError, match="no parseable JSON"):
         chat_json(make_client(), ASK, SCHEMA)
+
+
+def test_chat_json_with_a_model_sends_its_schema_and_returns_the_model(
+    llm_server: FakeOpenAIServer, make_client
+) -> None:
+    llm_server.script(Reply('```json\n{"aspects": ["risk"], "confidence": 0.7,}\n```'))
+    assert chat_json(make_client(), ASK, Aspects) == Aspects(aspects=["risk"], confidence=0.7)
+    sent = llm_server.requests[0]["response_format"]["json_schema"]["schema"]
+    assert sent == Aspects.model_json_schema()
 
 
 async def test_achat_json(llm_server: FakeOpenAIServer, make_client) -> None:

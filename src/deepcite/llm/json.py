@@ -1,144 +1,102 @@
-"""Tolerant JSON out of LLM replies, and ``chat_json``: one call that returns a validated dict or raises.
+"""JSON out of LLM replies, and ``chat_json``: one call that returns a validated object or raises.
 
-Models wrap JSON in code fences, put prose before it, leave trailing commas, or answer with a Python
-literal (single quotes, ``True``/``None``). :func:`extract_json` tries, in order: the whole reply, each
-fenced block, then the first balanced ``{…}`` / ``[…]``; each candidate is parsed as JSON, then as JSON
-without trailing commas, then with :func:`ast.literal_eval` (which evaluates literals only, never code,
-so single quotes are handled safely). Callers catch :class:`LLMError` and use their heuristic fallback.
+Models wrap JSON in code fences, put prose around it, leave trailing commas, or answer with a Python
+literal (single quotes, ``True``/``None``). Repairing that is `json-repair`'s job (:func:`extract_json`);
+checking the shape is pydantic's (a model: its ``model_json_schema()`` goes out as the requested
+schema, ``model_validate`` checks what comes back) or `jsonschema`'s (a schema given as a dict).
+Callers catch :class:`LLMError` and use their heuristic fallback.
 """
 
 from __future__ import annotations
 
-import ast
-import json
 import re
-from collections.abc import Iterator, Sequence
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeVar, overload
+
+import json_repair
+import jsonschema
+from pydantic import BaseModel, ValidationError
 
 from deepcite.errors import LLMError
 from deepcite.llm.client import LLMClient, Message
 
-_FENCE_RE = re.compile(r"```[a-zA-Z0-9_-]*\s*\n?(.*?)```", re.DOTALL)
-_TRAILING_COMMA_RE = re.compile(r",(\s*[}\]])")
-_JSON_TYPES: dict[str, tuple[type, ...]] = {
-    "object": (dict,),
-    "array": (list,),
-    "string": (str,),
-    "number": (int, float),
-    "integer": (int,),
-    "boolean": (bool,),
-}
+M = TypeVar("M", bound=BaseModel)
+Schema = type[BaseModel] | dict[str, Any]
 _PREVIEW_CHARS = 200
-
-
-def _balanced_spans(text: str) -> Iterator[str]:
-    """Each top-level ``{…}`` or ``[…]`` span, skipping brackets inside quoted strings."""
-    pairs = {"{": "}", "[": "]"}
-    start = 0
-    while True:
-        opens = [i for i in (text.find("{", start), text.find("[", start)) if i >= 0]
-        if not opens:
-            return
-        begin = min(opens)
-        stack: list[str] = []
-        quote: str | None = None
-        escaped = False
-        end = -1
-        for i in range(begin, len(text)):
-            ch = text[i]
-            if quote:
-                if escaped:
-                    escaped = False
-                elif ch == "\\":
-                    escaped = True
-                elif ch == quote:
-                    quote = None
-            elif ch in "\"'":
-                # an apostrophe inside a word ("don't") does not open a string
-                if ch == '"' or not (i > 0 and text[i - 1].isalnum()):
-                    quote = ch
-            elif ch in pairs:
-                stack.append(pairs[ch])
-            elif ch in "}]":
-                if not stack or stack.pop() != ch:
-                    break
-                if not stack:
-                    end = i
-                    break
-        if end >= 0:
-            yield text[begin : end + 1]
-            start = end + 1
-        else:
-            start = begin + 1
-
-
-def _parse_candidate(candidate: str) -> Any:
-    """JSON, then JSON without trailing commas, then a Python literal; raises ValueError."""
-    for attempt in (candidate, _TRAILING_COMMA_RE.sub(r"\1", candidate)):
-        try:
-            return json.loads(attempt)
-        except json.JSONDecodeError:
-            continue
-    try:
-        value = ast.literal_eval(candidate)
-    except (ValueError, SyntaxError, MemoryError, RecursionError) as exc:
-        raise ValueError(str(exc)) from None
-    if not isinstance(value, dict | list):
-        raise ValueError("not an object or array")
-    # round-trip proves the literal holds only JSON types (no tuples, sets, bytes)
-    try:
-        return json.loads(json.dumps(value))
-    except (TypeError, ValueError) as exc:
-        raise ValueError(str(exc)) from None
+_FENCE_START = re.compile(r"^```[\w-]*\s*")
 
 
 def extract_json(text: str) -> Any:
-    """The first JSON object or array found in an LLM reply; raises LLMError when there is none."""
+    """The first JSON object or array in an LLM reply, repaired by json-repair; LLMError when there is none.
+
+    Several JSON values in one reply (prose holding ``[a note]`` before the object) come back from
+    json-repair as a list of them: the first object among them is taken.
+    """
     stripped = text.strip()
-    candidates = [stripped, *(m.group(1).strip() for m in _FENCE_RE.finditer(text))]
-    candidates.extend(_balanced_spans(text))
-    for candidate in candidates:
-        if not candidate:
-            continue
-        try:
-            value = _parse_candidate(candidate)
-        except ValueError:
-            continue
-        if isinstance(value, dict | list):
-            return value
+    value = json_repair.loads(stripped) if stripped else ""
+    opens_with_array = _FENCE_START.sub("", stripped).startswith("[")
+    if isinstance(value, list) and not opens_with_array:
+        value = next((v for v in value if isinstance(v, dict)), value)
+    if isinstance(value, dict | list) and value != []:
+        return value
     preview = stripped[:_PREVIEW_CHARS] + ("…" if len(stripped) > _PREVIEW_CHARS else "")
     raise LLMError(f"the LLM reply holds no parseable JSON object: {preview!r}; the caller falls back")
 
 
-def validate_object(value: Any, schema: dict[str, Any]) -> dict[str, Any]:
-    """Check ``value`` is an object with the schema's required keys and top-level property types."""
-    if not isinstance(value, dict):
-        raise LLMError(f"the LLM returned JSON {type(value).__name__}, expected an object")
-    missing = [key for key in schema.get("required", []) if key not in value]
-    if missing:
-        raise LLMError(f"the LLM's JSON lacks required keys {missing}; got keys {sorted(value)}")
-    for key, spec in (schema.get("properties") or {}).items():
-        expected = spec.get("type") if isinstance(spec, dict) else None
-        if key not in value or not isinstance(expected, str) or expected not in _JSON_TYPES:
-            continue
-        item = value[key]
-        is_bool = isinstance(item, bool)
-        if not isinstance(item, _JSON_TYPES[expected]) or (is_bool and expected != "boolean"):
-            raise LLMError(f"the LLM's JSON key {key!r} is {type(item).__name__}, expected {expected}")
-    return value
+@overload
+def validate_reply(value: Any, schema: type[M]) -> M: ...
+@overload
+def validate_reply(value: Any, schema: dict[str, Any]) -> dict[str, Any]: ...
+def validate_reply(value: Any, schema: Schema) -> Any:
+    """``value`` checked against a pydantic model (the model instance) or a JSON Schema dict (the dict)."""
+    if isinstance(schema, dict):
+        if not isinstance(value, dict):
+            raise LLMError(f"the LLM returned JSON {type(value).__name__}, expected an object")
+        try:
+            jsonschema.validate(value, schema)
+        except jsonschema.ValidationError as exc:
+            where = ".".join(str(p) for p in exc.absolute_path) or "the reply"
+            raise LLMError(f"the LLM's JSON does not match the schema at {where}: {exc.message}") from None
+        return value
+    try:
+        return schema.model_validate(value)
+    except ValidationError as exc:
+        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'reply'}: {e['msg']}" for e in exc.errors())
+        raise LLMError(f"the LLM's JSON does not match {schema.__name__}: {problems}") from None
 
 
+def _schema_of(schema: Schema) -> dict[str, Any]:
+    return schema if isinstance(schema, dict) else schema.model_json_schema()
+
+
+@overload
+def chat_json(
+    client: LLMClient, messages: Sequence[Message], schema: type[M], *, max_tokens: int | None = None
+) -> M: ...
+@overload
 def chat_json(
     client: LLMClient, messages: Sequence[Message], schema: dict[str, Any], *, max_tokens: int | None = None
-) -> dict[str, Any]:
-    """Ask for JSON matching ``schema``; returns the parsed object or raises LLMError."""
-    reply = client.chat(messages, schema=schema, max_tokens=max_tokens)
-    return validate_object(extract_json(reply), schema)
+) -> dict[str, Any]: ...
+def chat_json(
+    client: LLMClient, messages: Sequence[Message], schema: Schema, *, max_tokens: int | None = None
+) -> Any:
+    """Ask for JSON matching ``schema`` (a pydantic model or a JSON Schema dict); the validated reply or
+    LLMError."""
+    reply = client.chat(messages, schema=_schema_of(schema), max_tokens=max_tokens)
+    return validate_reply(extract_json(reply), schema)
 
 
+@overload
+async def achat_json(
+    client: LLMClient, messages: Sequence[Message], schema: type[M], *, max_tokens: int | None = None
+) -> M: ...
+@overload
 async def achat_json(
     client: LLMClient, messages: Sequence[Message], schema: dict[str, Any], *, max_tokens: int | None = None
-) -> dict[str, Any]:
+) -> dict[str, Any]: ...
+async def achat_json(
+    client: LLMClient, messages: Sequence[Message], schema: Schema, *, max_tokens: int | None = None
+) -> Any:
     """Async twin of :func:`chat_json`."""
-    reply = await client.achat(messages, schema=schema, max_tokens=max_tokens)
-    return validate_object(extract_json(reply), schema)
+    reply = await client.achat(messages, schema=_schema_of(schema), max_tokens=max_tokens)
+    return validate_reply(extract_json(reply), schema)
