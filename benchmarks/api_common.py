@@ -23,7 +23,7 @@ from deepcite.config import Settings
 from deepcite.evaluation.beir import load_beir
 from deepcite.retrieval.collection import Collection, open_collection
 from deepcite.retrieval.embedders import get_embedder
-from deepcite.retrieval.factory import open_store
+from deepcite.retrieval.store import open_store
 from deepcite.server.app import create_app
 
 RESULTS = Path(__file__).parent / "results"

@@ -11,7 +11,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from deepcite.config import Settings  # noqa: E402
-from deepcite.retrieval.embedder import Embedder  # noqa: E402
+from deepcite.retrieval.embedders import Embedder  # noqa: E402
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE_CORPUS = REPO / "src" / "deepcite" / "data" / "sample" / "corpus.jsonl"

@@ -49,11 +49,9 @@ from deepcite.research.agent import ResearchAgent, ResearchResult
 from deepcite.research.state import ExecutorState
 from deepcite.research.web.source import web_source_for
 from deepcite.retrieval.collection import Collection
-from deepcite.retrieval.embedder import Embedder
-from deepcite.retrieval.embedders import get_embedder
-from deepcite.retrieval.factory import open_store
+from deepcite.retrieval.embedders import Embedder, get_embedder
 from deepcite.retrieval.rerankers import load_reranker
-from deepcite.retrieval.store import SearchStore
+from deepcite.retrieval.store import SearchStore, open_store
 from deepcite.service import (
     AskResponse,
     Groups,

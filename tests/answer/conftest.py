@@ -12,8 +12,7 @@ import pytest
 from deepcite.answer.context import ResponseContext
 from deepcite.config import AnswerSettings, EmbedderSettings, Settings
 from deepcite.models import AspectCoverage, AspectType, Candidate, Chunk, EvidencePack, QueryAspect
-from deepcite.retrieval.embedder import Embedder
-from deepcite.retrieval.embedders import get_embedder
+from deepcite.retrieval.embedders import Embedder, get_embedder
 from deepcite.text import tokenize
 
 QUESTION = "Does atrial fibrillation increase the risk of stroke, and how is it treated?"

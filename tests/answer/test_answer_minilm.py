@@ -11,7 +11,7 @@ from deepcite.answer.extractive import ExtractiveGenerator
 from deepcite.answer.pipeline import answer
 from deepcite.answer.prompts import UNKNOWN
 from deepcite.config import AnswerSettings
-from deepcite.retrieval.embedder import Embedder
+from deepcite.retrieval.embedders import Embedder
 
 pytestmark = pytest.mark.slow
 

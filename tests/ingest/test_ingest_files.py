@@ -16,7 +16,7 @@ from deepcite.ingest.readers import SkipReason
 from deepcite.ingest.report import FileStatus, IngestProgress
 from deepcite.models import Filters
 from deepcite.retrieval.collection import open_collection
-from deepcite.retrieval.embedder import Embedder
+from deepcite.retrieval.embedders import Embedder
 
 pytestmark = pytest.mark.slow
 DOCS = Path(__file__).resolve().parent.parent / "fixtures" / "docs"

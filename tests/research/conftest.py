@@ -8,7 +8,7 @@ import pytest
 
 from deepcite.config import ResearchSettings, Settings
 from deepcite.retrieval.collection import Collection
-from deepcite.retrieval.embedder import Embedder
+from deepcite.retrieval.embedders import Embedder
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "research"
 CORPUS = FIXTURES / "corpus.jsonl"

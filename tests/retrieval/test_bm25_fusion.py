@@ -19,9 +19,9 @@ from deepcite.retrieval.bm25 import (
     tfc_robertson,
 )
 from deepcite.retrieval.edge_store import EdgeStore
-from deepcite.retrieval.factory import open_store
 from deepcite.retrieval.fusion import dbsf_normalize, distribution_based_score_fusion, reciprocal_rank_fusion
 from deepcite.retrieval.qdrant_store import QdrantStore
+from deepcite.retrieval.store import open_store
 
 
 def test_term_ids_are_stable_32_bit_hashes() -> None:

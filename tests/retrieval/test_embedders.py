@@ -14,8 +14,7 @@ import pytest
 
 from deepcite.config import EmbedderSettings, Settings
 from deepcite.errors import ConfigError, EmbedderError
-from deepcite.retrieval.embedder import Embedder
-from deepcite.retrieval.embedders import OpenAIEmbedder, get_embedder
+from deepcite.retrieval.embedders import Embedder, OpenAIEmbedder, get_embedder
 
 STANDIN_DIM = 6
 

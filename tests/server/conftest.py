@@ -31,10 +31,8 @@ from deepcite.config import (
 )
 from deepcite.models import Document
 from deepcite.retrieval.collection import open_collection
-from deepcite.retrieval.embedder import Embedder
-from deepcite.retrieval.embedders import get_embedder
-from deepcite.retrieval.factory import open_store
-from deepcite.retrieval.store import SearchStore
+from deepcite.retrieval.embedders import Embedder, get_embedder
+from deepcite.retrieval.store import SearchStore, open_store
 from deepcite.server.app import create_app
 
 CORPUS = Path(__file__).parents[1] / "fixtures" / "server" / "corpus.jsonl"

@@ -49,7 +49,7 @@ from deepcite.answer.generators import require_any, require_selected, section_ti
 from deepcite.answer.prompts import UNKNOWN
 from deepcite.config import AnswerSettings
 from deepcite.models import AspectType, QueryAspect
-from deepcite.retrieval.embedder import Embedder
+from deepcite.retrieval.embedders import Embedder
 from deepcite.text import split_sentences, tokenize
 
 # a question answered by yes or no opens with an auxiliary verb

@@ -7,7 +7,7 @@ from deepcite.answer.generators import AnswerGenerator
 from deepcite.answer.llm_generator import LLMGenerator
 from deepcite.config import Settings
 from deepcite.llm.client import LLMClient
-from deepcite.retrieval.embedder import Embedder
+from deepcite.retrieval.embedders import Embedder
 
 
 def build_generator(settings: Settings, embedder: Embedder, llm: LLMClient | None = None) -> AnswerGenerator:

@@ -166,7 +166,7 @@ def search(
 @collections_app.command("list")
 def collections_list(json_out: bool = typer.Option(False, "--json")) -> None:
     """List collections."""
-    from deepcite.retrieval.factory import open_store
+    from deepcite.retrieval.store import open_store
 
     with user_errors():
         store = open_store(get_settings())
@@ -186,7 +186,7 @@ def collections_list(json_out: bool = typer.Option(False, "--json")) -> None:
 @collections_app.command("stats")
 def collections_stats(name: str, json_out: bool = typer.Option(False, "--json")) -> None:
     """Counts for one collection: chunks, documents, sources."""
-    from deepcite.retrieval.factory import open_store
+    from deepcite.retrieval.store import open_store
 
     with user_errors():
         settings = get_settings()
@@ -222,7 +222,7 @@ def collections_drop(
     name: str, yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation.")
 ) -> None:
     """Delete a collection and its files."""
-    from deepcite.retrieval.factory import open_store
+    from deepcite.retrieval.store import open_store
 
     with user_errors():
         store = open_store(get_settings())

@@ -100,7 +100,7 @@ class PractitionerFinder:
         cls, settings: Settings, *, llm: LLMClient | None = None, store: SearchStore | None = None
     ) -> PractitionerFinder:
         """The finder over ``settings.practitioners_db`` and the configured search store."""
-        from deepcite.retrieval.factory import open_store
+        from deepcite.retrieval.store import open_store
 
         return cls(settings, directory=Directory.open(settings), store=store or open_store(settings), llm=llm)
 

@@ -26,7 +26,7 @@ from deepcite.config import PractitionerSettings, Settings
 from deepcite.practitioners.catalogue import Catalogue
 from deepcite.practitioners.directory import Directory
 from deepcite.practitioners.taxonomy import Taxonomy, normalise_specialty
-from deepcite.retrieval.embedder import Embedder
+from deepcite.retrieval.embedders import Embedder
 from deepcite.text import split_sentences
 
 # catalogue trigger fields whose phrases describe a specialty well enough to embed ("general" words do not)

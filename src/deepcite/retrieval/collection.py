@@ -36,10 +36,8 @@ from deepcite.ingest.report import (
     ProgressCallback,
 )
 from deepcite.models import Chunk, Document, Filters, FusionMethod, SearchHit, SearchMode
-from deepcite.retrieval.embedder import Embedder
-from deepcite.retrieval.embedders import get_embedder
-from deepcite.retrieval.factory import open_store
-from deepcite.retrieval.store import SearchStore
+from deepcite.retrieval.embedders import Embedder, get_embedder
+from deepcite.retrieval.store import SearchStore, open_store
 
 OnError = Literal["skip", "fail"]
 

@@ -1,4 +1,5 @@
-"""Embedders: sentence-transformers models (offline MiniLM by default) and OpenAI-compatible endpoints.
+"""Embedders: the :class:`Embedder` protocol (texts in, L2-normalised float32 rows out), sentence-transformers
+models (offline MiniLM by default) and OpenAI-compatible endpoints.
 
 Usage::
 
@@ -15,14 +16,28 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import Any, Literal, Protocol, runtime_checkable
 
 import httpx
 import numpy as np
 
 from deepcite.config import EmbedderSettings, Settings, get_settings
 from deepcite.errors import ConfigError, EmbedderError
-from deepcite.retrieval.embedder import Embedder
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Turns texts into dense vectors; implementations batch internally and load their model once."""
+
+    @property
+    def dim(self) -> int: ...
+
+    @property
+    def name(self) -> str: ...
+
+    def encode(self, texts: Sequence[str], *, kind: Literal["query", "passage"] = "passage") -> np.ndarray:
+        """A ``(len(texts), dim)`` float32 array of unit-length rows."""
+
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = frozenset({DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"})

@@ -1,10 +1,12 @@
-"""The SearchStore protocol: one contract, two Qdrant implementations (in-process Edge, qdrant-client)."""
+"""The SearchStore protocol: one contract, two Qdrant implementations (in-process Edge, qdrant-client), and
+:func:`open_store`, which opens the configured one."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
+from deepcite.config import Settings, get_settings
 from deepcite.models import Chunk, Filters, FusionMethod, SearchHit, SearchMode
 
 
@@ -63,3 +65,19 @@ class SearchStore(Protocol):
         """Merge segments and build indexes after a bulk write (Edge optimises only when asked)."""
 
     def close(self) -> None: ...
+
+
+def open_store(settings: Settings | None = None) -> SearchStore:
+    """The store ``settings.store.backend`` names.
+
+    ``edge`` (default): shards under ``<data_dir>/edge``. ``qdrant``: ``settings.store.url`` (with
+    ``api_key``) when set, else qdrant-client's local mode at ``settings.qdrant_path``.
+    """
+    settings = settings or get_settings()
+    if settings.store.backend == "qdrant":
+        from deepcite.retrieval.qdrant_store import QdrantStore
+
+        return QdrantStore(settings)
+    from deepcite.retrieval.edge_store import EdgeStore
+
+    return EdgeStore(settings.edge_path, settings)

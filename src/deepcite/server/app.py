@@ -22,7 +22,7 @@ from fastapi import FastAPI
 from deepcite import __version__
 from deepcite.config import Settings
 from deepcite.engine import Engine
-from deepcite.retrieval.embedder import Embedder
+from deepcite.retrieval.embedders import Embedder
 from deepcite.retrieval.store import SearchStore
 from deepcite.server import (
     routes_answer,
