@@ -17,10 +17,10 @@ import logging
 import threading
 import time
 import uuid
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from datetime import UTC, datetime
 
+from cachetools import TTLCache
 from pydantic import BaseModel, Field
 
 from deepcite.config import AnswerSettings
@@ -118,36 +118,33 @@ class ResponseContextManager:
 
     def __init__(self, settings: AnswerSettings, *, clock: Callable[[], float] = time.monotonic) -> None:
         self._ttl = settings.context_ttl_s
-        self._max_count = settings.context_max_count
         self._interval = settings.context_cleanup_interval_s
-        self._clock = clock
         self._lock = threading.Lock()
-        self._items: OrderedDict[str, tuple[float, ResponseContext]] = OrderedDict()
+        # cachetools' TTL cache: expiry after ``ttl``, least recently used first past ``maxsize``
+        self._items: TTLCache[str, ResponseContext] = TTLCache(
+            maxsize=settings.context_max_count, ttl=settings.context_ttl_s, timer=clock
+        )
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
 
     def put(self, context: ResponseContext) -> str:
         """Store (or replace) a context; returns its request id."""
         with self._lock:
-            self._items.pop(context.request_id, None)
-            self._items[context.request_id] = (self._clock(), context)
-            while len(self._items) > self._max_count:
-                self._items.popitem(last=False)
+            self._items.pop(context.request_id, None)  # a replaced context starts a new lifetime
+            self._items[context.request_id] = context
         return context.request_id
 
     def get(self, request_id: str) -> ResponseContext:
         """The stored context; NotFoundError when the id is unknown or has expired."""
         with self._lock:
-            item = self._items.get(request_id)
-            if item is not None and self._expired(item[0]):
-                del self._items[request_id]
-                item = None
-        if item is None:
+            self._items.expire()  # an expired context is dropped when it is asked for
+            context = self._items.get(request_id)
+        if context is None:
             raise NotFoundError(
                 f"no answer context for request id {request_id!r}: unknown or expired "
                 f"(contexts live {self._ttl:.0f}s); run the search again"
             )
-        return item[1]
+        return context
 
     def delete(self, request_id: str) -> bool:
         """Forget a context; True when it was stored."""
@@ -155,17 +152,14 @@ class ResponseContextManager:
             return self._items.pop(request_id, None) is not None
 
     def size(self) -> int:
-        """How many contexts are stored (expired ones count until the next cleanup or lookup)."""
+        """How many live contexts are stored."""
         with self._lock:
             return len(self._items)
 
     def cleanup(self) -> int:
         """Remove expired contexts now; returns how many were removed."""
         with self._lock:
-            expired = [rid for rid, (stored, _) in self._items.items() if self._expired(stored)]
-            for rid in expired:
-                del self._items[rid]
-        return len(expired)
+            return len(self._items.expire())
 
     def start(self) -> None:
         """Start background cleanup (idempotent)."""
@@ -185,9 +179,6 @@ class ResponseContextManager:
     @property
     def running(self) -> bool:
         return self._thread is not None and self._thread.is_alive()
-
-    def _expired(self, stored: float) -> bool:
-        return self._clock() - stored >= self._ttl
 
     def _run(self) -> None:
         while not self._stop.wait(self._interval):
