@@ -142,3 +142,17 @@ def test_citations_carry_file_and_page_and_their_link_opens(files_server: FilesS
         assert crawler and all(c["page"] == 2 or c["page_end"] == 2 for c in crawler)
         opened = client.get(f"/files/{COLLECTION}/{crawler[0]['doc_id']}")
         assert opened.status_code == 200 and opened.content == PDF.read_bytes()
+
+
+def test_search_hits_carry_file_and_page(files_server: FilesServer) -> None:
+    with httpx.Client(base_url=files_server.base_url, headers=headers(CARDIO), timeout=300) as client:
+        response = client.post(
+            "/api/search", json={"query": "Crawler paper queue", "collection": COLLECTION, "k": 5}
+        )
+    assert response.status_code == 200, response.text
+    hits = response.json()["hits"]
+    assert hits and {h["doc_id"] for h in hits} <= {CARDIO_DOC, PUBLIC_DOC}
+    for hit in hits:
+        assert hit["file"] == hit["doc_id"] and hit["page"] in (1, 2) and "page_end" in hit
+        assert "acl" not in hit
+    assert any(2 in (h["page"], h["page_end"]) for h in hits if "paper queue" in h["text"])
