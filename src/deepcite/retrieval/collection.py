@@ -225,8 +225,10 @@ class Collection:
             reads = iter(list(reads))  # read everything before writing anything
             failed = [f for f in report.files if f.status is FileStatus.SKIPPED]
             if failed or report.skipped:
-                listing = "; ".join(f"{f.file}: {f.message}" for f in failed)
-                listing += "; ".join(f"{p.path}:{p.line}: {p.reason}" for p in report.skipped)
+                listing = "; ".join(
+                    [f"{f.file}: {f.message}" for f in failed]
+                    + [f"{p.path}:{p.line}: {p.reason}" for p in report.skipped]
+                )
                 raise IngestError(
                     f"{len(failed) + len(report.skipped)} problems, nothing was written ({listing}). Fix "
                     "or remove those files, or re-run with --on-error skip"
