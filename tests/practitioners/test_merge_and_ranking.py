@@ -9,7 +9,13 @@ from deepcite.models import Chunk
 from deepcite.practitioners.api import Adjustment
 from deepcite.practitioners.location import Location, parse_location
 from deepcite.practitioners.merge import merge_intent
-from deepcite.practitioners.ranking import Candidate, negative_penalty, order_nearby, quality_boosts, stage_b
+from deepcite.practitioners.ranking import (
+    PractitionerCandidate,
+    negative_penalty,
+    order_nearby,
+    quality_boosts,
+    stage_b,
+)
 from deepcite.practitioners.records import Practitioner
 from deepcite.practitioners.schemas import ClinicalIntent, GeneralIntent
 
@@ -75,9 +81,9 @@ def test_negative_penalty_scales_with_confidence() -> None:
     assert negative_penalty(0.875, SETTINGS) == pytest.approx(2.0)
 
 
-def _candidate(npi: str, text: str, city: str = "BANGOR", bm25: float = 0.0) -> Candidate:
+def _candidate(npi: str, text: str, city: str = "BANGOR", bm25: float = 0.0) -> PractitionerCandidate:
     p = Practitioner(npi=npi, name=npi, city=city, state="ME", zip="04401")
-    c = Candidate(p, Chunk(chunk_id=npi, doc_id=npi, text=text), "stage_a", bm25)
+    c = PractitionerCandidate(p, Chunk(chunk_id=npi, doc_id=npi, text=text), "stage_a", bm25)
     c.adjustments.append(Adjustment(kind="bm25", value=bm25))
     return c
 

@@ -68,7 +68,7 @@ def test_eval_multihop_cli_writes_both_rows(tmp_path: Path) -> None:
             "ircot",
             "--data-dir",
             str(tmp_path / "data"),
-            "--json",
+            "--out",
             str(out),
         ],
     )

@@ -45,7 +45,7 @@ from deepcite.practitioners.location import Location, close_matches, parse_locat
 from deepcite.practitioners.merge import MergedIntent, merge_intent, request_specialties, specialty_matches
 from deepcite.practitioners.offline import Conversation
 from deepcite.practitioners.ranking import (
-    Candidate,
+    PractitionerCandidate,
     explain,
     fill_candidates,
     match_intent,
@@ -400,7 +400,12 @@ class PractitionerFinder:
         )
 
     def _result(
-        self, candidate: Candidate, year: int, near: Location | None, merged: MergedIntent, intent: str | None
+        self,
+        candidate: PractitionerCandidate,
+        year: int,
+        near: Location | None,
+        merged: MergedIntent,
+        intent: str | None,
     ) -> PractitionerResult:
         p = candidate.practitioner
         specialty = (p.primary_specialty or "").upper()

@@ -41,7 +41,7 @@ PractitionerLookup = Callable[[Iterable[str]], dict[str, Practitioner]]
 
 
 @dataclass
-class Candidate:
+class PractitionerCandidate:
     """A practitioner under consideration, with every score part it earned."""
 
     practitioner: Practitioner
@@ -88,14 +88,14 @@ def _candidates(
     year: int,
     *,
     source: str,
-) -> list[Candidate]:
+) -> list[PractitionerCandidate]:
     best = max((score for _, score in hits), default=0.0)
-    out: list[Candidate] = []
+    out: list[PractitionerCandidate] = []
     for chunk, score in hits:
         practitioner = practitioners.get(chunk.doc_id)
         if practitioner is None:  # the index lags the directory; the next sync removes it
             continue
-        candidate = Candidate(practitioner, chunk, source, score if source == "stage_a" else None)
+        candidate = PractitionerCandidate(practitioner, chunk, source, score if source == "stage_a" else None)
         if source == "stage_a" and best > 0:
             candidate.adjustments.append(Adjustment(kind="bm25", value=score / best))
         candidate.adjustments.extend(quality_boosts(practitioner, settings, year))
@@ -110,7 +110,7 @@ def stage_a(
     settings: PractitionerSettings,
     filters: Filters | None,
     year: int,
-) -> list[Candidate]:
+) -> list[PractitionerCandidate]:
     """BM25 on the patient's words (top ``stage_a_k``), re-ordered by BM25 share plus quality boosts."""
     hits = index.search(q_patient, settings.stage_a_k, filters) if q_patient.strip() else []
     practitioners = practitioners_of(chunk.doc_id for chunk, _ in hits)
@@ -118,7 +118,7 @@ def stage_a(
     return sorted(candidates, key=lambda c: -c.stage_a_score)
 
 
-def match_intent(candidate: Candidate, merged: MergedIntent) -> None:
+def match_intent(candidate: PractitionerCandidate, merged: MergedIntent) -> None:
     """Record which intent terms, anchor phrases and negative terms the candidate's profile contains."""
     tokens = tokenize(candidate.chunk.text)
     candidate.matched_terms = [t for t in merged.intent_terms if contains_phrase(tokens, phrase_key(t))]
@@ -126,7 +126,7 @@ def match_intent(candidate: Candidate, merged: MergedIntent) -> None:
     candidate.matched_negatives = [n for n in merged.negative_terms if contains_phrase(tokens, phrase_key(n))]
 
 
-def on_intent(candidate: Candidate, settings: PractitionerSettings) -> bool:
+def on_intent(candidate: PractitionerCandidate, settings: PractitionerSettings) -> bool:
     """Whether a candidate fits the intent: enough intent terms, or any anchor phrase."""
     return bool(candidate.matched_anchors) or len(candidate.matched_terms) >= max(
         1, settings.fill_min_intent_matches
@@ -146,7 +146,7 @@ def fill_candidates(
     settings: PractitionerSettings,
     filters: Filters | None,
     year: int,
-) -> list[Candidate]:
+) -> list[PractitionerCandidate]:
     """Up to ``stage_a_k`` new candidates from one BM25 search per anchor phrase and intent term, taken in
     turn (best hit of each phrase, then the second of each …) so that a phrase shared by a large specialty
     does not crowd out a small one; fill candidates have no BM25 part."""
@@ -169,17 +169,19 @@ def specialty_candidates(
     taxonomy: Taxonomy,
     settings: PractitionerSettings,
     year: int,
-) -> list[Candidate]:
+) -> list[PractitionerCandidate]:
     """Up to ``semantic_fill_k`` practitioners of each matched specialty not already considered: a small
     specialty whose records share no word with the request is still reached."""
     seen = set(existing)
-    out: list[Candidate] = []
+    out: list[PractitionerCandidate] = []
     for specialty in dict.fromkeys(m.specialty for m in merged.specialties):
         for practitioner in practitioners_of_specialty(specialty, settings.semantic_fill_k):
             if practitioner.npi in seen:
                 continue
             seen.add(practitioner.npi)
-            candidate = Candidate(practitioner, profile_chunk(practitioner, taxonomy), "specialty_fill", None)
+            candidate = PractitionerCandidate(
+                practitioner, profile_chunk(practitioner, taxonomy), "specialty_fill", None
+            )
             candidate.adjustments.extend(quality_boosts(practitioner, settings, year))
             out.append(candidate)
     return out
@@ -196,8 +198,8 @@ def negative_penalty(confidence: float, settings: PractitionerSettings) -> float
 
 
 def stage_b(
-    candidates: list[Candidate], merged: MergedIntent, settings: PractitionerSettings
-) -> list[Candidate]:
+    candidates: list[PractitionerCandidate], merged: MergedIntent, settings: PractitionerSettings
+) -> list[PractitionerCandidate]:
     """Add intent and anchor boosts (and negative penalties when the query is clear); best first."""
     penalty = negative_penalty(merged.confidence, settings)
     for candidate in candidates:
@@ -225,7 +227,9 @@ def stage_b(
     return sorted(candidates, key=lambda c: (-c.score, -c.stage_a_score, c.npi))
 
 
-def floor_reason(candidate: Candidate, merged: MergedIntent, settings: PractitionerSettings) -> str | None:
+def floor_reason(
+    candidate: PractitionerCandidate, merged: MergedIntent, settings: PractitionerSettings
+) -> str | None:
     """Why a candidate keeps the floor (its anchor phrase or specialty), or None when it does not."""
     share = sum(a.value for a in candidate.adjustments if a.kind == "bm25")
     if candidate.source != "stage_a" or share < settings.floor_min_bm25_share:
@@ -236,7 +240,9 @@ def floor_reason(candidate: Candidate, merged: MergedIntent, settings: Practitio
     return specialty if specialty and specialty in merged.request_specialties else None
 
 
-def apply_floor(candidates: list[Candidate], merged: MergedIntent, settings: PractitionerSettings) -> None:
+def apply_floor(
+    candidates: list[PractitionerCandidate], merged: MergedIntent, settings: PractitionerSettings
+) -> None:
     """Lift strong literal stage-A matches to ``floor_ratio`` of the best score (bounded by ``floor_max_lift``)."""
     best = max((c.score for c in candidates), default=0.0)
     if best <= 0:
@@ -252,8 +258,8 @@ def apply_floor(candidates: list[Candidate], merged: MergedIntent, settings: Pra
 
 
 def order_nearby(
-    candidates: list[Candidate], location: Location, settings: PractitionerSettings
-) -> list[Candidate]:
+    candidates: list[PractitionerCandidate], location: Location, settings: PractitionerSettings
+) -> list[PractitionerCandidate]:
     """Nearest first among candidates scoring at least ``nearby_min_score_ratio`` of the best; the rest after.
 
     Within a proximity tier the score order is kept.
@@ -302,7 +308,7 @@ def _describe(adjustment: Adjustment, matches: list[SpecialtyMatch]) -> str:
     return f"{value} specialty {term}" + (f": {why}" if why else "")
 
 
-def explain(candidate: Candidate, intent: str | None, matches: list[SpecialtyMatch]) -> list[str]:
+def explain(candidate: PractitionerCandidate, intent: str | None, matches: list[SpecialtyMatch]) -> list[str]:
     """A result's reasons in words: how it was found, the matched intent, and every score part with its size."""
     lines = [
         f"{candidate.practitioner.primary_specialty or 'unknown specialty'}: {_SOURCES[candidate.source]}"
