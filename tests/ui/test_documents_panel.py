@@ -6,11 +6,16 @@ that serves the original."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from web.standin import serve_app
 
+from deepcite.config import Settings
+from deepcite.retrieval.collection import open_collection
+from deepcite.server.app import create_app
 from ui.conftest import LiveApp, keep_for_readme, screenshot
 
 UPLOADS = Path(__file__).parents[1] / "fixtures" / "uploads"
@@ -103,3 +108,41 @@ def test_a_dropped_file_is_listed_and_ingested(page: Any, live_app: LiveApp) -> 
     assert _status(page, "dropped-note.md").get_attribute("data-status") == "ready"
     page.click("#upload-button")
     page.wait_for_selector("#upload-list li[data-file='dropped-note.md'] .up-status[data-status='ingested']")
+
+
+TOKEN = "ui-token"
+
+
+@pytest.fixture(scope="module")
+def auth_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server with auth on (one token, group cardiology) over the fixture PDF shared with cardiology."""
+    settings = Settings(data_dir=tmp_path_factory.mktemp("ui-auth"), api_keys=f"{TOKEN}:cardiology")
+    settings = settings.model_copy(
+        update={"server": settings.server.model_copy(update={"default_collection": "papers"})}
+    )
+    collection = open_collection("papers", settings)
+    collection.ingest_files([PDF], acl=["cardiology"])
+    app = create_app(settings, store=collection.store, embedder=collection.embedder)
+    with serve_app(lambda port: app) as port:
+        yield f"http://127.0.0.1:{port}"
+    collection.store.close()
+
+
+def test_with_auth_on_the_file_link_opens_the_original_with_the_token(page: Any, auth_url: str) -> None:
+    page.add_init_script(f"window.sessionStorage.setItem('deepcite.apiToken', '{TOKEN}')")
+    page.goto(auth_url + "/")
+    page.wait_for_selector("#collection option[value='papers']", state="attached")
+    page.fill("#question", QUESTION)
+    page.fill("#max-hops", "1")
+    page.click("#ask-button")
+    page.wait_for_selector("#report:not([hidden])")
+    page.locator("#summary-text button.cite").first.click()
+    link = page.locator("#cite-pop .cite-pop-links a.file-link")
+    href = link.get_attribute("href")
+    page_no = re.search(r"#page=(\d)$", href or "")
+    assert page_no, href
+    assert page.request.get(href).status == 401  # a plain link cannot carry the bearer token
+    with page.context.expect_page() as opened:
+        link.click()
+    tab = opened.value
+    tab.wait_for_url(re.compile(r"^blob:.*#page=" + page_no.group(1) + "$"))
