@@ -76,7 +76,7 @@ def print_ingest_report(report: IngestReport) -> None:
         for name in ("file", "type", "status", "pages", "chunks", "note"):
             table.add_column(name, overflow="fold")
         for f in report.files:
-            note = f.message or (f"{f.ocr_pages} pages by OCR" if f.ocr_pages else "")
+            note = f.message or (f"OCR: {f.ocr_pages} of {f.pages} pages" if f.ocr_pages else "")
             style = "yellow" if f.status is FileStatus.SKIPPED else ""
             table.add_row(
                 f.file, f.kind or "?", f"[{style}]{f.status.value}[/]" if style else f.status.value,
