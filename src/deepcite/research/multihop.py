@@ -18,6 +18,7 @@ from typing import Any
 
 from deepcite.config import Settings
 from deepcite.errors import InputError
+from deepcite.evaluation.ranking import recall_at
 from deepcite.ingest.loaders import paragraph_id
 from deepcite.models import SearchMode
 from deepcite.research.agent import ResearchAgent
@@ -49,8 +50,8 @@ class RunScores:
 
     def add(self, ranked_doc_ids: list[str], gold: set[str], hops: int, seconds: float) -> None:
         ranked = list(dict.fromkeys(ranked_doc_ids))
-        for k in CUTOFFS:
-            self.recall_at[k].append(len(gold & set(ranked[:k])) / len(gold))
+        for k, recall in recall_at(ranked, gold, CUTOFFS).items():
+            self.recall_at[k].append(recall)
         self.all_recall_10.append(float(gold <= set(ranked[:10])))
         self.hops.append(hops)
         self.seconds.append(seconds)
