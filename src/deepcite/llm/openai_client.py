@@ -10,7 +10,7 @@ errors are retried up to ``max_retries`` times with exponential backoff and full
 (``backoff_initial_s`` doubling, capped at ``backoff_max_s``); a ``Retry-After`` / ``retry-after-ms``
 header is waited out exactly, and one asking for longer than ``backoff_max_s`` ends the call at once.
 The SDK's ``max_retries`` covers the same errors and honours Retry-After, but not these rules: its backoff
-bounds are fixed (0.5 s to 8 s, not the settings), a Retry-After above 60 s is replaced by its own short
+bounds are fixed (0.5 s to 8 s, not the settings), a Retry-After above two minutes is replaced by its own short
 backoff where deepcite gives up at once and says so, and its waits cannot be recorded by a test; so
 tenacity drives the retries and the SDK makes single attempts.
 
