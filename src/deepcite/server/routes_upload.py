@@ -33,6 +33,7 @@ from starlette.datastructures import FormData, UploadFile
 from deepcite.config import Settings
 from deepcite.engine import Engine
 from deepcite.errors import InputError
+from deepcite.ingest.report import FileProgressCallback, IngestReport
 from deepcite.models import Filters
 from deepcite.retrieval.collection import Collection
 from deepcite.server.jobs import IngestJob, IngestJobs
@@ -165,9 +166,6 @@ async def upload_documents(
     settings = engine.settings
     _target(engine, collection)
 
-    def open_target() -> Collection:  # loads the embedder the first time; ingest creates the collection
-        return Collection(collection, engine.store, settings, engine.embedder)
-
     form = await _read_form(request, settings)
     try:
         parts = _file_parts(form, settings)
@@ -176,7 +174,6 @@ async def upload_documents(
         doubled = sorted({n for n in names if names.count(n) > 1})
         if doubled:
             raise InputError(f"two files are named {doubled[0]!r}; rename one or upload them separately")
-        col = await asyncio.to_thread(open_target)
         folder = tempfile.TemporaryDirectory(prefix="deepcite-upload-")  # removed when the job ends
         try:
             paths = await asyncio.to_thread(_save, parts, names, Path(folder.name))
@@ -186,11 +183,15 @@ async def upload_documents(
     finally:
         await form.close()
     acl = list(caller.groups or ())
+
+    def run(on_progress: FileProgressCallback) -> IngestReport:
+        """In the job's thread: the first upload loads the embedder here, not in the request."""
+        target = Collection(collection, engine.store, settings, engine.embedder)  # ingest creates it
+        return target.ingest_files(paths, names=names, acl=acl, on_error=on_error, on_progress=on_progress)
+
     job = _jobs(request).submit(
         collection,
-        lambda on_progress: col.ingest_files(
-            paths, names=names, acl=acl, on_error=on_error, on_progress=on_progress
-        ),
+        run,
         files=names,
         owner=caller.groups,
         cleanup=folder.cleanup,
