@@ -10,12 +10,13 @@ result.coverage.weighted_coverage
 from __future__ import annotations
 
 import logging
+import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from cachetools import LRUCache
 from pydantic import BaseModel, ConfigDict
 
 from deepcite.config import ResearchSettings, Settings, get_settings
@@ -51,23 +52,31 @@ class ResearchResult(BaseModel):
     coverage: CoverageReport
 
 
-class _VectorCache(OrderedDict[str, np.ndarray]):
-    """Passage and text vectors shared across questions, least recently used evicted first."""
+class _VectorCache(LRUCache[str, np.ndarray]):
+    """Passage and text vectors kept across questions, least recently used evicted first (cachetools).
+
+    One agent serves concurrent requests (the Engine keeps one per collection), so every access holds a lock.
+    """
 
     def __init__(self, capacity: int) -> None:
-        super().__init__()
-        self.capacity = capacity
+        super().__init__(maxsize=capacity)
+        self._lock = threading.RLock()
 
     def __getitem__(self, key: str) -> np.ndarray:
-        value = super().__getitem__(key)
-        self.move_to_end(key)
-        return value
+        with self._lock:
+            return super().__getitem__(key)
 
     def __setitem__(self, key: str, value: np.ndarray) -> None:
-        super().__setitem__(key, value)
-        self.move_to_end(key)
-        while len(self) > self.capacity:
-            self.popitem(last=False)
+        with self._lock:
+            super().__setitem__(key, value)
+
+    def __contains__(self, key: object) -> bool:
+        with self._lock:
+            return super().__contains__(key)
+
+    def get(self, key: str, default: np.ndarray | None = None) -> np.ndarray | None:  # type: ignore[override]
+        with self._lock:
+            return super().get(key, default)
 
 
 class ResearchAgent:
