@@ -128,7 +128,7 @@ def test_eval_retrieval_reports_every_mode(tmp_path: Path) -> None:
     env = {"DEEPCITE_DATA_DIR": str(tmp_path / "data"), "HF_HUB_OFFLINE": "1", "PATH": "/usr/bin:/bin"}
     out = tmp_path / "eval.json"
     subprocess.run(
-        [sys.executable, "-m", "deepcite.cli", "eval", "retrieval", "--beir", str(beir), "--json", str(out)],
+        [sys.executable, "-m", "deepcite.cli", "eval", "retrieval", "--beir", str(beir), "--out", str(out)],
         check=True,
         env=env,
         capture_output=True,

@@ -11,7 +11,11 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 
 from deepcite.cli.common import (
+    COLLECTION_OPTION,
+    FILTER_OPTION,
+    GROUP_OPTION,
     JSON_OPTION,
+    MAX_HOPS_OPTION,
     OUT_OPTION,
     console,
     emit,
@@ -31,11 +35,11 @@ if TYPE_CHECKING:
 def research(
     ctx: typer.Context,
     question: str = typer.Argument(..., help="The question to research."),
-    collection: str = typer.Option(..., "--collection", "-c", help="Collection to search."),
-    max_hops: int = typer.Option(None, "--max-hops", help="Most hops (default: research.max_hops)."),
-    min_hops: int = typer.Option(None, "--min-hops", help="Fewest hops (default: research.min_hops)."),
-    filters: list[str] = typer.Option(None, "--filter", help="field=value, year>=2015, source=a,b"),
-    group: list[str] = typer.Option(None, "--group", help="ACL group of the caller (repeatable)."),
+    collection: str = COLLECTION_OPTION,
+    max_hops: int = MAX_HOPS_OPTION,
+    min_hops: int = typer.Option(None, "--min-hops", help="Fewest hops (default: the setting)."),
+    filters: list[str] = FILTER_OPTION,
+    group: list[str] = GROUP_OPTION,
     no_llm: bool = typer.Option(False, "--no-llm", help="Use the offline heuristics even if an LLM is set."),
     json_out: bool = JSON_OPTION,
     out: Path = OUT_OPTION,

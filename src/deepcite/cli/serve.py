@@ -13,7 +13,11 @@ from rich.panel import Panel
 from rich.table import Table
 
 from deepcite.cli.common import (
+    COLLECTION_OPTION,
+    FILTER_OPTION,
+    GROUP_OPTION,
     JSON_OPTION,
+    MAX_HOPS_OPTION,
     console,
     emit,
     err_console,
@@ -30,14 +34,10 @@ if TYPE_CHECKING:
 def ask(
     ctx: typer.Context,
     question: str = typer.Argument(..., help="The question to research and answer."),
-    collection: str = typer.Option(..., "--collection", "-c", help="Collection to search."),
-    max_hops: int = typer.Option(None, "--max-hops", help="At most this many research hops."),
-    filters: list[str] = typer.Option(
-        None, "--filter", help="field=value, year>=2015, year<=2020 (repeatable)"
-    ),
-    groups: list[str] = typer.Option(
-        None, "--group", help="Your ACL groups (repeatable); default: no restriction."
-    ),
+    collection: str = COLLECTION_OPTION,
+    max_hops: int = MAX_HOPS_OPTION,
+    filters: list[str] = FILTER_OPTION,
+    groups: list[str] = GROUP_OPTION,
     json_out: bool = JSON_OPTION,
     report_format: str = typer.Option(
         None, "--format", help="Print a report instead: markdown, or the references as bibtex or ris."
