@@ -174,6 +174,8 @@ class Engine:
             if self._owns_store and self._store is not None:
                 self._store.close()
                 self._store = None
+            if self._web is not _UNSET and self._web is not None:
+                self._web.close()  # stops the web source's event-loop thread
             self._collections.clear()
             self._agents.clear()
 

@@ -33,6 +33,9 @@ class _StandInWeb:
         )
         return [page], ["web page https://example.org/slow: no answer within 3s; skipped"]
 
+    def close(self) -> None:
+        """Nothing to release."""
+
 
 def _snapshot(state: ExecutorState) -> dict[str, Any]:
     out: dict[str, Any] = {}

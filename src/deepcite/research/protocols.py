@@ -51,3 +51,6 @@ class WebSource(Protocol):
     """Finds web evidence for one sub-question: ``(chunks with source="web", errors)``; never raises."""
 
     def search(self, subquestion: str) -> tuple[list[Chunk], list[str]]: ...
+
+    def close(self) -> None:
+        """Release what the source holds (a no-op when it holds nothing)."""
