@@ -329,6 +329,34 @@ class PractitionerSettings(_Section):
     # an intent that scores below this fraction of the best intent is left out (and makes the query ambiguous
     # only above it)
     secondary_intent_ratio: float = 0.5
+    # semantic stage: the patient's words against each directory specialty's name, NUCC definition sentences
+    # and catalogue cues (embedded once per directory, stored in the SQLite file); a specialty is proposed when
+    # its best cosine similarity is at least semantic_min_similarity and within semantic_margin of the best
+    semantic_enabled: bool = True
+    semantic_min_similarity: float = 0.5
+    semantic_margin: float = 0.08
+    semantic_max_specialties: int = 5
+    semantic_definition_sentences: int = 3  # NUCC definition sentences embedded per specialty
+    # the proposed specialty's practitioners get semantic_boost * similarity / best similarity; scaled by
+    # semantic_catalogue_factor when the catalogue (or LLM) has a confident intent of its own
+    semantic_boost: float = 1.0
+    semantic_catalogue_factor: float = 0.5
+    semantic_catalogue_confidence: float = 0.6  # the catalogue/LLM confidence that counts as "confident"
+    semantic_strong_similarity: float = 0.85  # a proposal this similar keeps its full boost regardless
+    semantic_fill_k: int = 15  # practitioners added per proposed specialty (nearest location filter applied)
+    # population (a child, an older adult) and urgency (crisis, emergency) cues name specialties of their own
+    population_boost: float = 0.6
+    urgency_boost: float = 2.0
+    # stage-B floor: a stage-A candidate with at least floor_min_bm25_share of the best BM25 whose profile
+    # literally contains an anchor phrase of the request, or whose specialty the request names, keeps at least
+    # floor_ratio of the best final score (lifted by at most floor_max_lift)
+    floor_min_bm25_share: float = 0.8
+    floor_ratio: float = 1.0
+    floor_max_lift: float = 3.0
+    # a specialty the request names strongly (semantic similarity >= semantic_strong_similarity, or urgency)
+    # with no practitioner in the results gets its best one moved to this position (at most reserved_slots_max)
+    reserved_slot_position: int = 4
+    reserved_slots_max: int = 2
 
 
 class WebSearchSettings(_Section):

@@ -122,7 +122,11 @@ def test_cli_import_search_and_eval(cli_env: Path) -> None:
     figures = json.loads(out.read_text(encoding="utf-8"))
     assert set(figures) >= {"bm25", "catalogue_only", "two_stage", "latency_ms", "per_specialty"}
     assert figures["two_stage"]["ndcg@10"] == 1.0
-    assert figures["per_specialty"]["CARDIAC ELECTROPHYSIOLOGY"] == {"targeted": 1, "reached": 1, "recall": 1.0}
+    assert figures["per_specialty"]["CARDIAC ELECTROPHYSIOLOGY"] == {
+        "targeted": 1,
+        "reached": 1,
+        "recall": 1.0,
+    }
 
 
 def test_cli_import_of_a_wrong_layout_fails_cleanly(cli_env: Path) -> None:

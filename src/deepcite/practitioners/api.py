@@ -51,6 +51,7 @@ AdjustmentKind = Literal[
     "negative_term",
     "specialty",
     "floor",
+    "reserved_slot",
 ]
 
 

@@ -10,6 +10,7 @@ uncertainty, location) are matched on raw lower-case words, where "hurt myself" 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import cached_property, lru_cache
@@ -158,6 +159,9 @@ class Catalogue(BaseModel):
     urgency: list[UrgencyRule]
     preferences: list[PreferenceRule]
     populations: list[PopulationRule] = Field(default_factory=list)
+    segment_words: list[str] = Field(
+        default_factory=list
+    )  # words a request is split at for the semantic stage
     intents: list[Intent]
 
     @classmethod
@@ -195,6 +199,22 @@ class Catalogue(BaseModel):
     @cached_property
     def population_matcher(self) -> PhraseMatcher[PopulationRule]:
         return PhraseMatcher(((cue, r) for r in self.populations for cue in r.cues), key=raw_tokens)
+
+    def segments(self, text: str) -> list[str]:
+        """The parts of a request between ``segment_words`` and punctuation, each with a non-filler word."""
+        cut = set(self.segment_words)
+        parts: list[list[str]] = [[]]
+        for token in re.findall(r"[\w'-]+|[.,;:!?\n]", text.lower()):
+            if token in cut or not token[0].isalnum():
+                parts.append([])
+            else:
+                parts[-1].append(token)
+        kept = [
+            " ".join(p)
+            for p in parts
+            if any(tokenize(w) and tokenize(w)[0] not in self.filler_tokens for w in p)
+        ]
+        return list(dict.fromkeys(kept))
 
     def population_of(self, label: str | None) -> PopulationRule | None:
         """The population rule with this label."""

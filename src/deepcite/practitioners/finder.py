@@ -51,6 +51,7 @@ from deepcite.practitioners.ranking import (
     match_intent,
     on_intent,
     order_nearby,
+    reserve_slots,
     specialty_candidates,
     stage_a,
     stage_b,
@@ -260,6 +261,7 @@ class PractitionerFinder:
         )
         if nearby is not None:
             ranked = order_nearby(ranked, nearby, s)
+        ranked = reserve_slots(ranked, merged, limit, s)
         intent = self.catalogue.by_id.get(analyses.clinical.primary_intent)
         label = (
             intent.label

@@ -94,7 +94,8 @@ def specialty_matches(
     """The specialties the request points to, each with its boost.
 
     Semantic proposals get ``semantic_boost * similarity / best``, scaled by ``semantic_catalogue_factor``
-    when the catalogue or the LLM already has a confident intent; the LLM's likely specialties that the
+    when the catalogue or the LLM already has a confident intent (unless the similarity reaches
+    ``semantic_strong_similarity``: a near-verbatim match of a specialty's cue stands on its own); the LLM's likely specialties that the
     directory holds get the scaled boost; the population's and the urgency level's specialties get
     ``population_boost`` and ``urgency_boost``.
     """
@@ -105,11 +106,12 @@ def specialty_matches(
     out: list[SpecialtyMatch] = []
     best = proposals[0].similarity if proposals else 0.0
     for p in proposals:
+        scale = 1.0 if p.similarity >= settings.semantic_strong_similarity else factor
         out.append(
             SpecialtyMatch(
                 specialty=p.specialty,
                 source="semantic",
-                boost=round(settings.semantic_boost * factor * p.similarity / best, 4),
+                boost=round(settings.semantic_boost * scale * p.similarity / best, 4),
                 similarity=p.similarity,
                 matched_text=p.matched.text,
                 matched_kind=p.matched.kind,
@@ -128,7 +130,7 @@ def specialty_matches(
     seen = {(m.specialty, m.source) for m in out}
     for name, source, boost in named:
         key = (name.strip().upper(), source)
-        if key[0] in known and key not in seen:
+        if boost > 0 and key[0] in known and key not in seen:
             seen.add(key)
             out.append(SpecialtyMatch(specialty=key[0], source=source, boost=round(boost, 4)))  # type: ignore[arg-type]
     for match in out:

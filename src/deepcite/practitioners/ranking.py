@@ -257,6 +257,37 @@ def apply_floor(
             candidate.adjustments.append(Adjustment(kind="floor", term=reason, value=lift))
 
 
+def reserve_slots(
+    ranked: list[PractitionerCandidate], merged: MergedIntent, limit: int, settings: PractitionerSettings
+) -> list[PractitionerCandidate]:
+    """A specialty the request names strongly (a semantic match of at least ``semantic_strong_similarity``,
+    or the urgency level's) that has no practitioner in the top ``limit`` gets its best practitioner moved to
+    position ``reserved_slot_position``: a request about two things ("spinal adjustment for lower back pain")
+    shows both. Moved candidates carry a zero ``reserved_slot`` adjustment that says why."""
+    strong = [
+        m.specialty
+        for m in merged.specialties
+        if m.source == "urgency" or (m.similarity or 0.0) >= settings.semantic_strong_similarity
+    ]
+    shown = {(c.practitioner.primary_specialty or "").upper() for c in ranked[:limit]}
+    moved: list[PractitionerCandidate] = []
+    for specialty in dict.fromkeys(strong):
+        if specialty in shown or len(moved) >= settings.reserved_slots_max:
+            continue
+        best = next(
+            (c for c in ranked if (c.practitioner.primary_specialty or "").upper() == specialty), None
+        )
+        if best is not None:
+            best.adjustments.append(Adjustment(kind="reserved_slot", term=specialty, value=0.0))
+            moved.append(best)
+            shown.add(specialty)
+    if not moved:
+        return ranked
+    rest = [c for c in ranked if all(c is not m for m in moved)]
+    at = min(settings.reserved_slot_position, len(rest))
+    return [*rest[:at], *moved, *rest[at:]]
+
+
 def order_nearby(
     candidates: list[PractitionerCandidate], location: Location, settings: PractitionerSettings
 ) -> list[PractitionerCandidate]:
@@ -295,6 +326,8 @@ def _describe(adjustment: Adjustment, matches: list[SpecialtyMatch]) -> str:
         return f"{value} anchor phrase {term!r} in the profile"
     if adjustment.kind == "negative_term":
         return f"{value} negative term {term!r} in the profile (the request is clear)"
+    if adjustment.kind == "reserved_slot":
+        return f"moved up to a reserved place: the request names {term} strongly and it had no one higher"
     if adjustment.kind == "floor":
         return f"{value} floor: a strong literal match of {term!r} stays near the top"
     match = next((m for m in matches if term and term.startswith(m.specialty) and m.source in term), None)

@@ -5,7 +5,9 @@ label and display name), the first ``semantic_definition_sentences`` sentences o
 the cues of the catalogue intents it is the best fit for (their label and trigger phrases). The texts are
 embedded once, when the directory changes, and stored in the directory's SQLite file
 (``specialty_vectors``, keyed by the embedding model), so a search embeds only the request. A specialty's
-similarity is the best cosine similarity of any of its texts; the one that won is kept for the explanation.
+similarity is the best cosine similarity of any of its texts to the request or to one of its parts (split at
+the catalogue's ``segment_words``: "spinal adjustment | lower back pain"); the text that won is kept for
+the explanation.
 
 Usage::
 
@@ -178,8 +180,9 @@ class SemanticStage:
         texts, matrix = self._load(names)
         if not texts or not text.strip():
             return []
-        query = self.embedder.encode([text], kind="query")[0]
-        scores = matrix @ np.asarray(query, dtype=np.float32)
+        parts = list(dict.fromkeys([text, *self.catalogue.segments(text)]))
+        queries = self.embedder.encode(parts, kind="query")
+        scores = (matrix @ np.asarray(queries, dtype=np.float32).T).max(axis=1)  # best part per text
         best: dict[str, tuple[float, SpecialtyText]] = {}
         for score, item in zip(scores.tolist(), texts, strict=True):
             if item.specialty not in best or score > best[item.specialty][0]:

@@ -121,6 +121,7 @@
     negative_term: "off-topic term",
     specialty: "specialty",
     floor: "strong literal match kept",
+    reserved_slot: "reserved place",
   };
 
   function adjustments(result, wantPositive) {
