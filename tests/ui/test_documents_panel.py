@@ -16,7 +16,7 @@ from web.standin import serve_app
 from deepcite.config import Settings
 from deepcite.retrieval.collection import open_collection
 from deepcite.server.app import create_app
-from ui.conftest import LiveApp, keep_for_readme, screenshot
+from ui.conftest import keep_for_readme, screenshot
 
 UPLOADS = Path(__file__).parents[1] / "fixtures" / "uploads"
 PDF = UPLOADS / "pasa-p1-2.pdf"
@@ -42,14 +42,25 @@ def _status(page: Any, name: str) -> Any:
     return page.locator(f"#upload-list li[data-file='{name}'] .up-status")
 
 
-def _open_panel(page: Any, live_app: LiveApp) -> None:
-    page.goto(live_app.url + "/")
+@pytest.fixture(scope="module")
+def docs_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server of its own (auth off, no collection yet), so the uploads leave the shared app alone."""
+    settings = Settings(data_dir=tmp_path_factory.mktemp("ui-docs"))
+    settings = settings.model_copy(
+        update={"server": settings.server.model_copy(update={"default_collection": COLLECTION})}
+    )
+    with serve_app(lambda port: create_app(settings)) as port:
+        yield f"http://127.0.0.1:{port}"
+
+
+def _open_panel(page: Any, url: str) -> None:
+    page.goto(url + "/")
     page.click("#add-documents > summary")
     page.fill("#upload-collection", COLLECTION)
 
 
-def test_upload_through_the_panel_then_a_page_cited_popover(page: Any, live_app: LiveApp) -> None:
-    _open_panel(page, live_app)
+def test_upload_through_the_panel_then_a_page_cited_popover(page: Any, docs_url: str) -> None:
+    _open_panel(page, docs_url)
     page.set_input_files("#upload-files", [str(PDF), str(TRUNCATED)])
     assert _status(page, PDF.name).get_attribute("data-status") == "ready"
     assert page.inner_text("#upload-button") == "Add 2 documents"
@@ -102,8 +113,8 @@ def test_upload_through_the_panel_then_a_page_cited_popover(page: Any, live_app:
     assert response.body() == PDF.read_bytes()
 
 
-def test_a_dropped_file_is_listed_and_ingested(page: Any, live_app: LiveApp) -> None:
-    _open_panel(page, live_app)
+def test_a_dropped_file_is_listed_and_ingested(page: Any, docs_url: str) -> None:
+    _open_panel(page, docs_url)
     page.evaluate(DROP_MARKDOWN, ["dropped-note.md", "# Dropped note\n\nQuorvane keeps drop tests honest.\n"])
     assert _status(page, "dropped-note.md").get_attribute("data-status") == "ready"
     page.click("#upload-button")
