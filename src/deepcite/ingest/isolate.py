@@ -9,6 +9,10 @@ from __future__ import annotations
 
 import multiprocessing
 import resource
+import sys
+import types
+from collections.abc import Iterator
+from contextlib import contextmanager
 from multiprocessing.connection import Connection
 from pathlib import Path
 
@@ -29,7 +33,8 @@ def read_file_isolated(path: Path, *, doc_id: str, name: str, settings: IngestSe
     child = _CONTEXT.Process(
         target=_child, args=(sender, path, doc_id, name, settings), name="deepcite-read", daemon=True
     )
-    child.start()
+    with _main_module_hidden():
+        child.start()
     sender.close()
     try:
         if receiver.poll(settings.timeout_s):
@@ -53,6 +58,18 @@ def read_file_isolated(path: Path, *, doc_id: str, name: str, settings: IngestSe
         f"the reader stopped (exit code {child.exitcode}) within the {settings.memory_limit_mb} MB memory "
         "limit (setting ingest.memory_limit_mb); the file may be hostile or damaged",
     )
+
+
+@contextmanager
+def _main_module_hidden() -> Iterator[None]:
+    """Start the child without re-importing the caller's ``__main__``: the child runs only this module's
+    ``_child``, and a user's script without an ``if __name__ == "__main__":`` guard must not run again."""
+    main = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = main
 
 
 def _child(sender: Connection, path: Path, doc_id: str, name: str, settings: IngestSettings) -> None:
