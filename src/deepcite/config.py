@@ -100,6 +100,9 @@ class IngestSettings(_Section):
     margin_share: float = 0.08
     repeated_line_share: float = 0.4
     column_gap_share: float = 0.04  # a line narrower than half the page minus this share sits in a column
+    # files read are written (chunked, embedded, indexed) once this much text is pending, so progress is
+    # reported as files are done; more text per batch lets the embedder sort by length and pad less
+    batch_chars: int = 100_000
     # file type -> "module:attribute" of a Reader to use instead of the built-in one
     readers: dict[str, str] = Field(default_factory=dict)
 

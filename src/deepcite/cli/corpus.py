@@ -13,7 +13,7 @@ from deepcite.cli.common import console, parse_filters, print_json, user_errors
 from deepcite.cli.sources import source_label
 from deepcite.config import get_settings
 from deepcite.errors import InputError
-from deepcite.ingest.report import FileStatus, IngestReport
+from deepcite.ingest.report import FileStatus, IngestProgress, IngestReport
 from deepcite.models import Filters, FusionMethod, SearchMode
 
 collections_app = typer.Typer(help="List, inspect and drop collections.", no_args_is_help=True)
@@ -53,7 +53,12 @@ def ingest(
                 elapsed = bar.tasks[task].elapsed or 1e-9
                 bar.update(task, completed=docs, rate=docs / elapsed, written=written)
 
-            report = col.ingest(path, fmt=fmt, on_error=on_error, progress=on_progress)  # type: ignore[arg-type]
+            def on_file(event: IngestProgress) -> None:
+                bar.update(task, description=f"{collection} · file {event.done}/{event.total} {event.file.file}")
+
+            report = col.ingest(
+                path, fmt=fmt, on_error=on_error, progress=on_progress, on_progress=on_file  # type: ignore[arg-type]
+            )
     if json_out:
         print_json(report.to_dict())
         return

@@ -74,6 +74,7 @@ class Collection:
         on_error: OnError = "fail",
         batch_docs: int | None = None,
         progress: ProgressCallback | None = None,
+        on_progress: FileProgressCallback | None = None,
     ) -> IngestReport:
         """Load, chunk, embed and index ``source`` (a path in any supported format, or Documents).
 
@@ -81,7 +82,8 @@ class Collection:
         re-started completes without duplicates. A document whose text changed is replaced whole.
         ``on_error="fail"`` (the default) checks the whole input before writing anything and raises
         :class:`IngestError` naming file and line; ``"skip"`` writes the good records and reports the rest.
-        A folder (or a file that is not a corpus of records) goes through :meth:`ingest_files`.
+        A folder (or a file that is not a corpus of records) goes through :meth:`ingest_files`, which calls
+        ``on_progress`` as each file is done.
         """
         if on_error not in ("skip", "fail"):
             raise InputError(f"on_error must be 'skip' or 'fail', not {on_error!r}")
@@ -99,6 +101,7 @@ class Collection:
                     on_error=on_error,
                     batch_docs=batch_docs,
                     progress=progress,
+                    on_progress=on_progress,
                 )
         batch_docs = batch_docs or self.settings.embedder.ingest_batch_docs
         report = IngestReport(collection=self.name)
@@ -242,7 +245,13 @@ class Collection:
                     on_progress(IngestProgress(done=done, total=len(paths), file=file))
                 continue
             pending.append((file, path, result))
-            if sum(len(r.documents) for _, _, r in pending) >= batch_docs:
+            # written once ``ingest.batch_chars`` of text (or ``batch_docs`` documents) are pending, so
+            # progress is reported as files are done
+            if (
+                sum(len(r.documents) for _, _, r in pending) >= batch_docs
+                or sum(len(d.document.text) for _, _, r in pending for d in r.documents)
+                >= self.settings.ingest.batch_chars
+            ):
                 done = self._write_files(pending, report, done, len(paths), progress, on_progress)
                 pending = []
         if pending:
