@@ -196,3 +196,12 @@ def test_an_enormous_page_fails_its_file(tmp_path: Path) -> None:
     result = read(huge)
     assert result.skip and result.skip.reason is SkipReason.TOO_LARGE
     assert "page 1 is 200 x 200 inches" in result.skip.message
+
+
+def test_a_skip_message_never_shows_the_path_the_file_was_read_from(tmp_path: Path) -> None:
+    broken = tmp_path / "upload-3f2a.docx"
+    with zipfile.ZipFile(broken, "w") as archive:
+        archive.writestr("word/document.xml", "<not-docx/>")
+    result = read_file(broken, doc_id="report.docx", name="report.docx", settings=IngestSettings())
+    assert result.skip and result.skip.reason is SkipReason.CORRUPT
+    assert str(tmp_path) not in result.skip.message

@@ -110,4 +110,6 @@ def read_file(path: Path, *, doc_id: str, name: str, settings: IngestSettings) -
     except Exception as exc:  # a reader library's own error on a damaged file: that file fails, not the run
         result = ReadResult.skipped(SkipReason.CORRUPT, f"the {kind} file cannot be read ({exc})")
     result.kind = kind
+    if result.skip:  # a library's message may hold the path the file was read from: show the name only
+        result.skip.message = result.skip.message.replace(str(path), name).replace(str(path.parent), "")
     return result
