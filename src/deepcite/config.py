@@ -239,11 +239,17 @@ class AnswerSettings(_Section):
     embedding_cache_size: int = 20_000  # sentence vectors kept by the extractive generator
     max_embedded_sentences: int = 40  # per answer part, most lexically similar first; 0 embeds all
 
-    # the extractive writer, findings first (answer/findings.py, answer/extractive.py): a sentence's value
-    # for a target is (1 - finding_weight) * support + finding_weight * finding score, among sentences whose
-    # support clears support_threshold. Finding score: the prior of its section's role, plus
-    # finding_cue_bonus per kind of finding cue (at most finding_cue_cap), minus an aim or method penalty.
-    finding_weight: float = 0.5
+    # the extractive writer, findings first (answer/findings.py, answer/extractive.py; the module docstring
+    # has the formulas): a sentence's value for a target is (1 - finding_weight) * relevance + finding_weight *
+    # finding score, among sentences whose support clears support_threshold. Finding score: the prior of its
+    # section's role, plus finding_cue_bonus per kind of finding cue (at most finding_cue_cap), minus an aim
+    # or method penalty. Tuned on PubMedQA train questions (benchmarks/answers_tuning.py).
+    finding_weight: float = 0.3
+    descriptive_finding_weight: float = 0.1  # for what/how questions, which a description answers
+    elide_statistics: bool = True  # quoted sentences leave out parenthesised statistics (the source keeps them)
+    sentence_relevance_weight: float = 0.5  # relevance: this much from the sentence alone, the rest with its study
+    study_support_share: float = 0.9  # a sentence earns this share of its study's support (sentences, title)
+    lexical_idf: bool = True  # weigh a target's terms by their rarity among the evidence's sentences
     role_prior_finding: float = 0.6
     role_prior_aim: float = 0.0
     role_prior_background: float = 0.1
@@ -254,9 +260,10 @@ class AnswerSettings(_Section):
     aim_cue_penalty: float = 0.5
     method_cue_penalty: float = 0.25
     opening_min_finding: float = 0.5  # the opening sentence is a finding this strong when any relevant one is
+    opening_min_relevance: float = 0.5  # … and this relevant (0 at support_threshold, 1 for the best sentence)
     decisive_bonus: float = 0.1  # yes/no questions: value added to a sentence that states an effect or a test
-    extractive_summary_sentences: int = 3  # most sentences of the extractive quick summary
-    continue_ratio: float = 0.85  # a further sentence joins when its value reaches this share of the opening's
+    extractive_summary_sentences: int = 2  # most sentences of the extractive quick summary
+    continue_ratio: float = 0.75  # a further sentence joins when its value reaches this share of the opening's
     # a sentence of another study than the opening one joins only when its support for the question reaches
     # this share of the opening sentence's support (no padding from studies about something else)
     other_study_ratio: float = 1.0

@@ -193,6 +193,7 @@ def test_only_the_lexically_closest_sentences_are_embedded(
 ) -> None:
     capped = ExtractiveGenerator(embedder, AnswerSettings(max_embedded_sentences=2))
     text = capped.summary(ctx)
-    assert embedder.passages == 2
+    titles = len({c.title for c in ctx.selected_chunks if c.title})  # each study's title is embedded once
+    assert embedder.passages == 2 + titles
     assert_clean(text, selected_ids(ctx))
     assert text.startswith(f"{FIVEFOLD} [1].")  # lexical support alone still ranks the rest

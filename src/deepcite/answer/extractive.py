@@ -8,25 +8,37 @@ Usage::
 A sentence's *support* for a target (the question, a part or side of it, an aspect with its keywords, a
 sub-question) is ``(lexical_weight * lexical + embedding_weight * cosine) / (lexical_weight +
 embedding_weight)``: ``lexical`` is the share of the target's stemmed terms (:func:`deepcite.text.tokenize`)
-the sentence contains, ``cosine`` the embedding similarity (negative taken as 0; only the
-``max_embedded_sentences`` most lexically similar sentences are embedded). Only sentences whose support
-clears ``support_threshold`` may be quoted. Among those, a sentence's *value* is ``(1 - finding_weight) *
-support + finding_weight * finding`` where ``finding`` (:mod:`deepcite.answer.findings`) says how much it
+the sentence contains, each term weighted by its rarity among the evidence's sentences (``lexical_idf``),
+``cosine`` the embedding similarity (negative taken as 0; only the ``max_embedded_sentences`` most
+lexically similar sentences are embedded). A sentence also earns ``study_support_share`` of its study's
+support (the best of its study's sentences and title): a study that bears on the question lends that to
+its results, which rarely repeat the question's words. Only sentences whose support
+clears ``support_threshold`` may be quoted. Among those, a sentence's *relevance* blends its support
+(0 at the threshold, 1 for the target's best-supported sentence) with its own support before the study's
+share (relative to the best; ``sentence_relevance_weight``), and its *value* is ``(1 - finding_weight) *
+relevance + finding_weight * finding`` where ``finding`` (:mod:`deepcite.answer.findings`) says how much it
 reports a result rather than an aim, background or method.
 
 An answer part is written by :meth:`ExtractiveGenerator._findings`: it opens with the sentence of highest
-value among those that are findings (``opening_min_finding``; any relevant sentence when none is), then
-adds sentences whose value reaches ``continue_ratio`` of the opening's, from the opening's own study, or
-from another study only when that sentence bears on the target as much as the opening does
+value among those that are findings (``opening_min_finding``) and relevant (``opening_min_relevance``; any
+sentence over the threshold when none is), then adds sentences whose value reaches ``continue_ratio`` of
+the opening's, from the opening's own study, or from another study only when that sentence bears on the
+target as much as the opening does
 (``other_study_ratio`` of its support). A sentence whose cosine to one already chosen reaches
 ``redundancy_threshold`` is skipped. The quick summary follows the question's shape:
 
-- yes/no questions ("Does …", "Is …"): the opening is the deciding finding (``decisive_bonus`` for a
-  sentence that states an effect, a comparison or a test);
+- yes/no questions ("Does …", "Is …") and questions about an effect, a cause or an evaluation weigh
+  findings by ``finding_weight``, and the opening is the deciding finding (``decisive_bonus`` for a
+  sentence that states an effect, a comparison or a test); questions asking what something is or how it
+  is done or used weigh them by ``descriptive_finding_weight`` only, and open with the most relevant
+  sentence;
 - comparisons (an aspect of type comparison with its two sides): a finding per side, then the sentence
   that states the contrast;
 - multi-part questions (several main aspects): one part at a time, in the question's order;
   "Unknown based on provided sources." for a part with no finding.
+
+With ``elide_statistics`` a quoted sentence leaves out its parenthesised statistics ("(OR 1.08, 95% CI
+1.02-1.14, p = 0.01)"): the finding reads as a statement, and the cited passage keeps the figures.
 
 When nothing clears the threshold the part is "Unknown based on provided sources." Ties break on
 citation id then sentence position, so output is deterministic.
@@ -34,6 +46,7 @@ citation id then sentence position, so output is deterministic.
 
 from __future__ import annotations
 
+import math
 import re
 import threading
 from collections import OrderedDict
@@ -44,7 +57,13 @@ import numpy as np
 
 from deepcite.answer.citations import CITATION_RE
 from deepcite.answer.context import ContextChunk, ResponseContext
-from deepcite.answer.findings import LABEL_ONLY, finding_score, is_decisive, split_inline_label
+from deepcite.answer.findings import (
+    LABEL_ONLY,
+    elide_statistics,
+    finding_score,
+    is_decisive,
+    split_inline_label,
+)
 from deepcite.answer.generators import require_any, require_selected, section_titles, subquery_chunks
 from deepcite.answer.prompts import UNKNOWN
 from deepcite.config import AnswerSettings
@@ -70,6 +89,7 @@ class _Sentence:
     terms: frozenset[str]
     finding: float  # how much it reports a finding, in [0, 1]
     study: str  # the source it comes from (PMID, DOI or document id)
+    title: str  # its source's title
     decisive: bool  # states an effect, a comparison or a test
 
 
@@ -78,7 +98,9 @@ class _Scores:
     sentences: list[_Sentence]
     vectors: np.ndarray  # (sentences, dim)
     support: np.ndarray  # (sentences, targets)
-    value: np.ndarray  # (sentences, targets): support blended with the finding score
+    relevance: np.ndarray  # (sentences, targets): support from the threshold (0) to the best sentence's (1)
+    value: np.ndarray  # (sentences, targets): relevance blended with the finding score
+    findings_first: np.ndarray  # (targets,): the target asks for findings (yes/no, effect, comparison)
 
 
 class ExtractiveGenerator:
@@ -97,9 +119,15 @@ class ExtractiveGenerator:
         sides = _comparison_sides(ctx.aspects)
         parts = [] if sides else _parts(ctx.aspects)
         targets = [ctx.query, *(_aspect_target(a) for a in (sides or parts))]
-        scores = self._score(targets, ctx.selected_chunks, yes_no=bool(_YES_NO.match(ctx.query)))
+        main = ctx.aspects[0].aspect_type if ctx.aspects else None
+        first = [
+            _findings_first(ctx.query, main),
+            *([True] * len(sides)),
+            *(_findings_first(a.aspect, a.aspect_type) for a in parts),
+        ]
+        scores = self._score(targets, ctx.selected_chunks, first)
         if sides:
-            return _write(scores, self._compare(scores, limit))
+            return _write(scores, self._compare(scores))
         if len(parts) > 1:
             per_part = max(1, limit // len(parts))
             pieces: list[str] = []
@@ -123,7 +151,10 @@ class ExtractiveGenerator:
         titles = section_titles(ctx, aspects)
         by_title = {a.aspect: a for a in (ctx.aspects if aspects is None else aspects)}
         targets = [_aspect_target(by_title[t]) if t in by_title else t for t in titles] or [ctx.query]
-        scores = self._score(targets, ctx.selected_chunks)
+        first = [_findings_first(t, by_title[t].aspect_type if t in by_title else None) for t in titles] or [
+            _findings_first(ctx.query, None)
+        ]
+        scores = self._score(targets, ctx.selected_chunks, first)
         home = scores.support.argmax(axis=1)  # the section each sentence supports best
         rows = range(len(scores.sentences))
         picked: list[list[int]] = []
@@ -152,7 +183,7 @@ class ExtractiveGenerator:
         """Up to ``subanswer_max_sentences`` sentences from the sub-question's own evidence, findings first."""
         require_any(ctx)
         scores = self._score(
-            [subquestion], subquery_chunks(ctx, subquestion), yes_no=bool(_YES_NO.match(subquestion))
+            [subquestion], subquery_chunks(ctx, subquestion), [_findings_first(subquestion, None)]
         )
         return _write(scores, self._findings(scores, 0, self._settings.subanswer_max_sentences))
 
@@ -170,7 +201,14 @@ class ExtractiveGenerator:
         pool = [i for i in self._eligible(scores, target, candidates) if i not in taken]
         if not pool or limit < 1:
             return []
-        strong = [i for i in pool if scores.sentences[i].finding >= self._settings.opening_min_finding]
+        s = self._settings
+        strong = [
+            i
+            for i in pool
+            if scores.findings_first[target]
+            and scores.sentences[i].finding >= s.opening_min_finding
+            and scores.relevance[i, target] >= s.opening_min_relevance
+        ]
         opening = self._order(scores, target, strong or pool)[0]
         return [opening, *self._pick(scores, target, limit - 1, pool, [*taken, opening], opening)]
 
@@ -198,18 +236,19 @@ class ExtractiveGenerator:
                 chosen.append(i)
         return chosen
 
-    def _compare(self, scores: _Scores, limit: int) -> list[int]:
-        """A finding per side (targets 1 and 2), then the sentence stating the contrast (target 0)."""
+    def _compare(self, scores: _Scores) -> list[int]:
+        """A finding per side (targets 1 and 2), then the sentence stating the contrast (target 0).
+
+        A side is stated by a sentence that does not itself draw the contrast, when there is one."""
+        contrast = [i for i, x in enumerate(scores.sentences) if _CONTRAST.search(x.text)]
         chosen: list[int] = []
         for side in (1, 2):
-            chosen.extend(self._findings(scores, side, 1, chosen))
-        contrast = [
-            i
-            for i in self._eligible(scores, 0)
-            if i not in chosen and _CONTRAST.search(scores.sentences[i].text)
-        ]
-        room = max(0, limit - len(chosen))
-        return chosen + self._order(scores, 0, contrast)[: min(1, room)]
+            plain = [i for i in range(len(scores.sentences)) if i not in contrast]
+            chosen.extend(
+                self._findings(scores, side, 1, chosen, plain) or self._findings(scores, side, 1, chosen)
+            )
+        stated = [i for i in self._eligible(scores, 0, contrast) if i not in chosen]
+        return chosen + self._order(scores, 0, stated)[:1]
 
     def _eligible(self, scores: _Scores, target: int, candidates: Iterable[int] | None = None) -> list[int]:
         pool = range(len(scores.sentences)) if candidates is None else candidates
@@ -220,7 +259,9 @@ class ExtractiveGenerator:
         value, sentences = scores.value[:, target], scores.sentences
         return sorted(pool, key=lambda i: (-value[i], sentences[i].cite, sentences[i].position))
 
-    def _score(self, targets: list[str], chunks: Sequence[ContextChunk], *, yes_no: bool = False) -> _Scores:
+    def _score(
+        self, targets: list[str], chunks: Sequence[ContextChunk], findings_first: list[bool]
+    ) -> _Scores:
         """Every evidence sentence's support and value for every target (see the module docstring).
 
         Only the ``max_embedded_sentences`` sentences with the most lexical overlap are embedded (0: all);
@@ -230,10 +271,13 @@ class ExtractiveGenerator:
         sentences = self._sentences(chunks)
         if not sentences:
             empty = np.zeros((0, len(targets)), np.float32)
-            return _Scores([], np.zeros((0, 1), np.float32), empty, empty)
+            return _Scores(
+                [], np.zeros((0, 1), np.float32), empty, empty, empty, np.zeros(len(targets), bool)
+            )
         target_terms = [frozenset(tokenize(t)) for t in targets]
+        weights = _term_weights(sentences, s.lexical_idf)
         lexical = np.array(
-            [[_overlap(x.terms, t) for t in target_terms] for x in sentences], dtype=np.float32
+            [[_overlap(x.terms, t, weights) for t in target_terms] for x in sentences], dtype=np.float32
         )
         cap = s.max_embedded_sentences or len(sentences)
         best_lexical = lexical.max(axis=1)
@@ -242,15 +286,53 @@ class ExtractiveGenerator:
         vectors = np.zeros((len(sentences), target_vecs.shape[1]), dtype=np.float32)
         vectors[embed] = self._vectors([sentences[i].text for i in embed], "passage")
         cosine = np.clip(vectors @ target_vecs.T, 0.0, None)
-        support = (s.lexical_weight * lexical + s.embedding_weight * cosine) / (
+        own = (s.lexical_weight * lexical + s.embedding_weight * cosine) / (
             s.lexical_weight + s.embedding_weight
         )
-        finding = np.array(
-            [x.finding + (s.decisive_bonus if yes_no and x.decisive else 0.0) for x in sentences],
-            dtype=np.float32,
+        support = np.maximum(
+            own,
+            s.study_support_share * self._study_support(sentences, own, target_terms, target_vecs, weights),
         )
-        value = (1.0 - s.finding_weight) * support + s.finding_weight * finding[:, None]
-        return _Scores(sentences, vectors, support, value)
+        first = np.array(findings_first, dtype=bool)
+        weight = np.where(first, s.finding_weight, s.descriptive_finding_weight)[None, :]
+        finding = np.array([x.finding for x in sentences], dtype=np.float32)[:, None]
+        decisive = np.array([x.decisive for x in sentences], dtype=np.float32)[:, None]
+        finding = np.minimum(1.0, finding + s.decisive_bonus * decisive * first[None, :])
+        floor = s.support_threshold
+        best = np.maximum(support.max(axis=0, keepdims=True), floor + 1e-6)
+        boosted = np.clip((support - floor) / (best - floor), 0.0, 1.0)
+        alone = own / np.maximum(own.max(axis=0, keepdims=True), 1e-6)  # what the sentence itself says
+        relevance = (1.0 - s.sentence_relevance_weight) * boosted + s.sentence_relevance_weight * alone
+        value = (1.0 - weight) * relevance + weight * finding
+        return _Scores(sentences, vectors, support, relevance, value, first)
+
+    def _study_support(
+        self,
+        sentences: list[_Sentence],
+        own: np.ndarray,
+        target_terms: list[frozenset[str]],
+        target_vecs: np.ndarray,
+        weights: dict[str, float],
+    ) -> np.ndarray:
+        """Per sentence and target: the support of the study it comes from, the best of its sentences'
+        and its title's (a study titled after the question bears on it, whatever each result says)."""
+        s = self._settings
+        titles = {x.study: x.title for x in sentences if x.title}
+        names = list(titles)
+        best: dict[str, np.ndarray] = {}
+        for i, x in enumerate(sentences):
+            best[x.study] = np.maximum(best.get(x.study, own[i]), own[i])
+        if names:
+            title_vecs = self._vectors([titles[n] for n in names], "passage")
+            cosine = np.clip(title_vecs @ target_vecs.T, 0.0, None)
+            for k, name in enumerate(names):
+                terms = frozenset(tokenize(titles[name]))
+                lexical = np.array([_overlap(terms, t, weights) for t in target_terms], dtype=np.float32)
+                title = (s.lexical_weight * lexical + s.embedding_weight * cosine[k]) / (
+                    s.lexical_weight + s.embedding_weight
+                )
+                best[name] = np.maximum(best[name], title)
+        return np.vstack([best[x.study] for x in sentences])
 
     def _sentences(self, chunks: Sequence[ContextChunk]) -> list[_Sentence]:
         out: list[_Sentence] = []
@@ -264,18 +346,20 @@ class ExtractiveGenerator:
                 text = re.sub(
                     r"\s+([.,;:!?])", r"\1", re.sub(r"\s{2,}", " ", CITATION_RE.sub("", body))
                 ).strip()
-                terms = tokenize(text)
-                if len(terms) >= self._settings.min_sentence_tokens and text not in seen:
-                    seen.add(text)  # the same sentence in two chunks is cited from the first (best) one
+                shown = elide_statistics(text) if self._settings.elide_statistics else text
+                terms = tokenize(shown)
+                if len(terms) >= self._settings.min_sentence_tokens and shown not in seen:
+                    seen.add(shown)  # the same sentence in two chunks is cited from the first (best) one
                     section = label or chunk.section
                     out.append(
                         _Sentence(
-                            text=text,
+                            text=shown,
                             cite=chunk.id,
                             position=len(out),
                             terms=frozenset(terms),
                             finding=finding_score(text, section, self._settings),
                             study=chunk.pmid or chunk.doi or chunk.doc_id,
+                            title=chunk.title,
                             decisive=is_decisive(text),
                         )
                     )
@@ -302,6 +386,16 @@ def _aspect_target(aspect: QueryAspect) -> str:
     return " ".join([aspect.aspect, *aspect.keywords])
 
 
+def _findings_first(text: str, kind: AspectType | None) -> bool:
+    """Whether a target asks for findings (a yes/no question, an effect, a cause, an evaluation, a
+    comparison) rather than a description (what something is, how it is done or used)."""
+    return bool(_YES_NO.match(text)) or kind in (
+        AspectType.EVALUATION,
+        AspectType.CAUSAL,
+        AspectType.COMPARISON,
+    )
+
+
 def _comparison_sides(aspects: Sequence[QueryAspect]) -> list[QueryAspect]:
     """The two side aspects that follow a comparison aspect (the planner's order), else none."""
     for k, aspect in enumerate(aspects):
@@ -319,11 +413,29 @@ def _parts(aspects: Sequence[QueryAspect]) -> list[QueryAspect]:
     return [a for a in aspects if a.importance >= top]
 
 
-def _overlap(sentence_terms: frozenset[str], target_terms: frozenset[str]) -> float:
-    """Share of the target's terms the sentence contains."""
+def _term_weights(sentences: Sequence[_Sentence], idf: bool) -> dict[str, float]:
+    """Each term's weight within this evidence: ``log(1 + N / df)`` over its N sentences when ``idf``
+    (a term every sentence holds, such as the topic itself, says little about which sentence answers a
+    part), else an empty mapping (every term weighs 1)."""
+    if not idf:
+        return {}
+    df: dict[str, int] = {}
+    for x in sentences:
+        for term in x.terms:
+            df[term] = df.get(term, 0) + 1
+    n = len(sentences)
+    return {term: math.log(1.0 + n / count) for term, count in df.items()}
+
+
+def _overlap(
+    sentence_terms: frozenset[str], target_terms: frozenset[str], weights: dict[str, float]
+) -> float:
+    """Weighted share of the target's terms the sentence contains (a term the evidence lacks weighs most)."""
     if not target_terms:
         return 0.0
-    return len(sentence_terms & target_terms) / len(target_terms)
+    most = max(weights.values(), default=1.0)
+    total = sum(weights.get(t, most) for t in target_terms)
+    return sum(weights.get(t, most) for t in sentence_terms & target_terms) / total
 
 
 def _cite(text: str, display_id: int) -> str:

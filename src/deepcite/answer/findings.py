@@ -149,3 +149,20 @@ def is_decisive(sentence: str) -> bool:
     """Whether the sentence states an effect, an association, a comparison or a statistical test: the
     kind of finding that decides a yes/no question."""
     return any(pattern.search(sentence) for pattern in _FINDING_CUES[:2])
+
+
+# a parenthesis that holds statistics: a p-value, an interval, a ratio, a spread, a count or a percentage
+_STATISTICS = re.compile(
+    r"\s*[(\[](?=[^()\[\]]*(?:\b[pP]\s*[<=>≤≥]|\bCI\b|\b(?:a?OR|a?HR|RR|IRR|SD|SE|IQR|AUC)\b|±|\+/-|"
+    r"\b[nN]\s*=|\d\s*%|\brange\b))[^()\[\]]*[)\]]"
+)
+
+
+def elide_statistics(sentence: str) -> str:
+    """The sentence without its parenthesised statistics ("lower mortality (12% vs 18%, p=0.01)" reads
+    "lower mortality"); a sentence that is nothing but statistics is returned as it is."""
+    shorter, previous = sentence, ""
+    while shorter != previous:  # inner brackets first: "(n = 18 [range 36-81])"
+        previous, shorter = shorter, _STATISTICS.sub("", shorter)
+    shorter = re.sub(r"\s+([.,;:!?])", r"\1", shorter).strip()
+    return shorter if re.search(r"[A-Za-z]{3}", shorter) else sentence

@@ -157,6 +157,23 @@ def _first_last(contexts: list[str], first: int, last: int) -> str:
     return " ".join(sentences[:first] + sentences[-last:])
 
 
+def score_summary(
+    scores: SystemScores, item: PubMedQAItem, answered: AnswerResult, ctx: ResponseContext, ms: float
+) -> None:
+    """Add one deepcite summary's figures: text scores, the sections and studies it cites, invalid ids."""
+    scores.add_text(answered.summary, item.long_answer, item.question)
+    scores.ms.append(ms)
+    chunks = {c.id: c for c in ctx.all_chunks()}
+    scores.invalid_ids += answered.citation_check.invalid_ids + len(
+        unresolved_citations(answered.summary, [c.id for c in ctx.selected_chunks])
+    )
+    for sentence in split_sentences(answered.summary):
+        ids = [int(i) for m in CITATION_RE.finditer(sentence) for i in re.findall(r"\d+", m.group(0))]
+        cited = [chunks[i] for i in ids if i in chunks]
+        if cited:
+            scores.add_sentence([c.section for c in cited], [c.pmid for c in cited], item.pmid)
+
+
 # -- running ----------------------------------------------------------------------------------------------
 class Answerer:
     """Research plus the offline answer over one collection, as ``deepcite ask`` runs them."""
@@ -195,18 +212,7 @@ def evaluate_pubmedqa(
     }
     for n, item in enumerate(items, start=1):
         answered, ctx, ms = answerer.ask(item.question)
-        ours = systems["deepcite_summary"]
-        ours.add_text(answered.summary, item.long_answer, item.question)
-        ours.ms.append(ms)
-        chunks = {c.id: c for c in ctx.all_chunks()}
-        ours.invalid_ids += answered.citation_check.invalid_ids + len(
-            unresolved_citations(answered.summary, [c.id for c in ctx.selected_chunks])
-        )
-        for sentence in split_sentences(answered.summary):
-            ids = [int(i) for m in CITATION_RE.finditer(sentence) for i in re.findall(r"\d+", m.group(0))]
-            cited = [chunks[i] for i in ids if i in chunks]
-            if cited:
-                ours.add_sentence([c.section for c in cited], [c.pmid for c in cited], item.pmid)
+        score_summary(systems["deepcite_summary"], item, answered, ctx, ms)
         own = systems["own_abstract_2+2"]
         own.add_text(_first_last(item.contexts, 2, 2), item.long_answer, item.question)
         top = collection.search(item.question, mode=SearchMode.BM25, k=1)

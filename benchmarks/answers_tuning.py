@@ -1,0 +1,85 @@
+"""Tune the extractive writer's settings on PubMedQA PQA-L *train* questions (never the test split).
+
+    nice -n 10 .venv/bin/python benchmarks/answers_tuning.py --data-dir .data/eval --limit 100
+
+Research runs once per question (its response contexts are cached in the data dir as JSON); each
+candidate setting then re-runs only the answer stage over those contexts, so a grid is cheap. Writes
+``benchmarks/results/answers_tuning_train.json``: the figures of every candidate, best ROUGE-L F1 first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import json
+import time
+from pathlib import Path
+
+from deepcite.answer.context import ResponseContext
+from deepcite.answer.extractive import ExtractiveGenerator
+from deepcite.answer.pipeline import AnswerResult, generate_summary
+from deepcite.config import AnswerSettings, Settings
+from deepcite.evaluation.answers import (
+    Answerer,
+    SystemScores,
+    load_pubmedqa,
+    pubmedqa_collection,
+    score_summary,
+)
+from deepcite.retrieval.embedders import get_embedder
+
+PQAL = Path("/work/shared/datasets/pubmedqa_pqal")
+OUT = Path(__file__).parent / "results" / "answers_tuning_train.json"
+GRID = {
+    "finding_weight": [0.2, 0.3],
+    "sentence_relevance_weight": [0.5, 0.7],
+    "continue_ratio": [0.75, 0.85],
+    "extractive_summary_sentences": [2],
+}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--limit", type=int, default=100)
+    args = parser.parse_args()
+    settings = Settings(data_dir=args.data_dir)
+    items = load_pubmedqa(PQAL, "train", args.limit)
+    cache = args.data_dir / f"pubmedqa-train-contexts-{args.limit}.json"
+    if cache.is_file():
+        contexts = [ResponseContext.model_validate(c) for c in json.loads(cache.read_text("utf-8"))]
+    else:
+        answerer = Answerer(pubmedqa_collection(PQAL, settings), settings)
+        contexts = []
+        for n, item in enumerate(items, start=1):
+            result = answerer.agent.process(item.question)
+            contexts.append(ResponseContext.from_pack(result.pack, settings.answer))
+            print(f"researched {n}/{len(items)}", flush=True)
+        cache.write_text(json.dumps([c.model_dump(mode="json") for c in contexts]), "utf-8")
+    embedder = get_embedder(settings)
+    rows = []
+    shared = ExtractiveGenerator(embedder, settings.answer)  # its sentence-vector cache serves every candidate
+    keys = list(GRID)
+    for combo in itertools.product(*GRID.values()):
+        answer_settings = AnswerSettings(**dict(zip(keys, combo, strict=True)))
+        generator = ExtractiveGenerator(embedder, answer_settings)
+        generator._cache = shared._cache  # noqa: SLF001 - one cache across candidates (a tuning script)
+        scores = SystemScores()
+        started = time.perf_counter()
+        for item, ctx in zip(items, contexts, strict=True):
+            part = asyncio.run(generate_summary(ctx, generator, answer_settings))
+            answered = AnswerResult(
+                request_id=ctx.request_id, query=ctx.query, summary=part.text, answer="", citation_check=part.check
+            )
+            score_summary(scores, item, answered, ctx, 0.0)
+        row = {**dict(zip(keys, combo, strict=True)), **scores.summary()}
+        row["seconds"] = round(time.perf_counter() - started, 1)
+        print(row, flush=True)
+        rows.append(row)
+    rows.sort(key=lambda r: -float(r["rougeL_f1"]))
+    OUT.write_text(json.dumps({"split": "train", "questions": len(items), "runs": rows}, indent=2) + "\n")
+
+
+if __name__ == "__main__":
+    main()
