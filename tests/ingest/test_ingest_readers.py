@@ -205,3 +205,11 @@ def test_a_skip_message_never_shows_the_path_the_file_was_read_from(tmp_path: Pa
     result = read_file(broken, doc_id="report.docx", name="report.docx", settings=IngestSettings())
     assert result.skip and result.skip.reason is SkipReason.CORRUPT
     assert str(tmp_path) not in result.skip.message
+
+
+def test_json_lines_named_json_loads_through_the_corpus_loaders_too() -> None:
+    from deepcite.ingest import InputFormat, detect_format, iter_documents
+
+    path = DOCS / "records-jsonl.json"
+    assert detect_format(path) is InputFormat.JSONL
+    assert [d.id for d in iter_documents(path)] == ["r1", "r2"]  # not "malformed JSON (Extra data)"
