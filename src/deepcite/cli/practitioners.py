@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import tempfile
 from pathlib import Path
 
@@ -12,7 +11,7 @@ from rich.panel import Panel
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from deepcite.cli.common import console, print_json, user_errors
+from deepcite.cli.common import JSON_OPTION, console, emit, err_console, print_json, user_errors
 
 practitioners_app = typer.Typer(help="Find practitioners from a patient's own words.", no_args_is_help=True)
 
@@ -97,9 +96,17 @@ def search_command(
     zip_code: str = typer.Option(None, "--zip", help="Only practitioners at this ZIP."),
     nearby: bool = typer.Option(False, "--nearby", help="Do not filter by location: list the nearest first."),
     limit: int = typer.Option(None, "--limit", "-k", min=1, max=100, help="Results (default: setting)."),
+    message: list[str] = typer.Option(
+        None, "--message", "-m", help="An earlier turn, oldest first: 'user: text' or 'assistant: text'."
+    ),
+    conversation: Path = typer.Option(
+        None, "--conversation", help='JSON file: [{"role": "user"|"assistant", "content": "..."}, ...].'
+    ),
+    explain: bool = typer.Option(False, "--explain", help="Print each result's reasons under the table."),
     json_out: bool = typer.Option(False, "--json", help="Print the full response as JSON."),
 ) -> None:
-    """Find practitioners for a request, with the intent analysis and every score part."""
+    """Find practitioners for a request, with the intent analysis and every score part (and the earlier turns
+    of a conversation, e.g. -m "user: my knee hurts when I run" "actually, it's for my daughter")."""
     from deepcite.config import get_settings
     from deepcite.llm.factory import get_llm
     from deepcite.practitioners.api import PractitionerQuery
@@ -110,7 +117,11 @@ def search_command(
         settings = get_settings()
         location = Location(city=city, state=state, zip=zip_code) if (city or state or zip_code) else None
         request = PractitionerQuery(
-            user_query=query, location=location, location_mode="nearby" if nearby else "filter", limit=limit
+            user_query=query,
+            messages=_messages(message or [], conversation),
+            location=location,
+            location_mode="nearby" if nearby else "filter",
+            limit=limit,
         )
         finder = PractitionerFinder.open(settings, llm=get_llm(settings))
         try:
@@ -120,10 +131,39 @@ def search_command(
     if json_out:
         print_json(response)
         return
-    _print_response(response)
+    _print_response(response, explain)
 
 
-def _print_response(response) -> None:  # type: ignore[no-untyped-def]
+def _messages(turns: list[str], path: Path | None) -> list:  # type: ignore[type-arg]
+    """Earlier turns from --conversation (a JSON list) and then --message ("role: text", user by default)."""
+    from pydantic import TypeAdapter, ValidationError
+
+    from deepcite.errors import InputError
+    from deepcite.practitioners.api import ChatMessage
+
+    out: list[ChatMessage] = []
+    if path is not None:
+        try:
+            out += TypeAdapter(list[ChatMessage]).validate_json(path.read_bytes())
+        except OSError as exc:
+            raise InputError(f"cannot read the conversation file {path.name}: {exc.strerror}") from None
+        except ValidationError as exc:
+            raise InputError(
+                f"{path.name} is not a conversation: expected a JSON list of {{role: user|assistant, content}} "
+                f"objects ({exc.errors()[0]['msg']})"
+            ) from None
+    for turn in turns:
+        role, sep, text = turn.partition(":")
+        known = bool(sep) and role.strip().lower() in ("user", "assistant")
+        out.append(
+            ChatMessage(role=role.strip().lower() if known else "user", content=text if known else turn)
+        )
+    return out
+
+
+def _print_response(response, explain: bool = False) -> None:  # type: ignore[no-untyped-def]
+    if response.emergency is not None:
+        console.print(Panel(response.emergency.guidance, title=f"[bold red]{response.emergency.level}[/]"))
     intent = response.intent
     used = ", ".join(
         f"{name}: {use.source}" + (f" ({use.fallback_reason})" if use.fallback_reason else "")
@@ -142,6 +182,16 @@ def _print_response(response) -> None:  # type: ignore[no-untyped-def]
         f"[bold]timings[/]: analysis {response.timings_ms.analysis:.0f} ms · stage A "
         f"{response.timings_ms.stage_a:.0f} ms · stage B {response.timings_ms.stage_b:.0f} ms",
     ]
+    if response.specialties:
+        lines.append(
+            "[bold]specialties[/]: "
+            + "; ".join(
+                f"{m.specialty} ({m.source}"
+                + (f", {m.similarity:.2f} to {m.matched_text!r}" if m.similarity is not None else "")
+                + f", +{m.boost:.2f})"
+                for m in response.specialties
+            )
+        )
     if response.filled_from_intent:
         lines.append(f"[yellow]filled from intent[/]: {response.fill_reason}")
     console.print(Panel("\n".join(lines), title="intent", expand=False))
@@ -162,20 +212,31 @@ def _print_response(response) -> None:  # type: ignore[no-untyped-def]
             str(rank), r.name, r.primary_specialty or "", place, f"{r.score:.2f}", matched, r.source
         )
     console.print(table)
+    if explain:
+        for rank, r in enumerate(response.results, start=1):
+            console.print(
+                f"[bold]{rank}. {r.name}[/] — {r.specialty_definition or r.primary_specialty or ''}"
+            )
+            for line in r.explanation:
+                console.print(f"   · {line}")
 
 
 def eval_practitioners(
     directory: Path = typer.Option(..., "--directory", help="The practitioner file to evaluate on."),
     fmt: str = typer.Option(..., "--format", "-f", help="cms-national | cms-reduced | csv | jsonl"),
     queries: Path = typer.Option(..., "--queries", help="JSONL: {query, relevant: {specialty: grade}}"),
-    json_out: Path = typer.Option(None, "--json", help="Write {bm25, two_stage} figures to this file."),
+    json_out: bool = JSON_OPTION,
+    out: Path = typer.Option(None, "--out", help="Write {bm25, two_stage} figures as JSON to this file."),
     per_query: bool = typer.Option(False, "--per-query", help="Also print each query's figures."),
+    per_specialty: bool = typer.Option(False, "--per-specialty", help="Also print recall per specialty."),
 ) -> None:
-    """nDCG@10 and P@10 of plain BM25 and of the two-stage flow on a scratch copy of the directory."""
+    """nDCG@10 and P@10 of plain BM25, the catalogue-only flow and the full two-stage flow on a scratch copy
+    of the directory; per-specialty recall, unreached specialties and latency (p50/p95) of the full flow."""
     from deepcite.config import get_settings
     from deepcite.practitioners.evaluation import evaluate, load_queries
     from deepcite.practitioners.finder import PractitionerFinder
 
+    shown = err_console if json_out else console  # stdout carries the JSON alone
     with user_errors():
         items = load_queries(queries)
         with tempfile.TemporaryDirectory(prefix="deepcite-eval-") as scratch:
@@ -190,7 +251,7 @@ def eval_practitioners(
             finder = PractitionerFinder.open(settings)  # offline analyses: reproducible figures
             try:
                 report = finder.import_file(directory, fmt)
-                console.print(
+                shown.print(
                     f"directory: {report.inserted} practitioners from {directory.name}; {len(items)} queries"
                 )
                 result = asyncio.run(evaluate(finder, items))
@@ -201,20 +262,32 @@ def eval_practitioners(
         table.add_column(column, justify="left" if column == "system" else "right")
     for system, figures in result.summary.items():
         table.add_row(system, f"{figures['ndcg@10']:.4f}", f"{figures['p@10']:.4f}")
-    console.print(table)
+    shown.print(table)
+    latency = result.latency_ms
+    shown.print(f"two_stage latency per request: p50 {latency['p50']:.1f} ms · p95 {latency['p95']:.1f} ms")
+    shown.print(
+        f"specialties no request reaches in the top 10: {', '.join(result.unreached) or 'none'} "
+        f"(of {len(result.per_specialty)} targeted)"
+    )
+    if per_specialty:
+        recall = Table()
+        for column in ("specialty", "targeted", "reached", "recall"):
+            recall.add_column(column, justify="left" if column == "specialty" else "right")
+        for spec, row in result.per_specialty.items():
+            recall.add_row(spec, str(int(row["targeted"])), str(int(row["reached"])), f"{row['recall']:.2f}")
+        shown.print(recall)
     if per_query:
         detail = Table()
-        for column in ("id", "query", "bm25 nDCG", "two-stage nDCG", "filled"):
+        for column in ("id", "query", "bm25 nDCG", "catalogue-only nDCG", "two-stage nDCG", "top"):
             detail.add_column(column)
         for row in result.per_query:
             detail.add_row(
                 row["id"],
                 row["query"][:60],
                 f"{row.get('bm25:ndcg@10', 0.0):.3f}",
+                f"{row.get('catalogue_only:ndcg@10', 0.0):.3f}",
                 f"{row.get('two_stage:ndcg@10', 0.0):.3f}",
-                "yes" if row["filled_from_intent"] else "",
+                " | ".join(s or "" for s in row["top"]),
             )
-        console.print(detail)
-    if json_out:
-        json_out.write_text(json.dumps(result.summary, indent=2) + "\n", encoding="utf-8")
-        console.print(f"wrote {json_out}")
+        shown.print(detail)
+    emit(result.to_dict(), json_out=json_out, out=out)
