@@ -133,3 +133,28 @@ def test_cli_import_of_a_wrong_layout_fails_cleanly(cli_env: Path) -> None:
     result = CliRunner().invoke(app, ["practitioners", "import", str(MAINE), "--format", "cms-national"])
     assert result.exit_code == 2
     assert "looks like --format cms-reduced" in result.output
+
+
+def test_cli_search_reads_a_conversation_and_explains(cli_env: Path) -> None:
+    runner = CliRunner()
+    assert (
+        runner.invoke(app, ["practitioners", "import", str(MAINE), "--format", "cms-reduced"]).exit_code == 0
+    )
+    turns = cli_env / "conversation.json"
+    turns.write_text(json.dumps([{"role": "user", "content": "my knee hurts when I run"}]), encoding="utf-8")
+    found = runner.invoke(
+        app,
+        ["practitioners", "search", "actually, it's for my daughter", "--conversation", str(turns), "--json"],
+    )
+    assert found.exit_code == 0, found.output
+    body = json.loads(found.stdout)
+    assert body["intent"]["insights"]["population"] == "child" and "knee" in body["intent"]["q_patient"]
+    shown = runner.invoke(
+        app, ["practitioners", "search", "I want to hurt myself", "-m", "user: I feel hopeless", "--explain"]
+    )
+    assert shown.exit_code == 0, shown.output
+    assert shown.stdout.index("988") < shown.stdout.index("intent")  # the guidance comes first
+    assert "· score " in shown.stdout
+    turns.write_text('{"role": "user"}', encoding="utf-8")
+    bad = runner.invoke(app, ["practitioners", "search", "knee", "--conversation", str(turns)])
+    assert bad.exit_code == 2 and "is not a conversation" in bad.output and str(cli_env) not in bad.output
