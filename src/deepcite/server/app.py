@@ -29,6 +29,7 @@ from deepcite.server import (
     routes_files,
     routes_meta,
     routes_practitioners,
+    routes_report,
     routes_upload,
     ui,
 )
@@ -76,6 +77,7 @@ def create_app(
     install_error_handlers(app)
     app.include_router(routes_meta.router)
     app.include_router(routes_answer.router)
+    app.include_router(routes_report.router)
     app.include_router(routes_practitioners.router)
     app.include_router(routes_files.router)
     app.include_router(routes_upload.router)

@@ -34,6 +34,45 @@
 
   let run = { controller: null, collection: "", citations: new Map(), summary: null, answer: null };
 
+  /* ---------- "Download report": the answer held here, rendered by POST /api/report ---------- */
+  const REPORT_FORMATS = [["markdown", "Report (Markdown)"], ["bibtex", "References (BibTeX)"], ["ris", "References (RIS)"]];
+  const reportFormat = el(
+    "select", { id: "report-format", "aria-label": "Report format" },
+    REPORT_FORMATS.map(([value, label]) => el("option", { value }, label))
+  );
+  const reportButton = el("button", { type: "button", id: "download-report" }, "Download report");
+  const reportBar = el("div", { id: "report-download", class: "report-download", hidden: true }, reportFormat, " ", reportButton);
+  ui.answer.append(reportBar);
+  reportButton.addEventListener("click", downloadReport);
+
+  async function downloadReport() {
+    if (!run.result) return;
+    const { authHeaders, readError } = window.deepcite;
+    // the report lists references, not passages: citation texts stay here
+    const citations = (run.result.citations || []).map((c) => ({ ...c, text: "" }));
+    const body = { ...run.result, citations, coverage: null, retrieval_report: [] };
+    reportButton.disabled = true;
+    try {
+      const response = await fetch("/api/report?format=" + encodeURIComponent(reportFormat.value), {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...authHeaders() },
+        body: JSON.stringify(body),
+      });
+      if (!response.ok) throw await readError(response);
+      const named = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "");
+      const link = el("a", { download: named ? named[1] : "deepcite-report" });
+      link.href = URL.createObjectURL(await response.blob());
+      document.body.append(link);
+      link.click();
+      link.remove();
+      setTimeout(() => URL.revokeObjectURL(link.href), 1000);
+    } catch (err) {
+      showError(err.message || String(err));
+    } finally {
+      reportButton.disabled = false;
+    }
+  }
+
   loadCollections();
   // the "Add documents" panel announces a collection that gained documents: list it and select it
   document.addEventListener("deepcite:collections-changed", (event) => loadCollections(event.detail && event.detail.collection));
@@ -77,6 +116,8 @@
     run.citations = new Map();
     run.summary = null;
     run.answer = null;
+    run.result = null;
+    show(reportBar, false);
   }
 
   function showError(message) {
@@ -247,6 +288,8 @@
     }
     renderSubanswers(result.subanswers || []);
     renderSources(result.citations || []);
+    run.result = result;
+    show(reportBar, true);
     renderReport(result.retrieval_report || [], result);
     if (!ui.hopList.children.length) show(ui.hops, false);
   }
