@@ -49,11 +49,11 @@ from __future__ import annotations
 import math
 import re
 import threading
-from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
+from cachetools import LRUCache
 
 from deepcite.answer.citations import CITATION_RE
 from deepcite.answer.context import ContextChunk, ResponseContext
@@ -109,7 +109,7 @@ class ExtractiveGenerator:
     def __init__(self, embedder: Embedder, settings: AnswerSettings) -> None:
         self._embedder = embedder
         self._settings = settings
-        self._cache: OrderedDict[tuple[str, str], np.ndarray] = OrderedDict()
+        self._cache: LRUCache[tuple[str, str], np.ndarray] = LRUCache(maxsize=settings.embedding_cache_size)
         self._cache_lock = threading.Lock()
 
     def summary(self, ctx: ResponseContext) -> str:
@@ -366,20 +366,17 @@ class ExtractiveGenerator:
         return out
 
     def _vectors(self, texts: list[str], kind: str) -> np.ndarray:
-        """Embeddings through a bounded LRU cache, so the parts of one request embed each sentence once."""
+        """Embeddings through a bounded LRU cache (cachetools), so the parts of one request embed each
+        sentence once."""
+        unique = list(dict.fromkeys(texts))
         with self._cache_lock:
-            missing = list(dict.fromkeys(t for t in texts if (kind, t) not in self._cache))
+            found = {t: self._cache[(kind, t)] for t in unique if (kind, t) in self._cache}
+            missing = [t for t in unique if t not in found]
             if missing:
                 encoded = self._embedder.encode(missing, kind=kind)  # type: ignore[arg-type]
                 for text, vec in zip(missing, np.asarray(encoded, dtype=np.float32), strict=True):
-                    self._cache[(kind, text)] = vec
-            rows = []
-            for text in texts:
-                self._cache.move_to_end((kind, text))
-                rows.append(self._cache[(kind, text)])
-            while len(self._cache) > self._settings.embedding_cache_size:
-                self._cache.popitem(last=False)
-        return np.vstack(rows)
+                    found[text] = self._cache[(kind, text)] = vec
+        return np.vstack([found[t] for t in texts])
 
 
 def _aspect_target(aspect: QueryAspect) -> str:
