@@ -176,6 +176,7 @@ class Engine:
                 self._store = None
             if self._web is not _UNSET and self._web is not None:
                 self._web.close()  # stops the web source's event-loop thread
+                self._web = _UNSET  # built again if the Engine is used after close()
             self._collections.clear()
             self._agents.clear()
 
