@@ -1,0 +1,91 @@
+"""Reports to keep: Markdown with a numbered reference list, and the same references as BibTeX and RIS."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from deepcite.answer.citations import CitationCheck
+from deepcite.answer.pipeline import AnswerResult, Citation, SubAnswer
+from deepcite.answer.report import ReportFormat, render_report, report_filename
+from deepcite.errors import InputError
+
+
+def citation(i: int, **fields: object) -> Citation:
+    base = {
+        "id": i,
+        "chunk_id": f"c{i}",
+        "doc_id": f"d{i}",
+        "text": "passage",
+        "score": 0.5,
+        "title": f"Study {i}",
+    }
+    return Citation.model_validate({**base, **fields})
+
+
+@pytest.fixture
+def result() -> AnswerResult:
+    return AnswerResult(
+        request_id="req-7",
+        query="Does warfarin prevent stroke in atrial fibrillation?",
+        summary="Warfarin reduced stroke by two thirds [1]. Bleeding was rare [3].",
+        answer="## Stroke prevention\nWarfarin reduced stroke by two thirds [1].\n\n## Harms\nBleeding was rare [3].",
+        subanswers=[SubAnswer(subquestion="How often does bleeding occur?", answer="Bleeding was rare [3].")],
+        citations=[
+            citation(1, pmid="111", year=2014, authors=["Hart RG", "Pearce LA", "Aguilar MI", "Smith J"]),
+            citation(2, pmid="222"),  # in the context, never cited
+            citation(3, doi="10.1000/x_y", file="trials/bleeding.pdf", page=4, page_end=5, section="Results"),
+            citation(4, pmid="111", chunk_id="c4", year=2014),  # a second passage of study 1
+        ],
+        citation_check=CitationCheck(sentences=6, cited=6, cited_ids=[1, 3, 4]),
+    )
+
+
+def test_markdown_holds_summary_answer_subanswers_references_and_the_check(result: AnswerResult) -> None:
+    text = render_report(result, ReportFormat.from_str("markdown"))
+    assert text.startswith("# Does warfarin prevent stroke in atrial fibrillation?")
+    assert "## Summary\n\nWarfarin reduced stroke by two thirds [1]." in text
+    assert "### Stroke prevention" in text and "### Harms" in text  # aspects under ## Answer
+    assert "### How often does bleeding occur?" in text
+    refs = text.split("## References", 1)[1].split("## Citation check", 1)[0]
+    assert re.findall(r"^(\d+)\. ", refs, flags=re.M) == ["1", "3", "4"]  # cited ids only, same numbers
+    assert (
+        "1. Hart RG, Pearce LA, Aguilar MI et al. (2014). *Study 1*. PMID [111](https://pubmed.ncbi.nlm.nih.gov/111/)."
+        in refs
+    )
+    assert (
+        "DOI [10.1000/x_y](https://doi.org/10.1000/x_y); trials/bleeding.pdf, pp. 4–5; section: Results."
+        in refs
+    )
+    assert (
+        "6 sentences checked: 6 cited, 0 replaced by the unknown phrase, 0 dropped, 0 invalid citation ids"
+        in text
+    )
+
+
+def test_bibtex_has_one_entry_per_cited_study(result: AnswerResult) -> None:
+    text = render_report(result, ReportFormat.BIBTEX)
+    assert text.count("@article{") == 2  # passages 1 and 4 are one study
+    assert "@article{hart2014study," in text
+    assert "author = {Hart RG and Pearce LA and Aguilar MI and Smith J}" in text
+    assert "doi = {10.1000/x\\_y}" in text and "file = {trials/bleeding.pdf}" in text
+    assert "note = {deepcite passages [1], [4]}" in text
+    assert "222" not in text  # in the context but never cited
+
+
+def test_ris_records_end_with_er(result: AnswerResult) -> None:
+    text = render_report(result, ReportFormat.RIS)
+    records = text.strip().split("\n\n")
+    assert len(records) == 2 and all(r.startswith("TY  - JOUR") and r.rstrip().endswith("ER  -") for r in records)
+    assert "AU  - Hart RG" in records[0] and "PY  - 2014" in records[0] and "AN  - PMID:111" in records[0]
+    assert "DO  - 10.1000/x_y" in records[1] and "L1  - trials/bleeding.pdf" in records[1]
+
+
+def test_file_name_and_unknown_format(result: AnswerResult) -> None:
+    assert (
+        report_filename(result, ReportFormat.RIS)
+        == "deepcite-does-warfarin-prevent-stroke-in-atrial-fibrillation.ris"
+    )
+    with pytest.raises(InputError, match="markdown, bibtex, ris"):
+        ReportFormat.from_str("docx")
