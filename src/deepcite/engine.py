@@ -97,7 +97,9 @@ class _CollectionRetriever:
     def __init__(self, collection: Collection) -> None:
         self._collection = collection
 
-    def search(self, query: str, *, mode: SearchMode, k: int, filters: Filters | None = None) -> list[SearchHit]:
+    def search(
+        self, query: str, *, mode: SearchMode, k: int, filters: Filters | None = None
+    ) -> list[SearchHit]:
         tally = _tally.get()
         try:
             hits = self._collection.search(query, mode=mode, k=k, filters=filters)
@@ -299,7 +301,7 @@ class Engine:
         col = self.collection(request.collection)
         mode = request.mode or SearchMode.from_str(self.settings.search.default_mode)
         filters = restrict_filters(request.filters, groups)
-        hits = col.search(request.query, mode=mode, k=request.k, filters=filters)
+        hits = col.search(request.query, mode=mode, k=request.k, filters=filters, fusion=request.fusion)
         return SearchResponse(
             collection=col.name, query=request.query, mode=mode, hits=[Passage.from_hit(h) for h in hits]
         )

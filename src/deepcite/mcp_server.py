@@ -52,7 +52,9 @@ class ToolFilters(BaseModel):
 
     year_from: int | None = Field(default=None, description="Only passages published in or after this year.")
     year_to: int | None = Field(default=None, description="Only passages published in or before this year.")
-    sources: list[str] | None = Field(default=None, description="Only passages whose `source` is one of these.")
+    sources: list[str] | None = Field(
+        default=None, description="Only passages whose `source` is one of these."
+    )
     doc_ids: list[str] | None = Field(default=None, description="Only passages of these document ids.")
     equals: dict[str, Any] = Field(
         default_factory=dict,
@@ -72,11 +74,13 @@ class PractitionerLocation(BaseModel):
 
 
 CollectionArg = Annotated[
-    str | None, Field(description="Collection (see list_collections); default: the server's default collection.")
+    str | None,
+    Field(description="Collection (see list_collections); default: the server's default collection."),
 ]
 QuestionArg = Annotated[str, Field(description="The question, in plain words.")]
 MaxHopsArg = Annotated[
-    int | None, Field(description="At most this many research hops (1..the server's research.stopping.max_hops).")
+    int | None,
+    Field(description="At most this many research hops (1..the server's research.stopping.max_hops)."),
 ]
 
 
@@ -172,7 +176,9 @@ async def search(
         Literal["bm25", "dense", "hybrid"],
         Field(description="bm25: exact words; dense: meaning; hybrid: both fused (best in general)."),
     ] = "hybrid",
-    k: Annotated[int | None, Field(description="How many passages to return (default: search.default_k).")] = None,
+    k: Annotated[
+        int | None, Field(description="How many passages to return (default: search.default_k).")
+    ] = None,
     filters: Annotated[ToolFilters | None, Field(description="Optional limits: years, sources, ids.")] = None,
 ) -> SearchResponse:
     """One ranked search of a collection, without planning or answering: passages with their title,
@@ -220,7 +226,8 @@ async def research(
         evidence=list(rows.values()),
         subquestions=subquestions,
         retrieval_report=[
-            HopReport(**r.model_dump(exclude={"selected"}), selected=len(r.selected)) for r in pack.retrieval_report
+            HopReport(**r.model_dump(exclude={"selected"}), selected=len(r.selected))
+            for r in pack.retrieval_report
         ],
         errors=pack.errors,
         warnings=pack.warnings,
@@ -248,7 +255,9 @@ async def find_practitioners(
     ctx: Context,
     request: Annotated[
         str,
-        Field(min_length=1, description="The patient's request in their own words, e.g. 'I need SVT ablation'."),
+        Field(
+            min_length=1, description="The patient's request in their own words, e.g. 'I need SVT ablation'."
+        ),
     ],
     location: Annotated[
         PractitionerLocation | None, Field(description="Only practitioners here (city/state/ZIP).")

@@ -19,7 +19,7 @@ from deepcite.answer.context import ResponseContext
 from deepcite.answer.pipeline import AnswerResult, Citation
 from deepcite.config import Settings
 from deepcite.errors import InputError, RequestError
-from deepcite.models import Chunk, CoverageReport, Filters, RoundReport, SearchHit, SearchMode
+from deepcite.models import Chunk, CoverageReport, Filters, FusionMethod, RoundReport, SearchHit, SearchMode
 from deepcite.research.state import ExecutorState
 from deepcite.retrieval.filters import filter_conditions
 
@@ -46,8 +46,12 @@ class _Request(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    collection: str | None = Field(None, description="Collection to search (default: server.default_collection).")
-    filters: Filters | None = Field(None, description="Payload filters; ACL groups are capped by the caller's.")
+    collection: str | None = Field(
+        None, description="Collection to search (default: server.default_collection)."
+    )
+    filters: Filters | None = Field(
+        None, description="Payload filters; ACL groups are capped by the caller's."
+    )
 
     def _check_common(self, text: str, what: str, settings: Settings) -> dict[str, object]:
         stripped = text.strip()
@@ -65,7 +69,9 @@ class _Request(BaseModel):
             raise RequestError(f"filters: {exc}") from exc
         collection = self.collection.strip() if self.collection is not None else None
         if collection == "":
-            raise RequestError("the collection name is empty; give one of the listed collections, or leave it out")
+            raise RequestError(
+                "the collection name is empty; give one of the listed collections, or leave it out"
+            )
         return {"collection": collection}
 
 
@@ -75,13 +81,18 @@ class SearchRequest(_Request):
     query: str = Field(description="What to look for.")
     mode: SearchMode | None = Field(None, description="bm25, dense or hybrid (default: search.default_mode).")
     k: int | None = Field(None, description="How many passages (1..search.max_k; default: search.default_k).")
+    fusion: FusionMethod | None = Field(
+        None, description="Hybrid fusion: rrf or dbsf (default: search.fusion)."
+    )
 
     def checked(self, settings: Settings) -> SearchRequest:
         """This request with the query stripped and defaults filled; RequestError (422) when out of limits."""
         common = self._check_common(self.query, "query", settings)
         k = settings.search.default_k if self.k is None else self.k
         if not 1 <= k <= settings.search.max_k:
-            raise RequestError(f"k must be between 1 and {settings.search.max_k} (setting search.max_k), not {k}")
+            raise RequestError(
+                f"k must be between 1 and {settings.search.max_k} (setting search.max_k), not {k}"
+            )
         return self.model_copy(update={**common, "query": self.query.strip(), "k": k})
 
 
@@ -89,7 +100,9 @@ class QuestionRequest(_Request):
     """A question to research (and answer, for ``ask``)."""
 
     query: str = Field(description="The question, in plain language.")
-    max_hops: int | None = Field(None, description="At most this many research hops (1..research.stopping.max_hops).")
+    max_hops: int | None = Field(
+        None, description="At most this many research hops (1..research.stopping.max_hops)."
+    )
 
     def checked(self, settings: Settings) -> QuestionRequest:
         """This request with the question stripped; RequestError (422) when out of limits."""

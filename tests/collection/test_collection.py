@@ -119,8 +119,8 @@ def test_index_persists_across_processes(tmp_path: Path) -> None:
         capture_output=True,
         text=True,
     )
-    hits = json.loads(out.stdout)
-    assert hits[0]["chunk"]["doc_id"] == "af"
+    found = json.loads(out.stdout)
+    assert found["mode"] == "bm25" and found["hits"][0]["doc_id"] == "af"
 
 
 def test_eval_retrieval_reports_every_mode(tmp_path: Path) -> None:

@@ -40,7 +40,7 @@ def test_search_table_and_json_show_file_and_page(runner: CliRunner) -> None:
     assert "source" in table.stdout and LABEL.search(table.stdout), table.stdout
     found = runner.invoke(app, ["search", "Crawler paper queue", "-c", "papers", "-k", "3", "--json"])
     assert found.exit_code == 0, found.output
-    hits = [hit["chunk"] for hit in json.loads(found.stdout)]
+    hits = json.loads(found.stdout)["hits"]
     assert hits and all(h["file"] == PDF.name and h["page"] in (1, 2) and "page_end" in h for h in hits)
 
 

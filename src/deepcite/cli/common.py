@@ -116,11 +116,14 @@ def user_errors() -> Iterator[None]:
         raise typer.Exit(code=2) from None
 
 
-def parse_filters(items: list[str] | None, groups: list[str] | None = None) -> Filters | None:
-    """``field=value`` pairs into :class:`Filters`: ``year>=2015``, ``year<=2020``, ``source=a,b``, ``x=y``."""
-    if not items and not groups:
+def parse_filters(items: list[str] | None) -> Filters | None:
+    """``field=value`` pairs into :class:`Filters`: ``year>=2015``, ``year<=2020``, ``source=a,b``, ``x=y``.
+
+    The caller's ACL groups are not filters: commands pass ``--group`` to the Engine, which narrows them.
+    """
+    if not items:
         return None
-    filters = Filters(acl_groups=groups or None)
+    filters = Filters()
     for item in items or []:
         for op, apply in _FILTER_OPS.items():
             if op in item:

@@ -9,7 +9,17 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from deepcite.cli.common import console, parse_filters, print_json, user_errors
+from deepcite.cli.common import (
+    COLLECTION_OPTION,
+    FILTER_OPTION,
+    GROUP_OPTION,
+    JSON_OPTION,
+    console,
+    parse_filters,
+    print_json,
+    state,
+    user_errors,
+)
 from deepcite.cli.sources import source_label
 from deepcite.config import get_settings
 from deepcite.errors import InputError
@@ -124,45 +134,44 @@ def remove(
 
 
 def search(
+    ctx: typer.Context,
     query: str = typer.Argument(..., help="What to search for."),
-    collection: str = typer.Option(..., "--collection", "-c"),
+    collection: str = COLLECTION_OPTION,
     mode: str = typer.Option("hybrid", "--mode", "-m", help="bm25|dense|hybrid"),
     k: int = typer.Option(10, "-k", help="How many results."),
-    filters: list[str] = typer.Option(
-        None, "--filter", help="field=value, year>=2015, year<=2020 (repeatable)"
-    ),
-    groups: list[str] = typer.Option(None, "--group", help="Caller's ACL groups (repeatable)."),
+    filters: list[str] = FILTER_OPTION,
+    groups: list[str] = GROUP_OPTION,
     fusion: str = typer.Option(None, "--fusion", help="rrf|dbsf (hybrid only; default from settings)"),
-    json_out: bool = typer.Option(False, "--json", help="Print results as JSON."),
+    json_out: bool = JSON_OPTION,
 ) -> None:
-    """Search a collection by BM25, dense vectors, or both fused."""
-    from deepcite.retrieval.collection import open_collection
+    """Search a collection by BM25, dense vectors, or both fused (the API's search: same checks, same result)."""
+    from deepcite.service import SearchRequest
 
     with user_errors():
-        col = open_collection(collection, create=False)
-        hits = col.search(
-            query,
+        request = SearchRequest(
+            query=query,
+            collection=collection,
             mode=SearchMode.from_str(mode),
             k=k,
-            filters=parse_filters(filters, groups),
+            filters=parse_filters(filters),
             fusion=FusionMethod.from_str(fusion) if fusion else None,
         )
+        found = state(ctx).engine.search(request, groups or None)
     if json_out:
-        print_json([h.model_dump(mode="json") for h in hits])
+        print_json(found)
         return
+    hits = found.hits
     table = Table(title=f"{mode} · {collection} · “{query}”")
-    labels = [source_label(hit.chunk) for hit in hits]
+    labels = [source_label(hit) for hit in hits]
     with_files = any(labels)  # a "source" column (file and page) when any hit comes from a file
     columns = [("rank", "dim"), ("score", "cyan"), ("id", "magenta"), ("title", "bold")]
     columns += [("source", "green")] if with_files else []
     for name, style in [*columns, ("snippet", "")]:
         table.add_column(name, style=style, overflow="fold")
     for hit, label in zip(hits, labels, strict=True):
-        snippet = hit.chunk.text[:160] + ("…" if len(hit.chunk.text) > 160 else "")
+        snippet = hit.text[:160] + ("…" if len(hit.text) > 160 else "")
         where = (label,) if with_files else ()
-        table.add_row(
-            str(hit.rank), f"{hit.score:.4f}", hit.chunk.doc_id, hit.chunk.title[:60], *where, snippet
-        )
+        table.add_row(str(hit.rank), f"{hit.score:.4f}", hit.doc_id, hit.title[:60], *where, snippet)
     console.print(table)
     if not hits:
         console.print("[yellow]no results[/]: try another mode, fewer filters, or check the collection name")

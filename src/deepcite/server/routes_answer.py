@@ -100,4 +100,3 @@ async def quick_summary(body: RequestIdRequest, engine: EngineDep, caller: Calle
 async def detailed_answer(body: RequestIdRequest, engine: EngineDep, caller: CallerDep) -> PartResponse:
     """Regenerate the long answer of an earlier request from its stored context."""
     return await engine.regenerate(body.request_id, "answer", caller.groups)
-

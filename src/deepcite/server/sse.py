@@ -68,7 +68,9 @@ async def ask_events(run: AskRunner) -> AsyncIterator[ServerSentEvent]:
         try:
             response = await task
         except DeepciteError as exc:
-            yield _event("error", {"error": type(exc).__name__, "message": str(exc), "status": exc.http_status})
+            yield _event(
+                "error", {"error": type(exc).__name__, "message": str(exc), "status": exc.http_status}
+            )
             return
         except Exception:
             log.exception("unified search stream failed")
