@@ -34,8 +34,11 @@ Policy = Literal["replace", "drop"]
 _ID = r"\d+"
 CITATION_RE = re.compile(rf"\[\s*{_ID}(?:\s*(?:[,;]|[-–])\s*{_ID})*\s*\]")
 _RANGE_RE = re.compile(rf"^({_ID})\s*[-–]\s*({_ID})$")
-# markers after a sentence's full stop, where the next sentence (or the line's end) follows
-_AFTER_STOP_RE = re.compile(rf"([.!?])((?:\s*{CITATION_RE.pattern})+)(?=\s*$|\s+[\"'(\[]?[A-Z0-9])")
+# markers after a sentence's full stop, where the next sentence (or the line's end) follows; a further
+# marker is not the start of a next sentence
+_AFTER_STOP_RE = re.compile(
+    rf"([.!?])((?:\s*{CITATION_RE.pattern})+)(?=\s*$|\s+(?!{CITATION_RE.pattern})[\"'(\[]?[A-Z0-9])"
+)
 _HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s")
 _RULE_RE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
 _BOLD_LINE_RE = re.compile(r"^\s*\*\*[^*]+\*\*\s*:?\s*$")

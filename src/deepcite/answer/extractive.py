@@ -75,6 +75,7 @@ from deepcite.text import split_sentences, tokenize
 _YES_NO = re.compile(
     r"^\s*(?:does|do|did|is|are|was|were|can|could|should|would|will|has|have|had|may|might|must)\b", re.I
 )
+_WH = re.compile(r"^\s*(?:what|how|why|when|where|which|who|whom|whose)\b", re.I)
 # a sentence that states a contrast between two sides
 _CONTRAST = re.compile(
     r"\b(?:compared|than|versus|vs\.?|differ\w*|whereas|while|both|neither|similar)\b", re.I
@@ -161,21 +162,21 @@ class ExtractiveGenerator:
         used: list[int] = []
         for j in range(len(targets)):  # pass 1: each section's own sentences
             own = [i for i in rows if home[i] == j]
-            picked.append(self._findings(scores, j, limit, used, own))
+            picked.append(self._findings(scores, j, limit, used, own, focused=False))
             used.extend(picked[j])
         for j in range(len(targets)):  # pass 2: fill up from what no section used
             if picked[j] and len(picked[j]) < limit:
                 spare = [i for i in rows if i not in used]
-                more = self._pick(scores, j, limit - len(picked[j]), spare, [*used], picked[j][0])
+                more = self._pick(scores, j, limit - len(picked[j]), spare, [*used], None)
                 picked[j].extend(more)
                 used.extend(more)
             elif not picked[j]:
-                picked[j] = self._findings(scores, j, limit, used)
+                picked[j] = self._findings(scores, j, limit, used, focused=False)
                 used.extend(picked[j])
         if not titles:
             return _write(scores, picked[0])
         return "\n\n".join(
-            f"## {title[:1].upper()}{title[1:]}\n{_write(scores, chosen)}"
+            f"## {_heading(title)}\n{_write(scores, chosen)}"
             for title, chosen in zip(titles, picked, strict=True)
         )
 
@@ -196,8 +197,13 @@ class ExtractiveGenerator:
         limit: int,
         taken: Sequence[int] = (),
         candidates: Iterable[int] | None = None,
+        *,
+        focused: bool = True,
     ) -> list[int]:
-        """The opening finding for ``target``, then the sentences that carry it on (module docstring)."""
+        """The opening finding for ``target``, then the sentences that carry it on (module docstring).
+
+        ``focused`` (the summary, sub-answers) keeps to the opening's study and value; the long answer's
+        sections are not focused: they take the best sentences over the threshold, findings first."""
         pool = [i for i in self._eligible(scores, target, candidates) if i not in taken]
         if not pool or limit < 1:
             return []
@@ -210,7 +216,8 @@ class ExtractiveGenerator:
             and scores.relevance[i, target] >= s.opening_min_relevance
         ]
         opening = self._order(scores, target, strong or pool)[0]
-        return [opening, *self._pick(scores, target, limit - 1, pool, [*taken, opening], opening)]
+        rest = self._pick(scores, target, limit - 1, pool, [*taken, opening], opening if focused else None)
+        return [opening, *rest]
 
     def _pick(
         self,
@@ -219,16 +226,17 @@ class ExtractiveGenerator:
         limit: int,
         candidates: Iterable[int],
         taken: Sequence[int],
-        opening: int,
+        opening: int | None,
     ) -> list[int]:
-        """Further sentences after ``opening``: valuable enough, from its study or as relevant, not redundant."""
+        """Further sentences, not redundant; after an ``opening``, only those valuable enough and from its
+        study or as relevant to the target."""
         s = self._settings
         value, support = scores.value[:, target], scores.support[:, target]
         chosen: list[int] = []
         for i in self._order(scores, target, [i for i in candidates if i not in taken]):
-            if len(chosen) >= limit or value[i] < s.continue_ratio * value[opening]:
+            if len(chosen) >= limit or (opening is not None and value[i] < s.continue_ratio * value[opening]):
                 break
-            other_study = scores.sentences[i].study != scores.sentences[opening].study
+            other_study = opening is not None and scores.sentences[i].study != scores.sentences[opening].study
             if other_study and support[i] < s.other_study_ratio * support[opening]:
                 continue
             similarity = [float(scores.vectors[i] @ scores.vectors[k]) for k in (*taken, *chosen)]
@@ -381,6 +389,13 @@ class ExtractiveGenerator:
 
 def _aspect_target(aspect: QueryAspect) -> str:
     return " ".join([aspect.aspect, *aspect.keywords])
+
+
+def _heading(title: str) -> str:
+    """A section title as a heading: capitalised, and asked as a question when it is one."""
+    title = title.strip()
+    asked = _YES_NO.match(title) or _WH.match(title)
+    return f"{title[:1].upper()}{title[1:]}" + ("?" if asked and not title.endswith("?") else "")
 
 
 def _findings_first(text: str, kind: AspectType | None) -> bool:
