@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -69,21 +68,35 @@ def extraction(files: list[Path]) -> dict[str, object]:
 
 
 def peak_rss_mb(path: Path) -> float:
-    """Peak resident memory of a fresh process that ingests only ``path`` (its own rusage, via wait4)."""
+    """Peak resident memory of a fresh process that ingests only ``path``, by GNU time (``%M``, KiB).
+
+    Not ``wait4``'s ``ru_maxrss``: a child started with vfork inherits this process's high-water mark
+    at exec, so it would report the benchmark's own memory."""
     with tempfile.TemporaryDirectory() as tmp:
-        child = subprocess.Popen([sys.executable, "-c", _CHILD, str(path), tmp])
-        _, status, usage = os.wait4(child.pid, 0)
-        child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode:
-        raise SystemExit(f"ingesting {path.name} failed with exit code {child.returncode}")
-    return round(usage.ru_maxrss / 1024, 1)  # ru_maxrss is in KiB on Linux
+        done = subprocess.run(
+            ["/usr/bin/time", "-f", "%M", sys.executable, "-c", _CHILD, str(path), tmp],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+    if done.returncode:
+        raise SystemExit(f"ingesting {path.name} failed: {done.stderr[-500:]}")
+    return round(int(done.stderr.strip().splitlines()[-1]) / 1024, 1)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--files", type=Path, required=True)
     parser.add_argument("--skip-memory", action="store_true")
+    parser.add_argument("--memory-only", action="store_true", help="Only the peak-RSS stage; keep the rest.")
     args = parser.parse_args()
+    if args.memory_only:
+        path = RESULTS / "ingest_documents.json"
+        out = json.loads(path.read_text())
+        out["peak_rss_mb"] = {name: peak_rss_mb(args.files / name) for name in MEMORY_FILES}
+        path.write_text(json.dumps(out, indent=2) + "\n")
+        print(json.dumps(out["peak_rss_mb"]))
+        return
     files = sorted(p for p in args.files.iterdir() if p.is_file())
     out: dict[str, object] = {"extraction": extraction(files)}
     tmp = Path(tempfile.mkdtemp(prefix="deepcite-bench-"))
