@@ -33,9 +33,8 @@ PQAL = Path("/work/shared/datasets/pubmedqa_pqal")
 OUT = Path(__file__).parent / "results" / "answers_tuning_train.json"
 GRID = {
     "finding_weight": [0.2, 0.3],
-    "sentence_relevance_weight": [0.5, 0.7],
-    "continue_ratio": [0.75, 0.85],
-    "extractive_summary_sentences": [2],
+    "focused_max_words": [0, 35, 45, 60],
+    "extractive_summary_sentences": [2, 3],
 }
 
 
