@@ -46,6 +46,10 @@ _NAMED = re.compile(
 _REFERENCES = frozenset({"references", "bibliography"})
 _PAGE_NUMBER = re.compile(r"^(?:page\s*)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?$", re.IGNORECASE)
 _INCH = 72.0
+# the title: looked for in the first 15 lines of page 1; starts at a line within 95% of the tallest height,
+# keeps lines within 75% of it that follow within 1.6 line heights; at least 3 words, at most 300 chars
+_TITLE_LINES, _TITLE_MIN_WORDS, _TITLE_MAX_CHARS = 15, 3, 300
+_TITLE_START, _TITLE_KEEP, _TITLE_GAP = 0.95, 0.75, 1.6
 _WORD_GAP = 0.2  # segments of one line further apart than this share of the line height are two words
 
 
@@ -312,18 +316,24 @@ def _join(lines: list[str]) -> str:
 
 
 def _title(lines: list[_Line]) -> str:
-    """The tallest run of lines at the top of the first page (a paper's title), when the metadata has none."""
-    top = [line for line in lines[:15] if len(line.text) > 3]
-    if not top:
-        return ""
-    tallest = max(line.height for line in top)
-    start = next(i for i, line in enumerate(top) if line.height >= tallest * 0.95)
-    run = [top[start].text]
-    for line in top[start + 1 :]:
-        if line.height < tallest * 0.85:
-            break
-        run.append(line.text)
-    return " ".join(run)[:300]
+    """The tallest run of lines at the top of the first page that reads like a title (a few words, not the
+    letters of a figure), when the metadata has none."""
+    top = [line for line in lines[:_TITLE_LINES] if len(line.text) > 3]
+    for tallest in sorted({line.height for line in top}, reverse=True):
+        start = next(i for i, line in enumerate(top) if line.height >= tallest * _TITLE_START)
+        while start > 0 and top[start - 1].height >= tallest * _TITLE_KEEP:
+            start -= 1  # a title's first line can be a little shorter than its tallest
+        run = [top[start].text]
+        previous = top[start]
+        for line in top[start + 1 :]:
+            if line.height < tallest * _TITLE_KEEP or previous.top - line.top > _TITLE_GAP * tallest:
+                break  # smaller text, or a gap: the authors
+            run.append(line.text)
+            previous = line
+        title = " ".join(run)
+        if len(title.split()) >= _TITLE_MIN_WORDS:
+            return title[:_TITLE_MAX_CHARS]
+    return ""
 
 
 def _first(pattern: re.Pattern[str], text: str) -> str | None:
