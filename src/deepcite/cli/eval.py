@@ -80,7 +80,7 @@ def eval_answers(
         None, "--data-dir", help="Where the ingested collections are cached (default: DEEPCITE_DATA_DIR)."
     ),
     json_out: bool = JSON_OPTION,
-    out: Path = typer.Option(None, "--out", help="Write the figures as JSON as JSON to this file."),
+    out: Path = typer.Option(None, "--out", help="Write the figures as JSON to this file."),
 ) -> None:
     """Offline answers against PubMedQA conclusions and HotpotQA answers, with baselines from the same run."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
