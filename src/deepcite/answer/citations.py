@@ -112,7 +112,7 @@ def _clean_markers(text: str, valid: Collection[int], check: CitationCheck) -> t
 
 
 def _is_structural(line: str) -> bool:
-    bare = CITATION_RE.sub("", line).strip()
+    bare = CITATION_RE.sub("", line).strip().lstrip(".!?;,: ")  # stray punctuation opens no sentence
     return (
         not re.search(r"[A-Za-z0-9]", bare)
         or bool(_HEADING_RE.match(line))
@@ -170,8 +170,10 @@ def check_citations(
                 kept.append(UNKNOWN)
         kept = [s for i, s in enumerate(kept) if not (s == UNKNOWN and i and kept[i - 1] == UNKNOWN)]
         if kept:
-            factual_left = True
             out_lines.append(prefix + " ".join(kept))
+            # what is left may read as a label ("Stroke [1] :"): it then counts as structure, as it will
+            # when the text is checked again
+            factual_left = factual_left or not _is_structural(out_lines[-1])
     clean = re.sub(r"\n{3,}", "\n\n", "\n".join(out_lines)).strip()
     if not factual_left:
         clean = f"{clean}\n\n{UNKNOWN}".strip() if clean else UNKNOWN
