@@ -51,6 +51,7 @@ def term_counts(text: str) -> Counter[str]:
 # A section label glued to the previous sentence's full stop ("…lesions.STUDY DESIGN/", "…relevant.AIM: To
 # test"): PubMed abstracts flattened to one string lose the break before the label; a space puts it back.
 _GLUED_LABEL = re.compile(r"(?<=[a-z0-9)\]%][.!?])(?=[A-Z][A-Z&/ -]{2,}?(?:[:/&-]|\s[A-Z]|$))")
+_ONLY_PARENTHESIS = re.compile(r"^\([^()]*\)$")
 _SPLIT_CACHE_SIZE = 16_384  # distinct texts whose sentences are kept (chunks are split again at answer time)
 
 
@@ -64,7 +65,14 @@ def _sentences(text: str) -> tuple[str, ...]:
     text = _GLUED_LABEL.sub(" ", re.sub(r"\s+", " ", text).strip())
     if not text:
         return ()
-    return tuple(s.strip() for s in _segmenter().segment(text) if s.strip())
+    pieces = [s.strip() for s in _segmenter().segment(text) if s.strip()]
+    out: list[str] = []
+    for piece in pieces:  # a parenthesis standing alone ("(n=12)") opens the sentence after it
+        if out and _ONLY_PARENTHESIS.match(out[-1]):
+            out[-1] = f"{out[-1]} {piece}"
+        else:
+            out.append(piece)
+    return tuple(out)
 
 
 def split_sentences(text: str) -> list[str]:

@@ -112,7 +112,7 @@ def _clean_markers(text: str, valid: Collection[int], check: CitationCheck) -> t
 
 
 def _is_structural(line: str) -> bool:
-    bare = CITATION_RE.sub("", line).strip().lstrip(".!?;,: ")  # stray punctuation opens no sentence
+    bare = CITATION_RE.sub("", line).strip()
     return (
         not re.search(r"[A-Za-z0-9]", bare)
         or bool(_HEADING_RE.match(line))
