@@ -24,7 +24,7 @@ def eval_retrieval(
         None, "--collection", help="Scratch collection (default: beir-<dir name>)"
     ),
     json_out: bool = JSON_OPTION,
-    out: Path = typer.Option(None, "--out", help="Write the results as JSON as JSON to this file."),
+    out: Path = typer.Option(None, "--out", help="Write the results as JSON to this file."),
 ) -> None:
     """Ingest (or reuse) a BEIR corpus and report nDCG@10, Recall@100 and MRR@10 per mode."""
     from deepcite.config import get_settings
