@@ -60,7 +60,7 @@ from deepcite.errors import StoreError
 from deepcite.models import FusionMethod
 from deepcite.retrieval import filters as f
 from deepcite.retrieval.bm25 import SPARSE_VECTOR_NAME, SparseWeights
-from deepcite.retrieval.engine_hooks import CollectionMeta, PointData, ScoredPayload
+from deepcite.retrieval.engine_hooks import CollectionMeta, PointData, ScoredPayload, scroll_pages
 from deepcite.retrieval.engine_store import EngineStore
 from deepcite.retrieval.points import DENSE_VECTOR_NAME, INTEGER_INDEXED, KEYWORD_INDEXED
 
@@ -182,12 +182,7 @@ class EdgeStore(EngineStore):
             raise
 
     def engine_upsert(self, name: str, points: Sequence[PointData]) -> None:
-        edge_points = []
-        for p in points:
-            vector: dict[str, Any] = {SPARSE_VECTOR_NAME: _sparse(p.sparse)}
-            if p.dense is not None:
-                vector[DENSE_VECTOR_NAME] = p.dense
-            edge_points.append(Point(p.id, vector, p.payload))
+        edge_points = [Point(p.id, p.vectors(_sparse), p.payload) for p in points]
         self._shard(name).update(UpdateOperation.upsert_points(edge_points))
 
     def engine_update_sparse(self, name: str, vectors: Sequence[tuple[str, SparseWeights]]) -> None:
@@ -211,10 +206,10 @@ class EdgeStore(EngineStore):
 
     def engine_scroll(self, name: str, conditions: list[f.Condition]) -> Iterator[tuple[str, dict[str, Any]]]:
         shard = self._shard(name)
-        offset = None
-        while True:
+
+        def page(offset: Any) -> tuple[Sequence[Any], Any]:
             with self._lock(name):
-                records, offset = shard.scroll(
+                return shard.scroll(
                     ScrollRequest(
                         offset=offset,
                         limit=self.settings.store.upsert_batch,
@@ -223,10 +218,8 @@ class EdgeStore(EngineStore):
                         with_vector=False,
                     )
                 )
-            for r in records:
-                yield str(r.id), r.payload or {}
-            if offset is None:
-                return
+
+        yield from scroll_pages(page)
 
     def engine_delete(self, name: str, ids: Sequence[str]) -> None:
         self._shard(name).update(UpdateOperation.delete_points(list(ids)))

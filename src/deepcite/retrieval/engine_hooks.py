@@ -4,13 +4,14 @@ records it reads and writes, and the small ``engine_*`` primitives it implements
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from deepcite.models import FusionMethod
-from deepcite.retrieval.bm25 import Bm25Stats, SparseWeights
+from deepcite.retrieval.bm25 import SPARSE_VECTOR_NAME, Bm25Stats, SparseWeights
 from deepcite.retrieval.filters import Condition
+from deepcite.retrieval.points import DENSE_VECTOR_NAME
 
 META_FORMAT = 1
 
@@ -39,6 +40,14 @@ class PointData:
     sparse: SparseWeights
     payload: dict[str, Any]
 
+    def vectors(self, sparse: Callable[[SparseWeights], Any]) -> dict[str, Any]:
+        """The point's named vectors: BM25 (as the engine's sparse vector built by ``sparse``), and dense
+        when it has one."""
+        vector: dict[str, Any] = {SPARSE_VECTOR_NAME: sparse(self.sparse)}
+        if self.dense is not None:
+            vector[DENSE_VECTOR_NAME] = self.dense
+        return vector
+
 
 @dataclass
 class ScoredPayload:
@@ -46,6 +55,18 @@ class ScoredPayload:
 
     score: float
     payload: dict[str, Any]
+
+
+def scroll_pages(fetch: Callable[[Any], tuple[Sequence[Any], Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(id, payload) of every record of every page: ``fetch(offset)`` returns a page of records (with ``id``
+    and ``payload``) and the next offset, ``None`` after the last page; the first call gets ``None``."""
+    offset = None
+    while True:
+        records, offset = fetch(offset)
+        for r in records:
+            yield str(r.id), r.payload or {}
+        if offset is None:
+            return
 
 
 class EngineHooks(ABC):

@@ -29,7 +29,7 @@ from deepcite.errors import StoreError
 from deepcite.models import FusionMethod
 from deepcite.retrieval import filters as f
 from deepcite.retrieval.bm25 import SPARSE_VECTOR_NAME, SparseWeights
-from deepcite.retrieval.engine_hooks import CollectionMeta, PointData, ScoredPayload
+from deepcite.retrieval.engine_hooks import CollectionMeta, PointData, ScoredPayload, scroll_pages
 from deepcite.retrieval.engine_store import EngineStore
 from deepcite.retrieval.points import DENSE_VECTOR_NAME, INTEGER_INDEXED, KEYWORD_INDEXED
 
@@ -130,12 +130,7 @@ class QdrantStore(EngineStore):
         self.client.update_collection(name, metadata={META_KEY: meta.to_dict()})
 
     def engine_upsert(self, name: str, points: Sequence[PointData]) -> None:
-        structs = []
-        for p in points:
-            vector: dict[str, Any] = {SPARSE_VECTOR_NAME: _sparse(p.sparse)}
-            if p.dense is not None:
-                vector[DENSE_VECTOR_NAME] = p.dense
-            structs.append(models.PointStruct(id=p.id, vector=vector, payload=p.payload))
+        structs = [models.PointStruct(id=p.id, vector=p.vectors(_sparse), payload=p.payload) for p in points]
         self.client.upsert(name, points=structs, wait=True)
 
     def engine_update_sparse(self, name: str, vectors: Sequence[tuple[str, SparseWeights]]) -> None:
@@ -159,9 +154,8 @@ class QdrantStore(EngineStore):
         }
 
     def engine_scroll(self, name: str, conditions: list[f.Condition]) -> Iterator[tuple[str, dict[str, Any]]]:
-        offset = None
-        while True:
-            records, offset = self.client.scroll(
+        yield from scroll_pages(
+            lambda offset: self.client.scroll(
                 name,
                 scroll_filter=qdrant_filter(conditions),
                 limit=self.settings.store.upsert_batch,
@@ -169,10 +163,7 @@ class QdrantStore(EngineStore):
                 with_payload=True,
                 with_vectors=False,
             )
-            for r in records:
-                yield str(r.id), r.payload or {}
-            if offset is None:
-                return
+        )
 
     def engine_delete(self, name: str, ids: Sequence[str]) -> None:
         self.client.delete(name, points_selector=models.PointIdsList(points=list(ids)), wait=True)
