@@ -23,7 +23,7 @@ import hashlib
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from deepcite.config import IngestSettings
 from deepcite.errors import IngestError
@@ -44,8 +44,8 @@ from deepcite.models import Document
 __all__ = ["LOADERS", "LoadProblem", "iter_documents", "detect_format", "paragraph_id", "InputFormat"]
 
 LoadItem = Document | LoadProblem
+T = TypeVar("T")
 Loader = Callable[[Path], Iterator[LoadItem]]
-
 
 
 def iter_documents(path: str | Path, fmt: InputFormat | str = InputFormat.AUTO) -> Iterator[LoadItem]:
@@ -148,16 +148,11 @@ def load_paragraphs(path: Path, *, source: str) -> Iterator[LoadItem]:
     ``paragraph_text``; original HotpotQA ``context: [[title, [sentence, ...]], ...]``.
     """
     seen: set[str] = set()
-    for raw in read_records(path):
-        if isinstance(raw, LoadProblem):
-            yield raw
+    for item in _built_records(path, _paragraphs):
+        if isinstance(item, LoadProblem):
+            yield item
             continue
-        try:
-            paragraphs = _paragraphs(raw.value)
-        except BadRecord as exc:
-            yield LoadProblem(str(path), raw.line, _where(raw) + str(exc))
-            continue
-        for title, text in paragraphs:
+        for title, text in item[1]:
             pid = paragraph_id(title, text)
             if pid not in seen:
                 seen.add(pid)
@@ -267,15 +262,11 @@ def _unique_records(path: Path, build: Callable[[Any], Document]) -> Iterator[Lo
     """Documents built from the records of ``path``; a record that cannot be built, or whose id was
     already used by an earlier record, is a problem."""
     first_line: dict[str, int] = {}
-    for raw in read_records(path):
-        if isinstance(raw, LoadProblem):
-            yield raw
+    for item in _built_records(path, build):
+        if isinstance(item, LoadProblem):
+            yield item
             continue
-        try:
-            doc = build(raw.value)
-        except BadRecord as exc:
-            yield LoadProblem(str(path), raw.line, _where(raw) + str(exc))
-            continue
+        raw, doc = item
         if doc.id in first_line:
             yield LoadProblem(
                 str(path),
@@ -286,6 +277,21 @@ def _unique_records(path: Path, build: Callable[[Any], Document]) -> Iterator[Lo
             continue
         first_line[doc.id] = raw.line
         yield doc
+
+
+def _built_records(path: Path, build: Callable[[Any], T]) -> Iterator[LoadProblem | tuple[RawRecord, T]]:
+    """``(record, build(record.value))`` for each record of ``path``, one at a time; a record that cannot be
+    read, or that ``build`` rejects with :class:`BadRecord`, is a problem instead."""
+    for raw in read_records(path):
+        if isinstance(raw, LoadProblem):
+            yield raw
+            continue
+        try:
+            built = build(raw.value)
+        except BadRecord as exc:
+            yield LoadProblem(str(path), raw.line, _where(raw) + str(exc))
+            continue
+        yield raw, built
 
 
 def _where(raw: RawRecord) -> str:
