@@ -22,8 +22,8 @@ reports a result rather than an aim, background or method.
 An answer part is written by :meth:`ExtractiveGenerator._findings`: it opens with the sentence of highest
 value among those that are findings (``opening_min_finding``) and relevant (``opening_min_relevance``; any
 sentence over the threshold when none is), then adds sentences whose value reaches ``continue_ratio`` of
-the opening's, from the opening's own study, or from another study only when that sentence bears on the
-target as much as the opening does
+the opening's, from the opening's own study, or (when the target asks for findings) from another study
+only when that sentence bears on the target as much as the opening does
 (``other_study_ratio`` of its support). A sentence whose cosine to one already chosen reaches
 ``redundancy_threshold`` is skipped. The quick summary follows the question's shape:
 
@@ -236,7 +236,11 @@ class ExtractiveGenerator:
         for i in self._order(scores, target, [i for i in candidates if i not in taken]):
             if len(chosen) >= limit or (opening is not None and value[i] < s.continue_ratio * value[opening]):
                 break
-            other_study = opening is not None and scores.sentences[i].study != scores.sentences[opening].study
+            other_study = (
+                opening is not None
+                and scores.findings_first[target]
+                and scores.sentences[i].study != scores.sentences[opening].study
+            )
             if other_study and support[i] < s.other_study_ratio * support[opening]:
                 continue
             similarity = [float(scores.vectors[i] @ scores.vectors[k]) for k in (*taken, *chosen)]
