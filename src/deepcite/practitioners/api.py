@@ -15,6 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from deepcite.practitioners.location import Location, Proximity
+from deepcite.practitioners.records import PractitionerProfile
 from deepcite.practitioners.schemas import AnalysisUse, ClinicalIntent, GeneralIntent, Insights
 
 
@@ -85,21 +86,9 @@ class Emergency(BaseModel):
     cues: list[str] = Field(default_factory=list, description="The patient's words that signalled it.")
 
 
-class PractitionerResult(BaseModel):
+class PractitionerResult(PractitionerProfile):
     """A practitioner in the results, with every reason for their place."""
 
-    npi: str
-    name: str
-    credential: str | None = None
-    gender: str | None = None
-    primary_specialty: str | None = None
-    secondary_specialties: list[str] = Field(default_factory=list)
-    organisation: str | None = None
-    address: str | None = None
-    city: str | None = None
-    state: str | None = None
-    zip: str | None = None
-    hospital_affiliations: list[str] = Field(default_factory=list)
     years_of_experience: int | None = None
     rating: float | None = None
     review_count: int | None = None

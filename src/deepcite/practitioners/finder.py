@@ -56,7 +56,7 @@ from deepcite.practitioners.ranking import (
     stage_a,
     stage_b,
 )
-from deepcite.practitioners.records import Practitioner
+from deepcite.practitioners.records import Practitioner, PractitionerProfile
 from deepcite.practitioners.semantic import SemanticStage, SpecialtySimilarity
 from deepcite.practitioners.taxonomy import Taxonomy
 from deepcite.retrieval.store import SearchStore
@@ -413,18 +413,7 @@ class PractitionerFinder:
         specialty = (p.primary_specialty or "").upper()
         matches = [m for m in merged.specialties if m.specialty == specialty]
         return PractitionerResult(
-            npi=p.npi,
-            name=p.name,
-            credential=p.credential,
-            gender=p.gender,
-            primary_specialty=p.primary_specialty,
-            secondary_specialties=p.secondary_specialties,
-            organisation=p.organisation,
-            address=p.address,
-            city=p.city,
-            state=p.state,
-            zip=p.zip,
-            hospital_affiliations=p.hospital_affiliations,
+            **p.model_dump(include=set(PractitionerProfile.model_fields)),
             years_of_experience=p.years_of_experience(year),
             rating=p.rating,
             review_count=p.review_count,

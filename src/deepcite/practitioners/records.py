@@ -9,13 +9,12 @@ from pydantic import BaseModel, Field, field_validator
 _NPI_RE = re.compile(r"^\d{10}$")
 
 
-class Practitioner(BaseModel):
-    """A clinician in the directory, keyed by the 10-digit NPI."""
+class PractitionerProfile(BaseModel):
+    """The directory fields a practitioner is shown with: identity, specialties, practice address,
+    hospitals. Both the stored record and a search result carry them."""
 
     npi: str
     name: str
-    first_name: str | None = None
-    last_name: str | None = None
     credential: str | None = None
     gender: str | None = None
     primary_specialty: str | None = None
@@ -26,6 +25,13 @@ class Practitioner(BaseModel):
     state: str | None = None
     zip: str | None = None  # five digits (ZIP+4 is cut to the ZIP)
     hospital_affiliations: list[str] = Field(default_factory=list)
+
+
+class Practitioner(PractitionerProfile):
+    """A clinician in the directory, keyed by the 10-digit NPI."""
+
+    first_name: str | None = None
+    last_name: str | None = None
     graduation_year: int | None = None
     rating: float | None = Field(default=None, ge=0.0, le=5.0)
     review_count: int | None = Field(default=None, ge=0)
