@@ -183,12 +183,18 @@ class Engine:
             self._agents.clear()
 
     # -- shared objects, each built once ---------------------------------------------------------------------
-    def _once(self, attr: str, build: Callable[[], T]) -> T:
+    def _once(self, attr: str, build: Callable[[], T], *, optional: bool = False) -> T:
+        """``self.<attr>``, built by ``build`` on first use (once, under the lock). ``None`` means not built
+        yet, unless ``optional``: then ``None`` is what ``build`` answered for a feature that is off."""
+
+        def missing(value: Any) -> bool:
+            return value is _UNSET or (value is None and not optional)
+
         value = getattr(self, attr)
-        if value is _UNSET or value is None:
+        if missing(value):
             with self._lock:
                 value = getattr(self, attr)
-                if value is _UNSET or value is None:
+                if missing(value):
                     value = build()
                     setattr(self, attr, value)
         return value
@@ -206,29 +212,19 @@ class Engine:
     @property
     def llm(self) -> LLMClient | None:
         """The LLM client, or None offline; one client, so the structured-output mode it learned persists."""
-        if self._llm is _UNSET:
-            with self._lock:
-                if self._llm is _UNSET:
-                    self._llm = get_llm(self.settings)
-        return self._llm
+        return self._once("_llm", lambda: get_llm(self.settings), optional=True)
 
     @property
     def reranker(self) -> Reranker | None:
         """The cross-encoder reranker when ``research.rerank_enabled``, loaded once."""
-        if self._reranker is _UNSET:
-            with self._lock:
-                if self._reranker is _UNSET:
-                    self._reranker = load_reranker(self.settings.research, self._reranker_errors)
-        return self._reranker
+        return self._once(
+            "_reranker", lambda: load_reranker(self.settings.research, self._reranker_errors), optional=True
+        )
 
     @property
     def web_source(self) -> WebSource | None:
         """Web evidence per sub-question when ``web.enabled``, else None."""
-        if self._web is _UNSET:
-            with self._lock:
-                if self._web is _UNSET:
-                    self._web = web_source_for(self.settings, self.llm)
-        return self._web
+        return self._once("_web", lambda: web_source_for(self.settings, self.llm), optional=True)
 
     @property
     def generator(self) -> AnswerGenerator:
