@@ -60,7 +60,13 @@ from deepcite.errors import StoreError
 from deepcite.models import FusionMethod
 from deepcite.retrieval import filters as f
 from deepcite.retrieval.bm25 import SPARSE_VECTOR_NAME, SparseWeights
-from deepcite.retrieval.engine_hooks import CollectionMeta, PointData, ScoredPayload, scroll_pages
+from deepcite.retrieval.engine_hooks import (
+    CollectionMeta,
+    PointData,
+    ScoredPayload,
+    query_vectors,
+    scroll_pages,
+)
 from deepcite.retrieval.engine_store import EngineStore
 from deepcite.retrieval.points import DENSE_VECTOR_NAME, INTEGER_INDEXED, KEYWORD_INDEXED
 
@@ -239,11 +245,7 @@ class EdgeStore(EngineStore):
         fusion: FusionMethod,
     ) -> list[ScoredPayload]:
         flt = edge_filter(conditions)
-        queries = []
-        if sparse is not None:
-            queries.append(Query.Nearest(_sparse(sparse), using=SPARSE_VECTOR_NAME))
-        if dense is not None:
-            queries.append(Query.Nearest(dense, using=DENSE_VECTOR_NAME))
+        queries = [Query.Nearest(v, using=using) for v, using in query_vectors(sparse, dense, _sparse)]
         if len(queries) == 1:
             request = QueryRequest(
                 limit=k, query=queries[0], filter=flt, with_payload=True, with_vector=False

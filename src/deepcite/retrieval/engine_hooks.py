@@ -57,6 +57,19 @@ class ScoredPayload:
     payload: dict[str, Any]
 
 
+def query_vectors(
+    sparse: SparseWeights | None, dense: list[float] | None, to_sparse: Callable[[SparseWeights], Any]
+) -> list[tuple[Any, str]]:
+    """(vector, vector name) of each query vector given, BM25 first (as the engine's sparse vector built by
+    ``to_sparse``), then dense."""
+    queries: list[tuple[Any, str]] = []
+    if sparse is not None:
+        queries.append((to_sparse(sparse), SPARSE_VECTOR_NAME))
+    if dense is not None:
+        queries.append((dense, DENSE_VECTOR_NAME))
+    return queries
+
+
 def scroll_pages(fetch: Callable[[Any], tuple[Sequence[Any], Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
     """(id, payload) of every record of every page: ``fetch(offset)`` returns a page of records (with ``id``
     and ``payload``) and the next offset, ``None`` after the last page; the first call gets ``None``."""

@@ -29,7 +29,13 @@ from deepcite.errors import StoreError
 from deepcite.models import FusionMethod
 from deepcite.retrieval import filters as f
 from deepcite.retrieval.bm25 import SPARSE_VECTOR_NAME, SparseWeights
-from deepcite.retrieval.engine_hooks import CollectionMeta, PointData, ScoredPayload, scroll_pages
+from deepcite.retrieval.engine_hooks import (
+    CollectionMeta,
+    PointData,
+    ScoredPayload,
+    query_vectors,
+    scroll_pages,
+)
 from deepcite.retrieval.engine_store import EngineStore
 from deepcite.retrieval.points import DENSE_VECTOR_NAME, INTEGER_INDEXED, KEYWORD_INDEXED
 
@@ -182,11 +188,7 @@ class QdrantStore(EngineStore):
         fusion: FusionMethod,
     ) -> list[ScoredPayload]:
         flt = qdrant_filter(conditions)
-        queries: list[tuple[Any, str]] = []
-        if sparse is not None:
-            queries.append((_sparse(sparse), SPARSE_VECTOR_NAME))
-        if dense is not None:
-            queries.append((dense, DENSE_VECTOR_NAME))
+        queries = query_vectors(sparse, dense, _sparse)
         try:
             if len(queries) == 1:
                 query, using = queries[0]
