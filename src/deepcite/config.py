@@ -190,6 +190,8 @@ class CoverageSettings(_Section):
     # the best aspect-passage cosine is mapped from [cosine_floor, cosine_ceiling] onto [0, 1]
     cosine_floor: float = 0.25
     cosine_ceiling: float = 0.75
+    # a passage's lead sentence is looked for in its first this many characters before the whole text
+    lead_window_chars: int = 600
 
 
 class StoppingSettings(_Section):

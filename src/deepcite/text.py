@@ -75,6 +75,18 @@ def _sentences(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+def first_sentence(text: str, window_chars: int) -> str:
+    """The first sentence of ``text`` as :func:`split_sentences` finds it, read from the first
+    ``window_chars`` characters when they already hold two whole sentences (the segmenter's cost grows with
+    the text), else from the whole text."""
+    if len(text) > window_chars:
+        head = _sentences(text[:window_chars])
+        if len(head) > 2:  # the first two are whole; only the last piece may be cut
+            return head[0]
+    whole = _sentences(text)
+    return whole[0] if whole else ""
+
+
 def split_sentences(text: str) -> list[str]:
     """Split prose into sentences with pysbd's rules (abbreviations, decimals, "et al.", "vs.", "e.g."),
     after a pre-pass that separates section labels glued to a full stop; citation markers such as

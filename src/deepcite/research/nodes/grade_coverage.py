@@ -10,7 +10,7 @@ from deepcite.models import AspectCoverage, AspectType, Candidate, QueryAspect
 from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.state import ExecutorState
 from deepcite.research.vectors import candidate_vectors, passage_text, text_vectors
-from deepcite.text import split_sentences, tokenize
+from deepcite.text import first_sentence, tokenize
 
 
 def keyword_score(aspect: QueryAspect, passages: list[set[str]], leads: list[set[str]]) -> float:
@@ -26,9 +26,8 @@ def keyword_score(aspect: QueryAspect, passages: list[set[str]], leads: list[set
     return max(len(wanted & p) for p in pool) / len(wanted)
 
 
-def _lead(cand: Candidate) -> str:
-    sentences = split_sentences(cand.chunk.text)
-    return f"{cand.chunk.title} {sentences[0] if sentences else ''}"
+def _lead(cand: Candidate, window_chars: int) -> str:
+    return f"{cand.chunk.title} {first_sentence(cand.chunk.text, window_chars)}"
 
 
 def similarity_score(cosines: np.ndarray, floor: float, ceiling: float) -> float:
@@ -47,7 +46,7 @@ def heuristic_coverage(
 ) -> dict[str, float]:
     """Per aspect: ``keyword_weight * keyword_score + embedding_weight * similarity_score``, normalised."""
     stems = [set(tokenize(passage_text(c.chunk))) for c in evidence]
-    leads = [set(tokenize(_lead(c))) for c in evidence]
+    leads = [set(tokenize(_lead(c, settings.coverage.lead_window_chars))) for c in evidence]
     wk, we = settings.coverage.keyword_weight, settings.coverage.embedding_weight
     total = (wk + we) or 1.0
     scores: dict[str, float] = {}
