@@ -33,7 +33,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from deepcite.config import IngestSettings
-from deepcite.ingest.checkset import CheckQuestion, load_questions, normalize
+from deepcite.evaluation.documents import CheckQuestion, load_questions, normalize
 from deepcite.ingest.readers import detect_kind, read_file
 
 RESULTS = Path(__file__).parent / "results"

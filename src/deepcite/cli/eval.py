@@ -7,7 +7,7 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from deepcite.cli.common import JSON_OPTION, console, emit, err_console, user_errors
+from deepcite.cli.common import JSON_OPTION, console, emit, err_console, print_json, user_errors
 
 eval_app = typer.Typer(help="Measure quality on real benchmarks.", no_args_is_help=True)
 
@@ -129,3 +129,66 @@ def eval_answers(
 from deepcite.cli.practitioners import eval_practitioners  # noqa: E402
 
 eval_app.command("practitioners")(eval_practitioners)
+
+
+@eval_app.command("documents")
+def eval_documents(
+    files: Path = typer.Option(..., "--files", help="The folder of documents the questions are about."),
+    questions: Path = typer.Option(..., "--questions", help="Check set: JSON Lines of file, question, answer, page."),
+    collection: str = typer.Option("real-docs-eval", "--collection", "-c", help="Collection to ingest into."),
+    k: int = typer.Option(5, "-k", help="Hits looked at per question."),
+    research: bool = typer.Option(True, "--research/--no-research", help="Also score the research evidence pack."),
+    json_out: bool = JSON_OPTION,
+) -> None:
+    """Phrase hit-rate on the right page per format, then (after ingesting the folder) hybrid-search and
+    research evidence hit@k with page correctness, on a check set of verbatim answer phrases."""
+    from deepcite.config import get_settings
+    from deepcite.evaluation.documents import chunk_hit, found_on_page, load_questions
+    from deepcite.ingest.isolate import read_file_isolated
+    from deepcite.research.agent import ResearchAgent
+    from deepcite.retrieval.collection import open_collection
+
+    with user_errors():
+        settings = get_settings()
+        checks = load_questions(questions)
+        per_format: dict[str, list[bool]] = {}
+        for name in sorted({q.file for q in checks}):
+            result = read_file_isolated(files / name, doc_id=name, name=name, settings=settings.ingest)
+            for q in (q for q in checks if q.file == name):
+                per_format.setdefault(result.kind or "unreadable", []).append(found_on_page(result, q))
+        col = open_collection(collection, settings)
+        report = col.ingest(files, on_error="skip")
+        scores: dict[str, dict[str, float]] = {}
+        runs: dict[str, object] = {"hybrid": lambda q: [h.chunk for h in col.search(q, mode="hybrid", k=k)]}
+        if research:
+            agent = ResearchAgent(col, use_llm=False, settings=settings.research)
+            runs["research"] = lambda q: [c.chunk for c in agent.process(q).pack.final_evidence[:k]]
+        for label, run in runs.items():
+            hits = page_ok = 0
+            for q in checks:
+                results = [chunk_hit(chunk, q) for chunk in run(q.question)]  # type: ignore[operator]
+                found = [page for hit, page in results if hit]
+                hits += bool(found)
+                page_ok += bool(found) and found[0]
+            scores[label] = {
+                f"hit@{k}": round(hits / len(checks), 3),
+                "page_correct_of_hits": round(page_ok / hits, 3) if hits else 0.0,
+            }
+    summary = {
+        "questions": len(checks),
+        "phrase_on_page": {fmt: round(sum(v) / len(v), 3) for fmt, v in sorted(per_format.items())},
+        "phrase_on_page_counts": {fmt: [sum(v), len(v)] for fmt, v in sorted(per_format.items())},
+        "retrieval": scores,
+        "ingest": {"files": len(report.files), "chunks": report.chunks, "seconds": round(report.seconds, 1)},
+    }
+    if json_out:
+        print_json(summary)
+        return
+    table = Table(title=f"phrase on the right page · {len(checks)} questions")
+    table.add_column("format")
+    table.add_column("hit-rate", justify="right")
+    for fmt, (hit, total) in summary["phrase_on_page_counts"].items():  # type: ignore[union-attr]
+        table.add_row(fmt, f"{hit}/{total} ({hit / total:.0%})")
+    console.print(table)
+    for label, values in scores.items():
+        console.print(f"[bold]{label}[/]: " + ", ".join(f"{key} {value}" for key, value in values.items()))

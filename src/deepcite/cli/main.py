@@ -42,7 +42,6 @@ app.add_typer(corpus.collections_app, name="collections")
 from deepcite.cli.eval import eval_app  # noqa: E402
 
 app.add_typer(eval_app, name="eval")
-eval_app.command("documents")(corpus.eval_documents)
 
 from deepcite.cli import serve as serve_cli  # noqa: E402
 

@@ -1,4 +1,4 @@
-"""The documents check set: questions over real files, each with a verbatim answer phrase and its page.
+"""Check set over real documents: verbatim answer phrases with their pages, and whether a read or a hit holds them.
 
 A phrase counts as found on a page when it occurs, after NFKC and whitespace normalisation (and case
 folding), in the text a reader gave for that page (for formats without pages: anywhere in the file), or
