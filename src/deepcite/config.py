@@ -232,6 +232,10 @@ class AnswerSettings(_Section):
     lexical_weight: float = 0.5
     embedding_weight: float = 0.5
     unsupported_policy: Literal["replace", "drop"] = "replace"
+    # a question's (or a regeneration's) whole time; LLM calls stop offline_reserve_s before it runs out, and
+    # what is left unanswered is written offline (the response's ``degraded`` says so)
+    request_budget_s: float = 180.0
+    offline_reserve_s: float = 5.0
     context_ttl_s: float = 3600.0
     context_max_count: int = 1000
     context_cleanup_interval_s: float = 60.0
@@ -276,7 +280,9 @@ class LLMSettings(_Section):
     base_url: str | None = None
     model: str | None = None
     api_key: str | None = None
-    timeout_s: float = 60.0
+    timeout_s: float = 60.0  # each network step (connect, one read): the httpx timeout
+    # one call's whole wall-clock time: connect, every read and every retry with its wait
+    call_deadline_s: float = 120.0
     max_retries: int = 4
     backoff_initial_s: float = 0.5
     backoff_max_s: float = 20.0

@@ -56,6 +56,26 @@ class StoreError(DeepciteError):
     """The search engine failed or was used against its contract."""
 
 
+class CollectionBusyError(StoreError):
+    """Another process holds the collection (the engine locks a shard for one process): 409, naming it."""
+
+    http_status = 409
+
+
+class CollectionDamagedError(StoreError):
+    """A collection's files cannot be read: 503, saying what failed and how to recover."""
+
+    http_status = 503
+
+    def __init__(self, name: str, what: str) -> None:
+        super().__init__(
+            f"collection {name!r} is damaged ({what}); restore it from a backup, or re-ingest it with "
+            f"`deepcite ingest <path> --collection {name} --rebuild`"
+        )
+        self.name = name
+        self.what = what
+
+
 class EmbedderError(DeepciteError):
     """The embedding model could not be loaded or called."""
 
@@ -64,6 +84,16 @@ class LLMError(DeepciteError):
     """The LLM endpoint failed after retries or answered something unusable."""
 
     http_status = 502
+
+
+class LLMTimeoutError(LLMError):
+    """The LLM did not answer within a call's deadline or what is left of the request's budget."""
+
+    http_status = 504
+
+    def __init__(self, message: str, seconds: float) -> None:
+        super().__init__(message)
+        self.seconds = seconds
 
 
 class InsufficientEvidenceError(DeepciteError):

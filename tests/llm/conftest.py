@@ -43,6 +43,6 @@ def make_client(llm_server: FakeOpenAIServer, sleeps: list[float]) -> Callable[.
             "backoff_max_s": 8.0,
             **overrides,
         }
-        return OpenAICompatClient(LLMSettings(**fields), sleep=sleeps.append, asleep=record_async)
+        return OpenAICompatClient(LLMSettings(**fields), asleep=record_async)
 
     return make

@@ -13,12 +13,19 @@ It serves ``POST /v1/chat/completions`` and ``GET /v1/models``. Each chat reques
 action; when the script is empty, ``responder(request_body)`` writes the reply (default: ``"ok"``).
 ``reject_json_schema`` / ``reject_json_object`` make it answer 400 to that ``response_format`` type,
 like servers that do not support structured output. Every request body is kept in ``requests``.
+
+Fault modes for deadline tests: :class:`Drip` sends the headers, then the body one byte at a time (a
+per-read timeout never fires); :class:`Hang` reads the request and never answers; :class:`Malformed` is a
+body that is not JSON. ``dropped`` counts the requests whose client closed the connection before the
+answer was complete (a client that gave up, or whose work was cancelled).
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import select
+import socket
 import threading
 import time
 from collections import deque
@@ -51,7 +58,22 @@ class Malformed:
     body: str = '{"choices": [{"message": '
 
 
-Action = Reply | Fail | Malformed
+@dataclass(frozen=True)
+class Drip:
+    """A 200 whose headers come at once and whose body then comes one byte every ``interval_s`` seconds."""
+
+    content: str = "ok"
+    interval_s: float = 1.0
+
+
+@dataclass(frozen=True)
+class Hang:
+    """Read the request, then send nothing for ``seconds`` (or until the client closes the connection)."""
+
+    seconds: float = 600.0
+
+
+Action = Reply | Fail | Malformed | Drip | Hang
 
 
 def completion_body(content: str, model: str) -> dict[str, Any]:
@@ -87,6 +109,8 @@ class FakeOpenAIServer:
         self.reject_json_object = reject_json_object
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
+        self.dropped = 0  # requests whose client closed the connection before the answer was complete
+        self._stopping = threading.Event()
         self._script: deque[Action] = deque()
         self._lock = threading.Lock()
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
@@ -111,6 +135,7 @@ class FakeOpenAIServer:
         return self
 
     def stop(self) -> None:
+        self._stopping.set()  # ends hanging and dripping answers
         self._httpd.shutdown()
         self._httpd.server_close()
         if self._thread is not None:
@@ -132,6 +157,20 @@ class FakeOpenAIServer:
             if self._script:
                 return self._script.popleft()
         return Reply(self.responder(body))
+
+    def _note_dropped(self) -> None:
+        with self._lock:
+            self.dropped += 1
+
+    def _client_closed(self, connection: socket.socket, wait_s: float) -> bool:
+        """Whether the client closed ``connection`` within ``wait_s`` seconds."""
+        readable, _, _ = select.select([connection], [], [], wait_s)
+        if not readable:
+            return False
+        try:
+            return connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         server = self
@@ -175,10 +214,40 @@ class FakeOpenAIServer:
                     self._send(action.status, json.dumps(error), extra)
                 elif isinstance(action, Malformed):
                     self._send(200, action.body)
+                elif isinstance(action, Hang):
+                    self._hang(action)
+                elif isinstance(action, Drip):
+                    self._drip(action, str(body.get("model", "stand-in")))
                 else:
                     if action.delay_s:
                         time.sleep(action.delay_s)
                     model = str(body.get("model", "stand-in"))
                     self._send(200, json.dumps(completion_body(action.content, model)))
+
+            def _hang(self, action: Hang) -> None:
+                deadline = time.monotonic() + action.seconds
+                while time.monotonic() < deadline and not server._stopping.is_set():
+                    if server._client_closed(self.connection, 0.05):
+                        server._note_dropped()
+                        return
+                self.close_connection = True
+
+            def _drip(self, action: Drip, model: str) -> None:
+                data = json.dumps(completion_body(action.content, model)).encode("utf-8")
+                self.send_response(200)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.close_connection = True
+                try:
+                    for i in range(len(data)):
+                        self.wfile.write(data[i : i + 1])
+                        self.wfile.flush()
+                        if i + 1 < len(data) and server._client_closed(self.connection, action.interval_s):
+                            raise ConnectionResetError
+                        if server._stopping.is_set():
+                            return
+                except (BrokenPipeError, ConnectionResetError):
+                    server._note_dropped()
 
         return Handler

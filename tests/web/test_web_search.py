@@ -180,7 +180,7 @@ def test_blocking_search_reuses_one_event_loop_until_closed(standin: StandinWeb)
     """The synchronous executor's calls run on one long-lived portal, not a new thread and loop per call."""
     with WebSearchSource(_settings(standin, max_results=1)) as source:
         first, _ = source.search(QUESTION)
-        portal = source._portal
+        portal = source._loop._portal
         second, _ = source.search("how is atrial fibrillation treated with anticoagulants")
-        assert first and second and portal is not None and source._portal is portal
-    assert source._portal is None
+        assert first and second and portal is not None and source._loop._portal is portal
+    assert not source._loop.started

@@ -14,6 +14,14 @@ bounds are fixed (0.5 s to 8 s, not the settings), a Retry-After above two minut
 backoff where deepcite gives up at once and says so, and its waits cannot be recorded by a test; so
 tenacity drives the retries and the SDK makes single attempts.
 
+Deadlines: ``timeout_s`` bounds each network step (the SDK's httpx timeout: connect, one read), so a server
+that sends a byte now and then would hold a call for ever; ``call_deadline_s`` bounds the whole call
+(connect, every read, every retry and its wait), and the request's budget (:mod:`deepcite.llm.deadline`)
+bounds it further. httpx has no total timeout; its authors' advice is to wrap the async call in the event
+loop's own deadline, which cancels the exchange cleanly: every call runs as ``achat`` under
+``anyio.fail_after``, and :meth:`OpenAICompatClient.chat` hands it to a background event loop
+(:class:`deepcite.llm.portal.BackgroundLoop`). Retries stop before a wait would cross the deadline.
+
 Structured output: with ``schema`` the client asks for ``response_format`` ``json_schema``; a 400 answer
 steps down to ``json_object`` and then to a plain prompt instruction, and the client remembers the level
 that worked for later calls. Parse replies with :func:`deepcite.llm.json.chat_json`.
@@ -33,13 +41,16 @@ from datetime import UTC, datetime
 from functools import partial
 from typing import Any, Literal
 
+import anyio
 import openai
-from tenacity import AsyncRetrying, RetryCallState, Retrying, retry_if_exception, stop_after_attempt
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_random_exponential
 
 from deepcite.config import LLMSettings
-from deepcite.errors import ConfigError, LLMError
+from deepcite.errors import ConfigError, LLMError, LLMTimeoutError
 from deepcite.llm.client import Message
+from deepcite.llm.deadline import call_deadline
+from deepcite.llm.portal import BackgroundLoop
 
 log = logging.getLogger(__name__)
 
@@ -92,15 +103,14 @@ def _schema_instruction(schema: dict[str, Any]) -> str:
 class OpenAICompatClient:
     """:class:`deepcite.llm.client.LLMClient` over the official ``openai`` SDK.
 
-    ``sleep``/``asleep`` are the waits between retries (``time.sleep``/``asyncio.sleep``); tests pass
-    recorders to check the backoff without waiting.
+    ``asleep`` is the wait between retries (``asyncio.sleep``); tests pass a recorder to check the backoff
+    without waiting.
     """
 
     def __init__(
         self,
         settings: LLMSettings,
         *,
-        sleep: Callable[[float], None] = time.sleep,
         asleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
     ) -> None:
         if not settings.configured:
@@ -109,11 +119,10 @@ class OpenAICompatClient:
                 "(e.g. http://127.0.0.1:11434/v1) and DEEPCITE_LLM_MODEL"
             )
         self._settings = settings
-        self._sleep = sleep
         self._asleep = asleep
         self._level_lock = threading.Lock()
         self._level: StructuredOutput = settings.structured_output
-        self._sync = openai.OpenAI(**self._client_kwargs())
+        self._loop = BackgroundLoop()  # where synchronous callers' calls run
         # an async HTTP pool belongs to the event loop that opened it: one AsyncOpenAI per loop
         self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
             weakref.WeakKeyDictionary()
@@ -135,13 +144,10 @@ class OpenAICompatClient:
         schema: dict[str, Any] | None = None,
         max_tokens: int | None = None,
     ) -> str:
-        """The assistant's reply text; raises LLMError after retries are exhausted."""
-        level = self._level
-        while True:
-            try:
-                return self._with_retries(partial(self._create, messages, schema, max_tokens, level))
-            except openai.BadRequestError as exc:
-                level = self._step_down(level, schema, exc)
+        """The assistant's reply text; raises LLMError after retries are exhausted, LLMTimeoutError when
+        the call's deadline or the request's budget passes first."""
+        deadline = call_deadline(self._settings.call_deadline_s)
+        return self._loop.call(self._achat_until, messages, schema, max_tokens, deadline)
 
     async def achat(
         self,
@@ -151,16 +157,45 @@ class OpenAICompatClient:
         max_tokens: int | None = None,
     ) -> str:
         """Async twin of :meth:`chat`."""
-        level = self._level
-        while True:
-            try:
-                return await self._awith_retries(partial(self._acreate, messages, schema, max_tokens, level))
-            except openai.BadRequestError as exc:
-                level = self._step_down(level, schema, exc)
+        deadline = call_deadline(self._settings.call_deadline_s)
+        return await self._achat_until(messages, schema, max_tokens, deadline)
 
     def close(self) -> None:
-        """Close the HTTP connection pool of the sync client."""
-        self._sync.close()
+        """Stop the background loop of synchronous calls (and with it its HTTP connection pool)."""
+        if self._loop.started:
+            self._loop.call(self._aclose_loop_client)
+        self._loop.close()
+
+    async def _aclose_loop_client(self) -> None:
+        client = self._async.pop(asyncio.get_running_loop(), None)
+        if client is not None:
+            await client.close()
+
+    async def _achat_until(
+        self,
+        messages: Sequence[Message],
+        schema: dict[str, Any] | None,
+        max_tokens: int | None,
+        deadline: tuple[float, float],
+    ) -> str:
+        """One call, structured-output step-downs and retries included, ended at ``deadline`` (monotonic
+        time, and the seconds that set it)."""
+        end, seconds = deadline
+        level = self._level
+        try:
+            with anyio.fail_after(max(0.0, end - time.monotonic())):
+                while True:
+                    call = partial(self._acreate, messages, schema, max_tokens, level)
+                    try:
+                        return await self._awith_retries(call, deadline)
+                    except openai.BadRequestError as exc:
+                        level = self._step_down(level, schema, exc)
+        except TimeoutError:
+            raise LLMTimeoutError(
+                f"the LLM at {self._settings.base_url} (model {self.model}) did not answer within {seconds:g} s "
+                "(connect, reads and retries; settings llm.call_deadline_s and answer.request_budget_s)",
+                seconds,
+            ) from None
 
     # -- request building -------------------------------------------------------------------------
 
@@ -193,12 +228,6 @@ class OpenAICompatClient:
                     kwargs["response_format"] = {"type": "json_object"}
         kwargs["messages"] = msgs
         return kwargs
-
-    def _create(
-        self, messages: Sequence[Message], schema: dict[str, Any] | None, max_tokens: int | None, level: str
-    ) -> str:
-        completion = self._sync.chat.completions.create(**self._request(messages, schema, max_tokens, level))
-        return self._content(completion)
 
     async def _acreate(
         self, messages: Sequence[Message], schema: dict[str, Any] | None, max_tokens: int | None, level: str
@@ -261,9 +290,12 @@ class OpenAICompatClient:
         after = retry_after_seconds(error)
         return after is None or after <= self._settings.backoff_max_s
 
-    def _retry_policy(self) -> dict[str, Any]:
+    def _retry_policy(self, end: float) -> dict[str, Any]:
+        def wait_would_pass_deadline(state: RetryCallState) -> bool:
+            return time.monotonic() + (state.upcoming_sleep or 0.0) >= end
+
         return {
-            "stop": stop_after_attempt(self._settings.max_retries + 1),
+            "stop": stop_after_attempt(self._settings.max_retries + 1) | wait_would_pass_deadline,
             "wait": self._wait,
             "retry": retry_if_exception(self._should_retry),
             "reraise": True,
@@ -275,23 +307,25 @@ class OpenAICompatClient:
         wait = state.next_action.sleep if state.next_action else 0.0
         log.warning("LLM call failed (%s); retry %d in %.2fs", error, state.attempt_number, wait)
 
-    def _with_retries(self, call: Callable[[], str]) -> str:
+    async def _awith_retries(self, call: Callable[[], Awaitable[str]], deadline: tuple[float, float]) -> str:
+        end, seconds = deadline
+        retrying = AsyncRetrying(sleep=self._asleep, **self._retry_policy(end))
         try:
-            return Retrying(sleep=self._sleep, **self._retry_policy())(call)
+            return await retrying(call)
         except openai.BadRequestError:
             raise
         except (openai.OpenAIError, ValueError) as exc:
-            raise self._final_error(exc) from exc
+            attempts = retrying.statistics.get("attempt_number", 1)
+            if self._should_retry(exc) and attempts <= self._settings.max_retries:
+                raise LLMTimeoutError(  # stopped because the next try would not fit before the deadline
+                    f"the LLM at {self._settings.base_url} (model {self.model}) did not answer within "
+                    f"{seconds:g} s ({attempts} attempts, last: {exc}); settings llm.call_deadline_s and "
+                    "answer.request_budget_s",
+                    seconds,
+                ) from exc
+            raise self._final_error(exc, attempts) from exc
 
-    async def _awith_retries(self, call: Callable[[], Awaitable[str]]) -> str:
-        try:
-            return await AsyncRetrying(sleep=self._asleep, **self._retry_policy())(call)
-        except openai.BadRequestError:
-            raise
-        except (openai.OpenAIError, ValueError) as exc:
-            raise self._final_error(exc) from exc
-
-    def _final_error(self, error: BaseException) -> LLMError:
+    def _final_error(self, error: BaseException, attempts: int) -> LLMError:
         where = f"the LLM at {self._settings.base_url} (model {self.model})"
         if isinstance(error, openai.AuthenticationError | openai.PermissionDeniedError):
             return LLMError(f"{where} rejected the API key ({error.status_code}); set DEEPCITE_LLM_API_KEY")
@@ -309,7 +343,7 @@ class OpenAICompatClient:
             return LLMError(f"{where} sent a response that is not valid JSON ({error}); check the server")
         if _is_transient(error):
             return LLMError(
-                f"{where} still failing after {self._settings.max_retries + 1} attempts: {error}; "
+                f"{where} still failing after {attempts} attempts: {error}; "
                 "check the server or raise DEEPCITE_LLM_TIMEOUT_S / DEEPCITE_LLM_MAX_RETRIES"
             )
         return LLMError(f"{where} failed: {error}")

@@ -25,17 +25,15 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import logging
-import threading
-from contextlib import AbstractContextManager
 from types import TracebackType
 from urllib.parse import urlsplit
 
 import httpx
-from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from deepcite.config import Settings, WebSearchSettings
 from deepcite.errors import DeepciteError
 from deepcite.llm.client import LLMClient
+from deepcite.llm.portal import BackgroundLoop
 from deepcite.models import Chunk
 from deepcite.research.web.links import WebResult, domain_allowed, normalize_link
 from deepcite.research.web.mcp_client import call_search_tool
@@ -87,9 +85,7 @@ class WebSearchSource:
         self.summarizer = summarizer or (
             LLMPageSummarizer(llm, settings) if llm is not None else ExtractiveSummarizer(settings)
         )
-        self._portal: BlockingPortal | None = None
-        self._portal_cm: AbstractContextManager[BlockingPortal] | None = None
-        self._portal_lock = threading.Lock()
+        self._loop = BackgroundLoop()
 
     async def evidence(self, subquestion: str) -> tuple[list[Chunk], list[str]]:
         """Summarised web pages for ``subquestion`` (search order) and the errors met on the way."""
@@ -114,14 +110,11 @@ class WebSearchSource:
 
     def search(self, subquestion: str) -> tuple[list[Chunk], list[str]]:
         """Blocking twin of :meth:`evidence` for the synchronous executor, run on the source's own loop."""
-        return self._running_portal().call(self.evidence, subquestion)
+        return self._loop.call(self.evidence, subquestion)
 
     def close(self) -> None:
         """Stop the background event loop (a no-op when :meth:`search` never ran); the source can restart."""
-        with self._portal_lock:
-            if self._portal_cm is not None:
-                self._portal_cm.__exit__(None, None, None)
-            self._portal, self._portal_cm = None, None
+        self._loop.close()
 
     def __enter__(self) -> WebSearchSource:
         return self
@@ -130,13 +123,6 @@ class WebSearchSource:
         self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
     ) -> None:
         self.close()
-
-    def _running_portal(self) -> BlockingPortal:
-        with self._portal_lock:
-            if self._portal is None:
-                self._portal_cm = start_blocking_portal()
-                self._portal = self._portal_cm.__enter__()
-            return self._portal
 
     def _select(self, results: list[WebResult]) -> list[WebResult]:
         seen: set[str] = set()

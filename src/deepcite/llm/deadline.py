@@ -1,0 +1,127 @@
+"""Time limits: each LLM call's deadline (``llm.call_deadline_s``) and each request's budget.
+
+A request's budget (``answer.request_budget_s``) lives in a context variable, set by the Engine around a
+question or a regeneration with :func:`request_budget`. Every LLM call of that request sees it, in any
+thread or task (``asyncio.to_thread`` and ``asyncio`` tasks copy the context), and ends at whichever
+comes first: its own deadline, or the budget less ``answer.offline_reserve_s`` (kept back so the offline
+writer can finish what the LLM did not). The parts written offline are noted on the budget, and the
+response's ``degraded`` field says why. A cancelled request (a client that went away) cancels its budget:
+later LLM calls of that request end at once.
+
+Usage::
+
+    with request_budget(20.0, reserve_s=3.0) as budget:
+        ...  # every LLM call in here ends by budget.llm_deadline
+    budget.degraded()  # Degraded(reason="LLM did not answer within 17 s; offline answer", parts=[...]) or None
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+
+from pydantic import BaseModel, Field
+
+from deepcite.errors import LLMError, LLMTimeoutError
+
+
+class Degraded(BaseModel):
+    """Why (some of) an answer was written by the offline path instead of the LLM."""
+
+    reason: str
+    parts: list[str] = Field(default_factory=list)  # summary, long answer, sub-answer … written offline
+
+
+@dataclass
+class RequestBudget:
+    """One request's time budget and the answer parts that fell back to the offline writer."""
+
+    seconds: float
+    reserve_s: float = 0.0
+    started: float = field(default_factory=time.monotonic)
+    cancelled: bool = False
+    _fallbacks: list[tuple[str, LLMError]] = field(default_factory=list)
+
+    @property
+    def llm_deadline(self) -> float:
+        """The monotonic time by which every LLM call of the request must have ended."""
+        return self.started + max(0.0, self.seconds - self.reserve_s)
+
+    @property
+    def llm_seconds(self) -> float:
+        """How long LLM calls of this request may run in all, from its start."""
+        return max(0.0, self.seconds - self.reserve_s)
+
+    def cancel(self) -> None:
+        """The request was cancelled: its remaining LLM calls end at once."""
+        self.cancelled = True
+
+    def note_fallback(self, part: str, error: LLMError) -> None:
+        """Record that ``part`` was written offline because of ``error``."""
+        self._fallbacks.append((part, error))
+
+    def degraded(self) -> Degraded | None:
+        """What the response says about its offline parts, or None when the LLM wrote everything."""
+        if not self._fallbacks:
+            return None
+        parts = list(dict.fromkeys(part for part, _ in self._fallbacks))
+        timeouts = [e for _, e in self._fallbacks if isinstance(e, LLMTimeoutError)]
+        if timeouts:
+            seconds = min(e.seconds for e in timeouts)
+            return Degraded(reason=f"LLM did not answer within {seconds:.0f} s; offline answer", parts=parts)
+        return Degraded(reason=f"LLM failed ({failure_kind(self._fallbacks[0][1])}); offline answer", parts=parts)
+
+
+def failure_kind(error: LLMError) -> str:
+    """A short, address-free name of what went wrong (the full message, with the endpoint, is logged)."""
+    cause = error.__cause__
+    status = getattr(cause, "status_code", None)
+    if status is not None:
+        return f"HTTP {status}"
+    if cause is not None:
+        return type(cause).__name__
+    return "unusable reply"
+
+
+_budget: ContextVar[RequestBudget | None] = ContextVar("deepcite_request_budget", default=None)
+
+
+@contextmanager
+def request_budget(seconds: float, *, reserve_s: float = 0.0) -> Iterator[RequestBudget]:
+    """Run the block under a budget of ``seconds``; LLM calls inside end ``reserve_s`` before it runs out."""
+    budget = RequestBudget(seconds=seconds, reserve_s=reserve_s)
+    token = _budget.set(budget)
+    try:
+        yield budget
+    finally:
+        _budget.reset(token)
+
+
+def current_budget() -> RequestBudget | None:
+    """The budget of the request being served in this context, if any."""
+    return _budget.get()
+
+
+def call_deadline(call_deadline_s: float) -> tuple[float, float]:
+    """The monotonic deadline of an LLM call starting now, and the seconds that bound it.
+
+    The call's own ``call_deadline_s`` or the request budget's LLM deadline, whichever comes first; raises
+    LLMTimeoutError when the request's budget is already spent or the request was cancelled.
+    """
+    now = time.monotonic()
+    deadline, seconds = now + call_deadline_s, call_deadline_s
+    budget = _budget.get()
+    if budget is not None:
+        if budget.cancelled:
+            raise LLMTimeoutError("the request was cancelled; no further LLM calls", budget.llm_seconds)
+        if budget.llm_deadline < deadline:
+            deadline, seconds = budget.llm_deadline, budget.llm_seconds
+        if deadline <= now:
+            raise LLMTimeoutError(
+                f"the request's LLM time ({seconds:g} s of answer.request_budget_s={budget.seconds:g}) is spent",
+                seconds,
+            )
+    return deadline, seconds
