@@ -115,13 +115,50 @@ class SearchSettings(_Section):
     # client-side BM25 document weights depend on avgdl; re-weight a collection when the live avgdl
     # has drifted more than this fraction from the one its weights were computed with.
     bm25_avgdl_tolerance: float = 0.05
-    default_mode: Literal["bm25", "dense", "hybrid"] = "hybrid"
+    default_mode: Literal["bm25", "dense", "hybrid", "graph"] = "hybrid"
     fusion: Literal["rrf", "dbsf"] = "dbsf"
     rrf_k: int = 60
     prefetch_limit: int = 100
     default_k: int = 10
     max_k: int = 50  # the most hits one search request may ask for (HTTP, MCP, CLI)
     include_title: bool = True
+
+
+class GraphSettings(_Section):
+    """The entity graph built at ingest (``<data dir>/graph/<collection>.sqlite``) and the Personalized
+    PageRank walk behind search mode ``graph`` (``retrieval/graph/``)."""
+
+    enabled: bool = True  # build and update the graph at ingest and deletion
+    # what a passage mentions: its title, names (capitalised spans, quoted phrases), and keyphrases of
+    # 2..keyphrase_max_words content words occurring keyphrase_min_count times in it
+    max_entities_per_passage: int = 24
+    keyphrase_max_words: int = 4
+    keyphrase_min_count: int = 2
+    # near-duplicate entity names joined by embedding cosine >= synonym_threshold (embeds every new name)
+    synonyms: bool = False
+    synonym_threshold: float = 0.9
+    # edge weights: passage-own title, passage-mention, entity-entity co-occurrence, synonym (x cosine)
+    title_weight: float = 1.0
+    mention_weight: float = 1.0
+    cooccurrence_weight: float = 0.1
+    synonym_weight: float = 0.5
+    # the walk: p = (1 - damping) * seeds + damping * T'p
+    damping: float = 0.5
+    max_iter: int = 50
+    tol: float = 1e-6
+    # seeds: the question's entities (run of up to question_max_words words whose key is an entity,
+    # weighted by 1 / passages mentioning it when `specificity`) and the first hop's top passages
+    question_max_words: int = 5
+    specificity: bool = True
+    entity_seed_weight: float = 1.0
+    passage_seed_weight: float = 0.1
+    first_hop_mode: Literal["bm25", "dense", "hybrid"] = "hybrid"
+    first_hop_k: int = 5
+    max_candidates: int = 200  # ranked passages kept from one walk (before filters and k)
+    top_entities: int = 20  # entities a walk reports
+    # hybrid search fuses the graph's list with BM25 and dense (client-side RRF) when on
+    in_hybrid: bool = False
+    hybrid_weight: float = 1.0
 
 
 class PlanningSettings(_Section):
@@ -481,6 +518,7 @@ class Settings(BaseSettings):
     chunker: ChunkerSettings = Field(default_factory=ChunkerSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
+    graph: GraphSettings = Field(default_factory=GraphSettings)
     research: ResearchSettings = Field(default_factory=ResearchSettings)
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)

@@ -25,6 +25,7 @@ class SearchMode(_ChoiceEnum):
     BM25 = "bm25"
     DENSE = "dense"
     HYBRID = "hybrid"
+    GRAPH = "graph"  # Personalized PageRank over the collection's entity graph (retrieval/graph/)
 
 
 class FusionMethod(_ChoiceEnum):
@@ -72,6 +73,19 @@ class Chunk(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
+class GraphLink(BaseModel):
+    """How the entity graph reached a passage: the entity whose walk brought it in and the edge it came by.
+
+    ``edge``: ``title`` (the passage is the entity's own document), ``title_link`` (the passage mentions the
+    entity, which is another document's title), ``mention`` (the passage mentions it), ``first_hop`` (the
+    passage was a seed of the walk: a top passage of the first search; ``entity`` is then ``None``).
+    """
+
+    entity: str | None
+    edge: Literal["title", "title_link", "mention", "first_hop"]
+    score: float  # the passage's Personalized PageRank score
+
+
 class SearchHit(BaseModel):
     """A chunk returned by a search, with its score and rank in that result list."""
 
@@ -79,6 +93,7 @@ class SearchHit(BaseModel):
     score: float
     rank: int
     mode: SearchMode
+    graph: GraphLink | None = None  # graph mode (or hybrid fused with the graph): how the walk reached it
 
 
 class Filters(BaseModel):
@@ -122,6 +137,7 @@ class Provenance(BaseModel):
     score: float  # the list's own score (BM25, cosine, fused, or a web page's)
     parent: tuple[str, str] | None = None  # bridge hops: the (doc_id, chunk_id) whose entity was followed
     focus: str | None = None  # the entity or aspect the query was about
+    graph: GraphLink | None = None  # a graph-mode hit: the entity and edge that brought the passage in
 
 
 class Selection(BaseModel):

@@ -59,6 +59,7 @@ class IngestReport(BaseModel):
     read_seconds: float = 0.0  # reading files (text extraction, OCR), summed over files
     embed_seconds: float = 0.0
     index_seconds: float = 0.0
+    graph_seconds: float = 0.0  # building the entity graph (retrieval/graph/)
 
     @property
     def docs_per_s(self) -> float:
@@ -71,7 +72,7 @@ class IngestReport(BaseModel):
     def to_dict(self) -> dict[str, Any]:
         """The report as JSON-ready data (``deepcite ingest --json``)."""
         data = self.model_dump(mode="json")
-        for key in ("seconds", "read_seconds", "embed_seconds", "index_seconds"):
+        for key in ("seconds", "read_seconds", "embed_seconds", "index_seconds", "graph_seconds"):
             data[key] = round(data[key], 3)
         for file in data["files"]:
             file["seconds"] = round(file["seconds"], 3)

@@ -37,6 +37,8 @@ from deepcite.ingest.report import (
 )
 from deepcite.models import Chunk, Document, Filters, FusionMethod, SearchHit, SearchMode
 from deepcite.retrieval.embedders import Embedder, get_embedder
+from deepcite.retrieval.fusion import reciprocal_rank_fusion
+from deepcite.retrieval.graph import EntityGraph, GraphStats, GraphWalk, GraphWalker
 from deepcite.retrieval.store import SearchStore, open_store
 
 OnError = Literal["skip", "fail"]
@@ -57,6 +59,7 @@ class Collection:
         self.store = store
         self.settings = settings
         self._embedder = embedder
+        self._graph_walker: GraphWalker | None = None
 
     @property
     def embedder(self) -> Embedder:
@@ -183,8 +186,11 @@ class Collection:
         t1 = time.perf_counter()
         self.store.upsert(self.name, to_write, vectors)
         t2 = time.perf_counter()
+        if self.settings.graph.enabled:
+            self.graph.add(to_write, embed=self._embed_names)
         report.embed_seconds += t1 - t0
         report.index_seconds += t2 - t1
+        report.graph_seconds += time.perf_counter() - t2
         report.written += len(to_write)
         return counts, set(new_or_changed)
 
@@ -327,12 +333,103 @@ class Collection:
         k = search.default_k if k is None else k
         if k < 1:
             raise InputError(f"k must be at least 1, not {k}")
+        if mode is SearchMode.GRAPH:
+            return self._graph_hits(self.graph_walk(query, filters=filters), k, filters)
+        if mode is SearchMode.HYBRID and self.settings.graph.enabled and self.settings.graph.in_hybrid:
+            return self._hybrid_with_graph(query, k, filters, fusion)
         vector = None
         if mode is not SearchMode.BM25:
             vector = self.embed_query(query)
         return self.store.search(
             self.name, text=query, vector=vector, mode=mode, k=k, filters=filters, fusion=fusion
         )
+
+    # -- the entity graph ----------------------------------------------------------------------------
+    @property
+    def graph(self) -> EntityGraph:
+        """The collection's entity graph (SQLite beside the index)."""
+        return EntityGraph.for_collection(self.settings, self.name)
+
+    def _embed_names(self, names: list[str]) -> np.ndarray:
+        return self.embedder.encode(names, kind="passage")
+
+    def rebuild_graph(self) -> GraphStats:
+        """Build the entity graph again from every stored chunk (a collection ingested before graphs)."""
+        graph = self.graph
+        graph.clear()
+        batch: list[Chunk] = []
+        for chunk in self.store.scroll(self.name):
+            batch.append(chunk)
+            if len(batch) >= self.settings.embedder.ingest_batch_docs:
+                graph.add(batch, embed=self._embed_names)
+                batch = []
+        graph.add(batch, embed=self._embed_names)
+        return graph.stats()
+
+    def graph_walk(
+        self,
+        query: str,
+        *,
+        seed_chunk_ids: Sequence[str] | None = None,
+        filters: Filters | None = None,
+        first_hop: Sequence[SearchHit] | None = None,
+    ) -> GraphWalk:
+        """Personalized PageRank from the query's entities and seed passages: ``seed_chunk_ids`` (best
+        first) when given, else ``first_hop`` hits, else the top ``graph.first_hop_k`` of a
+        ``graph.first_hop_mode`` search. The walk covers every passage; filters apply to the hits it becomes.
+        """
+        cfg = self.settings.graph
+        if not cfg.enabled:
+            raise InputError("the entity graph is off (graph.enabled = false); turn it on and re-ingest")
+        if self._graph_walker is None:
+            if not self.graph.exists() and self.store.has_collection(self.name):
+                self.rebuild_graph()
+            self._graph_walker = GraphWalker(self.graph)
+        if seed_chunk_ids is None:
+            if first_hop is None:
+                first_hop = self.search(query, mode=cfg.first_hop_mode, k=cfg.first_hop_k, filters=filters)
+            seed_chunk_ids = [h.chunk.chunk_id for h in first_hop[: cfg.first_hop_k]]
+        seeds = {c: 1.0 / rank for rank, c in enumerate(seed_chunk_ids, start=1)}
+        return self._graph_walker.walk(query, seed_passages=seeds)
+
+    def _graph_hits(self, walk: GraphWalk, k: int, filters: Filters | None) -> list[SearchHit]:
+        """The walk's passages as graph-mode hits, keeping only chunks the filters (and ACL) allow."""
+        ranked = walk.passages
+        doc_ids = list(dict.fromkeys(p.doc_id for p in ranked))
+        if filters is not None and filters.doc_ids is not None:
+            doc_ids = [d for d in doc_ids if d in set(filters.doc_ids)]
+        if not doc_ids:
+            return []
+        allowed = (filters or Filters()).model_copy(update={"doc_ids": doc_ids})
+        chunks = {c.chunk_id: c for c in self.store.scroll(self.name, allowed)}
+        kept = [p for p in ranked if p.chunk_id in chunks][:k]
+        return [
+            SearchHit(chunk=chunks[p.chunk_id], score=p.score, rank=rank, mode=SearchMode.GRAPH, graph=p.link)
+            for rank, p in enumerate(kept, start=1)
+        ]
+
+    def _hybrid_with_graph(
+        self, query: str, k: int, filters: Filters | None, fusion: FusionMethod
+    ) -> list[SearchHit]:
+        """Hybrid hits fused (RRF, ``search.rrf_k``) with the graph's, weighted ``graph.hybrid_weight``; the
+        hybrid list's head seeds the walk."""
+        cfg = self.settings.graph
+        depth = max(k, cfg.first_hop_k, self.settings.search.default_k)
+        hybrid = self.store.search(
+            self.name, text=query, vector=self.embed_query(query), mode=SearchMode.HYBRID, k=depth,
+            filters=filters, fusion=fusion,
+        )
+        graph = self._graph_hits(self.graph_walk(query, filters=filters, first_hop=hybrid), depth, filters)
+        by_id = {h.chunk.chunk_id: h for h in hybrid} | {h.chunk.chunk_id: h for h in graph}
+        fused = reciprocal_rank_fusion(
+            [[h.chunk.chunk_id for h in hybrid], [h.chunk.chunk_id for h in graph]],
+            self.settings.search.rrf_k,
+            weights=[1.0, cfg.hybrid_weight],
+        )
+        return [
+            SearchHit(chunk=by_id[c].chunk, score=score, rank=rank, mode=SearchMode.HYBRID, graph=by_id[c].graph)
+            for rank, (c, score) in enumerate(fused[:k], start=1)
+        ]
 
     def embed_query(self, query: str) -> list[float]:
         """The query's dense vector."""
@@ -359,11 +456,13 @@ class Collection:
     def delete_document(self, doc_id: str) -> int:
         """Delete a document's chunks and its stored original; returns the number of chunks deleted."""
         self.originals.remove(doc_id)
+        self.graph.delete_documents([doc_id])
         return self.store.delete_document(self.name, doc_id)
 
     def drop(self) -> None:
         self.store.drop_collection(self.name)
         self.originals.clear()
+        self.graph.clear()
 
 
 def open_collection(

@@ -1,0 +1,292 @@
+"""The entity graph of one collection, in a SQLite file beside the collection (``<data dir>/graph/<name>.sqlite``).
+
+Usage::
+
+    graph = EntityGraph.for_collection(settings, "papers")
+    graph.add(chunks)                 # passages and the entities they mention (one transaction)
+    graph.delete_documents(["doc-1"])  # its passages go; entities no passage mentions any more go too
+    graph.stats()                     # GraphStats(passages=…, entities=…, mentions=…, synonyms=…)
+
+Nodes are passages and entities; a ``mentions`` row is a passage–entity edge (``title`` when the entity is
+the passage's own title). Title links (a passage mentions another document's title) and co-occurrence
+(two entities in one passage) are read off the mentions when the walk is built
+(:mod:`deepcite.retrieval.graph.ppr`), so adding or deleting a document touches only its own rows. A
+``synonyms`` row joins two entity names whose embeddings are close. Every write bumps ``version``, which
+tells a cached walk matrix it is stale. Being a file of its own, the graph works the same with the Edge
+store and with a Qdrant cluster.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import closing, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from deepcite.config import GraphSettings, Settings
+from deepcite.ingest.originals import OriginalsStore
+from deepcite.models import Chunk
+from deepcite.retrieval.graph.extract import Mention, passage_mentions
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
+CREATE TABLE IF NOT EXISTS passages (
+    id INTEGER PRIMARY KEY, chunk_id TEXT UNIQUE NOT NULL, doc_id TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS passages_doc ON passages (doc_id);
+CREATE TABLE IF NOT EXISTS entities (
+    id INTEGER PRIMARY KEY, key TEXT UNIQUE NOT NULL, name TEXT NOT NULL, vector BLOB
+);
+CREATE TABLE IF NOT EXISTS mentions (
+    passage INTEGER NOT NULL, entity INTEGER NOT NULL, is_title INTEGER NOT NULL,
+    PRIMARY KEY (passage, entity)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS mentions_entity ON mentions (entity);
+CREATE TABLE IF NOT EXISTS synonyms (
+    a INTEGER NOT NULL, b INTEGER NOT NULL, similarity REAL NOT NULL, PRIMARY KEY (a, b)
+) WITHOUT ROWID;
+CREATE INDEX IF NOT EXISTS synonyms_b ON synonyms (b);
+"""
+
+Embed = Callable[[list[str]], np.ndarray]
+
+
+@dataclass(frozen=True)
+class GraphStats:
+    """How big a collection's graph is."""
+
+    passages: int
+    entities: int
+    mentions: int
+    synonyms: int
+
+
+@dataclass(frozen=True)
+class GraphRows:
+    """The whole graph as arrays, the input of a walk matrix: passage rows, entity rows, edges by row ids."""
+
+    version: int
+    passage_ids: np.ndarray  # int64, the passages' row ids
+    chunk_ids: list[str]
+    doc_ids: list[str]
+    entity_ids: np.ndarray  # int64, the entities' row ids
+    entity_keys: list[str]
+    entity_names: list[str]
+    mention_passage: np.ndarray  # int64 row ids, one per mention
+    mention_entity: np.ndarray
+    mention_is_title: np.ndarray  # bool
+    synonym_a: np.ndarray
+    synonym_b: np.ndarray
+    synonym_similarity: np.ndarray
+
+
+class EntityGraph:
+    """Passages, entities and their edges for one collection, kept in one SQLite file."""
+
+    def __init__(self, path: Path, settings: GraphSettings) -> None:
+        self.path = path
+        self.settings = settings
+
+    @classmethod
+    def for_collection(cls, settings: Settings, collection: str) -> EntityGraph:
+        """The graph of ``collection`` under the settings' data dir (the file is made on first write)."""
+        OriginalsStore.for_collection(settings, collection)  # the same check that the name can name a file
+        return cls(settings.data_dir / "graph" / f"{collection}.sqlite", settings.graph)
+
+    @contextmanager
+    def _db(self) -> Iterator[sqlite3.Connection]:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with closing(sqlite3.connect(self.path, timeout=30.0)) as db:
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            db.executescript(_SCHEMA)
+            with db:  # one transaction: committed on success, rolled back on error
+                yield db
+
+    def exists(self) -> bool:
+        """Whether the graph was ever written (a collection ingested before graphs existed has none)."""
+        return self.path.is_file()
+
+    def version(self) -> int:
+        """A counter bumped by every write: a walk matrix built at another version is stale."""
+        if not self.exists():
+            return 0
+        with self._db() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+        return int(row[0]) if row else 0
+
+    @staticmethod
+    def _bump(db: sqlite3.Connection) -> None:
+        db.execute("INSERT INTO meta VALUES ('version', 1) ON CONFLICT(key) DO UPDATE SET value = value + 1")
+
+    # -- writes --------------------------------------------------------------------------------------
+    def add(self, chunks: Sequence[Chunk], embed: Embed | None = None) -> None:
+        """Add (or replace) these passages and the entities they mention, in one transaction.
+
+        With ``embed`` (names → unit vectors) and ``synonyms`` on, each new entity name is embedded once
+        and joined to existing names at least ``synonym_threshold`` similar.
+        """
+        cfg = self.settings
+        found: list[tuple[Chunk, list[Mention]]] = [
+            (
+                c,
+                passage_mentions(
+                    c,
+                    max_entities=cfg.max_entities_per_passage,
+                    keyphrase_words=cfg.keyphrase_max_words,
+                    keyphrase_min_count=cfg.keyphrase_min_count,
+                ),
+            )
+            for c in chunks
+        ]
+        with self._db() as db:
+            self._delete_docs(db, list({c.doc_id for c in chunks}))  # a document is replaced whole
+            names: dict[str, str] = {}
+            for _, mentions in found:
+                for m in mentions:
+                    # a document's own title is the best display name of its entity
+                    if m.is_title or m.key not in names:
+                        names[m.key] = m.name
+            keys = list(names)
+            known = self._entity_ids(db, keys)
+            new_keys = [k for k in keys if k not in known]
+            db.executemany(
+                "INSERT INTO entities (key, name) VALUES (?, ?)", [(k, names[k]) for k in new_keys]
+            )
+            db.executemany(
+                "UPDATE entities SET name = ? WHERE key = ?",
+                [(m.name, m.key) for _, ms in found for m in ms if m.is_title and m.key in known],
+            )
+            ids = self._entity_ids(db, keys)
+            db.executemany(
+                "INSERT OR IGNORE INTO passages (chunk_id, doc_id) VALUES (?, ?)",
+                [(c.chunk_id, c.doc_id) for c, _ in found],
+            )
+            rows = self._passage_ids(db, [c.chunk_id for c, _ in found])
+            db.executemany(
+                "INSERT OR REPLACE INTO mentions VALUES (?, ?, ?)",
+                [(rows[c.chunk_id], ids[m.key], int(m.is_title)) for c, ms in found for m in ms],
+            )
+            if embed is not None and cfg.synonyms and new_keys:
+                self._join_synonyms(db, [(ids[k], names[k]) for k in new_keys], embed)
+            self._bump(db)
+
+    def delete_documents(self, doc_ids: Sequence[str]) -> None:
+        """Remove the passages of these documents, and entities no passage mentions any more."""
+        if not doc_ids or not self.exists():
+            return
+        with self._db() as db:
+            self._delete_docs(db, doc_ids)
+            self._bump(db)
+
+    def clear(self) -> None:
+        """Delete the graph's file (the collection was dropped)."""
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{self.path}{suffix}").unlink(missing_ok=True)
+
+    @staticmethod
+    def _delete_docs(db: sqlite3.Connection, doc_ids: Sequence[str]) -> None:
+        """Delete these documents' passages and mentions, then the entities left without a mention."""
+        db.execute("CREATE TEMP TABLE IF NOT EXISTS gone (id INTEGER PRIMARY KEY)")
+        db.execute("DELETE FROM gone")
+        for start in range(0, len(doc_ids), 500):
+            part = list(doc_ids[start : start + 500])
+            marks = ",".join("?" * len(part))
+            db.execute(f"INSERT INTO gone SELECT id FROM passages WHERE doc_id IN ({marks})", part)
+        if db.execute("SELECT COUNT(*) FROM gone").fetchone()[0] == 0:
+            return
+        orphans_before = "SELECT DISTINCT entity FROM mentions WHERE passage IN (SELECT id FROM gone)"
+        touched = [r[0] for r in db.execute(orphans_before)]
+        db.execute("DELETE FROM mentions WHERE passage IN (SELECT id FROM gone)")
+        db.execute("DELETE FROM passages WHERE id IN (SELECT id FROM gone)")
+        db.execute("DELETE FROM gone")
+        db.executemany("INSERT OR IGNORE INTO gone VALUES (?)", [(e,) for e in touched])
+        db.execute(
+            "DELETE FROM gone WHERE id IN (SELECT entity FROM mentions WHERE entity IN (SELECT id FROM gone))"
+        )
+        db.execute("DELETE FROM synonyms WHERE a IN (SELECT id FROM gone) OR b IN (SELECT id FROM gone)")
+        db.execute("DELETE FROM entities WHERE id IN (SELECT id FROM gone)")
+
+    def _join_synonyms(self, db: sqlite3.Connection, new: list[tuple[int, str]], embed: Embed) -> None:
+        """Embed the new names (batched) and record every pair, old or new, at least ``synonym_threshold`` alike."""
+        vectors = np.asarray(embed([name for _, name in new]), dtype=np.float32)
+        db.executemany(
+            "UPDATE entities SET vector = ? WHERE id = ?",
+            [(v.astype(np.float16).tobytes(), eid) for (eid, _), v in zip(new, vectors, strict=True)],
+        )
+        stored = db.execute("SELECT id, vector FROM entities WHERE vector IS NOT NULL").fetchall()
+        all_ids = np.asarray([r[0] for r in stored], dtype=np.int64)
+        matrix = np.frombuffer(b"".join(r[1] for r in stored), dtype=np.float16).reshape(len(stored), -1)
+        new_ids = np.asarray([eid for eid, _ in new], dtype=np.int64)
+        pairs: list[tuple[int, int, float]] = []
+        step = 1024
+        for start in range(0, len(new_ids), step):
+            sims = vectors[start : start + step] @ matrix.astype(np.float32).T
+            for i, j in zip(*np.nonzero(sims >= self.settings.synonym_threshold), strict=True):
+                a, b = int(new_ids[start + i]), int(all_ids[j])
+                if a != b:
+                    pairs.append((min(a, b), max(a, b), float(sims[i, j])))
+        db.executemany("INSERT OR REPLACE INTO synonyms VALUES (?, ?, ?)", pairs)
+
+    @staticmethod
+    def _entity_ids(db: sqlite3.Connection, keys: Sequence[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for start in range(0, len(keys), 500):
+            part = keys[start : start + 500]
+            marks = ",".join("?" * len(part))
+            out.update(db.execute(f"SELECT key, id FROM entities WHERE key IN ({marks})", part).fetchall())
+        return out
+
+    @staticmethod
+    def _passage_ids(db: sqlite3.Connection, chunk_ids: Sequence[str]) -> dict[str, int]:
+        out: dict[str, int] = {}
+        for start in range(0, len(chunk_ids), 500):
+            part = list(chunk_ids[start : start + 500])
+            marks = ",".join("?" * len(part))
+            out.update(
+                db.execute(f"SELECT chunk_id, id FROM passages WHERE chunk_id IN ({marks})", part).fetchall()
+            )
+        return out
+
+    # -- reads ---------------------------------------------------------------------------------------
+    def stats(self) -> GraphStats:
+        """Counts of passages, entities, mention edges and synonym pairs."""
+        if not self.exists():
+            return GraphStats(0, 0, 0, 0)
+        with self._db() as db:
+            counts = [
+                db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
+                for t in ("passages", "entities", "mentions", "synonyms")
+            ]
+        return GraphStats(*counts)
+
+    def rows(self) -> GraphRows:
+        """The whole graph as arrays (read in one transaction, so the version matches the rows)."""
+        with self._db() as db:
+            version = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+            passages = db.execute("SELECT id, chunk_id, doc_id FROM passages ORDER BY id").fetchall()
+            entities = db.execute("SELECT id, key, name FROM entities ORDER BY id").fetchall()
+            mentions = np.asarray(
+                db.execute("SELECT passage, entity, is_title FROM mentions").fetchall(), dtype=np.int64
+            )
+            synonyms = db.execute("SELECT a, b, similarity FROM synonyms").fetchall()
+        mentions = mentions.reshape(-1, 3)
+        syn = np.asarray(synonyms, dtype=np.float64).reshape(-1, 3)
+        return GraphRows(
+            version=int(version[0]) if version else 0,
+            passage_ids=np.asarray([p[0] for p in passages], dtype=np.int64),
+            chunk_ids=[p[1] for p in passages],
+            doc_ids=[p[2] for p in passages],
+            entity_ids=np.asarray([e[0] for e in entities], dtype=np.int64),
+            entity_keys=[e[1] for e in entities],
+            entity_names=[e[2] for e in entities],
+            mention_passage=mentions[:, 0],
+            mention_entity=mentions[:, 1],
+            mention_is_title=mentions[:, 2].astype(bool),
+            synonym_a=syn[:, 0].astype(np.int64),
+            synonym_b=syn[:, 1].astype(np.int64),
+            synonym_similarity=syn[:, 2],
+        )
