@@ -22,7 +22,7 @@ from itertools import groupby
 
 from deepcite.config import ChunkerSettings
 from deepcite.errors import ConfigError
-from deepcite.ingest.readers.base import Block
+from deepcite.ingest.readers.base import Block, ReadDocument
 from deepcite.models import Chunk, Document
 from deepcite.text import split_sentences
 
@@ -81,6 +81,11 @@ def chunk_document(doc: Document, settings: ChunkerSettings, blocks: Sequence[Bl
                 _make_chunk(doc, len(chunks), text, section, first, last if last != first else None)
             )
     return chunks
+
+
+def chunk_reads(reads: Sequence[ReadDocument], settings: ChunkerSettings) -> dict[str, list[Chunk]]:
+    """The chunks of each document read (its blocks' pages and sections kept), by document id."""
+    return {r.document.id: chunk_document(r.document, settings, r.blocks) for r in reads}
 
 
 _Unit = tuple[str, int | None]  # a sentence (or a window of a long one) and its page

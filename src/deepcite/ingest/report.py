@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Sequence
 from enum import StrEnum
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from deepcite.config import IngestSettings
+from deepcite.ingest.isolate import read_file_isolated
 from deepcite.ingest.problems import LoadProblem
-from deepcite.ingest.readers.base import SkipReason
+from deepcite.ingest.readers.base import ReadResult, SkipReason
 
 
 class FileStatus(StrEnum):
@@ -31,6 +35,31 @@ class FileReport(BaseModel):
     ocr_pages: int = 0
     chunks: int = 0
     seconds: float = 0.0  # time spent reading the file
+
+
+def read_file_report(
+    path: Path, name: str, acl: Sequence[str], settings: IngestSettings
+) -> tuple[FileReport, ReadResult]:
+    """Read one file in the bounded child process (:func:`read_file_isolated`) and describe it: its
+    report (ingested until its chunks are written, or skipped with the reason) and what was read, every
+    document given the ``acl`` groups. The report's ``seconds`` is the time spent reading."""
+    t0 = time.perf_counter()
+    result = read_file_isolated(path, doc_id=name, name=name, settings=settings)
+    file = FileReport(
+        file=name,
+        status=FileStatus.SKIPPED if result.skip else FileStatus.INGESTED,
+        kind=result.kind,
+        reason=result.skip.reason if result.skip else None,
+        message=result.skip.message if result.skip else None,
+        pages=result.pages,
+        ocr_pages=result.ocr_pages,
+        seconds=time.perf_counter() - t0,
+    )
+    if acl:
+        for read in result.documents:
+            read.document = read.document.model_copy(update={"acl": list(acl)})
+    file.doc_ids = [r.document.id for r in result.documents]
+    return file, result
 
 
 class IngestProgress(BaseModel):

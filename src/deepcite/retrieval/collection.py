@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Literal
 
@@ -21,9 +22,8 @@ import numpy as np
 
 from deepcite.config import Settings, get_settings
 from deepcite.errors import CollectionNotFoundError, IngestError, InputError
-from deepcite.ingest.chunker import chunk_document
+from deepcite.ingest.chunker import chunk_reads
 from deepcite.ingest.formats import InputFormat, detect_format, document_files
-from deepcite.ingest.isolate import read_file_isolated
 from deepcite.ingest.loaders import LoadProblem, iter_documents
 from deepcite.ingest.originals import OriginalsStore
 from deepcite.ingest.readers import MEDIA_TYPES, ReadDocument, ReadResult
@@ -34,6 +34,7 @@ from deepcite.ingest.report import (
     IngestProgress,
     IngestReport,
     ProgressCallback,
+    read_file_report,
 )
 from deepcite.models import Chunk, Document, Filters, FusionMethod, SearchHit, SearchMode
 from deepcite.retrieval.embedders import Embedder, get_embedder
@@ -42,11 +43,27 @@ from deepcite.retrieval.graph import EntityGraph, GraphStats, GraphWalk, GraphWa
 from deepcite.retrieval.store import SearchStore, open_store
 
 OnError = Literal["skip", "fail"]
+FileRead = tuple[FileReport, Path, ReadResult]  # a file read: its report, its path, what was read
 
 
 def passage_text(chunk: Chunk) -> str:
     """The text a chunk is embedded with: its title, then its text."""
     return f"{chunk.title}. {chunk.text}" if chunk.title else chunk.text
+
+
+@dataclass
+class WritePlan:
+    """One batch's write: the chunks of its new or changed documents (``changed``, their ids) and every
+    document's chunk count."""
+
+    chunks: list[Chunk]
+    changed: set[str]
+    counts: dict[str, int]
+
+    @property
+    def texts(self) -> list[str]:
+        """The texts the chunks are embedded with."""
+        return [passage_text(c) for c in self.chunks]
 
 
 class Collection:
@@ -78,6 +95,7 @@ class Collection:
         batch_docs: int | None = None,
         progress: ProgressCallback | None = None,
         on_progress: FileProgressCallback | None = None,
+        ray: str | None = None,
     ) -> IngestReport:
         """Load, chunk, embed and index ``source`` (a path in any supported format, or Documents).
 
@@ -86,7 +104,10 @@ class Collection:
         ``on_error="fail"`` (the default) checks the whole input before writing anything and raises
         :class:`IngestError` naming file and line; ``"skip"`` writes the good records and reports the rest.
         A folder (or a file that is not a corpus of records) goes through :meth:`ingest_files`, which calls
-        ``on_progress`` as each file is done.
+        ``on_progress`` as each file is done. ``ray`` runs the reading, chunking and embedding on Ray
+        (the ``ray`` extra): ``"local"`` starts Ray on this machine (or joins the one this process has
+        started), any other value is a cluster address for ``ray.init`` (``"auto"``,
+        ``"ray://head:10001"``); the store is written by this process, so the result is the same.
         """
         if on_error not in ("skip", "fail"):
             raise InputError(f"on_error must be 'skip' or 'fail', not {on_error!r}")
@@ -105,6 +126,7 @@ class Collection:
                     batch_docs=batch_docs,
                     progress=progress,
                     on_progress=on_progress,
+                    ray=ray,
                 )
         batch_docs = batch_docs or self.settings.embedder.ingest_batch_docs
         report = IngestReport(collection=self.name)
@@ -119,7 +141,25 @@ class Collection:
                     path=first.path,
                     line=first.line,
                 )
+        batches = self._document_batches(source, fmt, batch_docs, report)
+        if ray is not None:
+            from deepcite.ingest.distributed import RayIngest
+
+            with RayIngest.start(self, ray, embedder=get_embedder) as pool:
+                pool.write_documents(batches, report, progress)
+            return self._finish(report, started)
         self.store.create_collection(self.name, dense_dim=self.embedder.dim)
+        for batch in batches:
+            self._write_batch(batch, report)
+            if progress:
+                progress(report.documents, report.written)
+        return self._finish(report, started)
+
+    def _document_batches(
+        self, source: str | Path | Iterable[Document], fmt: str, batch_docs: int, report: IngestReport
+    ) -> Iterator[list[Document]]:
+        """The documents of ``source`` in batches of ``batch_docs`` to write together; the records that
+        could not be read go to the report's ``skipped``."""
         batch: list[Document] = []
         for item in self._documents(source, fmt):
             if isinstance(item, LoadProblem):
@@ -127,15 +167,10 @@ class Collection:
                 continue
             batch.append(item)
             if len(batch) >= batch_docs:
-                self._write_batch(batch, report)
+                yield batch
                 batch = []
-                if progress:
-                    progress(report.documents, report.written)
         if batch:
-            self._write_batch(batch, report)
-            if progress:
-                progress(report.documents, report.written)
-        return self._finish(report, started)
+            yield batch
 
     def _finish(self, report: IngestReport, started: float) -> IngestReport:
         """Optimise the index when anything was written and stamp the report's total time."""
@@ -153,15 +188,23 @@ class Collection:
         else:
             yield from source
 
-    def _write_batch(
-        self, docs: Sequence[Document | ReadDocument], report: IngestReport
-    ) -> tuple[dict[str, int], set[str]]:
-        """Chunk, embed and index ``docs``; returns each document's chunk count and the ids of the
-        documents that were new or changed."""
+    def _write_batch(self, docs: Sequence[Document | ReadDocument], report: IngestReport) -> WritePlan:
+        """Chunk, embed and index ``docs``; returns what was written."""
         reads = [d if isinstance(d, ReadDocument) else ReadDocument(d) for d in docs]
-        chunks_by_doc = {
-            r.document.id: chunk_document(r.document, self.settings.chunker, r.blocks) for r in reads
-        }
+        plan = self._plan_write(chunk_reads(reads, self.settings.chunker), len(reads), report)
+        if plan.chunks:
+            t0 = time.perf_counter()
+            vectors = self.embedder.encode(plan.texts, kind="passage")
+            report.embed_seconds += time.perf_counter() - t0
+            self._store_chunks(plan, vectors, report)
+        return plan
+
+    def _plan_write(
+        self, chunks_by_doc: dict[str, list[Chunk]], documents: int, report: IngestReport
+    ) -> WritePlan:
+        """What one batch of ``documents`` writes: the chunks of its new or changed documents (the stored
+        chunks of a changed document are deleted here: it is replaced whole). Unchanged documents are
+        counted in the report and left alone, so a re-run embeds nothing it already stored."""
         all_ids = [c.chunk_id for chunks in chunks_by_doc.values() for c in chunks]
         existing = self.store.existing_ids(self.name, all_ids)
         to_write: list[Chunk] = []
@@ -176,23 +219,21 @@ class Collection:
         if new_or_changed and self.store.count(self.name, Filters(doc_ids=new_or_changed)):
             for doc_id in new_or_changed:
                 self.store.delete_document(self.name, doc_id)  # a changed document is replaced whole
-        report.documents += len(reads)
+        report.documents += documents
         report.chunks += len(all_ids)
         counts = {doc_id: len(chunks) for doc_id, chunks in chunks_by_doc.items()}
-        if not to_write:
-            return counts, set()
+        return WritePlan(to_write, set(new_or_changed), counts)
+
+    def _store_chunks(self, plan: WritePlan, vectors: np.ndarray, report: IngestReport) -> None:
+        """Index a batch's chunks with their vectors (one per chunk, in order)."""
         t0 = time.perf_counter()
-        vectors = self.embedder.encode([passage_text(c) for c in to_write], kind="passage")
+        self.store.upsert(self.name, plan.chunks, vectors)
         t1 = time.perf_counter()
-        self.store.upsert(self.name, to_write, vectors)
-        t2 = time.perf_counter()
         if self.settings.graph.enabled:
-            self.graph.add(to_write, embed=self._embed_names)
-        report.embed_seconds += t1 - t0
-        report.index_seconds += t2 - t1
-        report.graph_seconds += time.perf_counter() - t2
-        report.written += len(to_write)
-        return counts, set(new_or_changed)
+            self.graph.add(plan.chunks, embed=self._embed_names)
+        report.index_seconds += t1 - t0
+        report.graph_seconds += time.perf_counter() - t1
+        report.written += len(plan.chunks)
 
     # -- files ---------------------------------------------------------------------------------------
     @property
@@ -210,6 +251,7 @@ class Collection:
         batch_docs: int | None = None,
         progress: ProgressCallback | None = None,
         on_progress: FileProgressCallback | None = None,
+        ray: str | None = None,
     ) -> IngestReport:
         """Read, chunk, embed and index files of any readable type; every file is accounted for in the
         report's ``files`` (ingested, unchanged, or skipped with its reason).
@@ -219,7 +261,8 @@ class Collection:
         Each file is read in a bounded child process (``ingest`` settings). ``on_error="fail"`` reads
         every file first and raises :class:`IngestError` listing the failures before writing anything;
         ``"skip"`` goes on and reports them. ``on_progress`` gets an :class:`IngestProgress` as each file
-        is done. The originals of ingested files are kept in :attr:`originals`.
+        is done. The originals of ingested files are kept in :attr:`originals`. ``ray`` as in
+        :meth:`ingest` (on a cluster, every node must see the files at the same paths).
         """
         if on_error not in ("skip", "fail"):
             raise InputError(f"on_error must be 'skip' or 'fail', not {on_error!r}")
@@ -229,87 +272,99 @@ class Collection:
         batch_docs = batch_docs or self.settings.embedder.ingest_batch_docs
         report = IngestReport(collection=self.name)
         started = time.perf_counter()
+        if ray is not None:
+            from deepcite.ingest.distributed import RayIngest
+
+            with RayIngest.start(self, ray, embedder=get_embedder) as pool:
+                reads = pool.read_files(paths, names, acl, report)
+                if on_error == "fail":
+                    reads = iter(list(reads))
+                    self._refuse_failed_files(report)
+                groups = self._file_groups(reads, batch_docs)
+                pool.write_files(groups, report, len(paths), progress, on_progress)
+            return self._finish(report, started)
         reads = (self._read(path, name, acl, report) for path, name in zip(paths, names, strict=True))
         if on_error == "fail":
             reads = iter(list(reads))  # read everything before writing anything
-            failed = [f for f in report.files if f.status is FileStatus.SKIPPED]
-            if failed or report.skipped:
-                listing = "; ".join(
-                    [f"{f.file}: {f.message}" for f in failed]
-                    + [f"{p.path}:{p.line}: {p.reason}" for p in report.skipped]
-                )
-                raise IngestError(
-                    f"{len(failed) + len(report.skipped)} problems, nothing was written ({listing}). Fix "
-                    "or remove those files, or re-run with --on-error skip"
-                )
-        pending: list[tuple[FileReport, Path, ReadResult]] = []
+            self._refuse_failed_files(report)
         done = 0
-        for file, path, result in reads:
-            if file.status is FileStatus.SKIPPED:
-                done += 1
-                if on_progress:
-                    on_progress(IngestProgress(done=done, total=len(paths), file=file))
+        for group in self._file_groups(reads, batch_docs):
+            plan = None
+            if group[0][0].status is not FileStatus.SKIPPED:
+                self.store.create_collection(self.name, dense_dim=self.embedder.dim)
+                plan = self._write_batch([d for _, _, r in group for d in r.documents], report)
+            done = self._files_written(group, plan, report, done, len(paths), progress, on_progress)
+        return self._finish(report, started)
+
+    @staticmethod
+    def _refuse_failed_files(report: IngestReport) -> None:
+        """Raise :class:`IngestError` listing the files and records that could not be read, if any."""
+        failed = [f for f in report.files if f.status is FileStatus.SKIPPED]
+        if failed or report.skipped:
+            listing = "; ".join(
+                [f"{f.file}: {f.message}" for f in failed]
+                + [f"{p.path}:{p.line}: {p.reason}" for p in report.skipped]
+            )
+            raise IngestError(
+                f"{len(failed) + len(report.skipped)} problems, nothing was written ({listing}). Fix "
+                "or remove those files, or re-run with --on-error skip"
+            )
+
+    def _file_groups(self, reads: Iterable[FileRead], batch_docs: int) -> Iterator[list[FileRead]]:
+        """The files read, grouped to be written together: a skipped file alone; files read are written
+        once ``ingest.batch_chars`` of text (or ``batch_docs`` documents) are pending, so progress is
+        reported as files are done."""
+        pending: list[FileRead] = []
+        for read in reads:
+            if read[0].status is FileStatus.SKIPPED:
+                yield [read]
                 continue
-            pending.append((file, path, result))
-            # written once ``ingest.batch_chars`` of text (or ``batch_docs`` documents) are pending, so
-            # progress is reported as files are done
+            pending.append(read)
             if (
                 sum(len(r.documents) for _, _, r in pending) >= batch_docs
                 or sum(len(d.document.text) for _, _, r in pending for d in r.documents)
                 >= self.settings.ingest.batch_chars
             ):
-                done = self._write_files(pending, report, done, len(paths), progress, on_progress)
+                yield pending
                 pending = []
         if pending:
-            self._write_files(pending, report, done, len(paths), progress, on_progress)
-        return self._finish(report, started)
+            yield pending
 
-    def _read(
-        self, path: Path, name: str, acl: Sequence[str], report: IngestReport
-    ) -> tuple[FileReport, Path, ReadResult]:
-        t0 = time.perf_counter()
-        result = read_file_isolated(path, doc_id=name, name=name, settings=self.settings.ingest)
-        seconds = time.perf_counter() - t0
-        report.read_seconds += seconds
-        report.skipped.extend(result.problems)
-        file = FileReport(
-            file=name,
-            status=FileStatus.SKIPPED if result.skip else FileStatus.INGESTED,
-            kind=result.kind,
-            reason=result.skip.reason if result.skip else None,
-            message=result.skip.message if result.skip else None,
-            pages=result.pages,
-            ocr_pages=result.ocr_pages,
-            seconds=seconds,
-        )
-        if acl:
-            for read in result.documents:
-                read.document = read.document.model_copy(update={"acl": list(acl)})
-        file.doc_ids = [r.document.id for r in result.documents]
-        report.files.append(file)
+    def _read(self, path: Path, name: str, acl: Sequence[str], report: IngestReport) -> FileRead:
+        file, result = read_file_report(path, name, acl, self.settings.ingest)
+        self._account(file, result, report)
         return file, path, result
 
-    def _write_files(
+    @staticmethod
+    def _account(file: FileReport, result: ReadResult, report: IngestReport) -> None:
+        """Add a file read to the report: its entry, its reading time, the records it could not read."""
+        report.read_seconds += file.seconds
+        report.skipped.extend(result.problems)
+        report.files.append(file)
+
+    def _files_written(
         self,
-        pending: list[tuple[FileReport, Path, ReadResult]],
+        group: list[FileRead],
+        plan: WritePlan | None,
         report: IngestReport,
         done: int,
         total: int,
         progress: ProgressCallback | None,
         on_progress: FileProgressCallback | None,
     ) -> int:
-        self.store.create_collection(self.name, dense_dim=self.embedder.dim)
-        counts, written = self._write_batch([d for _, _, r in pending for d in r.documents], report)
-        for file, path, result in pending:
-            file.chunks = sum(counts.get(doc_id, 0) for doc_id in file.doc_ids)
-            if not written.intersection(file.doc_ids):
-                file.status = FileStatus.UNCHANGED
-            if result.kind and result.kind not in ("json", "jsonl") and len(file.doc_ids) == 1:
-                self.originals.put(file.doc_ids[0], path, media_type=MEDIA_TYPES[result.kind], name=file.file)
+        """Finish the files of a group once its ``plan`` is written (``None`` for a skipped file): chunk
+        counts, unchanged status, originals kept, progress; returns the number of files done."""
+        for file, path, result in group:
+            if plan is not None:
+                file.chunks = sum(plan.counts.get(doc_id, 0) for doc_id in file.doc_ids)
+                if not plan.changed.intersection(file.doc_ids):
+                    file.status = FileStatus.UNCHANGED
+                if result.kind and result.kind not in ("json", "jsonl") and len(file.doc_ids) == 1:
+                    self.originals.put(file.doc_ids[0], path, media_type=MEDIA_TYPES[result.kind], name=file.file)
             done += 1
             if on_progress:
                 on_progress(IngestProgress(done=done, total=total, file=file))
-        if progress:
+        if progress and plan is not None:
             progress(report.documents, report.written)
         return done
 
@@ -463,6 +518,11 @@ class Collection:
         self.store.drop_collection(self.name)
         self.originals.clear()
         self.graph.clear()
+
+    def close(self) -> None:
+        """Close the store (for a collection opened with its own store by :func:`open_collection`): its
+        shards are unlocked for other processes."""
+        self.store.close()
 
 
 def open_collection(
