@@ -48,36 +48,6 @@ class StoreSettings(_Section):
     replication_factor: int | None = None
     write_consistency_factor: int | None = None
     upsert_batch: int = 256
-    # a collection name is checked (letters, digits, '_', '-', '.') before it touches the file system; the
-    # cap keeps it well under the file system's 255-byte name limit with the engine's own suffixes
-    max_collection_name_chars: int = Field(default=64, ge=1, le=200)
-    # Serving at scale (docs/scaling.md). Fixed when a collection is created: quantisation, HNSW graph,
-    # on-disk placement, payload indexes. Read per search: hnsw_ef and quantization_rescore/_oversampling/
-    # _ignore. The defaults are the engines' own, which keep today's figures.
-    quantization: Literal["none", "int8", "binary"] = "none"  # a compressed copy of the dense vectors
-    quantization_quantile: float = Field(default=0.99, gt=0.5, le=1.0)  # int8: values clipped outside it
-    quantization_always_ram: bool = True  # the compressed copy stays in RAM when the originals are on disk
-    quantization_rescore: bool = True  # re-score the compressed search's candidates with the originals
-    quantization_oversampling: float = Field(default=2.0, ge=1.0)  # candidates per hit before rescoring
-    quantization_ignore: bool = False  # search the original vectors even where a compressed copy exists
-    vectors_on_disk: bool = False  # original dense vectors read from disk (mmap) instead of kept warm
-    payload_on_disk: bool = True  # payloads read from disk (mmap): both engines' default
-    hnsw_m: int = Field(default=16, ge=0)  # graph edges per node (0: no graph, exact search)
-    hnsw_ef_construct: int = Field(default=100, ge=4)
-    hnsw_full_scan_threshold_kb: int = Field(default=10_000, ge=0)  # smaller segments are searched exactly
-    hnsw_ef: int | None = Field(default=None, ge=1)  # search beam width; None: the engine's own
-    # a segment gets its HNSW graph and quantised copy past this many KB of vectors; None: the engine's own
-    indexing_threshold_kb: int | None = Field(default=None, ge=1)
-    # payload indexes, filter field -> type; a field that is not a Chunk field is a metadata key
-    payload_indexes: dict[str, Literal["keyword", "integer", "float", "bool"]] = Field(
-        default_factory=lambda: {
-            "chunk_id": "keyword",
-            "doc_id": "keyword",
-            "source": "keyword",
-            "acl": "keyword",
-            "year": "integer",
-        }
-    )
 
 
 class EmbedderSettings(_Section):
@@ -165,12 +135,6 @@ class SearchSettings(_Section):
     default_k: int = 10
     max_k: int = 50  # the most hits one search request may ask for (HTTP, MCP, CLI)
     include_title: bool = True
-    # a request's filters: at most this many fields in `equals`, values in one list, characters in one value
-    max_filter_fields: int = Field(default=32, ge=1)
-    max_filter_values: int = Field(default=1000, ge=1)
-    max_filter_value_chars: int = Field(default=1000, ge=1)
-    # metadata keys a collection records at ingest for the filter check; past this any key is accepted
-    max_metadata_keys: int = Field(default=1000, ge=1)
 
 
 class GraphSettings(_Section):
@@ -280,31 +244,6 @@ class CoverageSettings(_Section):
     lead_window_chars: int = 600
 
 
-class ChainSettings(_Section):
-    """Composed questions ("the spouse of the performer of Green") run as an ordered chain of hops."""
-
-    enabled: bool = True
-    max_hops: int = 5  # the most hops a question is parsed into
-    beam: int = 2  # answer entities of a hop carried into the next hop's queries
-    answer_passages: int = 3  # a hop's best passages its answer entity is taken from
-    # an answer entity scores 1/rank of its passage, times `title_weight` for a passage title, plus
-    # `near_weight` when it stands within `near_window` words of a relation word of the hop's query
-    title_weight: float = 1.5
-    near_weight: float = 1.0
-    near_window: int = 12
-    # the best passage of each hop is pinned in the pack at `pin_factor` times the first hop's best score
-    pin_factor: float = 0.9
-
-
-class GraphResearchSettings(_Section):
-    """The entity graph in research rounds, when the collection has one."""
-
-    enabled: bool = True
-    k: int = 20  # hits of the graph's ranked list per sub-question
-    # bridge queries per round from high-PPR entities the evidence does not yet cover
-    bridge_entities: int = 3
-
-
 class StoppingSettings(_Section):
     """When the rounds stop (decided by the ``should_continue`` node)."""
 
@@ -322,8 +261,6 @@ class ResearchSettings(_Section):
     selection: SelectionSettings = Field(default_factory=SelectionSettings)
     coverage: CoverageSettings = Field(default_factory=CoverageSettings)
     stopping: StoppingSettings = Field(default_factory=StoppingSettings)
-    chain: ChainSettings = Field(default_factory=ChainSettings)
-    graph: GraphResearchSettings = Field(default_factory=GraphResearchSettings)
     vector_cache_size: int = 50_000  # passage vectors kept across questions by one ResearchAgent
 
     def tuned(self, **sections: dict[str, Any]) -> ResearchSettings:
@@ -424,9 +361,6 @@ class ServerSettings(_Section):
     max_upload_files: int = 50
     max_document_id_chars: int = 512  # a longer id in /files/{collection}/{document_id} is refused
     job_history: int = 100  # upload jobs kept for GET /api/jobs/{job_id} (oldest finished ones go first)
-    # the CLI going through a running server (deepcite ingest/search --server, or found via server.json)
-    client_timeout_s: float = Field(default=300.0, gt=0)  # one HTTP request to the server
-    client_poll_s: float = Field(default=0.5, gt=0)  # how often an upload's ingest job is asked for
 
 
 class PractitionerSettings(_Section):
