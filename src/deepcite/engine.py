@@ -36,6 +36,7 @@ from deepcite.answer.generators import AnswerGenerator, require_selected
 from deepcite.answer.pipeline import (
     Citation,
     PartResult,
+    answer_budget,
     answer_context,
     generate_long_answer,
     generate_summary,
@@ -43,6 +44,7 @@ from deepcite.answer.pipeline import (
 from deepcite.config import Settings, get_settings
 from deepcite.errors import CollectionNotFoundError, DeepciteError, NotFoundError
 from deepcite.llm.client import LLMClient
+from deepcite.llm.deadline import RequestCancelled, current_budget
 from deepcite.llm.factory import get_llm
 from deepcite.models import Chunk, CoverageReport, Filters, RoundReport, SearchHit, SearchMode
 from deepcite.research.agent import ResearchAgent, ResearchResult
@@ -312,6 +314,9 @@ class Engine:
         loop = asyncio.get_running_loop()
 
         def on_round(state: ExecutorState, report: RoundReport) -> None:
+            budget = current_budget()
+            if budget is not None and budget.cancelled:  # the client went away: no further hops
+                raise RequestCancelled(f"research of {request.query!r} stopped after hop {report.round}")
             if on_hop is not None:
                 coverage = CoverageReport.from_coverage(
                     state.coverage,
@@ -340,8 +345,13 @@ class Engine:
         """Research the question, then answer it with citations from one shared context.
 
         An empty evidence pack yields the insufficient-evidence template with ``success`` true and no
-        citations. The context is kept (``answer.context_ttl_s``) for :meth:`regenerate`.
+        citations. The context is kept (``answer.context_ttl_s``) for :meth:`regenerate`. The whole request
+        runs within ``answer.request_budget_s`` (see :func:`deepcite.answer.pipeline.answer_budget`).
         """
+        with answer_budget(self.settings.answer):
+            return await self._ask(request, groups, on_hop)
+
+    async def _ask(self, request: QuestionRequest, groups: Groups, on_hop: HopCallback | None) -> AskResponse:
         request = request.checked(self.settings)
         started = time.perf_counter()
         result = await self.research(request, groups, on_hop)
@@ -371,11 +381,12 @@ class Engine:
         """
         ctx = self._stored(request_id, groups)
         generator = await asyncio.to_thread(lambda: self.generator)
-        if part == "summary":
-            result: PartResult = await generate_summary(ctx, generator, self.settings.answer)
-            return _part_response(ctx, "summary", result)
-        result = await generate_long_answer(ctx, generator, self.settings.answer)
-        return _part_response(ctx, "answer", result)
+        with answer_budget(self.settings.answer):
+            if part == "summary":
+                result: PartResult = await generate_summary(ctx, generator, self.settings.answer)
+                return _part_response(ctx, "summary", result)
+            result = await generate_long_answer(ctx, generator, self.settings.answer)
+            return _part_response(ctx, "answer", result)
 
     async def find_practitioners(self, query: PractitionerQuery) -> PractitionerSearchResponse:
         """Ranked practitioners for a patient's request, with the intent behind them and the timings."""
@@ -405,4 +416,5 @@ def _part_response(ctx: ResponseContext, name: str, part: PartResult) -> PartRes
         citation_check=part.check,
         latency_ms=part.latency_ms,
         chunks_used=len(part.check.cited_ids),
+        degraded=part.degraded,
     )

@@ -19,6 +19,7 @@ from deepcite.answer.context import ResponseContext
 from deepcite.answer.pipeline import AnswerResult, Citation
 from deepcite.config import Settings
 from deepcite.errors import InputError, RequestError
+from deepcite.llm.deadline import Degraded
 from deepcite.models import Chunk, CoverageReport, Filters, FusionMethod, RoundReport, SearchHit, SearchMode
 from deepcite.research.state import ExecutorState
 from deepcite.retrieval.filters import filter_conditions
@@ -200,3 +201,4 @@ class PartResponse(BaseModel):
     citation_check: CitationCheck
     latency_ms: float
     chunks_used: int
+    degraded: Degraded | None = None  # set when the LLM writer fell back to the offline one

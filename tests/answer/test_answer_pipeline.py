@@ -24,7 +24,7 @@ from deepcite.models import EvidencePack, QueryAspect
 RESPONSE_KEYS = {
     "success", "request_id", "query", "summary", "answer", "subanswers", "citations", "coverage",
     "retrieval_report", "citation_check", "retrieval_latency_ms", "summary_latency_ms", "answer_latency_ms",
-    "total_chunks", "chunks_used_summary", "chunks_used_answer",
+    "total_chunks", "chunks_used_summary", "chunks_used_answer", "degraded",
 }  # fmt: skip
 
 
@@ -66,6 +66,7 @@ async def test_extractive_pipeline_end_to_end(settings: AnswerSettings, embedder
     assert check.sentences > 0 and check.cited == check.sentences and check.invalid_ids == 0
     assert result.summary_latency_ms >= 0 and result.answer_latency_ms >= 0
     assert set(result.model_dump()) == RESPONSE_KEYS
+    assert result.degraded is None  # nothing fell back: no LLM was asked
 
 
 async def test_empty_pack_gives_the_insufficient_template(

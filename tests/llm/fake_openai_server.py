@@ -10,7 +10,8 @@ import it as ``from llm.fake_openai_server import FakeOpenAIServer``; ``tests/``
         client.chat([{"role": "user", "content": "hi"}])   # -> "hello" after one retry
 
 It serves ``POST /v1/chat/completions`` and ``GET /v1/models``. Each chat request takes the next scripted
-action; when the script is empty, ``responder(request_body)`` writes the reply (default: ``"ok"``).
+action; when the script is empty, ``responder(request_body)`` writes the reply (default: ``"ok"``), or
+returns the action to take.
 ``reject_json_schema`` / ``reject_json_object`` make it answer 400 to that ``response_format`` type,
 like servers that do not support structured output. Every request body is kept in ``requests``.
 
@@ -99,7 +100,7 @@ class FakeOpenAIServer:
 
     def __init__(
         self,
-        responder: Callable[[dict[str, Any]], str] | None = None,
+        responder: Callable[[dict[str, Any]], str | Action] | None = None,
         *,
         reject_json_schema: bool = False,
         reject_json_object: bool = False,
@@ -156,7 +157,8 @@ class FakeOpenAIServer:
         with self._lock:
             if self._script:
                 return self._script.popleft()
-        return Reply(self.responder(body))
+        answer = self.responder(body)
+        return Reply(answer) if isinstance(answer, str) else answer
 
     def _note_dropped(self) -> None:
         with self._lock:

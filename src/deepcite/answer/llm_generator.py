@@ -7,8 +7,9 @@ Usage::
 
 Passages are shown best first and trimmed so that prompt plus ``llm.max_output_tokens`` fit in
 ``answer.token_budget`` (estimate in :mod:`deepcite.llm.budget`). Any :class:`LLMError` (endpoint down
-after retries, empty reply, budget too small for one passage) logs a warning and the part is written by
-the fallback instead, so an answer is always produced from the same context.
+after retries, empty reply, budget too small for one passage, the call's deadline or the request's time
+budget passed) logs a warning and the part is written by the fallback instead, so an answer is always
+produced from the same context; the request's budget notes the part, for the response's ``degraded``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from deepcite.config import Settings
 from deepcite.errors import LLMError
 from deepcite.llm.budget import estimate_messages_tokens, fit_to_budget
 from deepcite.llm.client import LLMClient, Message
+from deepcite.llm.deadline import current_budget
 from deepcite.models import QueryAspect
 
 log = logging.getLogger(__name__)
@@ -115,4 +117,7 @@ class LLMGenerator:
             return await self._llm.achat(messages, max_tokens=self._llm_settings.max_output_tokens)
         except LLMError as exc:
             log.warning("LLM %s failed (%s); writing it with the extractive generator", part, exc)
+            budget = current_budget()
+            if budget is not None:
+                budget.note_fallback(part, exc)
             return await asyncio.to_thread(fallback)

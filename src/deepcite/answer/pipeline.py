@@ -8,6 +8,10 @@ Usage::
 Every generated text passes :func:`deepcite.answer.citations.check_citations`: the summary and the long
 answer against the selected chunks' ids, each sub-answer against its own evidence's ids. A part whose
 context is empty gets the insufficient-evidence template with no citations, and ``success`` stays true.
+
+Time: a question runs under :func:`answer_budget` (``answer.request_budget_s``); the LLM writer's calls end
+``answer.offline_reserve_s`` before it runs out, the parts they did not write come from the offline writer,
+and the result's ``degraded`` says which and why.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import asyncio
 import inspect
 import time
 from collections.abc import Callable, Collection, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -26,6 +31,7 @@ from deepcite.answer.generators import AnswerGenerator
 from deepcite.answer.prompts import INSUFFICIENT
 from deepcite.config import AnswerSettings
 from deepcite.errors import InsufficientEvidenceError
+from deepcite.llm.deadline import Degraded, RequestBudget, current_budget, request_budget
 from deepcite.models import AspectCoverage, EvidencePack, QueryAspect, RoundReport
 
 
@@ -51,6 +57,7 @@ class PartResult(BaseModel):
     text: str
     check: CitationCheck
     latency_ms: float
+    degraded: Degraded | None = None  # set when the LLM writer fell back to the offline one
 
 
 class AnswerResult(BaseModel):
@@ -66,12 +73,23 @@ class AnswerResult(BaseModel):
     coverage: AspectCoverage | None = None  # filled by the caller
     retrieval_report: list[RoundReport] = Field(default_factory=list)  # filled by the caller
     citation_check: CitationCheck = Field(default_factory=CitationCheck)  # totals over every part
+    degraded: Degraded | None = None  # parts written offline because the LLM failed or ran out of time
     retrieval_latency_ms: float | None = None  # filled by the caller
     summary_latency_ms: float = 0.0
     answer_latency_ms: float = 0.0
     total_chunks: int = 0  # chunks in the context (selected plus sub-question extras)
     chunks_used_summary: int = 0  # distinct chunks the summary cites
     chunks_used_answer: int = 0  # distinct chunks the long answer cites
+
+
+def answer_budget(settings: AnswerSettings) -> AbstractContextManager[RequestBudget]:
+    """The time budget of one question or regeneration (``answer.request_budget_s``)."""
+    return request_budget(settings.request_budget_s, reserve_s=settings.offline_reserve_s)
+
+
+def _degraded() -> Degraded | None:
+    budget = current_budget()
+    return budget.degraded() if budget is not None else None
 
 
 async def _call(method: Callable[..., Any], *args: Any) -> str:
@@ -90,7 +108,8 @@ async def _checked(
     except InsufficientEvidenceError:
         raw = INSUFFICIENT
     text, check = check_citations(raw, valid_ids, settings.unsupported_policy)
-    return PartResult(text=text, check=check, latency_ms=(time.perf_counter() - start) * 1000.0)
+    latency_ms = (time.perf_counter() - start) * 1000.0
+    return PartResult(text=text, check=check, latency_ms=latency_ms, degraded=_degraded())
 
 
 async def generate_summary(
@@ -145,6 +164,7 @@ async def answer_context(
         ],
         citations=[Citation.from_chunk(c) for c in ctx.all_chunks()],
         citation_check=total,
+        degraded=_degraded(),
         summary_latency_ms=summary.latency_ms,
         answer_latency_ms=long_answer.latency_ms,
         total_chunks=len(ctx.all_chunks()),

@@ -17,6 +17,7 @@ Usage::
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -96,6 +97,9 @@ def request_budget(seconds: float, *, reserve_s: float = 0.0) -> Iterator[Reques
     token = _budget.set(budget)
     try:
         yield budget
+    except asyncio.CancelledError:  # the caller went away: work still running for it stops
+        budget.cancel()
+        raise
     finally:
         _budget.reset(token)
 
@@ -125,3 +129,7 @@ def call_deadline(call_deadline_s: float) -> tuple[float, float]:
                 seconds,
             )
     return deadline, seconds
+
+
+class RequestCancelled(Exception):  # noqa: N818 - a signal, not an error a user sees
+    """Raised inside a request's worker thread to stop its work once the request was cancelled."""

@@ -1,0 +1,122 @@
+"""A misbehaving LLM through the real server: every request ends within its budget, with an offline answer
+that says so, and a client that goes away cancels the LLM calls made for it.
+
+No real LLM runs here: tests/llm/fake_openai_server.py (an OpenAI-compatible HTTP server on 127.0.0.1)
+stands in for one, in a fault mode chosen per test: it hangs, or drips its answer one byte at a time.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from llm.fake_openai_server import Action, Drip, FakeOpenAIServer, Hang
+
+from deepcite.answer.prompts import SYSTEM_PROMPT
+from deepcite.config import AnswerSettings
+from server.conftest import ADMIN, CITATION, Index, LiveServer, assert_citations_resolve, headers, llm_settings
+
+pytestmark = pytest.mark.slow
+
+QUESTION = "Does atrial fibrillation raise stroke risk?"
+BUDGET_S, RESERVE_S = 6.0, 2.0  # LLM calls of a request end 4 s in
+
+
+class Faults:
+    """What the stand-in does with each request: ``mode`` for every request, or only for answer prompts."""
+
+    def __init__(self) -> None:
+        self.mode: Action | None = None
+        self.answers_only = False
+
+    def __call__(self, body: dict[str, Any]) -> str | Action:
+        is_answer = body["messages"][0]["content"] == SYSTEM_PROMPT
+        if self.mode is not None and (is_answer or not self.answers_only):
+            return self.mode
+        return "not the JSON you asked for" if body.get("response_format") else "Stroke risk rises [1]."
+
+
+@pytest.fixture(scope="module")
+def faults() -> Faults:
+    return Faults()
+
+
+@pytest.fixture(scope="module")
+def llm_server(faults: Faults) -> Iterator[FakeOpenAIServer]:
+    with FakeOpenAIServer(faults) as server:
+        yield server
+
+
+def _live(index: Index, llm_server: FakeOpenAIServer, budget_s: float) -> LiveServer:
+    from deepcite.server.app import create_app
+
+    llm = llm_settings(llm_server.base_url).model_copy(update={"timeout_s": 60.0, "call_deadline_s": 120.0})
+    answer = AnswerSettings(context_max_count=50, request_budget_s=budget_s, offline_reserve_s=RESERVE_S)
+    settings = index.settings.model_copy(update={"llm": llm, "answer": answer})
+    return LiveServer(create_app(settings, store=index.store, embedder=index.embedder))
+
+
+@pytest.fixture(scope="module")
+def budgeted(index: Index, llm_server: FakeOpenAIServer) -> Iterator[LiveServer]:
+    with _live(index, llm_server, BUDGET_S) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def patient(index: Index, llm_server: FakeOpenAIServer) -> Iterator[LiveServer]:
+    """A server whose budget is long: only a cancellation ends its LLM calls early."""
+    with _live(index, llm_server, 300.0) as server:
+        yield server
+
+
+@pytest.mark.parametrize("mode", [Hang(60.0), Drip("Stroke risk rises [1].", interval_s=0.5)], ids=["hang", "drip"])
+def test_spent_budget_answers_offline_and_says_so(
+    budgeted: LiveServer, faults: Faults, mode: Action
+) -> None:
+    faults.mode, faults.answers_only = mode, False
+    with httpx.Client(base_url=budgeted.base_url, headers=headers(ADMIN), timeout=120) as c:
+        body = c.post("/api/unified-search", json={"query": QUESTION}).json()
+        regenerated = c.post("/api/quick-summary", json={"request_id": body["request_id"]}).json()
+    assert body["degraded"]["reason"] == "LLM did not answer within 4 s; offline answer"
+    assert {"summary", "long answer"} <= set(body["degraded"]["parts"])
+    assert CITATION.search(body["summary"]) and CITATION.search(body["answer"])  # the extractive writer's
+    assert_citations_resolve(body)
+    assert regenerated["degraded"]["reason"] == "LLM did not answer within 4 s; offline answer"
+    assert CITATION.search(regenerated["text"])
+
+
+def test_answer_without_faults_is_not_degraded(budgeted: LiveServer, faults: Faults) -> None:
+    faults.mode = None
+    with httpx.Client(base_url=budgeted.base_url, headers=headers(ADMIN), timeout=120) as c:
+        body = c.post("/api/unified-search", json={"query": QUESTION}).json()
+    assert body["degraded"] is None
+    assert body["summary"].startswith("Stroke risk rises [1].")
+
+
+def test_stream_client_that_goes_away_cancels_its_llm_calls(
+    patient: LiveServer, faults: Faults, llm_server: FakeOpenAIServer
+) -> None:
+    faults.mode, faults.answers_only = Hang(120.0), True
+    dropped_before = llm_server.dropped
+    asked_before = len(llm_server.requests)
+
+    def answer_prompts() -> int:
+        return sum(r["messages"][0]["content"] == SYSTEM_PROMPT for r in llm_server.requests[asked_before:])
+
+    with httpx.Client(base_url=patient.base_url, headers=headers(ADMIN), timeout=120) as c:
+        with c.stream("GET", "/api/unified-search/stream", params={"query": QUESTION}) as response:
+            assert response.status_code == 200
+            for _ in range(600):  # the answer stage has asked the (hanging) LLM
+                if answer_prompts():
+                    break
+                time.sleep(0.05)
+            assert answer_prompts()
+    # the client closed the stream; the server cancels the request, and with it the hanging LLM calls
+    for _ in range(200):
+        if llm_server.dropped - dropped_before >= answer_prompts():
+            break
+        time.sleep(0.05)
+    assert llm_server.dropped - dropped_before >= answer_prompts() >= 1
