@@ -48,6 +48,33 @@ class StoreSettings(_Section):
     replication_factor: int | None = None
     write_consistency_factor: int | None = None
     upsert_batch: int = 256
+    # Serving at scale (docs/scaling.md). Fixed when a collection is created: quantisation, HNSW graph,
+    # on-disk placement, payload indexes. Read per search: hnsw_ef and quantization_rescore/_oversampling/
+    # _ignore. The defaults are the engines' own, which keep today's figures.
+    quantization: Literal["none", "int8", "binary"] = "none"  # a compressed copy of the dense vectors
+    quantization_quantile: float = Field(default=0.99, gt=0.5, le=1.0)  # int8: values clipped outside it
+    quantization_always_ram: bool = True  # the compressed copy stays in RAM when the originals are on disk
+    quantization_rescore: bool = True  # re-score the compressed search's candidates with the originals
+    quantization_oversampling: float = Field(default=2.0, ge=1.0)  # candidates per hit before rescoring
+    quantization_ignore: bool = False  # search the original vectors even where a compressed copy exists
+    vectors_on_disk: bool = False  # original dense vectors read from disk (mmap) instead of kept warm
+    payload_on_disk: bool = True  # payloads read from disk (mmap): both engines' default
+    hnsw_m: int = Field(default=16, ge=0)  # graph edges per node (0: no graph, exact search)
+    hnsw_ef_construct: int = Field(default=100, ge=4)
+    hnsw_full_scan_threshold_kb: int = Field(default=10_000, ge=0)  # smaller segments are searched exactly
+    hnsw_ef: int | None = Field(default=None, ge=1)  # search beam width; None: the engine's own
+    # a segment gets its HNSW graph and quantised copy past this many KB of vectors; None: the engine's own
+    indexing_threshold_kb: int | None = Field(default=None, ge=1)
+    # payload indexes, filter field -> type; a field that is not a Chunk field is a metadata key
+    payload_indexes: dict[str, Literal["keyword", "integer", "float", "bool"]] = Field(
+        default_factory=lambda: {
+            "chunk_id": "keyword",
+            "doc_id": "keyword",
+            "source": "keyword",
+            "acl": "keyword",
+            "year": "integer",
+        }
+    )
 
 
 class EmbedderSettings(_Section):

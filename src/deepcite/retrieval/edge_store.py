@@ -11,8 +11,9 @@ Usage::
     hits = store.search("papers", text="statin myopathy", vector=None, mode=SearchMode.BM25, k=10)
 
 On disk, collection ``name`` is the folder ``root/name`` holding ``shard/`` (the Edge shard: a named dense
-vector ``dense`` with cosine distance, a sparse vector ``bm25`` with the IDF modifier, keyword payload indexes
-on ``chunk_id``, ``doc_id``, ``source``, ``acl`` and an integer index on ``year``) and ``deepcite.json`` (the
+vector ``dense`` with cosine distance, a sparse vector ``bm25`` with the IDF modifier, the payload indexes of
+``store.payload_indexes``, and the quantisation, HNSW and on-disk settings of ``StoreSettings``, applied by
+:meth:`EdgeStore.optimize`) and ``deepcite.json`` (the
 dense dimension and BM25 statistics, replaced atomically via a temp file and ``os.replace``). A collection
 exists once its ``deepcite.json`` is written, so a creation interrupted half-way is invisible and redone.
 
@@ -30,32 +31,40 @@ from pathlib import Path
 from typing import Any
 
 from qdrant_edge import (
+    BinaryQuantizationConfig,
     CountRequest,
     Distance,
     EdgeConfig,
+    EdgeOptimizersConfig,
     EdgeShard,
     EdgeSparseVectorParams,
     EdgeVectorParams,
     FieldCondition,
     Filter,
     Fusion,
+    HnswIndexConfig,
     IsEmptyCondition,
     MatchAny,
     MatchValue,
+    Memory,
     Modifier,
     PayloadSchemaType,
     Point,
     PointVectors,
     Prefetch,
+    QuantizationSearchParams,
     Query,
     QueryRequest,
     RangeFloat,
+    ScalarQuantizationConfig,
+    ScalarType,
     ScrollRequest,
+    SearchParams,
     SparseVector,
     UpdateOperation,
 )
 
-from deepcite.config import Settings, get_settings
+from deepcite.config import Settings, StoreSettings, get_settings
 from deepcite.errors import StoreError
 from deepcite.models import FusionMethod
 from deepcite.retrieval import filters as f
@@ -68,7 +77,7 @@ from deepcite.retrieval.engine_hooks import (
     scroll_pages,
 )
 from deepcite.retrieval.engine_store import EngineStore
-from deepcite.retrieval.points import DENSE_VECTOR_NAME, INTEGER_INDEXED, KEYWORD_INDEXED
+from deepcite.retrieval.points import DENSE_VECTOR_NAME, payload_key
 
 META_FILE = "deepcite.json"
 SHARD_DIR = "shard"
@@ -93,6 +102,86 @@ def _edge_condition(c: f.Condition) -> Any:
 
 def _sparse(weights: SparseWeights) -> SparseVector:
     return SparseVector(weights.indices, weights.values)
+
+
+_INDEX_TYPES = {
+    "keyword": PayloadSchemaType.Keyword,
+    "integer": PayloadSchemaType.Integer,
+    "float": PayloadSchemaType.Float,
+    "bool": PayloadSchemaType.Bool,
+}
+
+
+def edge_config(store: StoreSettings, dense_dim: int | None) -> EdgeConfig:
+    """The shard configuration for a new collection: vectors, quantisation, HNSW graph, on-disk placement."""
+    quantized_memory = Memory.Pinned if store.quantization_always_ram else None
+    quantization: Any = {
+        "none": None,
+        "int8": ScalarQuantizationConfig(
+            ScalarType.Int8, quantile=store.quantization_quantile, memory=quantized_memory
+        ),
+        "binary": BinaryQuantizationConfig(memory=quantized_memory),
+    }[store.quantization]
+    vectors = (
+        {
+            DENSE_VECTOR_NAME: EdgeVectorParams(
+                size=dense_dim,
+                distance=Distance.Cosine,
+                memory=Memory.Cold if store.vectors_on_disk else None,
+            )
+        }
+        if dense_dim
+        else None
+    )
+    return EdgeConfig(
+        vectors=vectors,
+        sparse_vectors={SPARSE_VECTOR_NAME: EdgeSparseVectorParams(modifier=Modifier.Idf)},
+        payload_memory=Memory.Cold if store.payload_on_disk else Memory.Cached,
+        hnsw_config=HnswIndexConfig(
+            m=store.hnsw_m,
+            ef_construct=store.hnsw_ef_construct,
+            full_scan_threshold=store.hnsw_full_scan_threshold_kb,
+        ),
+        quantization_config=quantization,
+        optimizers=EdgeOptimizersConfig(indexing_threshold=store.indexing_threshold_kb),
+    )
+
+
+def edge_search_params(store: StoreSettings) -> SearchParams | None:
+    """Per-search parameters of a dense search: HNSW beam width and the quantised search's rescoring
+    (``None`` at the defaults: the engine's own search)."""
+    if store.quantization == "none" and store.hnsw_ef is None:
+        return None
+    return SearchParams(
+        hnsw_ef=store.hnsw_ef,
+        quantization=QuantizationSearchParams(
+            ignore=store.quantization_ignore,
+            rescore=store.quantization_rescore,
+            oversampling=store.quantization_oversampling,
+        ),
+    )
+
+
+class _GuardedShard:
+    """A shard whose calls raise deepcite's errors (busy, damaged, refused) instead of the binding's."""
+
+    def __init__(self, shard: EdgeShard, fail: Callable[[Exception], Exception | None]) -> None:
+        self._shard = shard
+        self._fail = fail
+
+    def __getattr__(self, attr: str) -> Any:
+        method = getattr(self._shard, attr)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return method(*args, **kwargs)
+            except Exception as exc:
+                named = self._fail(exc)
+                if named is None or named is exc:
+                    raise
+                raise named from None
+
+        return call
 
 
 class EdgeStore(EngineStore):
@@ -138,20 +227,9 @@ class EdgeStore(EngineStore):
         folder = self.root / name
         if folder.exists():  # left by an interrupted creation (no meta file)
             shutil.rmtree(folder)
-        vectors = (
-            {DENSE_VECTOR_NAME: EdgeVectorParams(size=dense_dim, distance=Distance.Cosine)}
-            if dense_dim
-            else None
-        )
-        config = EdgeConfig(
-            vectors=vectors,
-            sparse_vectors={SPARSE_VECTOR_NAME: EdgeSparseVectorParams(modifier=Modifier.Idf)},
-        )
-        shard = EdgeShard.create(str(folder / SHARD_DIR), config)
-        for field in KEYWORD_INDEXED:
-            shard.update(UpdateOperation.create_field_index(field, PayloadSchemaType.Keyword))
-        for field in INTEGER_INDEXED:
-            shard.update(UpdateOperation.create_field_index(field, PayloadSchemaType.Integer))
+        shard = EdgeShard.create(str(folder / SHARD_DIR), edge_config(self.settings.store, dense_dim))
+        for field, kind in self.settings.store.payload_indexes.items():
+            shard.update(UpdateOperation.create_field_index(payload_key(field), _INDEX_TYPES[kind]))
         self._shards[name] = shard
         self.write_meta(name, meta)
 
@@ -245,17 +323,22 @@ class EdgeStore(EngineStore):
         fusion: FusionMethod,
     ) -> list[ScoredPayload]:
         flt = edge_filter(conditions)
-        queries = [Query.Nearest(v, using=using) for v, using in query_vectors(sparse, dense, _sparse)]
+        dense_params = edge_search_params(self.settings.store)
+        queries = [
+            (Query.Nearest(v, using=using), dense_params if using == DENSE_VECTOR_NAME else None)
+            for v, using in query_vectors(sparse, dense, _sparse)
+        ]
         if len(queries) == 1:
+            query, params = queries[0]
             request = QueryRequest(
-                limit=k, query=queries[0], filter=flt, with_payload=True, with_vector=False
+                limit=k, query=query, filter=flt, params=params, with_payload=True, with_vector=False
             )
         else:
             limit = max(self.settings.search.prefetch_limit, k)
             fused = Fusion.Rrf(k=self.settings.search.rrf_k) if fusion is FusionMethod.RRF else Fusion.Dbsf()
             request = QueryRequest(
                 limit=k,
-                prefetches=[Prefetch(limit=limit, query=q, filter=flt) for q in queries],
+                prefetches=[Prefetch(limit=limit, query=q, filter=flt, params=p) for q, p in queries],
                 query=fused,
                 filter=flt,
                 with_payload=True,

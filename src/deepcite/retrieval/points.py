@@ -22,9 +22,6 @@ DENSE_VECTOR_NAME = "dense"
 LENGTH_KEY = "_dl"
 METADATA_KEY = "metadata"
 CHUNK_FIELDS: frozenset[str] = frozenset(Chunk.model_fields)
-# Fields with a keyword payload index (exact match, any-of); "year" gets an integer index.
-KEYWORD_INDEXED = ("chunk_id", "doc_id", "source", "acl")
-INTEGER_INDEXED = ("year",)
 
 _NAMESPACE = uuid.UUID("5b0e7a36-2d1c-5d5e-9a55-4c7a6b1f3d21")  # deepcite's UUID5 namespace for point ids
 _NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")

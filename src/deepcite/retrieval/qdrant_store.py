@@ -7,7 +7,8 @@ Usage::
 
 Points, payloads, BM25 sparse vectors and filters are exactly those of
 :class:`~deepcite.retrieval.edge_store.EdgeStore`, so both give the same BM25 scores. A collection is created
-with the ``shard_number``, ``replication_factor`` and ``write_consistency_factor`` of ``StoreSettings``.
+with the ``shard_number``, ``replication_factor`` and ``write_consistency_factor`` of ``StoreSettings``, and
+its quantisation, HNSW, on-disk and payload-index settings (which local mode records but does not apply).
 
 The dense dimension and BM25 statistics live in the **collection's own metadata** (Qdrant collection
 ``metadata``, key ``deepcite``): it travels with the collection on the cluster, is visible to every
@@ -24,7 +25,7 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import UnexpectedResponse
 
-from deepcite.config import Settings, get_settings
+from deepcite.config import Settings, StoreSettings, get_settings
 from deepcite.errors import StoreError
 from deepcite.models import FusionMethod
 from deepcite.retrieval import filters as f
@@ -37,7 +38,7 @@ from deepcite.retrieval.engine_hooks import (
     scroll_pages,
 )
 from deepcite.retrieval.engine_store import EngineStore
-from deepcite.retrieval.points import DENSE_VECTOR_NAME, INTEGER_INDEXED, KEYWORD_INDEXED
+from deepcite.retrieval.points import DENSE_VECTOR_NAME, payload_key
 
 META_KEY = "deepcite"
 
@@ -61,6 +62,35 @@ def _condition(c: f.Condition) -> Any:
 
 def _sparse(weights: SparseWeights) -> models.SparseVector:
     return models.SparseVector(indices=weights.indices, values=weights.values)
+
+
+def quantization_config(store: StoreSettings) -> Any:
+    """The collection's quantisation config (``None`` for none); the compressed copy in RAM if asked."""
+    ram = store.quantization_always_ram
+    return {
+        "none": None,
+        "int8": models.ScalarQuantization(
+            scalar=models.ScalarQuantizationConfig(
+                type=models.ScalarType.INT8, quantile=store.quantization_quantile, always_ram=ram
+            )
+        ),
+        "binary": models.BinaryQuantization(binary=models.BinaryQuantizationConfig(always_ram=ram)),
+    }[store.quantization]
+
+
+def search_params(store: StoreSettings) -> models.SearchParams | None:
+    """Per-search parameters of a dense search: HNSW beam width and the quantised search's rescoring
+    (``None`` at the defaults: the engine's own search)."""
+    if store.quantization == "none" and store.hnsw_ef is None:
+        return None
+    return models.SearchParams(
+        hnsw_ef=store.hnsw_ef,
+        quantization=models.QuantizationSearchParams(
+            ignore=store.quantization_ignore,
+            rescore=store.quantization_rescore,
+            oversampling=store.quantization_oversampling,
+        ),
+    )
 
 
 def client_from_settings(settings: Settings) -> QdrantClient:
@@ -100,7 +130,11 @@ class QdrantStore(EngineStore):
     def engine_create(self, name: str, dense_dim: int | None, meta: CollectionMeta) -> None:
         store = self.settings.store
         vectors = (
-            {DENSE_VECTOR_NAME: models.VectorParams(size=dense_dim, distance=models.Distance.COSINE)}
+            {
+                DENSE_VECTOR_NAME: models.VectorParams(
+                    size=dense_dim, distance=models.Distance.COSINE, on_disk=store.vectors_on_disk
+                )
+            }
             if dense_dim
             else {}
         )
@@ -113,12 +147,18 @@ class QdrantStore(EngineStore):
             shard_number=store.shard_number,
             replication_factor=store.replication_factor,
             write_consistency_factor=store.write_consistency_factor,
+            on_disk_payload=store.payload_on_disk,
+            hnsw_config=models.HnswConfigDiff(
+                m=store.hnsw_m,
+                ef_construct=store.hnsw_ef_construct,
+                full_scan_threshold=store.hnsw_full_scan_threshold_kb,
+            ),
+            quantization_config=quantization_config(store),
+            optimizers_config=models.OptimizersConfigDiff(indexing_threshold=store.indexing_threshold_kb),
             metadata={META_KEY: meta.to_dict()},
         )
-        for field in KEYWORD_INDEXED:
-            self.client.create_payload_index(name, field, models.PayloadSchemaType.KEYWORD)
-        for field in INTEGER_INDEXED:
-            self.client.create_payload_index(name, field, models.PayloadSchemaType.INTEGER)
+        for field, kind in store.payload_indexes.items():
+            self.client.create_payload_index(name, payload_key(field), models.PayloadSchemaType(kind))
 
     def engine_drop(self, name: str) -> None:
         self.client.delete_collection(name)
@@ -188,12 +228,19 @@ class QdrantStore(EngineStore):
         fusion: FusionMethod,
     ) -> list[ScoredPayload]:
         flt = qdrant_filter(conditions)
+        dense_params = search_params(self.settings.store)
         queries = query_vectors(sparse, dense, _sparse)
         try:
             if len(queries) == 1:
                 query, using = queries[0]
                 response = self.client.query_points(
-                    name, query=query, using=using, query_filter=flt, limit=k, with_payload=True
+                    name,
+                    query=query,
+                    using=using,
+                    query_filter=flt,
+                    search_params=dense_params if using == DENSE_VECTOR_NAME else None,
+                    limit=k,
+                    with_payload=True,
                 )
             else:
                 limit = max(self.settings.search.prefetch_limit, k)
@@ -205,7 +252,16 @@ class QdrantStore(EngineStore):
                 )
                 response = self.client.query_points(
                     name,
-                    prefetch=[models.Prefetch(query=q, using=u, filter=flt, limit=limit) for q, u in queries],
+                    prefetch=[
+                        models.Prefetch(
+                            query=q,
+                            using=u,
+                            filter=flt,
+                            params=dense_params if u == DENSE_VECTOR_NAME else None,
+                            limit=limit,
+                        )
+                        for q, u in queries
+                    ],
                     query=fused,
                     query_filter=flt,
                     limit=k,

@@ -1,0 +1,312 @@
+"""Serving at scale on one machine: build 100k- and 1M-chunk Edge collections and measure them.
+
+    nice -n 10 .venv/bin/python benchmarks/scale.py base  --work /work/bench/scale --from DIR/edge/scifact ...
+    nice -n 10 .venv/bin/python benchmarks/scale.py build --work /work/bench/scale --chunks 100000
+    nice -n 10 .venv/bin/python benchmarks/scale.py query --work /work/bench/scale --chunks 100000
+    .venv/bin/python benchmarks/scale.py project --work /work/bench/scale   # → benchmarks/results/scale.json
+
+Data (``base``, run once): the chunks and **stored MiniLM embeddings** of existing deepcite collections
+(``--from``, each ``<data_dir>/edge/<collection>``, e.g. the SciFact collection ``deepcite eval retrieval``
+leaves behind and a HotpotQA one): real passages embedded once by a real ingest, plus the SciFact test
+queries embedded with the configured embedder. A collection of N chunks cycles through those passages in a
+fixed shuffled order (copy r of a chunk gets ids ``<id>~r``, so BM25 statistics stay those of real text)
+and gives each copy its passage's stored vector plus Gaussian noise of norm ``--noise``, re-normalised:
+real embeddings repeated with small noise, so a build embeds nothing.
+
+``build`` writes the collection through :class:`EdgeStore` (BM25 vectors, payloads, payload indexes, the
+settings' quantisation and HNSW graph, built by ``optimize``) and records time per stage, peak RSS and
+disk size. ``query`` opens it in a fresh process and records hybrid/dense/BM25 p50/p95 with int8
+quantisation (rescored) and with the quantised copy ignored (original float vectors, same graph), dense
+recall@10 of both against exact search (numpy over the regenerated vectors), filtered-search latency and
+peak RSS. ``project`` gathers the results into ``benchmarks/results/scale.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import resource
+import statistics
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import numpy as np
+
+from deepcite.config import Settings, StoreSettings
+from deepcite.evaluation.beir import load_beir
+from deepcite.models import Chunk, Filters, SearchMode
+from deepcite.retrieval.edge_store import SHARD_DIR, EdgeStore
+from deepcite.retrieval.embedders import get_embedder
+
+RESULTS = Path(__file__).parent / "results"
+DATASETS = Path("/work/shared/datasets")
+COLLECTION = "scale"
+BLOCK = 10_000  # chunks per write, and the unit the noise is seeded by
+QUERIES = 200
+
+
+def percentiles(times_ms: list[float]) -> dict[str, float]:
+    return {
+        "p50_ms": round(statistics.median(times_ms), 2),
+        "p95_ms": round(float(np.percentile(times_ms, 95)), 2),
+    }
+
+
+def peak_rss_mb() -> float:
+    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
+
+
+def disk_mb(folder: Path) -> float:
+    blocks = sum(p.stat().st_blocks for p in folder.rglob("*") if p.is_file())
+    return round(blocks * 512 / 2**20, 1)
+
+
+# -- data -------------------------------------------------------------------------------------------------
+def stored_passages(folders: list[Path], settings: Settings) -> tuple[list[Chunk], np.ndarray]:
+    """Chunks and stored dense vectors of existing deepcite collections, in a fixed shuffled order."""
+    chunks: list[Chunk] = []
+    vectors: list[list[float]] = []
+    for folder in folders:
+        with EdgeStore(folder.parent, settings) as store:
+            found = list(store.scroll(folder.name))
+            stored = store.dense_vectors(folder.name, [c.chunk_id for c in found])
+        for chunk in found:
+            if chunk.chunk_id in stored:
+                chunks.append(chunk)
+                vectors.append(stored[chunk.chunk_id])
+    order = np.random.default_rng(0).permutation(len(chunks))
+    return [chunks[i] for i in order], np.asarray(vectors, dtype=np.float32)[order]
+
+
+class Corpus:
+    """The chunks and vectors of an N-chunk collection, generated block by block from the cached base."""
+
+    def __init__(self, work: Path) -> None:
+        lines = (work / "chunks.jsonl").read_text(encoding="utf-8").splitlines()
+        self.chunks = [Chunk.model_validate_json(line) for line in lines]
+        base = np.load(work / "base.npz")
+        self.embedded, self.queries, self.query_vectors = (
+            base["vectors"],
+            list(base["queries"]),
+            base["qvecs"],
+        )
+        self.noise = float(base["noise"])
+        self.position = {c.chunk_id: i for i, c in enumerate(self.chunks)}
+
+    def chunk(self, i: int) -> Chunk:
+        passages = len(self.chunks)
+        base, copy = self.chunks[i % passages], i // passages
+        return base.model_copy(
+            update={"chunk_id": f"{base.chunk_id}~{copy}", "doc_id": f"{base.doc_id}~{copy}"}
+        )
+
+    def index_of(self, chunk_id: str) -> int:
+        base, copy = chunk_id.rsplit("~", 1)
+        return int(copy) * len(self.chunks) + self.position[base]
+
+    def vectors(self, block: int, n: int) -> np.ndarray:
+        """Unit vectors of chunks ``block*BLOCK`` … (at most ``n`` chunks in all): base vector plus noise."""
+        start, stop = block * BLOCK, min((block + 1) * BLOCK, n)
+        idx = np.arange(start, stop) % len(self.chunks)
+        rng = np.random.default_rng(1_000 + block)
+        dim = self.embedded.shape[1]
+        noise = rng.standard_normal((BLOCK, dim), dtype=np.float32)[: stop - start]
+        v = self.embedded[idx] + noise * (self.noise / np.sqrt(dim))
+        return (v / np.linalg.norm(v, axis=1, keepdims=True)).astype(np.float32)
+
+    def blocks(self, n: int) -> Iterator[tuple[list[Chunk], np.ndarray]]:
+        for block in range((n + BLOCK - 1) // BLOCK):
+            start, stop = block * BLOCK, min((block + 1) * BLOCK, n)
+            yield [self.chunk(i) for i in range(start, stop)], self.vectors(block, n)
+
+    def exact_top(self, n: int, k: int) -> np.ndarray:
+        """Exact top-``k`` chunk indexes of every query by cosine over all ``n`` vectors (ground truth)."""
+        q = self.query_vectors
+        best_scores = np.full((len(q), k), -np.inf, dtype=np.float32)
+        best_ids = np.zeros((len(q), k), dtype=np.int64)
+        for block in range((n + BLOCK - 1) // BLOCK):
+            scores = q @ self.vectors(block, n).T
+            ids = np.arange(block * BLOCK, block * BLOCK + scores.shape[1])
+            all_scores = np.concatenate([best_scores, scores], axis=1)
+            all_ids = np.concatenate([best_ids, np.broadcast_to(ids, scores.shape)], axis=1)
+            top = np.argsort(-all_scores, axis=1)[:, :k]
+            best_scores = np.take_along_axis(all_scores, top, axis=1)
+            best_ids = np.take_along_axis(all_ids, top, axis=1)
+        return best_ids
+
+
+def index_dir(work: Path, n: int) -> Path:
+    return work / f"index-{n}"
+
+
+def scale_settings(work: Path, **store: object) -> Settings:
+    return Settings(data_dir=work / "data", store=StoreSettings(**store))
+
+
+# -- stages -----------------------------------------------------------------------------------------------
+def cmd_base(args: argparse.Namespace) -> dict[str, object]:
+    settings = Settings(data_dir=args.work / "data")
+    chunks, vectors = stored_passages(args.sources, settings)
+    queries = list(load_beir(args.datasets / "beir_scifact", "test").queries.values())[:QUERIES]
+    qvecs = get_embedder(settings).encode(queries, kind="query")
+    (args.work / "chunks.jsonl").write_text(
+        "".join(c.model_dump_json() + "\n" for c in chunks), encoding="utf-8"
+    )
+    np.savez(
+        args.work / "base.npz",
+        vectors=vectors,
+        queries=np.asarray(queries),
+        qvecs=np.asarray(qvecs, dtype=np.float32),
+        noise=args.noise,
+    )
+    return {
+        "passages": len(chunks),
+        "from": [str(f) for f in args.sources],
+        "sources": sorted({c.source or "" for c in chunks}),
+        "queries": len(queries),
+        "noise_norm": args.noise,
+    }
+
+
+def cmd_build(args: argparse.Namespace) -> dict[str, object]:
+    settings = scale_settings(args.work, quantization=args.quantization)
+    corpus = Corpus(args.work)
+    folder = index_dir(args.work, args.chunks)
+    if folder.exists():
+        sys.exit(f"{folder} exists; remove it to build again")
+    store = EdgeStore(folder, settings)
+    store.create_collection(COLLECTION, dense_dim=int(corpus.embedded.shape[1]))
+    t0 = time.perf_counter()
+    done = 0
+    for chunks, vectors in corpus.blocks(args.chunks):
+        store.upsert(COLLECTION, chunks, vectors)
+        done += len(chunks)
+        if done % (10 * BLOCK) == 0:
+            print(f"  {done:,} chunks written, {time.perf_counter() - t0:.0f} s", flush=True)
+    write_s = time.perf_counter() - t0
+    t1 = time.perf_counter()
+    store.optimize(COLLECTION)
+    optimize_s = time.perf_counter() - t1
+    store.close()
+    return {
+        "chunks": args.chunks,
+        "real_passages": len(corpus.chunks),
+        "quantization": args.quantization,
+        "write_s": round(write_s, 1),
+        "write_chunks_per_s": round(args.chunks / write_s, 1),
+        "optimize_s": round(optimize_s, 1),
+        "build_s": round(write_s + optimize_s, 1),
+        "peak_rss_mb": peak_rss_mb(),
+        "disk_mb": disk_mb(folder),
+        "shard_disk_mb": disk_mb(folder / COLLECTION / SHARD_DIR),
+    }
+
+
+def timed(fn: Callable[[int], object], n: int, repeat: int = 1) -> list[float]:
+    out = []
+    for _ in range(repeat):
+        for i in range(n):
+            t0 = time.perf_counter()
+            fn(i)
+            out.append(1000 * (time.perf_counter() - t0))
+    return out
+
+
+def cmd_query(args: argparse.Namespace) -> dict[str, object]:
+    folder = index_dir(args.work, args.chunks)
+    variants = {"int8": {}, "float (int8 ignored)": {"quantization_ignore": True}}
+    corpus = Corpus(args.work)
+    queries, qvecs = corpus.queries, [v.tolist() for v in corpus.query_vectors]
+    n = len(queries)
+    t0 = time.perf_counter()
+    exact = corpus.exact_top(args.chunks, 10)
+    out: dict[str, object] = {
+        "chunks": args.chunks,
+        "queries": n,
+        "exact_search_s": round(time.perf_counter() - t0, 1),
+    }
+    filters = {
+        "source = beir_scifact": Filters(sources=["beir_scifact"]),
+        "one document": Filters(doc_ids=[corpus.chunk(args.chunks // 2).doc_id]),
+    }
+    hybrid_top: dict[str, list[list[str]]] = {}
+    for label, store_settings in variants.items():
+        settings = scale_settings(args.work, quantization=args.quantization, **store_settings)
+        with EdgeStore(folder, settings) as store:
+
+            def search(
+                i: int, mode: SearchMode, flt: Filters | None = None, store: EdgeStore = store
+            ) -> list:
+                vector = None if mode is SearchMode.BM25 else qvecs[i]
+                return store.search(COLLECTION, text=queries[i], vector=vector, mode=mode, k=10, filters=flt)
+
+            t_open = time.perf_counter()
+            search(0, SearchMode.HYBRID)  # opens the shard
+            row: dict[str, object] = {"open_s": round(time.perf_counter() - t_open, 2)}
+            timed(lambda i: search(i, SearchMode.HYBRID), n)  # warm-up: pages in the page cache
+            for mode in (SearchMode.HYBRID, SearchMode.DENSE, SearchMode.BM25):
+                row[mode.value] = percentiles(timed(lambda i, m=mode: search(i, m), n, args.repeat))
+            dense = [
+                [corpus.index_of(h.chunk.chunk_id) for h in search(i, SearchMode.DENSE)] for i in range(n)
+            ]
+            row["dense_recall@10_vs_exact"] = round(
+                float(
+                    np.mean([len(set(d) & set(e)) / 10 for d, e in zip(dense, exact.tolist(), strict=True)])
+                ),
+                4,
+            )
+            hybrid_top[label] = [[h.chunk.chunk_id for h in search(i, SearchMode.HYBRID)] for i in range(n)]
+            row["filtered_hybrid"] = {
+                name: {
+                    **percentiles(timed(lambda i, f=flt: search(i, SearchMode.HYBRID, f), n)),
+                    "matching_chunks": store.count(COLLECTION, flt),
+                }
+                for name, flt in filters.items()
+            }
+            out[label] = row
+    a, b = hybrid_top.values()
+    out["hybrid_top10_overlap_int8_vs_float"] = round(
+        float(np.mean([len(set(x) & set(y)) / 10 for x, y in zip(a, b, strict=True)])), 4
+    )
+    out["peak_rss_mb"] = peak_rss_mb()
+    return out
+
+
+def cmd_project(args: argparse.Namespace) -> dict[str, object]:
+    found = {p.stem: json.loads(p.read_text()) for p in args.work.glob("*.json")}
+    return {"machine": f"{platform.machine()}, {os.cpu_count()} cores", "runs": found}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("stage", choices=["base", "build", "query", "project"])
+    parser.add_argument("--work", type=Path, default=Path("/work/bench/scale"))
+    parser.add_argument("--datasets", type=Path, default=DATASETS)
+    parser.add_argument("--chunks", type=int, default=100_000)
+    parser.add_argument("--quantization", default="int8", choices=["none", "int8", "binary"])
+    parser.add_argument("--from", dest="sources", type=Path, nargs="*", default=[], help="collections (base)")
+    parser.add_argument(
+        "--noise", type=float, default=0.5, help="norm of the noise added to each copy (base)"
+    )
+    parser.add_argument("--repeat", type=int, default=2, help="timed passes over the queries (query)")
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    stage: dict[str, Callable[[argparse.Namespace], dict[str, object]]] = {
+        "base": cmd_base,
+        "build": cmd_build,
+        "query": cmd_query,
+        "project": cmd_project,
+    }
+    result = stage[args.stage](args)
+    name = args.stage if args.stage in ("base", "project") else f"{args.stage}-{args.chunks}"
+    target = RESULTS / "scale.json" if args.stage == "project" else args.work / f"{name}.json"
+    target.write_text(json.dumps(result, indent=2))
+    print(json.dumps(result, indent=2))
+
+
+if __name__ == "__main__":
+    main()
