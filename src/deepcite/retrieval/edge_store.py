@@ -162,28 +162,6 @@ def edge_search_params(store: StoreSettings) -> SearchParams | None:
     )
 
 
-class _GuardedShard:
-    """A shard whose calls raise deepcite's errors (busy, damaged, refused) instead of the binding's."""
-
-    def __init__(self, shard: EdgeShard, fail: Callable[[Exception], Exception | None]) -> None:
-        self._shard = shard
-        self._fail = fail
-
-    def __getattr__(self, attr: str) -> Any:
-        method = getattr(self._shard, attr)
-
-        def call(*args: Any, **kwargs: Any) -> Any:
-            try:
-                return method(*args, **kwargs)
-            except Exception as exc:
-                named = self._fail(exc)
-                if named is None or named is exc:
-                    raise
-                raise named from None
-
-        return call
-
-
 class EdgeStore(EngineStore):
     """:class:`~deepcite.retrieval.store.SearchStore` on Qdrant Edge shards under ``root``."""
 
