@@ -102,6 +102,7 @@ def _replies() -> dict[str, str]:
                 "urgency": "routine",
                 "specialty": "Cardiac electrophysiology",
                 "location": None,
+                "population": None,
                 "summary": "Wants an ablation for SVT.",
             }
         ),
@@ -163,7 +164,7 @@ async def test_unusable_reply_falls_back_to_offline_with_the_reason() -> None:
         llm=RemoteLLMStandIn(replies),
     )
     assert result.used["insights"].source == "llm"
-    assert result.used["general"].source == "offline" and "ValidationError" in str(
+    assert result.used["general"].source == "offline" and "does not match" in str(
         result.used["general"].fallback_reason
     )
     assert result.used["clinical"].source == "offline" and result.used["clinical"].fallback_reason

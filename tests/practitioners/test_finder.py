@@ -142,6 +142,23 @@ async def test_llm_failure_is_reported_and_the_search_still_answers(settings: Se
     assert response.results[0].primary_specialty == "CARDIAC ELECTROPHYSIOLOGY"
 
 
+async def test_schema_violating_llm_replies_fall_back_and_still_find_the_electrophysiologists(
+    settings: Settings,
+) -> None:
+    # JSON objects, but none of the analyses' schemas: unknown keys, required ones missing
+    wrong = json.dumps({"answer": "You should see a cardiologist.", "note": "no JSON fields of yours"})
+    llm = RemoteLLMStandIn({"insights": wrong, "general": wrong, "clinical": wrong})
+    finder = PractitionerFinder.open(settings, llm=llm)
+    finder.import_file(MAINE, "cms-reduced")
+    try:
+        response = await ask(finder, "I need SVT ablation")
+    finally:
+        finder.close()
+    assert {u.source for u in response.analysis_used.values()} == {"offline"}
+    assert all("does not match" in str(u.fallback_reason) for u in response.analysis_used.values())
+    assert response.results[0].primary_specialty == "CARDIAC ELECTROPHYSIOLOGY"
+
+
 async def test_empty_directory_says_how_to_import(tmp_path: Path) -> None:
     finder = PractitionerFinder.open(make_settings(tmp_path))
     try:

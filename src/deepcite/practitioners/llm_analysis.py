@@ -1,6 +1,8 @@
 """The three analyses as LLM calls with a JSON schema; each reply is parsed, validated and trimmed.
 
-A reply that is not usable raises (LLMError, ValueError or pydantic's ValidationError); the caller
+A reply must follow the JSON Schema it was asked for (every required key, no other key, the enums), then
+the pydantic model; an intent that names no term at all is no analysis either. A reply that is not usable
+raises (LLMError, ValueError or pydantic's ValidationError); the caller
 (:mod:`deepcite.practitioners.analysis`) then falls back to the offline analysis and says why.
 """
 
@@ -12,7 +14,7 @@ from typing import Any, get_args
 from deepcite.config import PractitionerSettings
 from deepcite.errors import LLMError
 from deepcite.llm.client import LLMClient, Message
-from deepcite.llm.json import extract_json
+from deepcite.llm.json import extract_json, validate_reply
 from deepcite.practitioners.catalogue import Catalogue, Specificity
 from deepcite.practitioners.offline import Conversation
 from deepcite.practitioners.schemas import ClinicalIntent, GeneralIntent, Insights, Urgency
@@ -98,11 +100,16 @@ def parse_json_reply(text: str) -> Any:
     return extract_json(text)
 
 
-def _object(reply: str) -> dict[str, Any]:
-    value = parse_json_reply(reply)
-    if not isinstance(value, dict):
-        raise LLMError(f"the LLM answered JSON {type(value).__name__}, expected an object")
-    return value
+def _object(reply: str, schema: dict[str, Any]) -> dict[str, Any]:
+    """The reply's JSON object, checked against the ``schema`` it was asked for (LLMError naming what fails)."""
+    return validate_reply(parse_json_reply(reply), schema)
+
+
+def _require_terms(data: dict[str, Any], keys: Sequence[str], what: str) -> dict[str, Any]:
+    """LLMError when every one of ``keys`` is an empty list: an intent without a term finds no one."""
+    if not any(data.get(key) for key in keys):
+        raise LLMError(f"the LLM's {what} names no terms ({', '.join(keys)} all empty)")
+    return data
 
 
 def _trim(data: dict[str, Any], keys: Sequence[str], limit: int) -> dict[str, Any]:
@@ -124,7 +131,7 @@ async def llm_insights(
 ) -> Insights:
     """Insights from the LLM (``location`` given by the caller wins over the model's guess)."""
     reply = await llm.achat(_messages(_INSIGHTS_TASK, conversation), schema=INSIGHTS_SCHEMA)
-    data = _trim(_object(reply), ("symptoms", "preferences"), settings.max_llm_terms)
+    data = _trim(_object(reply, INSIGHTS_SCHEMA), ("symptoms", "preferences"), settings.max_llm_terms)
     insights = Insights.model_validate(data)
     if conversation.location:
         insights.location = conversation.location
@@ -137,7 +144,8 @@ async def llm_general(
     """General intent from the LLM."""
     reply = await llm.achat(_messages(_GENERAL_TASK, conversation), schema=GENERAL_SCHEMA)
     keys = ("expansion_terms", "negative_terms", "anchor_phrases", "likely_subspecialties")
-    return GeneralIntent.model_validate(_trim(_object(reply), keys, settings.max_llm_terms))
+    data = _require_terms(_object(reply, GENERAL_SCHEMA), ("expansion_terms", "anchor_phrases"), "general intent")
+    return GeneralIntent.model_validate(_trim(data, keys, settings.max_llm_terms))
 
 
 async def llm_clinical(
@@ -153,4 +161,7 @@ async def llm_clinical(
     messages[0]["content"] += f"\nKnown intents: {ids}\nDirectory specialties: {'; '.join(specialties)}"
     reply = await llm.achat(messages, schema=CLINICAL_SCHEMA)
     keys = ("expansion_terms", "negative_terms", "likely_subspecialties")
-    return ClinicalIntent.model_validate(_trim(_object(reply), keys, settings.max_llm_terms))
+    data = _require_terms(
+        _object(reply, CLINICAL_SCHEMA), ("expansion_terms", "likely_subspecialties"), "clinical intent"
+    )
+    return ClinicalIntent.model_validate(_trim(data, keys, settings.max_llm_terms))
