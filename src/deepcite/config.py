@@ -282,6 +282,33 @@ class StoppingSettings(_Section):
 
 class ResearchSettings(_Section):
     """The research engine, one section per stage: planning, retrieval, selection, coverage, stopping."""
+class ChainSettings(_Section):
+    """Composed questions ("the spouse of the performer of Green") run as an ordered chain of hops."""
+
+    enabled: bool = True
+    max_hops: int = 5  # the most hops a question is parsed into
+    beam: int = 2  # answer entities of a hop carried into the next hop's queries
+    answer_passages: int = 3  # a hop's best passages its answer entity is taken from
+    # an answer entity scores 1/rank of its passage, times `title_weight` for a passage title, plus
+    # `near_weight` when it stands within `near_window` words of a relation word of the hop's query
+    title_weight: float = 1.5
+    near_weight: float = 1.0
+    near_window: int = 12
+    # the best passage of each hop is pinned in the pack at `pin_factor` times the first hop's best score
+    pin_factor: float = 0.9
+
+
+class GraphResearchSettings(_Section):
+    """The entity graph in research rounds, when the collection has one."""
+
+    enabled: bool = True
+    k: int = 20  # hits of the graph's ranked list per sub-question (0: no graph list in the rounds)
+    # bridge queries per round from high-PPR entities the evidence does not yet cover, walking from the
+    # question's entities and the best `seed_passages` evidence passages
+    bridge_entities: int = 3
+    seed_passages: int = 5
+
+
 
     planning: PlanningSettings = Field(default_factory=PlanningSettings)
     retrieval: ResearchRetrievalSettings = Field(default_factory=ResearchRetrievalSettings)
@@ -299,6 +326,8 @@ class ResearchSettings(_Section):
 class AnswerSettings(_Section):
     """The grounded answer stage."""
 
+    chain: ChainSettings = Field(default_factory=ChainSettings)
+    graph: GraphResearchSettings = Field(default_factory=GraphResearchSettings)
     max_context_chunks: int = 12
     summary_min_sentences: int = 3
     summary_max_sentences: int = 5

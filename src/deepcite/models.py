@@ -117,7 +117,9 @@ class Filters(BaseModel):
         )
 
 
-QueryKind = Literal["subquestion", "must_preserve", "hyde", "bridge", "residual", "aspect", "web"]
+QueryKind = Literal[
+    "subquestion", "must_preserve", "hyde", "bridge", "residual", "aspect", "web", "chain", "graph"
+]
 
 
 class Provenance(BaseModel):
@@ -316,3 +318,15 @@ class EvidencePack(BaseModel):
     subquery_evidence: dict[str, list[Candidate]] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)  # e.g. the question was truncated
     stop_reason: str = ""  # why retrieval stopped (or why the pack is empty)
+class ChainStep(BaseModel):
+    """One hop of a composed question's chain: its template (``#n`` stands for hop n's answer), the
+    query it ran, the round it ran in, its answer entities (best first) and its passages (doc_id, title)."""
+
+    template: str
+    query: str = ""
+    round: int = 0
+    answers: list[str] = Field(default_factory=list)
+    passages: list[tuple[str, str]] = Field(default_factory=list)
+
+
+    chain: list[ChainStep] = Field(default_factory=list)  # a composed question's hops, in order

@@ -19,7 +19,7 @@ HOTPOT = FIXTURES / "multihop_hotpot.json"
 
 
 def test_ircot_questions_carry_the_ingest_ids_of_their_supporting_paragraphs() -> None:
-    questions = load_questions(IRCOT, "ircot")
+    questions = load_questions(IRCOT, "ircot").questions
     assert [q.qid for q in questions] == ["q1", "q2"]
     assert len(questions[0].gold) == 2
     assert (
@@ -31,18 +31,45 @@ def test_ircot_questions_carry_the_ingest_ids_of_their_supporting_paragraphs() -
 
 
 def test_hotpot_layout_gives_the_same_gold_as_ircot() -> None:
-    hotpot = load_questions(HOTPOT, "hotpot")
-    assert hotpot[0].gold == load_questions(IRCOT, "ircot")[1].gold
+    hotpot = load_questions(HOTPOT, "hotpot").questions
+    assert hotpot[0].gold == load_questions(IRCOT, "ircot").questions[1].gold
 
 
 def test_limit_and_bad_format_and_missing_file() -> None:
-    assert len(load_questions(IRCOT, "ircot", limit=1)) == 1
+    assert len(load_questions(IRCOT, "ircot", limit=1).questions) == 1
     with pytest.raises(InputError, match="ircot, musique, hotpot, 2wiki"):
         load_questions(IRCOT, "squad")
-    with pytest.raises(InputError, match="no supporting paragraphs"):
+    with pytest.raises(InputError, match="no usable question.*no supporting paragraphs"):
         load_questions(IRCOT, "musique")
     with pytest.raises(InputError, match="not a file"):
         load_questions(FIXTURES / "missing.jsonl", "ircot")
+
+
+def _musique(qid: str, supporting: bool | None) -> dict[str, object]:
+    paragraph: dict[str, object] = {"idx": 0, "title": "Green", "paragraph_text": "Green is an album by Mara."}
+    if supporting is not None:
+        paragraph["is_supporting"] = supporting
+    return {"id": qid, "question": "Who performed Green?", "paragraphs": [paragraph]}
+
+
+def test_odd_shapes_are_read_or_skipped_with_a_count(tmp_path: Path) -> None:
+    """JSON Lines under a .json suffix, a JSON list, items without supporting labels, a broken line and a
+    non-question value: the usable questions are read, the rest skipped and counted, the layout detected."""
+    records = [_musique("a", True), _musique("b", None), _musique("c", False), _musique("d", True)]
+    lines = tmp_path / "lines.json"
+    lines.write_text("\n".join([*(json.dumps(r) for r in records), "{not json", "[1, 2]"]) + "\n")
+    read = load_questions(lines)
+    assert read.format == "musique"
+    assert [q.qid for q in read.questions] == ["a", "d"] and read.skipped == 4
+    assert any("no supporting paragraphs" in r for r in read.reasons)
+    listed = tmp_path / "list.json"
+    listed.write_text(json.dumps(records))
+    read = load_questions(listed)
+    assert [q.qid for q in read.questions] == ["a", "d"] and read.skipped == 2
+    corpus = tmp_path / "corpus.json"  # a HippoRAG corpus file ({title: sentences}) holds no questions
+    corpus.write_text(json.dumps({"Green": ["Green is an album."]}))
+    with pytest.raises(InputError, match="no usable question in corpus.json"):
+        load_questions(corpus)
 
 
 def test_recall_scoring() -> None:
@@ -74,7 +101,8 @@ def test_eval_multihop_cli_writes_both_rows(tmp_path: Path) -> None:
     )
     assert result.exit_code == 0, result.output
     figures = json.loads(out.read_text())
-    assert set(figures) == {"single_shot", "research"}
+    assert figures.pop("skipped_records") == 0
+    assert set(figures) == {"single_shot", "research", "graph_research"}
     for row in figures.values():
         assert {"recall@5", "recall@10", "all_recall@10", "hops_mean", "seconds_per_question"} <= set(row)
         assert row["questions"] == 2

@@ -135,10 +135,15 @@ def _print_coverage(coverage: CoverageReport) -> None:
 
 
 def eval_multihop(
-    data: Path = typer.Option(..., "--data", help="A multi-hop QA file (JSON Lines or a JSON array)."),
-    fmt: str = typer.Option(..., "--format", "-f", help="ircot | musique | hotpot | 2wiki"),
+    data: Path = typer.Option(
+        ..., "--data", help="A multi-hop QA file (JSON Lines, whatever its suffix, or a JSON list)."
+    ),
+    fmt: str = typer.Option("auto", "--format", "-f", help="auto | ircot | musique | hotpot | 2wiki"),
     limit: int = typer.Option(
         None, "--limit", help="Evaluate only the first N questions (all paragraphs are pooled)."
+    ),
+    systems: str = typer.Option(
+        None, "--systems", help="Comma-separated of single_shot,research,graph_research (default: all)."
     ),
     data_dir: Path = typer.Option(
         None, "--data-dir", help="Where the pooled collection is cached (default: DEEPCITE_DATA_DIR)."
@@ -147,32 +152,47 @@ def eval_multihop(
         None, "--collection", help="Pool collection name (default: derived from the file's content)."
     ),
     json_out: bool = JSON_OPTION,
-    out: Path = typer.Option(None, "--out", help="Write {single_shot, research} figures as JSON to this file."),
+    out: Path = typer.Option(None, "--out", help="Write the figures per system as JSON to this file."),
 ) -> None:
-    """Pool every paragraph, then compare single-shot hybrid retrieval with the research engine."""
-    from deepcite.research.multihop import build_pool, evaluate, load_questions
+    """Pool every paragraph, then compare single-shot hybrid retrieval, today's research engine and the
+    graph-augmented engine (chains and the entity graph) in one run."""
+    from deepcite.research.multihop import SYSTEMS, build_pool, evaluate, load_questions
 
     with user_errors():
         settings = get_settings()
         if data_dir is not None:
             settings = settings.model_copy(update={"data_dir": data_dir})
-        questions = load_questions(data, fmt, limit)
+        loaded = load_questions(data, fmt, limit)
         shown = err_console if json_out else console  # stdout carries the JSON alone
+        if loaded.skipped:
+            shown.print(
+                f"skipped {loaded.skipped} record(s) without a question or supporting labels; "
+                f"first: {loaded.reasons[0]}"
+            )
         shown.print(f"pooling the paragraphs of {data.name} into a collection under {settings.data_dir} …")
-        pool = build_pool(data, fmt, settings, name=collection)
+        pool = build_pool(data, loaded.format, settings, name=collection)
         columns = [TextColumn("[bold]questions"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
         with Progress(*columns, console=shown) as bar:
-            task = bar.add_task("eval", total=len(questions))
-            results = evaluate(
-                pool, questions, settings, progress=lambda done, _: bar.update(task, completed=done)
+            task = bar.add_task("eval", total=len(loaded.questions))
+            results: dict[str, object] = dict(
+                evaluate(
+                    pool,
+                    loaded.questions,
+                    settings,
+                    systems=tuple(x.strip() for x in systems.split(",") if x.strip()) if systems else SYSTEMS,
+                    progress=lambda done, _: bar.update(task, completed=done),
+                )
             )
-    table = Table(title=f"{data.name} · {len(questions)} questions · pooled, {fmt}")
+    results["skipped_records"] = loaded.skipped
+    title = f"{data.name} · {len(loaded.questions)} questions ({loaded.skipped} skipped) · pooled, {loaded.format}"
+    table = Table(title=title)
     keys = ("recall@5", "recall@10", "all_recall@10", "hops_mean", "seconds_per_question")
     table.add_column("system")
     for key in keys:
         table.add_column(key, justify="right")
     for name, row in results.items():
-        table.add_row(name, *(f"{row[k]:.3f}" for k in keys))
+        if isinstance(row, dict):
+            table.add_row(name, *(f"{row[k]:.3f}" for k in keys))
     emit(results, json_out=json_out, out=out)
     if not json_out:
         console.print(table)

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict
 from deepcite.config import ResearchSettings, Settings, get_settings
 from deepcite.llm.client import LLMClient
 from deepcite.models import CoverageReport, EvidencePack, Filters, RoundReport
-from deepcite.research.hoplog import format_hop, format_plan
+from deepcite.research.hoplog import format_chain_step, format_hop, format_plan
 from deepcite.research.llm_adapters import LLMCoverageGrader, LLMHyde
 from deepcite.research.nodes import Adapters
 from deepcite.research.nodes.should_continue import check_hop_budget
@@ -173,6 +173,9 @@ class ResearchAgent:
         def round_done(state: ExecutorState) -> None:
             report = state.reports[-1]
             log.info(format_hop(report, len(state.evidence)))
+            for hop, step in enumerate(state.chain, start=1):
+                if step.round == report.round:
+                    log.info(format_chain_step(step, hop))
             if on_round:
                 on_round(state, report)
 

@@ -9,7 +9,8 @@ from deepcite.names import names_in
 from deepcite.text import STOP_WORDS, raw_tokens
 
 
-def _content(text: str) -> set[str]:
+def content_words(text: str) -> set[str]:
+    """The words of ``text`` that are not stop words (lower-case)."""
     return {t for t in raw_tokens(text) if t not in STOP_WORDS}
 
 
@@ -22,12 +23,12 @@ def bridge_entities(
     names from its text. An entity whose content words all appear in the question or in ``exclude``
     (entities already used) is skipped.
     """
-    asked = _content(question)
+    asked = content_words(question)
     used = {e.lower() for e in exclude}
     out: list[str] = []
 
     def consider(name: str) -> bool:
-        words = _content(name)
+        words = content_words(name)
         if not words or words <= asked or name.lower() in used:
             return False
         used.add(name.lower())

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deepcite.models import RoundReport
+from deepcite.models import ChainStep, RoundReport
 from deepcite.research.state import ResearchPlan
 
 
@@ -14,7 +14,15 @@ def format_plan(plan: ResearchPlan) -> str:
         if plan.intake.must_preserve_terms
         else ""
     )
-    return f"plan: {len(plan.aspects)} aspects: {aspects}{terms}"
+    chain = f" | chain: {' -> '.join(plan.chain)}" if plan.chain else ""
+    return f"plan: {len(plan.aspects)} aspects: {aspects}{terms}{chain}"
+
+
+def format_chain_step(step: ChainStep, hop: int) -> str:
+    """One line per chain hop: its query, the answer entities it found, and its passages' titles."""
+    answers = ", ".join(step.answers) or "none"
+    titles = "; ".join(title for _, title in step.passages) or "none"
+    return f"chain hop {hop} (round {step.round}): {step.query!r} -> answer {answers} | passages: {titles}"
 
 
 def format_hop(report: RoundReport, evidence_total: int) -> str:

@@ -1,5 +1,6 @@
 """Multi-hop retrieval evaluation: every paragraph of every question pooled into one collection, then
-single-shot hybrid retrieval vs the research engine, scored on gold-paragraph recall.
+single-shot hybrid retrieval, today's research engine and the graph-augmented engine (chains and the
+entity graph) in one run, scored on gold-paragraph recall.
 
 Formats: ``ircot`` (``contexts[]`` with ``is_supporting``), ``musique`` (``paragraphs[]`` with
 ``is_supporting``), ``hotpot`` and ``2wiki`` (``context: [[title, [sentences]]]`` with
@@ -9,17 +10,18 @@ Formats: ``ircot`` (``contexts[]`` with ``is_supporting``), ``musique`` (``parag
 from __future__ import annotations
 
 import hashlib
-import json
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deepcite.config import Settings
+from deepcite.config import ResearchSettings, Settings
 from deepcite.errors import InputError
 from deepcite.evaluation.ranking import recall_at
 from deepcite.ingest.loaders import paragraph_id
+from deepcite.ingest.problems import LoadProblem
+from deepcite.ingest.readers.json_records import read_records
 from deepcite.models import SearchMode
 from deepcite.research.agent import ResearchAgent
 from deepcite.retrieval.collection import Collection, open_collection
@@ -28,6 +30,7 @@ FORMATS = ("ircot", "musique", "hotpot", "2wiki")
 # the ingest format that reads each file layout's paragraphs
 INGEST_FORMAT = {"ircot": "hotpotqa", "musique": "musique", "hotpot": "hotpotqa", "2wiki": "hotpotqa"}
 CUTOFFS = (5, 10)
+MAX_REASONS = 5  # skip reasons kept for the report
 
 
 @dataclass
@@ -66,20 +69,32 @@ class RunScores:
         return out
 
 
-def _records(path: Path) -> Iterator[dict[str, Any]]:
-    text = path.read_text(encoding="utf-8")
-    if text.lstrip().startswith("["):
-        yield from json.loads(text)
-        return
-    for n, line in enumerate(text.splitlines(), start=1):
-        if line.strip():
-            try:
-                yield json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise InputError(f"{path}:{n}: not a JSON object ({exc}); is --format right?") from exc
+@dataclass
+class QuestionSet:
+    """The questions read from a file, and the records skipped (unreadable, or no supporting paragraphs)."""
+
+    questions: list[MultihopQuestion]
+    format: str = ""  # the layout read (given, or detected from the first record)
+    skipped: int = 0
+    reasons: list[str] = field(default_factory=list)  # the first few skip reasons, for the report
 
 
-def _question(record: dict[str, Any], fmt: str, where: str) -> MultihopQuestion:
+def detect_format(record: Any) -> str | None:
+    """The file layout a question record has, by its keys (``None`` when it is no known layout)."""
+    if not isinstance(record, dict):
+        return None
+    if "contexts" in record:
+        return "ircot"
+    if "paragraphs" in record:
+        return "musique"
+    if "context" in record:
+        return "hotpot"
+    return None
+
+
+def _question(record: Any, fmt: str, where: str) -> MultihopQuestion:
+    if not isinstance(record, dict):
+        raise InputError(f"{where}: expected a question object, got {type(record).__name__}")
     qid = str(record.get("question_id") or record.get("id") or record.get("_id") or where)
     text = record.get("question_text") or record.get("question")
     if not isinstance(text, str) or not text.strip():
@@ -87,9 +102,9 @@ def _question(record: dict[str, Any], fmt: str, where: str) -> MultihopQuestion:
     if fmt in ("ircot", "musique"):
         key = "contexts" if fmt == "ircot" else "paragraphs"
         gold = {
-            paragraph_id((p.get("title") or "").strip(), p["paragraph_text"].strip())
+            paragraph_id((p.get("title") or "").strip(), (p.get("paragraph_text") or "").strip())
             for p in record.get(key) or []
-            if p.get("is_supporting")
+            if isinstance(p, dict) and p.get("is_supporting")
         }
     else:
         titles = {str(t) for t, *_ in record.get("supporting_facts") or []}
@@ -99,22 +114,47 @@ def _question(record: dict[str, Any], fmt: str, where: str) -> MultihopQuestion:
             if title in titles
         }
     if not gold:
-        raise InputError(f"{where}: no supporting paragraphs marked; is --format {fmt} right?")
+        raise InputError(f"{where}: no supporting paragraphs marked")
     return MultihopQuestion(qid=qid, question=text.strip(), gold=gold)
 
 
-def load_questions(path: str | Path, fmt: str, limit: int | None = None) -> list[MultihopQuestion]:
-    """The questions of a multi-hop QA file, each with its gold paragraph ids (as ingest assigns them)."""
-    if fmt not in FORMATS:
-        raise InputError(f"unknown multi-hop format {fmt!r}; choose one of: {', '.join(FORMATS)}")
+def load_questions(path: str | Path, fmt: str = "auto", limit: int | None = None) -> QuestionSet:
+    """The questions of a multi-hop QA file (JSON Lines, whatever its suffix, or a JSON list), each with its
+    gold paragraph ids as ingest assigns them. ``fmt="auto"`` takes the layout from the first record.
+
+    A record that cannot be read, or has no supporting-paragraph labels, is skipped and counted; a file
+    with no usable question at all is an :class:`InputError`.
+    """
+    if fmt != "auto" and fmt not in FORMATS:
+        raise InputError(f"unknown multi-hop format {fmt!r}; choose auto or one of: {', '.join(FORMATS)}")
     path = Path(path)
     if not path.is_file():
-        raise InputError(f"{path} is not a file; give the question file with --data")
-    out: list[MultihopQuestion] = []
-    for i, record in enumerate(_records(path), start=1):
-        out.append(_question(record, fmt, f"{path} record {i}"))
-        if limit is not None and len(out) >= limit:
+        raise InputError(f"{path.name} is not a file; give the question file with --data")
+    out = QuestionSet(questions=[])
+    for n, raw in enumerate(read_records(path), start=1):
+        try:
+            if isinstance(raw, LoadProblem):
+                raise InputError(str(raw))
+            if fmt == "auto":
+                fmt = detect_format(raw.value) or "auto"
+            if fmt == "auto":
+                raise InputError(
+                    f"{path.name} record {n}: not a question with contexts, paragraphs or context"
+                )
+            out.questions.append(_question(raw.value, fmt, f"{path.name} record {n}"))
+        except InputError as exc:
+            out.skipped += 1
+            if len(out.reasons) < MAX_REASONS:
+                out.reasons.append(str(exc))
+            continue
+        if limit is not None and len(out.questions) >= limit:
             break
+    if not out.questions:
+        reasons = "; ".join(out.reasons) or "the file is empty"
+        raise InputError(
+            f"no usable question in {path.name} ({out.skipped} skipped: {reasons}); is it a question file?"
+        )
+    out.format = fmt
     return out
 
 
@@ -127,11 +167,20 @@ def pool_collection_name(path: str | Path, fmt: str) -> str:
 def build_pool(path: str | Path, fmt: str, settings: Settings, *, name: str | None = None) -> Collection:
     """Every paragraph of every question in one collection (idempotent: a cached pool is reused)."""
     collection = open_collection(name or pool_collection_name(path, fmt), settings)
-    collection.ingest(path, fmt=INGEST_FORMAT[fmt])
+    collection.ingest(path, fmt=INGEST_FORMAT[fmt], on_error="skip")
     return collection
 
 
 Progress = Callable[[int, int], None]
+SYSTEMS = ("single_shot", "research", "graph_research")
+
+
+def system_settings(settings: Settings, system: str) -> ResearchSettings:
+    """The research settings of one evaluated system: today's engine has chains and the graph off, the
+    graph-augmented engine runs with the configured ``research.chain`` and ``research.graph``."""
+    if system == "research":
+        return settings.research.tuned(chain={"enabled": False}, graph={"enabled": False})
+    return settings.research
 
 
 def evaluate(
@@ -139,24 +188,31 @@ def evaluate(
     questions: list[MultihopQuestion],
     settings: Settings,
     *,
+    systems: tuple[str, ...] = SYSTEMS,
     progress: Progress | None = None,
 ) -> dict[str, dict[str, float]]:
-    """Single-shot hybrid retrieval (the question as the query) vs the research engine, per question."""
-    agent = ResearchAgent(collection, settings=settings.research, use_llm=False)
-    single, research = RunScores(), RunScores()
+    """Per question, in one run: single-shot hybrid retrieval (the question as the query), today's research
+    engine, and the graph-augmented engine (research with composed-question chains and the entity graph)."""
+    unknown = set(systems) - set(SYSTEMS)
+    if unknown:
+        raise InputError(f"unknown system(s) {sorted(unknown)}; choose from: {', '.join(SYSTEMS)}")
+    agents = {
+        name: ResearchAgent(collection, settings=system_settings(settings, name), use_llm=False)
+        for name in systems
+        if name != "single_shot"
+    }
+    scores = {name: RunScores() for name in systems}
     depth = max(CUTOFFS)
     for i, q in enumerate(questions, start=1):
-        started = time.perf_counter()
-        hits = collection.search(q.question, mode=SearchMode.HYBRID, k=depth)
-        single.add([h.chunk.doc_id for h in hits], q.gold, 1, time.perf_counter() - started)
-        started = time.perf_counter()
-        result = agent.process(q.question)
-        research.add(
-            [c.chunk.doc_id for c in result.pack.final_evidence],
-            q.gold,
-            result.hops,
-            time.perf_counter() - started,
-        )
+        for name in systems:
+            started = time.perf_counter()
+            if name == "single_shot":
+                hits = collection.search(q.question, mode=SearchMode.HYBRID, k=depth)
+                ranked, hops = [h.chunk.doc_id for h in hits], 1
+            else:
+                result = agents[name].process(q.question)
+                ranked, hops = [c.chunk.doc_id for c in result.pack.final_evidence], result.hops
+            scores[name].add(ranked, q.gold, hops, time.perf_counter() - started)
         if progress:
             progress(i, len(questions))
-    return {"single_shot": single.summary(), "research": research.summary()}
+    return {name: run.summary() for name, run in scores.items()}

@@ -3,7 +3,8 @@
     from deepcite.research.pipeline import RESEARCH_PIPELINE
     [n.name for n in RESEARCH_PIPELINE.round]
     # ['prepare_round_queries', 'run_retrieval', 'merge_candidates', 'rerank_candidates',
-    #  'select_evidence', 'add_web_evidence', 'grade_coverage', 'should_continue']
+    #  'select_evidence', 'follow_chain', 'propose_bridge_queries',
+    #  'add_web_evidence', 'grade_coverage', 'should_continue']
 
 :meth:`Pipeline.run` runs the gate, then rounds until a node marks the state done (``prepare_round_queries``
 when nothing is left to ask, ``should_continue`` when the stop decision says so), then the finaliser.
@@ -23,9 +24,11 @@ from deepcite.research.nodes import (
     add_web_evidence,
     executor_gate,
     finalize_evidence_pack,
+    follow_chain,
     grade_coverage,
     merge_candidates,
     prepare_round_queries,
+    propose_bridge_queries,
     rerank_candidates,
     run_retrieval,
     select_evidence,
@@ -84,6 +87,8 @@ RESEARCH_PIPELINE = Pipeline(
         merge_candidates,
         rerank_candidates,
         select_evidence,
+        follow_chain,
+        propose_bridge_queries,
         add_web_evidence,
         grade_coverage,
         should_continue,

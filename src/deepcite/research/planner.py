@@ -14,9 +14,10 @@ import logging
 
 from deepcite.config import ResearchSettings
 from deepcite.llm.client import LLMClient
-from deepcite.models import Candidate, Filters, QueryAspect
+from deepcite.models import Candidate, ChainStep, Filters, QueryAspect
 from deepcite.research import llm_adapters
 from deepcite.research.aspects import bridge_subquestion, heuristic_aspects, keywords_of, subquestion_for
+from deepcite.research.chain import decompose, fill
 from deepcite.research.entities import bridge_entities
 from deepcite.research.intake import intake
 from deepcite.research.state import ExecutorState, ResearchPlan, RoundQuery
@@ -57,24 +58,38 @@ class QueryPlanner:
             sub = subquestion_for(aspect)
             if set(keywords_of(sub)) != set(keywords_of(taken.question)) and sub not in subquestions:
                 subquestions.append(sub)
+        chain = (
+            decompose(taken.question, max_hops=self.settings.chain.max_hops) if self.settings.chain.enabled else []
+        )
         return ResearchPlan(
             intake=taken,
             aspects=aspects,
             subquestions=subquestions,
             needs_retrieval=bool(keywords_of(taken.question)),
+            chain=chain,
         )
 
     # -- the next hop -------------------------------------------------------------------------------
     def next_hop(self, state: ExecutorState) -> tuple[str, list[RoundQuery]] | None:
         """The next sub-question and its base queries, or ``None`` when nothing new is left to ask.
 
-        Hop 1 asks the question. Later hops ask, in order: a sub-question from the LLM (when one is
-        configured), the planned sub-questions of the aspects (uncovered ones first, by importance),
-        then a bridge hop built from entities found in the evidence so far.
+        Hop 1 asks the question (and a composed question's first chain hop). Later hops ask, in order:
+        the composed question's next chain hop while the last one found an answer entity, the entities
+        the graph proposed (``propose_bridge_queries``), a sub-question
+        from the LLM (when one is configured), the planned sub-questions of the aspects (uncovered ones
+        first, by importance), then a bridge hop built from entities found in the evidence so far.
         """
         plan = state.plan
         if not state.asked:
-            return plan.question, [RoundQuery(plan.question, plan.question)]
+            queries = [RoundQuery(plan.question, plan.question)]
+            if plan.chain:
+                queries.extend(self._chain_queries(state, plan.question))
+            return plan.question, queries
+        if state.chain and len(state.chain) < len(plan.chain) and state.chain[-1].answers:
+            queries = self._chain_queries(state, "")
+            return queries[0].subquestion, queries
+        if state.graph_bridges:
+            return self._graph_hop(state)
         if self.llm is not None:
             proposed = self._llm_next(state)
             if proposed:
@@ -87,6 +102,32 @@ class QueryPlanner:
             if sub in plan.subquestions and sub not in state.asked:
                 return sub, [RoundQuery(sub, sub, kind="aspect", focus=aspect.aspect)]
         return self._bridge_hop(state)
+
+    def _chain_queries(self, state: ExecutorState, subquestion: str) -> list[RoundQuery]:
+        """The next chain hop's queries, one per answer entity of the hop before (``research.chain.beam``),
+        each searched in the configured modes; the hop is recorded in ``state.chain``."""
+        template = state.plan.chain[len(state.chain)]
+        best = {n: hop.answers[0] for n, hop in enumerate(state.chain, start=1) if hop.answers}
+        step = ChainStep(template=template, query=fill(template, best), round=state.round + 1)
+        state.chain.append(step)
+        sub = subquestion or step.query
+        if len(state.chain) == 1:
+            return [RoundQuery(step.query, sub, kind="chain")]
+        queries = []
+        for answer in state.chain[-2].answers[: self.settings.chain.beam]:
+            text = fill(template, {**best, len(state.chain) - 1: answer})
+            queries.append(RoundQuery(text, sub, kind="chain", focus=answer))
+        return queries
+
+    def _graph_hop(self, state: ExecutorState) -> tuple[str, list[RoundQuery]]:
+        """Search each entity the graph proposed by name (``bridge_modes``); they count as followed."""
+        s = self.settings
+        entities, state.graph_bridges = state.graph_bridges, []
+        state.used_entities.extend(entities)
+        sub = bridge_subquestion(entities[: s.planning.bridge_entities_in_label])
+        return sub, [
+            RoundQuery(e, sub, kind="graph", modes=list(s.retrieval.bridge_modes), focus=e) for e in entities
+        ]
 
     def _llm_next(self, state: ExecutorState) -> str | None:
         assert self.llm is not None

@@ -8,6 +8,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from deepcite.models import Chunk, Filters, QueryAspect, SearchHit, SearchMode
+from deepcite.retrieval.graph.ppr import GraphWalk
 
 
 @runtime_checkable
@@ -21,6 +22,15 @@ class Retriever(Protocol):
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-length dense vectors of passages (rows align with ``texts``)."""
+
+
+@runtime_checkable
+class GraphRetriever(Retriever, Protocol):
+    """A retriever with an entity graph (search mode ``graph``, Personalized PageRank walks)."""
+
+    def graph_walk(self, query: str, *, seed_chunk_ids: Sequence[str] | None = None) -> GraphWalk:
+        """Personalized PageRank from the query's entities and the seed passages (best first); raises a
+        :class:`deepcite.errors.DeepciteError` when the collection keeps no graph."""
 
 
 @runtime_checkable

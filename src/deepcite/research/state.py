@@ -9,6 +9,7 @@ import numpy as np
 from deepcite.models import (
     AspectCoverage,
     Candidate,
+    ChainStep,
     QueryAspect,
     QueryKind,
     RoundReport,
@@ -26,6 +27,7 @@ class ResearchPlan:
     aspects: list[QueryAspect]
     subquestions: list[str]  # planned sub-questions, first hop first
     needs_retrieval: bool = True
+    chain: list[str] = field(default_factory=list)  # a composed question's hop templates (research.chain)
 
     @property
     def question(self) -> str:
@@ -71,6 +73,8 @@ class ExecutorState:
     asked: list[str] = field(default_factory=list)  # sub-questions already run
     used_entities: list[str] = field(default_factory=list)
     used_parents: list[tuple[str, str]] = field(default_factory=list)  # passages already bridged from
+    chain: list[ChainStep] = field(default_factory=list)  # the chain's hops run so far
+    graph_bridges: list[str] = field(default_factory=list)  # entities the graph proposes for the next hop
     no_novelty: int = 0
     quality: float = 0.0  # best cosine between the question and the evidence (document-quality stopping)
     counts: dict[str, int] = field(default_factory=dict)  # before/after fusion and rerank this round

@@ -4,9 +4,11 @@ from deepcite.research.nodes.add_web_evidence import add_web_evidence
 from deepcite.research.nodes.base import Adapters, Node, node
 from deepcite.research.nodes.executor_gate import executor_gate
 from deepcite.research.nodes.finalize_evidence_pack import finalize_evidence_pack
+from deepcite.research.nodes.follow_chain import follow_chain
 from deepcite.research.nodes.grade_coverage import grade_coverage
 from deepcite.research.nodes.merge_candidates import merge_candidates
 from deepcite.research.nodes.prepare_round_queries import prepare_round_queries
+from deepcite.research.nodes.propose_bridge_queries import propose_bridge_queries
 from deepcite.research.nodes.rerank_candidates import rerank_candidates
 from deepcite.research.nodes.run_retrieval import run_retrieval
 from deepcite.research.nodes.select_evidence import select_evidence
@@ -18,10 +20,12 @@ __all__ = [
     "add_web_evidence",
     "executor_gate",
     "finalize_evidence_pack",
+    "follow_chain",
     "grade_coverage",
     "merge_candidates",
     "node",
     "prepare_round_queries",
+    "propose_bridge_queries",
     "rerank_candidates",
     "run_retrieval",
     "select_evidence",

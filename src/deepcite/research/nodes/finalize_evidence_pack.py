@@ -18,6 +18,7 @@ from deepcite.research.state import ExecutorState
         "subquery_evidence",
         "stop_reason",
         "skip_reason",
+        "chain",
     ),
     writes=(),
 )
@@ -51,4 +52,5 @@ def finalize_evidence_pack(state: ExecutorState, adapters: Adapters) -> Evidence
         subquery_evidence=state.subquery_evidence,
         warnings=list(state.warnings),
         stop_reason=reason,
+        chain=[step.model_copy() for step in state.chain],
     )

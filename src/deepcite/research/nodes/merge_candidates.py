@@ -11,7 +11,8 @@ from deepcite.retrieval.fusion import rrf_contribution
 @node(reads=("results", "round"), writes=("candidates", "counts"))
 def merge_candidates(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     """One :class:`Candidate` per (doc_id, chunk_id), scored by RRF over the lists (``merge_rrf_k``), with
-    a :class:`Provenance` per hit so every list's rank and score is kept."""
+    a :class:`Provenance` per hit so every list's rank and score is kept (and, for a graph hit, the entity
+    and edge that brought the passage in)."""
     merged: dict[tuple[str, str], Candidate] = {}
     for qi, result in enumerate(state.results):
         query = result.query
@@ -33,6 +34,7 @@ def merge_candidates(state: ExecutorState, adapters: Adapters) -> ExecutorState:
                     score=float(hit.score),
                     parent=query.parent,
                     focus=query.focus,
+                    graph=hit.graph,
                 )
             )
             if query.subquestion not in cand.subquestions:

@@ -9,7 +9,16 @@ from deepcite.research.state import ExecutorState, RoundQuery
 
 
 @node(
-    reads=("plan", "asked", "coverage", "evidence", "used_entities", "used_parents"),
+    reads=(
+        "plan",
+        "asked",
+        "coverage",
+        "evidence",
+        "used_entities",
+        "used_parents",
+        "chain",
+        "graph_bridges",
+    ),
     writes=(
         "round",
         "subquestion",
@@ -24,6 +33,8 @@ from deepcite.research.state import ExecutorState, RoundQuery
         "errors",
         "used_entities",
         "used_parents",
+        "chain",
+        "graph_bridges",
     ),
 )
 def prepare_round_queries(state: ExecutorState, adapters: Adapters) -> ExecutorState:

@@ -46,7 +46,7 @@ def _group(cand: Candidate, round_no: int) -> str:
     return f"{best.subquestion}|{best.parent}"
 
 
-def _title_names(title: str, entity: str) -> bool:
+def title_names(title: str, entity: str) -> bool:
     """Whether a title names the entity: equal, ignoring case and a trailing "(…)" disambiguation."""
 
     def bare(text: str) -> str:
@@ -61,7 +61,7 @@ def _reached_by_bridge(cand: Candidate, round_no: int) -> bool:
 
 def _titled_after_focus(cand: Candidate, round_no: int) -> bool:
     """Whether the passage's title names the entity or aspect one of this round's queries was about."""
-    return any(p.focus and _title_names(cand.chunk.title, p.focus) for p in cand.hits_in(round_no))
+    return any(p.focus and title_names(cand.chunk.title, p.focus) for p in cand.hits_in(round_no))
 
 
 def bridge_relevance(

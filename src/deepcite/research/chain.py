@@ -1,0 +1,289 @@
+"""Composed questions as an ordered chain of hops, answered offline one entity at a time.
+
+    decompose("Who is the spouse of the performer of Green?")
+    # ['performer of Green', 'Who is the spouse of #1']   (a 2-hop chain; "#1" is hop 1's answer)
+
+A question is parsed by rules for English relational phrasings: "the R of X" ("the performer of Green"),
+possessives ("Green's performer"), and relative clauses ("the city where X was born", "the Y who/that …").
+The innermost phrase becomes hop 1, is replaced by the slot ``#1`` and the rest is parsed again, until no
+phrase is left; what remains is the last hop. Each hop's answer entity is taken from the names in that
+hop's evidence (:func:`rank_answers`) and written into the slot of the next hop (:func:`fill`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from deepcite.models import Candidate
+from deepcite.names import names_in
+from deepcite.research.entities import content_words
+from deepcite.text import STOP_WORDS, tokenize
+
+SLOT = re.compile(r"#(\d+)")
+_TOKEN = re.compile(r"#\d+|[\"“][^\"“”]+[\"”]|[\w][\w'’.&-]*|[,;:?!()]")
+_ARTICLES = frozenset(["the", "a", "an"])
+_RELATIVES = frozenset(["where", "which", "that", "who", "whom", "whose"])
+# words that join the parts of one name ("Bank of America", "Leonardo da Vinci", "Simon & Garfunkel")
+_NAME_JOINERS = frozenset(["of", "the", "and", "&", "de", "la", "le", "von", "van", "da", "del", "du", "for"])
+# words that end a relation noun phrase ("Green's performer lived …", "the band's drummer was …")
+_FUNCTION = STOP_WORDS | frozenset(
+    [
+        "is",
+        "was",
+        "are",
+        "were",
+        "be",
+        "been",
+        "did",
+        "does",
+        "do",
+        "has",
+        "have",
+        "had",
+        "in",
+        "on",
+        "at",
+        "of",
+        "to",
+        "from",
+        "by",
+        "with",
+        "for",
+        "as",
+        "and",
+        "or",
+        "when",
+        "where",
+        "which",
+        "that",
+        "who",
+        "whom",
+        "whose",
+        "what",
+        "how",
+        "born",
+        "located",
+    ]
+)
+_QUESTION_WORDS = frozenset(["what", "who", "whom", "which", "when", "where", "why", "how", "whose"])
+_MAX_RELATION_WORDS = 3
+
+
+@dataclass
+class _Phrase:
+    start: int  # token span [start, end)
+    end: int
+    text: str  # the hop's sub-question
+
+
+def _join(tokens: Iterable[str]) -> str:
+    return re.sub(r" ([,;:?!)])", r"\1", " ".join(tokens))
+
+
+def _is_name_start(tok: str) -> bool:
+    return bool(SLOT.fullmatch(tok)) or tok[:1] in '"“' or tok[:1].isupper() or tok[:1].isdigit()
+
+
+def _possessor(tok: str) -> str | None:
+    for tail in ("'s", "’s", "s'", "s’"):
+        if tok.endswith(tail) and len(tok) > len(tail):
+            return tok[: -len(tail)] + ("s" if tail.startswith("s") else "")
+    return None
+
+
+def _name_end(tokens: list[str], i: int) -> int:
+    """The end of the name starting at ``tokens[i]`` (exclusive); ``i`` when no name starts there."""
+    if i >= len(tokens) or not _is_name_start(tokens[i]):
+        return i
+    j = i + 1
+    while j < len(tokens) and not SLOT.fullmatch(tokens[i]):
+        if _is_name_start(tokens[j]) and not SLOT.fullmatch(tokens[j]):
+            j += 1
+            continue
+        k = j
+        while k < len(tokens) and (tokens[k].lower() in _NAME_JOINERS or tokens[k] == ","):
+            k += 1
+        if k > j and k < len(tokens) and _is_name_start(tokens[k]) and not SLOT.fullmatch(tokens[k]):
+            j = k + 1
+            continue
+        break
+    return j
+
+
+def _relation_words(tokens: list[str], i: int) -> int:
+    """The end of a run of 1..3 lower-case relation words starting at ``i`` (``i`` when there is none)."""
+    j = i
+    while j < len(tokens) and j - i < _MAX_RELATION_WORDS:
+        tok = tokens[j]
+        if not tok.isalpha() or not tok.islower() or (tok in _FUNCTION and j == i):
+            break
+        if tok in _FUNCTION or (j > i and tok.endswith("ed")):  # "Green's performer lived …"
+            break
+        j += 1
+    return j
+
+
+def _clause_end(tokens: list[str], i: int) -> int:
+    """The end of a clause starting at ``i``: the next punctuation that does not sit inside a name."""
+    end = i
+    while end < len(tokens):
+        if tokens[end] in ",;:?!()":
+            inside_name = (
+                tokens[end] == ","
+                and end + 1 < len(tokens)
+                and end > 0
+                and _is_name_start(tokens[end - 1])
+                and _is_name_start(tokens[end + 1])
+            )
+            if not inside_name:
+                break
+        end += 1
+    return end
+
+
+def _phrases(tokens: list[str]) -> list[_Phrase]:
+    """Every relational phrase in the tokens whose argument is a name or a slot (an innermost candidate)."""
+    out: list[_Phrase] = []
+    n = len(tokens)
+    for i, tok in enumerate(tokens):
+        low = tok.lower()
+        if low in _ARTICLES:
+            rel_end = _relation_words(tokens, i + 1)
+            if rel_end == i + 1:
+                continue
+            relation = _join(tokens[i + 1 : rel_end])
+            nxt = tokens[rel_end].lower() if rel_end < n else ""
+            if nxt == "of":
+                arg = rel_end + 1
+                if (
+                    arg < n
+                    and tokens[arg].lower() == "the"
+                    and arg + 1 < n
+                    and _is_name_start(tokens[arg + 1])
+                ):
+                    arg += 1
+                end = _name_end(tokens, arg)
+                if end > arg:
+                    out.append(_Phrase(i, end, f"{relation} of {' '.join(tokens[rel_end + 1 : end])}"))
+            elif nxt in _RELATIVES or (nxt == "in" and rel_end + 1 < n and tokens[rel_end + 1] == "which"):
+                end = _clause_end(tokens, rel_end + 1)
+                # a clause that names something (a name or a slot) can be searched on its own
+                if end > rel_end + 1 and any(_is_name_start(t) for t in tokens[rel_end + 1 : end]):
+                    out.append(_Phrase(i, end, _join(tokens[i + 1 : end])))
+            elif nxt and _is_name_start(tokens[rel_end]):  # "the country Signmark is from"
+                name_end = _name_end(tokens, rel_end)
+                end = _clause_end(tokens, name_end)
+                if end > name_end and tokens[name_end].islower():
+                    out.append(_Phrase(i, end, _join(tokens[i + 1 : end])))
+        elif _possessor(tok) is not None and _is_name_start(tok):
+            rel_end = _relation_words(tokens, i + 1)
+            if rel_end == i + 1:
+                continue
+            start = i
+            while start > 0 and (
+                _is_name_start(tokens[start - 1]) or tokens[start - 1].lower() in _NAME_JOINERS
+            ):
+                if tokens[start - 1].lower() in _NAME_JOINERS and not _is_name_start(
+                    tokens[start - 2] if start > 1 else ""
+                ):
+                    break
+                start -= 1
+            owner = _join([*tokens[start:i], _possessor(tok) or tok])
+            out.append(_Phrase(start, rel_end, f"{' '.join(tokens[i + 1 : rel_end])} of {owner}"))
+    return out
+
+
+def _innermost(phrases: list[_Phrase], last_slot: str | None) -> _Phrase | None:
+    inner = [
+        p for p in phrases if not any(q is not p and p.start <= q.start and q.end <= p.end for q in phrases)
+    ]
+    if not inner:
+        return None
+    if last_slot is not None:
+        holding = [p for p in inner if last_slot in p.text.split()]
+        if holding:
+            return holding[-1]
+    return inner[-1]
+
+
+def _has_content(tokens: list[str]) -> bool:
+    """Whether a last hop asks more than its slot ("When was #1 born" does, "Who is #1" does not)."""
+    words = [t.lower() for t in tokens if not SLOT.fullmatch(t) and t not in ",;:?!()"]
+    return any(w not in STOP_WORDS and w not in _QUESTION_WORDS for w in words)
+
+
+def decompose(question: str, *, max_hops: int) -> list[str]:
+    """The hop templates of a composed question, innermost first, the last hop the rest of the question;
+    ``[]`` when the question has fewer than two hops. Hop ``n``'s answer fills slot ``#n`` of later hops."""
+    tokens = _TOKEN.findall(question.strip().rstrip("?.! "))
+    hops: list[str] = []
+    last_slot: str | None = None
+    while len(hops) < max_hops - 1:
+        phrase = _innermost(_phrases(tokens), last_slot)
+        if phrase is None or (phrase.start == 0 and phrase.end == len(tokens)):
+            break
+        hops.append(phrase.text)
+        last_slot = f"#{len(hops)}"
+        tokens = [*tokens[: phrase.start], last_slot, *tokens[phrase.end :]]
+    if not hops:
+        return []
+    if _has_content(tokens):
+        hops.append(_join(tokens))
+    elif len(hops) < 2:
+        return []
+    return hops
+
+
+def fill(template: str, answers: dict[int, str]) -> str:
+    """The template with each ``#n`` slot replaced by hop ``n``'s answer (a slot without one is dropped)."""
+    return re.sub(r"\s+", " ", SLOT.sub(lambda m: answers.get(int(m.group(1)), ""), template)).strip()
+
+
+def rank_answers(
+    query: str,
+    passages: Iterable[Candidate],
+    *,
+    exclude: Iterable[str] = (),
+    window: int,
+    title_weight: float,
+    near_weight: float,
+) -> list[tuple[str, float]]:
+    """Candidate answer entities of a hop, best first, from its passages (best first).
+
+    Every title and name in a passage not named by the query (nor in ``exclude``) scores the passage's
+    weight ``1 / rank``, times ``title_weight`` for a title and plus ``near_weight`` when the name stands
+    within ``window`` words of a relation word of the query (a query word the passage's title lacks,
+    "performer" in "performer of Green").
+    """
+    asked = content_words(query)
+    used = {e.lower() for e in exclude}
+    scores: dict[str, float] = {}
+    shown: dict[str, str] = {}
+    query_stems = set(tokenize(query))
+
+    def add(name: str, value: float) -> None:
+        words = content_words(name)
+        key = name.lower()
+        if not words or words <= asked or key in used:
+            return
+        shown.setdefault(key, name)
+        scores[key] = scores.get(key, 0.0) + value
+
+    for rank, cand in enumerate(passages, start=1):
+        weight = 1.0 / rank
+        title = cand.chunk.title.strip()
+        if title:
+            add(title, weight * title_weight)
+        relation = query_stems - set(tokenize(title))
+        words = cand.chunk.text.split()
+        stems = [set(tokenize(w)) for w in words]
+        marks = [i for i, s in enumerate(stems) if s & relation]
+        for name in names_in(cand.chunk.text):
+            first = name.split()[0]
+            at = next((i for i, w in enumerate(words) if w.strip("\"“”'(),.;:") == first), None)
+            near = at is not None and any(abs(at - m) <= window for m in marks)
+            add(name, weight * (1.0 + near_weight * near))
+    ranked = sorted(scores.items(), key=lambda kv: -kv[1])
+    return [(shown[k], v) for k, v in ranked]
