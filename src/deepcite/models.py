@@ -306,6 +306,17 @@ class RoundReport(BaseModel):
     reason: str
 
 
+class ChainStep(BaseModel):
+    """One hop of a composed question's chain: its template (``#n`` stands for hop n's answer), the
+    query it ran, the round it ran in, its answer entities (best first) and its passages (doc_id, title)."""
+
+    template: str
+    query: str = ""
+    round: int = 0
+    answers: list[str] = Field(default_factory=list)
+    passages: list[tuple[str, str]] = Field(default_factory=list)
+
+
 class EvidencePack(BaseModel):
     """What the research engine hands to the answer stage."""
 
@@ -318,15 +329,4 @@ class EvidencePack(BaseModel):
     subquery_evidence: dict[str, list[Candidate]] = Field(default_factory=dict)
     warnings: list[str] = Field(default_factory=list)  # e.g. the question was truncated
     stop_reason: str = ""  # why retrieval stopped (or why the pack is empty)
-class ChainStep(BaseModel):
-    """One hop of a composed question's chain: its template (``#n`` stands for hop n's answer), the
-    query it ran, the round it ran in, its answer entities (best first) and its passages (doc_id, title)."""
-
-    template: str
-    query: str = ""
-    round: int = 0
-    answers: list[str] = Field(default_factory=list)
-    passages: list[tuple[str, str]] = Field(default_factory=list)
-
-
     chain: list[ChainStep] = Field(default_factory=list)  # a composed question's hops, in order
