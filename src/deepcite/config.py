@@ -271,17 +271,6 @@ class CoverageSettings(_Section):
     lead_window_chars: int = 600
 
 
-class StoppingSettings(_Section):
-    """When the rounds stop (decided by the ``should_continue`` node)."""
-
-    min_hops: int = 3
-    max_hops: int = 10  # the one cap on research rounds (hops); a request may ask for fewer
-    no_novelty_streak: int = 2  # stop after this many rounds without new evidence
-    quality_stop_score: float = 0.5  # with coverage off: stop once the best question-evidence cosine reaches it
-
-
-class ResearchSettings(_Section):
-    """The research engine, one section per stage: planning, retrieval, selection, coverage, stopping."""
 class ChainSettings(_Section):
     """Composed questions ("the spouse of the performer of Green") run as an ordered chain of hops."""
 
@@ -309,12 +298,25 @@ class GraphResearchSettings(_Section):
     seed_passages: int = 5
 
 
+class StoppingSettings(_Section):
+    """When the rounds stop (decided by the ``should_continue`` node)."""
+
+    min_hops: int = 3
+    max_hops: int = 10  # the one cap on research rounds (hops); a request may ask for fewer
+    no_novelty_streak: int = 2  # stop after this many rounds without new evidence
+    quality_stop_score: float = 0.5  # with coverage off: stop once the best question-evidence cosine reaches it
+
+
+class ResearchSettings(_Section):
+    """The research engine, one section per stage: planning, retrieval, selection, coverage, stopping."""
 
     planning: PlanningSettings = Field(default_factory=PlanningSettings)
     retrieval: ResearchRetrievalSettings = Field(default_factory=ResearchRetrievalSettings)
     selection: SelectionSettings = Field(default_factory=SelectionSettings)
     coverage: CoverageSettings = Field(default_factory=CoverageSettings)
     stopping: StoppingSettings = Field(default_factory=StoppingSettings)
+    chain: ChainSettings = Field(default_factory=ChainSettings)
+    graph: GraphResearchSettings = Field(default_factory=GraphResearchSettings)
     vector_cache_size: int = 50_000  # passage vectors kept across questions by one ResearchAgent
 
     def tuned(self, **sections: dict[str, Any]) -> ResearchSettings:
@@ -326,8 +328,6 @@ class GraphResearchSettings(_Section):
 class AnswerSettings(_Section):
     """The grounded answer stage."""
 
-    chain: ChainSettings = Field(default_factory=ChainSettings)
-    graph: GraphResearchSettings = Field(default_factory=GraphResearchSettings)
     max_context_chunks: int = 12
     summary_min_sentences: int = 3
     summary_max_sentences: int = 5
