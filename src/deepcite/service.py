@@ -20,7 +20,16 @@ from deepcite.answer.pipeline import AnswerResult, Citation
 from deepcite.config import Settings
 from deepcite.errors import InputError, RequestError
 from deepcite.llm.deadline import Degraded
-from deepcite.models import Chunk, CoverageReport, Filters, FusionMethod, RoundReport, SearchHit, SearchMode
+from deepcite.models import (
+    Chunk,
+    CoverageReport,
+    Filters,
+    FusionMethod,
+    GraphLink,
+    RoundReport,
+    SearchHit,
+    SearchMode,
+)
 from deepcite.research.state import ExecutorState
 from deepcite.retrieval.filters import filter_conditions
 
@@ -80,7 +89,7 @@ class SearchRequest(_Request):
     """One plain ranked search of a collection (no planning, no answer)."""
 
     query: str = Field(description="What to look for.")
-    mode: SearchMode | None = Field(None, description="bm25, dense or hybrid (default: search.default_mode).")
+    mode: SearchMode | None = Field(None, description="bm25, dense, hybrid or graph (default: search.default_mode).")
     k: int | None = Field(None, description="How many passages (1..search.max_k; default: search.default_k).")
     fusion: FusionMethod | None = Field(
         None, description="Hybrid fusion: rrf or dbsf (default: search.fusion)."
@@ -125,10 +134,11 @@ class Passage(Chunk):
     score: float
     rank: int = 0
     acl: list[str] = Field(default_factory=list, exclude=True)
+    graph: GraphLink | None = None  # graph mode: the entity and edge that brought the passage in
 
     @classmethod
     def from_hit(cls, hit: SearchHit) -> Passage:
-        return cls(**hit.chunk.model_dump(), score=round(float(hit.score), 6), rank=hit.rank)
+        return cls(**hit.chunk.model_dump(), score=round(float(hit.score), 6), rank=hit.rank, graph=hit.graph)
 
 
 class SearchResponse(BaseModel):

@@ -137,14 +137,15 @@ def search(
     ctx: typer.Context,
     query: str = typer.Argument(..., help="What to search for."),
     collection: str = COLLECTION_OPTION,
-    mode: str = typer.Option("hybrid", "--mode", "-m", help="bm25|dense|hybrid"),
+    mode: str = typer.Option("hybrid", "--mode", "-m", help="bm25|dense|hybrid|graph"),
     k: int = typer.Option(10, "-k", help="How many results."),
     filters: list[str] = FILTER_OPTION,
     groups: list[str] = GROUP_OPTION,
     fusion: str = typer.Option(None, "--fusion", help="rrf|dbsf (hybrid only; default from settings)"),
     json_out: bool = JSON_OPTION,
 ) -> None:
-    """Search a collection by BM25, dense vectors, or both fused (the API's search: same checks, same result)."""
+    """Search a collection by BM25, dense vectors, both fused, or the entity graph (the API's search: same
+    checks, same result)."""
     from deepcite.service import SearchRequest
 
     with user_errors():
@@ -166,11 +167,15 @@ def search(
     with_files = any(labels)  # a "source" column (file and page) when any hit comes from a file
     columns = [("rank", "dim"), ("score", "cyan"), ("id", "magenta"), ("title", "bold")]
     columns += [("source", "green")] if with_files else []
+    via_graph = any(hit.graph for hit in hits)  # a "via" column: the entity and edge the graph came by
+    columns += [("via", "yellow")] if via_graph else []
     for name, style in [*columns, ("snippet", "")]:
         table.add_column(name, style=style, overflow="fold")
     for hit, label in zip(hits, labels, strict=True):
         snippet = hit.text[:160] + ("…" if len(hit.text) > 160 else "")
         where = (label,) if with_files else ()
+        if via_graph:
+            where += (f"{hit.graph.entity or ''} ({hit.graph.edge})" if hit.graph else "",)
         table.add_row(str(hit.rank), f"{hit.score:.4f}", hit.doc_id, hit.title[:60], *where, snippet)
     console.print(table)
     if not hits:

@@ -4,7 +4,7 @@ An entity is a name normalised to a key (:func:`entity_key`): accents, case, pun
 and a title's parenthesised qualifier ("Green (song)") are dropped, so a passage that writes "Green" and a
 document titled "Green (song)" meet at one node. A passage mentions its document's title (its canonical
 entity), the quoted phrases and capitalised names :func:`deepcite.names.names_in` finds, and its keyphrases
-(content-word runs that recur in the passage, for text without capitals). A question names the same kinds of
+(content-word runs that recur in a passage without a title). A question names the same kinds of
 names plus every short content-word run of it, so "the performer of green" still reaches the entity "Green".
 """
 
@@ -14,6 +14,7 @@ import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
+from functools import lru_cache
 
 from deepcite.models import Chunk
 from deepcite.names import names_in
@@ -23,6 +24,7 @@ _QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
 
 
+@lru_cache(maxsize=65_536)  # names recur across passages ("United States"): normalise each once
 def entity_key(name: str) -> str:
     """The join key of a name: accent-free lower-case words, no article in front, no "(qualifier)" behind."""
     name = _QUALIFIER.sub("", name)
@@ -60,12 +62,15 @@ def _keyphrases(text: str, max_words: int, min_count: int) -> list[str]:
 def passage_mentions(
     chunk: Chunk, *, max_entities: int, keyphrase_words: int, keyphrase_min_count: int
 ) -> list[Mention]:
-    """The entities ``chunk`` mentions, its title first, at most ``max_entities`` (names before keyphrases)."""
+    """The entities ``chunk`` mentions, its title first, at most ``max_entities``: its names, and for a
+    passage without a title (no canonical entity) its keyphrases too."""
     out: dict[str, Mention] = {}
     title = chunk.title.strip()
     if title and (key := entity_key(title)):
         out[key] = Mention(title, key, is_title=True)
-    names = names_in(chunk.text) + _keyphrases(chunk.text, keyphrase_words, keyphrase_min_count)
+    names = names_in(chunk.text)
+    if not title:
+        names += _keyphrases(chunk.text, keyphrase_words, keyphrase_min_count)
     for name in names:
         if len(out) >= max_entities:
             break
