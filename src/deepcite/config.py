@@ -162,6 +162,12 @@ class SearchSettings(_Section):
     default_k: int = 10
     max_k: int = 50  # the most hits one search request may ask for (HTTP, MCP, CLI)
     include_title: bool = True
+    # a request's filters: at most this many fields in `equals`, values in one list, characters in one value
+    max_filter_fields: int = Field(default=32, ge=1)
+    max_filter_values: int = Field(default=1000, ge=1)
+    max_filter_value_chars: int = Field(default=1000, ge=1)
+    # metadata keys a collection records at ingest for the filter check; past this any key is accepted
+    max_metadata_keys: int = Field(default=1000, ge=1)
 
 
 class GraphSettings(_Section):

@@ -42,7 +42,7 @@ from deepcite.answer.pipeline import (
     generate_summary,
 )
 from deepcite.config import Settings, get_settings
-from deepcite.errors import CollectionNotFoundError, DeepciteError, NotFoundError
+from deepcite.errors import CollectionNotFoundError, DeepciteError, InputError, NotFoundError, RequestError
 from deepcite.llm.client import LLMClient
 from deepcite.llm.deadline import RequestCancelled, current_budget
 from deepcite.llm.factory import get_llm
@@ -52,6 +52,7 @@ from deepcite.research.state import ExecutorState
 from deepcite.research.web.source import web_source_for
 from deepcite.retrieval.collection import Collection
 from deepcite.retrieval.embedders import Embedder, get_embedder
+from deepcite.retrieval.filters import FILTER_FIELDS, check_filter_fields
 from deepcite.retrieval.rerankers import load_reranker
 from deepcite.retrieval.store import SearchStore, open_store
 from deepcite.service import (
@@ -256,7 +257,8 @@ class Engine:
         return sorted(name for name in self.store.list_collections() if name not in internal)
 
     def collection(self, name: str | None = None) -> Collection:
-        """The named collection (default ``server.default_collection``), opened once; 404 naming the known ones."""
+        """The named document collection (default ``server.default_collection``), opened once; 404 naming the
+        known ones. An internal collection (the practitioner index) is not one: it gets the same 404."""
         name = (name or self.settings.server.default_collection).strip()
         cached = self._collections.get(name)
         if cached is not None:
@@ -264,10 +266,23 @@ class Engine:
         with self._lock:
             if name not in self._collections:
                 store = self.store
-                if not store.has_collection(name):
-                    raise CollectionNotFoundError(name, store.list_collections())
+                if name == self.settings.practitioners.collection or not store.has_collection(name):
+                    raise CollectionNotFoundError(name, self.collection_names())
                 self._collections[name] = Collection(name, store, self.settings, self.embedder)
             return self._collections[name]
+
+    def checked_collection(self, request: SearchRequest | QuestionRequest) -> Collection:
+        """The collection a checked ``request`` names, its filter fields checked against it: 404 for an
+        unknown collection, RequestError (422) for a field that is neither a Chunk field nor a metadata key
+        the collection has recorded (naming the known ones)."""
+        col = self.collection(request.collection)
+        filters = request.filters
+        if filters is not None and any(f not in FILTER_FIELDS for f in filters.equals):
+            try:
+                check_filter_fields(filters, self.store.metadata_keys(col.name))
+            except InputError as exc:
+                raise RequestError(f"filters: {exc}") from exc
+        return col
 
     def count(self, name: str, groups: Groups = None) -> int:
         """How many chunks of collection ``name`` the caller with ``groups`` may read."""
@@ -296,7 +311,7 @@ class Engine:
     def search(self, request: SearchRequest, groups: Groups = None) -> SearchResponse:
         """One plain search of a collection (no planning), restricted to the caller's ``groups``."""
         request = request.checked(self.settings)
-        col = self.collection(request.collection)
+        col = self.checked_collection(request)
         mode = request.mode or SearchMode.from_str(self.settings.search.default_mode)
         filters = restrict_filters(request.filters, groups)
         hits = col.search(request.query, mode=mode, k=request.k, filters=filters, fusion=request.fusion)
@@ -310,6 +325,7 @@ class Engine:
         """Plan and research the question in a worker thread; ``on_hop`` runs on the event loop after each hop."""
         request = request.checked(self.settings)
         filters = restrict_filters(request.filters, groups)
+        await asyncio.to_thread(self.checked_collection, request)
         agent = await asyncio.to_thread(self.agent, request.collection, request.max_hops)
         loop = asyncio.get_running_loop()
 

@@ -12,31 +12,32 @@ Usage::
 
 Each tool is a module-level function returning a pydantic model, so clients get its output schema
 (structured output). The tools are thin: each takes the :class:`~deepcite.engine.Engine` from the
-server's lifespan context and calls it; limits are checked by the shared request models. A deepcite error
-(unknown collection, bad filter, empty question, ``k`` out of range) comes back as a tool error whose text
-says what was wrong and what to do. ``settings.mcp.groups`` restricts what every caller may read.
+server's lifespan context and calls it; limits are checked by the shared request models. A failed call
+(unknown collection, bad filter, empty question, ``k`` out of range, invalid arguments) comes back as a tool
+error whose text is the message the HTTP API gives for the same failure
+(:func:`deepcite.public_errors.public_error`). ``settings.mcp.groups`` restricts what every caller may read.
 """
 
 # no `from __future__ import annotations`: the MCP SDK reads the tools' annotations when they are registered
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Annotated, Any, Literal, TypeVar
+from pathlib import Path
+from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from mcp.types import ToolAnnotations
-from pydantic import BaseModel, Field, ValidationError
+from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
+from pydantic import BaseModel, Field
+from pydantic.json_schema import SkipJsonSchema
 
 from deepcite import __version__
 from deepcite.config import Settings
 from deepcite.engine import Engine
-from deepcite.errors import DeepciteError
 from deepcite.models import Candidate, CoverageReport, Filters, RoundReport, SearchMode
 from deepcite.practitioners.api import ChatMessage, PractitionerQuery, PractitionerSearchResponse
+from deepcite.public_errors import public_error
 from deepcite.service import AskResponse, Passage, QuestionRequest, SearchRequest, SearchResponse
-
-T = TypeVar("T")
 
 INSTRUCTIONS = """deepcite answers questions from the user's own document collections (for example PubMed
 abstracts) with every sentence tied to a numbered passage. Use `ask` for a cited answer, `research` for the
@@ -47,8 +48,9 @@ pass an answer on; do not add claims the passages do not support."""
 
 
 # -- tool inputs ---------------------------------------------------------------------------------------------
-class ToolFilters(BaseModel):
-    """Restrict a search to some passages; every field is optional and they combine with AND."""
+class ToolFilters(Filters):
+    """Restrict a search to some passages; every field is optional and they combine with AND (checked as the
+    HTTP API checks :class:`~deepcite.models.Filters`; ACL groups come from the server's ``mcp.groups``)."""
 
     year_from: int | None = Field(default=None, description="Only passages published in or after this year.")
     year_to: int | None = Field(default=None, description="Only passages published in or before this year.")
@@ -60,6 +62,8 @@ class ToolFilters(BaseModel):
         default_factory=dict,
         description='Fields that must equal a value (or any of a list), e.g. {"section": "abstract"}.',
     )
+
+    acl_groups: SkipJsonSchema[None] = None
 
     def to_filters(self) -> Filters:
         return Filters(**self.model_dump())
@@ -135,15 +139,27 @@ def _engine(ctx: Context) -> Engine:
     return ctx.request_context.lifespan_context
 
 
-async def _tool_call(work: Awaitable[T]) -> T:
-    """Await a tool's work; deepcite's own errors and invalid input become tool errors naming the reason."""
-    try:
-        return await work
-    except DeepciteError as exc:
-        raise ToolError(str(exc)) from exc
-    except ValidationError as exc:
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or 'input'}: {e['msg']}" for e in exc.errors())
-        raise ToolError(f"invalid input: {problems}") from exc
+class _Server(MCPServer):
+    """The MCP server whose failed tool calls say what the HTTP API says for the same failure
+    (:func:`~deepcite.public_errors.public_error`), never a bare "Error executing tool …"."""
+
+    def __init__(self, *args: Any, data_dir: Path, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._data_dir = data_dir
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            cause = exc.__cause__
+            while isinstance(cause, ToolError):  # the SDK wraps what a tool raised, sometimes twice
+                cause = cause.__cause__
+            if cause is None:  # the SDK's own refusal (an unknown tool): its message says why
+                raise
+            error = public_error(cause, where=f"MCP tool {name}", data_dir=self._data_dir)
+            raise ToolError(error.message) from cause
 
 
 def _cut(text: str, limit: int) -> str:
@@ -164,7 +180,7 @@ async def list_collections(ctx: Context) -> CollectionsResult:
     def rows() -> list[CollectionRow]:
         return [CollectionRow(name=n, passages=engine.count(n, groups)) for n in engine.collection_names()]
 
-    collections = await _tool_call(asyncio.to_thread(rows))
+    collections = await asyncio.to_thread(rows)
     return CollectionsResult(collections=collections, default=engine.settings.server.default_collection)
 
 
@@ -191,7 +207,7 @@ async def search(
         k=k,
         filters=filters.to_filters() if filters else None,
     )
-    found = await _tool_call(asyncio.to_thread(engine.search, request, engine.settings.mcp.groups))
+    found = await asyncio.to_thread(engine.search, request, engine.settings.mcp.groups)
     limit = engine.settings.mcp.max_passage_chars
     for hit in found.hits:
         hit.text = _cut(hit.text, limit)
@@ -206,7 +222,7 @@ async def research(
     chunk ids), the coverage per aspect and the per-hop retrieval report. No prose answer: use `ask`."""
     engine = _engine(ctx)
     request = QuestionRequest(query=question, collection=collection, max_hops=max_hops)
-    result = await _tool_call(engine.research(request, engine.settings.mcp.groups))
+    result = await engine.research(request, engine.settings.mcp.groups)
     pack = result.pack
     limit = engine.settings.mcp.max_passage_chars
     rows: dict[str, EvidencePassage] = {}
@@ -244,7 +260,7 @@ async def ask(
     evidence is insufficient. Takes a few seconds."""
     engine = _engine(ctx)
     request = QuestionRequest(query=question, collection=collection, max_hops=max_hops)
-    response = await _tool_call(engine.ask(request, engine.settings.mcp.groups))
+    response = await engine.ask(request, engine.settings.mcp.groups)
     limit = engine.settings.mcp.max_passage_chars
     for citation in response.citations:
         citation.text = _cut(citation.text, limit)
@@ -275,16 +291,13 @@ async def find_practitioners(
     and the specialty in plain words, plus how the request was understood."""
     engine = _engine(ctx)
 
-    async def work() -> PractitionerSearchResponse:
-        query = PractitionerQuery(
-            userQuery=request,
-            location=location.model_dump(exclude_none=True) if location else None,
-            limit=limit,
-            messages=messages or [],
-        )
-        return await engine.find_practitioners(query)
-
-    return await _tool_call(work())
+    query = PractitionerQuery(
+        userQuery=request,
+        location=location.model_dump(exclude_none=True) if location else None,
+        limit=limit,
+        messages=messages or [],
+    )
+    return await engine.find_practitioners(query)
 
 
 TOOLS: dict[str, tuple[str, Callable[..., Awaitable[BaseModel]]]] = {
@@ -311,13 +324,14 @@ def build_server(engine: Engine | Settings | None = None) -> MCPServer:
             if owned:
                 engine.close()
 
-    server = MCPServer(
+    server = _Server(
         "deepcite",
         title="deepcite: cited answers from your own documents",
         instructions=INSTRUCTIONS,
         version=__version__,
         log_level=settings.mcp.log_level,
         lifespan=lifespan,
+        data_dir=settings.data_dir,
     )
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=settings.web.enabled)
     for name, (title, fn) in TOOLS.items():

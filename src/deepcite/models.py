@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import difflib
 from enum import StrEnum
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, field_validator, model_validator
 
 from deepcite.errors import InputError
+from deepcite.validation import INT64_MAX, INT64_MIN, InputModel, check_field_name, filter_value_problem
 
 
 class _ChoiceEnum(StrEnum):
@@ -96,15 +98,43 @@ class SearchHit(BaseModel):
     graph: GraphLink | None = None  # graph mode (or hybrid fused with the graph): how the walk reached it
 
 
-class Filters(BaseModel):
-    """Payload filters for a search. ``acl_groups`` restricts results to chunks shared with those groups."""
+class Filters(InputModel):
+    """Payload filters for a search. ``acl_groups`` restricts results to chunks shared with those groups.
+
+    Checked on construction: an unknown key is refused naming the nearest one, field names in ``equals`` are
+    dotted words, values are what the engine stores (:mod:`deepcite.validation`); whether a field exists in
+    a collection is checked against it (:func:`deepcite.retrieval.filters.check_filter_fields`).
+    """
 
     equals: dict[str, Any] = Field(default_factory=dict)  # field -> value, or list of values (any of)
-    year_from: int | None = None
-    year_to: int | None = None
+    year_from: int | None = Field(default=None, ge=INT64_MIN, le=INT64_MAX)
+    year_to: int | None = Field(default=None, ge=INT64_MIN, le=INT64_MAX)
     sources: list[str] | None = None
     acl_groups: list[str] | None = None  # None: no ACL restriction; []: only public chunks
     doc_ids: list[str] | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _known_keys(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            for key in data:
+                if key not in cls.model_fields:
+                    near = difflib.get_close_matches(str(key), list(cls.model_fields), n=1, cutoff=0.5)
+                    hint = f"; did you mean {near[0]!r}?" if near else ""
+                    raise ValueError(
+                        f"unknown filter {str(key)[:80]!r}{hint} (the filters are: {', '.join(cls.model_fields)})"
+                    )
+        return data
+
+    @field_validator("equals")
+    @classmethod
+    def _equals(cls, equals: dict[str, Any]) -> dict[str, Any]:
+        for name, value in equals.items():
+            check_field_name(name)
+            problem = filter_value_problem(value)
+            if problem:
+                raise ValueError(f"filter on {name!r}: {problem}")
+        return equals
 
     def is_empty(self) -> bool:
         return (

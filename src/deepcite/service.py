@@ -31,7 +31,9 @@ from deepcite.models import (
     SearchMode,
 )
 from deepcite.research.state import ExecutorState
-from deepcite.retrieval.filters import filter_conditions
+from deepcite.retrieval.filters import check_filter_sizes, filter_conditions
+from deepcite.retrieval.points import validate_collection_name
+from deepcite.validation import InputModel, is_blank
 
 Groups = list[str] | tuple[str, ...] | None  # the caller's ACL groups; None means unrestricted
 
@@ -51,8 +53,13 @@ def restrict_filters(filters: Filters | None, groups: Groups) -> Filters | None:
     return restricted
 
 
-class _Request(BaseModel):
-    """Fields every request shares; :meth:`checked` applies the settings' limits."""
+class _Request(InputModel):
+    """Fields every request shares (every text valid Unicode); :meth:`checked` applies the settings' limits.
+
+    Every problem is a :class:`~deepcite.errors.RequestError` (HTTP 422) naming the field: an empty question
+    (nothing visible: white space and zero-width characters do not count), one over the limit, a malformed
+    collection name (checked before any file is touched), bad filters.
+    """
 
     model_config = ConfigDict(extra="forbid")
 
@@ -65,7 +72,7 @@ class _Request(BaseModel):
 
     def _check_common(self, text: str, what: str, settings: Settings) -> dict[str, object]:
         stripped = text.strip()
-        if not stripped:
+        if is_blank(stripped):
             raise RequestError(f"{what} is empty; send a question, e.g. 'does aspirin prevent stroke?'")
         limit = settings.server.max_query_chars
         if len(stripped) > limit:
@@ -74,6 +81,7 @@ class _Request(BaseModel):
                 "shorten it"
             )
         try:
+            check_filter_sizes(self.filters, settings)
             filter_conditions(self.filters)
         except InputError as exc:
             raise RequestError(f"filters: {exc}") from exc
@@ -82,6 +90,11 @@ class _Request(BaseModel):
             raise RequestError(
                 "the collection name is empty; give one of the listed collections, or leave it out"
             )
+        if collection is not None:
+            try:
+                validate_collection_name(collection)
+            except InputError as exc:
+                raise RequestError(f"collection: {exc}") from exc
         return {"collection": collection}
 
 

@@ -24,7 +24,10 @@ SETTINGS = Settings()
         (SearchRequest(query="stroke", k=SETTINGS.search.max_k + 1), "setting search.max_k"),
         (SearchRequest(query="stroke", collection=" "), "collection name is empty"),
         (QuestionRequest(query="stroke", max_hops=0), "max_hops must be between 1 and"),
-        (QuestionRequest(query="stroke", filters=Filters(equals={"": 1})), "filters:"),
+        (QuestionRequest(query="stroke", filters=Filters(year_from=2020, year_to=2000)), "filters:"),
+        (QuestionRequest(query="stroke", filters=Filters(sources=["x"] * 1001)), "search.max_filter_values"),
+        (SearchRequest(query="\u200b \ufeff"), "query is empty"),
+        (SearchRequest(query="stroke", collection="../edge/demo"), "collection: invalid collection name"),
     ],
 )
 def test_limits_are_checked_once_with_one_error(

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from deepcite.practitioners.location import Location, Proximity
 from deepcite.practitioners.records import PractitionerProfile
 from deepcite.practitioners.schemas import AnalysisUse, ClinicalIntent, GeneralIntent, Insights
+from deepcite.validation import InputModel
 
 
 class ChatMessage(BaseModel):
@@ -26,8 +27,8 @@ class ChatMessage(BaseModel):
     content: str
 
 
-class PractitionerQuery(BaseModel):
-    """A patient's request."""
+class PractitionerQuery(InputModel):
+    """A patient's request (every text valid Unicode; an empty or over-long one is refused by the finder)."""
 
     model_config = ConfigDict(populate_by_name=True)
 

@@ -25,7 +25,7 @@ from datetime import date
 from pathlib import Path
 
 from deepcite.config import Settings
-from deepcite.errors import InputError, NotFoundError
+from deepcite.errors import InputError, NotFoundError, RequestError
 from deepcite.llm.client import LLMClient
 from deepcite.models import Chunk
 from deepcite.practitioners.analysis import Analyses, run_analyses
@@ -61,6 +61,7 @@ from deepcite.practitioners.semantic import SemanticStage, SpecialtySimilarity
 from deepcite.practitioners.taxonomy import Taxonomy
 from deepcite.retrieval.store import SearchStore
 from deepcite.text import raw_tokens, tokenize
+from deepcite.validation import is_blank
 
 _EXAMPLES = "e.g. 'I need SVT ablation' or 'my knee hurts when I run'"
 
@@ -305,10 +306,10 @@ class PractitionerFinder:
     def _conversation(self, request: PractitionerQuery) -> tuple[Conversation, list[str]]:
         s = self.settings.practitioners
         query = request.user_query.strip()
-        if not query:
-            raise InputError(f"userQuery is empty: describe what you need, {_EXAMPLES}")
+        if is_blank(query):
+            raise RequestError(f"userQuery is empty: describe what you need, {_EXAMPLES}")
         if len(query) > s.max_query_chars:
-            raise InputError(
+            raise RequestError(
                 f"userQuery is {len(query)} characters long; the limit is {s.max_query_chars} "
                 "(DEEPCITE_PRACTITIONERS_MAX_QUERY_CHARS). Say the main need in a sentence or two, "
                 + _EXAMPLES

@@ -4,7 +4,7 @@ records it reads and writes, and the small ``engine_*`` primitives it implements
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,17 +18,43 @@ META_FORMAT = 1
 
 @dataclass
 class CollectionMeta:
-    """What a store keeps beside a collection's points: its dense dimension and BM25 statistics."""
+    """What a store keeps beside a collection's points: its dense dimension, BM25 statistics and the metadata
+    keys its chunks have held (dotted paths, for the filter check; None: not recorded, any key is accepted)."""
 
     dense_dim: int | None
     bm25: Bm25Stats
+    metadata_keys: list[str] | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        return {"format": META_FORMAT, "dense_dim": self.dense_dim, "bm25": self.bm25.to_dict()}
+        return {
+            "format": META_FORMAT,
+            "dense_dim": self.dense_dim,
+            "bm25": self.bm25.to_dict(),
+            "metadata_keys": self.metadata_keys,
+        }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CollectionMeta:
-        return cls(dense_dim=data.get("dense_dim"), bm25=Bm25Stats.from_dict(data.get("bm25") or {}))
+        return cls(
+            dense_dim=data.get("dense_dim"),
+            bm25=Bm25Stats.from_dict(data.get("bm25") or {}),
+            metadata_keys=data.get("metadata_keys"),
+        )
+
+    def record_metadata_keys(self, records: Iterable[dict[str, Any]], cap: int) -> None:
+        """Add the keys of ``records`` (nested objects as dotted paths) to :attr:`metadata_keys`; past
+        ``cap`` keys the record is dropped (None), and any key is accepted from then on."""
+        if self.metadata_keys is None:
+            return
+        keys = set(self.metadata_keys)
+        stack: list[tuple[dict[str, Any], str]] = [(r, "") for r in records]
+        while stack and len(keys) <= cap:
+            record, prefix = stack.pop()
+            for key, value in record.items():
+                keys.add(f"{prefix}{key}")
+                if isinstance(value, dict):
+                    stack.append((value, f"{prefix}{key}."))
+        self.metadata_keys = sorted(keys) if len(keys) <= cap else None
 
 
 @dataclass

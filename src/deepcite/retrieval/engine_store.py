@@ -71,7 +71,7 @@ class EngineStore(EngineHooks):
                     )
                 return
             k1, b, include_title = bm25_params(self.settings)
-            meta = CollectionMeta(dense_dim, Bm25Stats(k1=k1, b=b, include_title=include_title))
+            meta = CollectionMeta(dense_dim, Bm25Stats(k1=k1, b=b, include_title=include_title), metadata_keys=[])
             self.engine_create(name, dense_dim, meta)
             self._dims[name] = dense_dim
 
@@ -79,6 +79,9 @@ class EngineStore(EngineHooks):
         with self._lock(self._require(name)):
             self.engine_drop(name)
             self._dims.pop(name, None)
+
+    def metadata_keys(self, name: str) -> list[str] | None:
+        return self.read_meta(self._require(name)).metadata_keys
 
     def upsert(
         self, name: str, chunks: Sequence[Chunk], dense: Sequence[Sequence[float]] | np.ndarray | None
@@ -101,6 +104,7 @@ class EngineStore(EngineHooks):
             lengths = [sum(tf.values()) for tf in tfs]
             meta.bm25.remove(int(p.get(LENGTH_KEY, 0)) for p in old.values())
             meta.bm25.add(lengths)
+            meta.record_metadata_keys((chunks[i].metadata for i in order), self.settings.search.max_metadata_keys)
             stale = meta.bm25.needs_reweight(k1, b, include_title, self.settings.search.bm25_avgdl_tolerance)
             avgdl = meta.bm25.avgdl if stale else meta.bm25.weight_avgdl
             size = self.settings.store.upsert_batch

@@ -10,16 +10,24 @@
 - ``acl_groups``: ``None`` means no restriction; a list means only chunks that are **public** (empty
   ``acl``) **or** shared with at least one of the groups. ``[]`` therefore means public chunks only. A
   search given a user's groups never returns a chunk whose ``acl`` names only other groups.
+
+A request's filters are checked before they reach an engine: their shape and values by
+:class:`~deepcite.models.Filters` itself, their sizes against the settings by :func:`check_filter_sizes`,
+and their field names against the collection by :func:`check_filter_fields`.
 """
 
 from __future__ import annotations
 
+import difflib
+import typing
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
+from deepcite.config import Settings
 from deepcite.errors import InputError
-from deepcite.models import Filters
-from deepcite.retrieval.points import payload_key
+from deepcite.models import Chunk, Filters
+from deepcite.retrieval.points import METADATA_KEY, payload_key
 
 
 @dataclass(frozen=True)
@@ -115,3 +123,67 @@ def filter_conditions(filters: Filters | None) -> list[Condition] | None:
         public = IsEmpty("acl")
         conditions.append(AnyOf((public, MatchAny("acl", tuple(groups)))) if groups else public)
     return conditions
+
+
+# Chunk fields a filter may name (``text`` is not matched whole, ``metadata`` is addressed by its keys),
+# and those that hold integers
+FILTER_FIELDS: tuple[str, ...] = tuple(f for f in Chunk.model_fields if f not in ("text", METADATA_KEY))
+_INT_FIELDS = frozenset(
+    name for name, info in Chunk.model_fields.items() if int in (info.annotation, *typing.get_args(info.annotation))
+)
+
+
+def check_filter_sizes(filters: Filters | None, settings: Settings) -> None:
+    """InputError unless ``filters`` keeps to ``search.max_filter_fields``, ``max_filter_values`` and
+    ``max_filter_value_chars``."""
+    if filters is None:
+        return
+    limits = settings.search
+    if len(filters.equals) > limits.max_filter_fields:
+        raise InputError(
+            f"equals names {len(filters.equals)} fields; the limit is {limits.max_filter_fields} "
+            "(setting search.max_filter_fields)"
+        )
+    lists = {f"equals.{k}": v for k, v in filters.equals.items() if isinstance(v, (list, tuple))}
+    lists.update(sources=filters.sources, doc_ids=filters.doc_ids, acl_groups=filters.acl_groups)
+    for where, values in lists.items():
+        if values is not None and len(values) > limits.max_filter_values:
+            raise InputError(
+                f"{where} lists {len(values)} values; the limit is {limits.max_filter_values} "
+                "(setting search.max_filter_values)"
+            )
+    texts = [v for v in filters.equals.values() if isinstance(v, str)]
+    texts += [v for values in lists.values() for v in values or () if isinstance(v, str)]
+    longest = max(map(len, texts), default=0)
+    if longest > limits.max_filter_value_chars:
+        raise InputError(
+            f"a filter value has {longest} characters; the limit is {limits.max_filter_value_chars} "
+            "(setting search.max_filter_value_chars)"
+        )
+
+
+def check_filter_fields(filters: Filters | None, metadata_keys: Iterable[str] | None) -> None:
+    """InputError unless every field ``filters.equals`` names is a Chunk field (with a value of its type) or
+    one of ``metadata_keys`` (the collection's known metadata keys; None when it has no record of them, and
+    then any metadata key is let through). The message names the field and lists the known ones."""
+    if filters is None or not filters.equals:
+        return
+    known_metadata = None if metadata_keys is None else set(metadata_keys)
+    for field, value in filters.equals.items():
+        if field in FILTER_FIELDS:
+            values = value if isinstance(value, (list, tuple)) else [value]
+            wants_int = field in _INT_FIELDS
+            numbers = [isinstance(v, (int, float)) and not isinstance(v, bool) for v in values]
+            if not all(numbers) if wants_int else not all(isinstance(v, str) for v in values):
+                kind = "integers" if wants_int else "strings"
+                raise InputError(f"filter on {field!r}: {field} holds {kind}, not {value!r}")
+            continue
+        key = field.removeprefix(f"{METADATA_KEY}.")
+        if field in (METADATA_KEY, "text") or (known_metadata is not None and key not in known_metadata):
+            known = [*FILTER_FIELDS, *sorted(known_metadata or ())]
+            near = difflib.get_close_matches(field, known, n=1, cutoff=0.6)
+            hint = f"; did you mean {near[0]!r}?" if near else ""
+            raise InputError(
+                f"unknown filter field {field!r}{hint} (the fields are: {', '.join(FILTER_FIELDS)}; "
+                f"metadata keys of this collection: {', '.join(sorted(known_metadata or ())) or 'none'})"
+            )

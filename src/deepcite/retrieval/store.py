@@ -39,6 +39,10 @@ class SearchStore(Protocol):
 
     def count(self, name: str, filters: Filters | None = None) -> int: ...
 
+    def metadata_keys(self, name: str) -> list[str] | None:
+        """The metadata keys (dotted paths) the collection's chunks have held, recorded at ingest for the filter
+        check; None for a collection made before they were recorded (or holding too many)."""
+
     def existing_ids(self, name: str, chunk_ids: Sequence[str]) -> set[str]:
         """Which of these chunk ids are already stored (lets an interrupted ingest resume cheaply)."""
 

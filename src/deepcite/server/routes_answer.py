@@ -8,6 +8,7 @@ import json
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Query
+from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 from sse_starlette import EventSourceResponse
 
@@ -32,12 +33,19 @@ CallerDep = Annotated[Caller, Depends(current_caller)]
 
 
 def _parse_filters(raw: str | None) -> Filters | None:
+    """The ``filters`` query parameter: a JSON object of :class:`Filters` fields (422 naming the problem)."""
     if not raw:
         return None
     try:
-        return Filters.model_validate(json.loads(raw))
-    except (json.JSONDecodeError, ValidationError) as exc:
-        raise RequestError(f"filters must be a JSON object of Filters fields: {exc}") from exc
+        data = json.loads(raw)
+    except (json.JSONDecodeError, RecursionError) as exc:
+        reason = "it is nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        raise RequestError(f"filters: not a JSON object of filters ({reason})") from None
+    try:
+        return Filters.model_validate(data)
+    except ValidationError as exc:
+        errors = [{**e, "loc": ("query", "filters", *e["loc"])} for e in exc.errors()]
+        raise RequestValidationError(errors) from None
 
 
 @router.post("/search", response_model=SearchResponse)
@@ -47,9 +55,10 @@ async def search(body: SearchRequest, engine: EngineDep, caller: CallerDep) -> S
 
 
 async def _stream(request: QuestionRequest, engine: EngineDep, caller: Caller) -> EventSourceResponse:
-    """The unified search as SSE; bad input and an unknown collection are HTTP errors before it starts."""
+    """The unified search as SSE; the whole request is checked first (limits, collection, filter fields), so
+    bad input and an unknown collection are HTTP errors before the first byte of the stream."""
     checked = request.checked(engine.settings)
-    await asyncio.to_thread(engine.collection, checked.collection)  # 404 now, not as a stream event
+    await asyncio.to_thread(engine.checked_collection, checked)  # 404/422 now, not as a stream event
 
     async def run(on_hop: HopCallback) -> AskResponse:
         return await engine.ask(checked, caller.groups, on_hop)

@@ -19,6 +19,8 @@ from deepcite.config import Settings
 HERE = Path(__file__).parent
 STATIC_DIR = HERE / "static"
 _STATIC_TYPES = {".css": "text/css", ".js": "text/javascript", ".svg": "image/svg+xml", ".png": "image/png"}
+# the files /static/ serves, listed once: a requested name is looked up here, never joined into a path
+_STATIC_FILES = {p.name: p for p in STATIC_DIR.iterdir() if p.is_file() and p.suffix in _STATIC_TYPES}
 
 templates = Jinja2Templates(directory=HERE / "templates")
 router = APIRouter(include_in_schema=False)
@@ -67,8 +69,8 @@ async def practitioners_page(request: Request) -> HTMLResponse:
 
 @router.get("/static/{name}")
 async def static_file(name: str) -> FileResponse:
-    """One file of ``static/`` (flat folder; nothing outside it is ever served)."""
-    path = (STATIC_DIR / name).resolve()
-    if path.parent != STATIC_DIR.resolve() or not path.is_file() or path.suffix not in _STATIC_TYPES:
-        raise HTTPException(status_code=404, detail=f"no static file {name!r}")
+    """One file of ``static/`` (flat folder; nothing outside it is ever served; any other name is 404)."""
+    path = _STATIC_FILES.get(name)
+    if path is None:
+        raise HTTPException(status_code=404, detail="no such static file")
     return FileResponse(path, media_type=_STATIC_TYPES[path.suffix], headers={"Cache-Control": "no-cache"})
