@@ -93,6 +93,7 @@ class _Write:
     """A batch planned and sent to be embedded, waiting to be written in its turn."""
 
     plan: WritePlan | None  # None: a skipped file, nothing to write
+    counted: IngestReport | None = None  # the batch's counts, added to the ingest's report once written
     vectors: Any = None  # the ObjectRef of the embedding call; None when nothing is embedded
     group: list[FileRead] | None = None  # the files the batch came from (files only)
 
@@ -126,14 +127,7 @@ class RayIngest:
         started_here = _connect(ray, address, settings)
         workers: list[Any] = []
         try:
-            cpus = int(ray.cluster_resources().get("CPU", 1))
-            count = settings.workers or max(1, cpus // settings.cpus_per_worker)
-            actor = ray.remote(IngestWorker).options(
-                num_cpus=settings.cpus_per_worker,
-                max_restarts=settings.max_restarts,
-                max_task_retries=settings.max_task_retries,
-            )
-            workers = [actor.remote(collection.settings, embedder) for _ in range(count)]
+            workers = _start_workers(ray, collection.settings, embedder)
             pool = cls(ray, collection, workers, 0)
             pool.dim = [pool._get(w.dim.remote()) for w in workers][0]  # every model loaded
             yield pool
@@ -205,9 +199,11 @@ class RayIngest:
 
     # -- the steps -----------------------------------------------------------------------------------
     def _plan(self, chunks: ChunksByDoc, documents: int, report: IngestReport) -> _Write:
-        """Check a batch against the store (``Collection._plan_write``) and send its new chunks to be embedded."""
-        plan = self._collection._plan_write(chunks, documents, report)
-        return _Write(plan, self._call("embed", plan.texts) if plan.chunks else None)
+        """Check a batch against the store (``Collection._plan_write``) and send its new chunks to be
+        embedded; its counts wait beside it, so progress counts only what is written, as in one process."""
+        counted = IngestReport(collection=report.collection)
+        plan = self._collection._plan_write(chunks, documents, counted)
+        return _Write(plan, counted, self._call("embed", plan.texts) if plan.chunks else None)
 
     def _written(self, pending: deque[_Write], report: IngestReport, *, keep: int) -> Iterator[_Write]:
         """Write the batches at the head of ``pending`` whose vectors are ready, in order, waiting for the
@@ -223,6 +219,10 @@ class RayIngest:
                 vectors, seconds = self._get(head.vectors)
                 report.embed_seconds += seconds
                 self._collection._store_chunks(head.plan, vectors, report)
+            if head.counted is not None:
+                report.documents += head.counted.documents
+                report.chunks += head.counted.chunks
+                report.unchanged += head.counted.unchanged
             yield head
 
     def _ordered(self, calls: Iterable[tuple[str, tuple[Any, ...], Any]]) -> Iterator[tuple[Any, Any]]:
@@ -276,6 +276,16 @@ def _import_ray() -> ModuleType:
             "ingesting on Ray needs the ray extra: pip install 'deepcite[ray]' (or pip install ray)"
         ) from exc
     return ray
+
+
+def _start_workers(ray: ModuleType, settings: Settings, embedder: Callable[[Settings], Embedder]) -> list[Any]:
+    """The pool's actors: ``ray.workers`` of them (default: the cluster's CPUs / ``ray.cpus_per_worker``)."""
+    s = settings.ray
+    count = s.workers or max(1, int(ray.cluster_resources().get("CPU", 1)) // s.cpus_per_worker)
+    actor = ray.remote(IngestWorker).options(
+        num_cpus=s.cpus_per_worker, max_restarts=s.max_restarts, max_task_retries=s.max_task_retries
+    )
+    return [actor.remote(settings, embedder) for _ in range(count)]
 
 
 def _connect(ray: ModuleType, address: str, settings: RaySettings) -> bool:
