@@ -389,7 +389,7 @@ class Collection:
         if k < 1:
             raise InputError(f"k must be at least 1, not {k}")
         if mode is SearchMode.GRAPH:
-            return self._graph_hits(self.graph_walk(query, filters=filters), k, filters)
+            return self.graph_hits(self.graph_walk(query, filters=filters), k, filters)
         if mode is SearchMode.HYBRID and self.settings.graph.enabled and self.settings.graph.in_hybrid:
             return self._hybrid_with_graph(query, k, filters, fusion)
         vector = None
@@ -440,6 +440,7 @@ class Collection:
             if not self.graph.exists() and self.store.has_collection(self.name):
                 self.rebuild_graph()
             self._graph_walker = GraphWalker(self.graph)
+        self._graph_walker.settings = cfg
         if seed_chunk_ids is None:
             if first_hop is None:
                 first_hop = self.search(query, mode=cfg.first_hop_mode, k=cfg.first_hop_k, filters=filters)
@@ -447,7 +448,7 @@ class Collection:
         seeds = {c: 1.0 / rank for rank, c in enumerate(seed_chunk_ids, start=1)}
         return self._graph_walker.walk(query, seed_passages=seeds)
 
-    def _graph_hits(self, walk: GraphWalk, k: int, filters: Filters | None) -> list[SearchHit]:
+    def graph_hits(self, walk: GraphWalk, k: int, filters: Filters | None) -> list[SearchHit]:
         """The walk's passages as graph-mode hits, keeping only chunks the filters (and ACL) allow."""
         ranked = walk.passages
         doc_ids = list(dict.fromkeys(p.doc_id for p in ranked))
@@ -474,12 +475,16 @@ class Collection:
             self.name, text=query, vector=self.embed_query(query), mode=SearchMode.HYBRID, k=depth,
             filters=filters, fusion=fusion,
         )
-        graph = self._graph_hits(self.graph_walk(query, filters=filters, first_hop=hybrid), depth, filters)
+        graph = self.graph_hits(self.graph_walk(query, filters=filters, first_hop=hybrid), depth, filters)
+        return self.fuse_with_graph(hybrid, graph, k)
+
+    def fuse_with_graph(self, hybrid: Sequence[SearchHit], graph: Sequence[SearchHit], k: int) -> list[SearchHit]:
+        """RRF (``search.rrf_k``) of a hybrid list and a graph list, the graph's weighted ``graph.hybrid_weight``."""
         by_id = {h.chunk.chunk_id: h for h in hybrid} | {h.chunk.chunk_id: h for h in graph}
         fused = reciprocal_rank_fusion(
             [[h.chunk.chunk_id for h in hybrid], [h.chunk.chunk_id for h in graph]],
             self.settings.search.rrf_k,
-            weights=[1.0, cfg.hybrid_weight],
+            weights=[1.0, self.settings.graph.hybrid_weight],
         )
         return [
             SearchHit(chunk=by_id[c].chunk, score=score, rank=rank, mode=SearchMode.HYBRID, graph=by_id[c].graph)

@@ -60,18 +60,23 @@ class GraphWalk:
 
 
 def personalized_pagerank(
-    transition: sp.csr_matrix, seeds: np.ndarray, *, damping: float, max_iter: int, tol: float
+    spread: sp.csr_matrix,
+    dangling: np.ndarray,
+    seeds: np.ndarray,
+    *,
+    damping: float,
+    max_iter: int,
+    tol: float,
 ) -> np.ndarray:
     """PPR by power iteration: ``p ← (1 − d)·s + d·Tᵀp``, with a dangling node's mass returned to ``s``.
 
-    ``transition`` is row-stochastic (rows of nodes without edges are zero); ``seeds`` sums to 1. Stops when
-    the L1 change falls under ``tol`` or after ``max_iter`` steps (Page, Brin et al. 1999; Haveliwala 2002).
+    ``spread`` is ``Tᵀ`` for a row-stochastic ``T``; ``dangling`` marks the nodes without edges (zero rows of
+    ``T``); ``seeds`` sums to 1. Stops when the L1 change falls under ``tol`` or after ``max_iter`` steps
+    (Page, Brin et al. 1999; Haveliwala 2002).
     """
-    dangling = np.asarray(transition.sum(axis=1)).ravel() == 0
-    t_t = transition.T.tocsr()
     p = seeds.copy()
     for _ in range(max_iter):
-        nxt = damping * (t_t @ p)
+        nxt = damping * (spread @ p)
         nxt += (1.0 - damping + damping * p[dangling].sum()) * seeds
         if np.abs(nxt - p).sum() < tol:
             return nxt
@@ -84,6 +89,7 @@ class WalkMatrix:
     """The graph as one sparse matrix: passages are nodes ``0..P-1``, entities ``P..P+E-1``."""
 
     version: int
+    weights: tuple[float, ...]  # the edge weights it was built with (a change rebuilds it)
     rows: GraphRows
     key_index: dict[str, int]  # entity key -> entity index (0-based among entities)
     chunk_index: dict[str, int]
@@ -91,6 +97,8 @@ class WalkMatrix:
     is_title: np.ndarray  # entity index -> some passage has it as its title
     title_pairs: set[tuple[int, int]]  # (passage, entity) where the entity is the passage's own title
     transition: sp.csr_matrix
+    spread: sp.csr_matrix  # the transition matrix transposed, what each step multiplies by
+    dangling: np.ndarray  # nodes without edges
 
     @property
     def n_passages(self) -> int:
@@ -145,6 +153,7 @@ class WalkMatrix:
         is_title[me[rows.mention_is_title]] = True
         return cls(
             version=rows.version,
+            weights=edge_weights(cfg),
             rows=rows,
             key_index={k: i for i, k in enumerate(rows.entity_keys)},
             chunk_index={c: i for i, c in enumerate(rows.chunk_ids)},
@@ -154,11 +163,19 @@ class WalkMatrix:
                 zip(mp[rows.mention_is_title].tolist(), me[rows.mention_is_title].tolist(), strict=True)
             ),
             transition=transition,
+            spread=transition.T.tocsr(),
+            dangling=degree == 0,
         )
 
 
+def edge_weights(cfg: GraphSettings) -> tuple[float, ...]:
+    """The settings a walk matrix is built from."""
+    return (cfg.title_weight, cfg.mention_weight, cfg.cooccurrence_weight, cfg.synonym_weight)
+
+
 class GraphWalker:
-    """Walks one collection's graph; the matrix is built on first use and again when the graph changed."""
+    """Walks one collection's graph; the matrix is built on first use and again when the graph or the edge
+    weights changed. ``settings`` may be replaced between walks (the collection hands in its own)."""
 
     def __init__(self, graph: EntityGraph) -> None:
         self.graph = graph
@@ -167,10 +184,10 @@ class GraphWalker:
         self._lock = threading.Lock()
 
     def matrix(self) -> WalkMatrix:
-        """The current walk matrix (rebuilt when the graph's version moved on)."""
-        version = self.graph.version()
+        """The current walk matrix (rebuilt when the graph's version or the edge weights moved on)."""
+        key = (self.graph.version(), edge_weights(self.settings))
         with self._lock:
-            if self._matrix is None or self._matrix.version != version:
+            if self._matrix is None or (self._matrix.version, self._matrix.weights) != key:
                 self._matrix = WalkMatrix.build(self.graph.rows(), self.settings)
             return self._matrix
 
@@ -208,7 +225,7 @@ class GraphWalker:
             return GraphWalk([], [], [])
         seeds /= seeds.sum()
         scores = personalized_pagerank(
-            m.transition, seeds, damping=cfg.damping, max_iter=cfg.max_iter, tol=cfg.tol
+            m.spread, m.dangling, seeds, damping=cfg.damping, max_iter=cfg.max_iter, tol=cfg.tol
         )
         ranked = [i for i in np.argsort(-scores[:n_p], kind="stable") if scores[i] > 0]
         out = [
@@ -234,12 +251,13 @@ class GraphWalker:
     def _link(self, m: WalkMatrix, i: int, scores: np.ndarray, seeds: np.ndarray) -> GraphLink:
         """The entity whose mass flowed most into passage ``i``, and the kind of edge it came by."""
         n_p = m.n_passages
-        column = m.transition[:, i].tocoo()  # entities pointing at passage i
-        flow = scores[column.row] * column.data * self.settings.damping
+        start, end = m.spread.indptr[i], m.spread.indptr[i + 1]  # row i of Tᵀ: the nodes pointing at i
+        sources = m.spread.indices[start:end]
+        flow = scores[sources] * m.spread.data[start:end] * self.settings.damping
         own = (1.0 - self.settings.damping) * seeds[i]
         if not len(flow) or own >= flow.max():
             return GraphLink(entity=None, edge="first_hop", score=float(scores[i]))
-        e = int(column.row[int(np.argmax(flow))]) - n_p
+        e = int(sources[int(np.argmax(flow))]) - n_p
         if (i, e) in m.title_pairs:
             edge = "title"
         elif m.is_title[e]:
