@@ -24,10 +24,10 @@ peak RSS. ``project`` gathers the results into ``benchmarks/results/scale.json``
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import os
 import platform
-import resource
 import statistics
 import sys
 import time
@@ -35,10 +35,13 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
+from retrieval_bench import peak_rss_mb, percentile  # benchmarks/ is on the path when run as a script
 
+from deepcite import text
 from deepcite.config import Settings, StoreSettings
 from deepcite.evaluation.beir import load_beir
-from deepcite.models import Chunk, Filters, SearchMode
+from deepcite.models import Chunk, Filters, SearchHit, SearchMode
+from deepcite.retrieval import bm25
 from deepcite.retrieval.edge_store import SHARD_DIR, EdgeStore
 from deepcite.retrieval.embedders import get_embedder
 
@@ -47,17 +50,6 @@ DATASETS = Path("/work/shared/datasets")
 COLLECTION = "scale"
 BLOCK = 10_000  # chunks per write, and the unit the noise is seeded by
 QUERIES = 200
-
-
-def percentiles(times_ms: list[float]) -> dict[str, float]:
-    return {
-        "p50_ms": round(statistics.median(times_ms), 2),
-        "p95_ms": round(float(np.percentile(times_ms, 95)), 2),
-    }
-
-
-def peak_rss_mb() -> float:
-    return round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1)
 
 
 def disk_mb(folder: Path) -> float:
@@ -174,111 +166,187 @@ def cmd_base(args: argparse.Namespace) -> dict[str, object]:
 
 def cmd_build(args: argparse.Namespace) -> dict[str, object]:
     settings = scale_settings(args.work, quantization=args.quantization)
+    if args.cache_tokens:  # copies repeat a passage's text: tokenize each distinct text once (see --help)
+        bm25.tokenize = functools.lru_cache(maxsize=None)(text.tokenize)
     corpus = Corpus(args.work)
     folder = index_dir(args.work, args.chunks)
     if folder.exists():
         sys.exit(f"{folder} exists; remove it to build again")
     store = EdgeStore(folder, settings)
     store.create_collection(COLLECTION, dense_dim=int(corpus.embedded.shape[1]))
-    t0 = time.perf_counter()
+    t0, cpu0 = time.perf_counter(), time.process_time()
     done = 0
     for chunks, vectors in corpus.blocks(args.chunks):
         store.upsert(COLLECTION, chunks, vectors)
         done += len(chunks)
         if done % (10 * BLOCK) == 0:
             print(f"  {done:,} chunks written, {time.perf_counter() - t0:.0f} s", flush=True)
-    write_s = time.perf_counter() - t0
-    t1 = time.perf_counter()
+    write_s, write_cpu = time.perf_counter() - t0, time.process_time() - cpu0
+    t1, cpu1 = time.perf_counter(), time.process_time()
     store.optimize(COLLECTION)
-    optimize_s = time.perf_counter() - t1
+    optimize_s, optimize_cpu = time.perf_counter() - t1, time.process_time() - cpu1
     store.close()
     return {
         "chunks": args.chunks,
         "real_passages": len(corpus.chunks),
         "quantization": args.quantization,
+        "tokens_cached": args.cache_tokens,
         "write_s": round(write_s, 1),
         "write_chunks_per_s": round(args.chunks / write_s, 1),
+        "write_cpu_s": round(write_cpu, 1),  # CPU seconds of all the process's threads: load-independent
         "optimize_s": round(optimize_s, 1),
+        "optimize_cpu_s": round(optimize_cpu, 1),
+        "load_average_end": os.getloadavg(),
         "build_s": round(write_s + optimize_s, 1),
-        "peak_rss_mb": peak_rss_mb(),
+        "peak_rss_mb": round(peak_rss_mb(), 1),
         "disk_mb": disk_mb(folder),
         "shard_disk_mb": disk_mb(folder / COLLECTION / SHARD_DIR),
     }
 
 
-def timed(fn: Callable[[int], object], n: int, repeat: int = 1) -> list[float]:
-    out = []
-    for _ in range(repeat):
-        for i in range(n):
-            t0 = time.perf_counter()
-            fn(i)
-            out.append(1000 * (time.perf_counter() - t0))
-    return out
-
-
 def cmd_query(args: argparse.Namespace) -> dict[str, object]:
-    folder = index_dir(args.work, args.chunks)
-    variants = {"int8": {}, "float (int8 ignored)": {"quantization_ignore": True}}
     corpus = Corpus(args.work)
     queries, qvecs = corpus.queries, [v.tolist() for v in corpus.query_vectors]
     n = len(queries)
     t0 = time.perf_counter()
-    exact = corpus.exact_top(args.chunks, 10)
+    exact = corpus.exact_top(args.chunks, 10).tolist()
     out: dict[str, object] = {
         "chunks": args.chunks,
         "queries": n,
         "exact_search_s": round(time.perf_counter() - t0, 1),
     }
-    filters = {
-        "source = beir_scifact": Filters(sources=["beir_scifact"]),
-        "one document": Filters(doc_ids=[corpus.chunk(args.chunks // 2).doc_id]),
+    # search-time settings only, so one open store serves both; they alternate query by query, so both
+    # variants see the same load from the rest of the machine
+    variants = {
+        "int8": scale_settings(args.work, quantization=args.quantization),
+        "float (int8 ignored)": scale_settings(
+            args.work, quantization=args.quantization, quantization_ignore=True
+        ),
     }
-    hybrid_top: dict[str, list[list[str]]] = {}
-    for label, store_settings in variants.items():
-        settings = scale_settings(args.work, quantization=args.quantization, **store_settings)
-        with EdgeStore(folder, settings) as store:
+    cases: dict[str, tuple[SearchMode, Filters | None]] = {
+        "hybrid": (SearchMode.HYBRID, None),
+        "dense": (SearchMode.DENSE, None),
+        "bm25": (SearchMode.BM25, None),
+        "hybrid, source = beir_scifact": (SearchMode.HYBRID, Filters(sources=["beir_scifact"])),
+        "hybrid, one document": (SearchMode.HYBRID, Filters(doc_ids=[corpus.chunk(args.chunks // 2).doc_id])),
+    }
+    times: dict[tuple[str, str], list[float]] = {(v, c): [] for v in variants for c in cases}
+    with EdgeStore(index_dir(args.work, args.chunks), variants["int8"]) as store:
 
-            def search(
-                i: int, mode: SearchMode, flt: Filters | None = None, store: EdgeStore = store
-            ) -> list:
-                vector = None if mode is SearchMode.BM25 else qvecs[i]
-                return store.search(COLLECTION, text=queries[i], vector=vector, mode=mode, k=10, filters=flt)
+        def search(i: int, case: str) -> list[SearchHit]:
+            mode, flt = cases[case]
+            vector = None if mode is SearchMode.BM25 else qvecs[i]
+            return store.search(COLLECTION, text=queries[i], vector=vector, mode=mode, k=10, filters=flt)
 
-            t_open = time.perf_counter()
-            search(0, SearchMode.HYBRID)  # opens the shard
-            row: dict[str, object] = {"open_s": round(time.perf_counter() - t_open, 2)}
-            timed(lambda i: search(i, SearchMode.HYBRID), n)  # warm-up: pages in the page cache
-            for mode in (SearchMode.HYBRID, SearchMode.DENSE, SearchMode.BM25):
-                row[mode.value] = percentiles(timed(lambda i, m=mode: search(i, m), n, args.repeat))
-            dense = [
-                [corpus.index_of(h.chunk.chunk_id) for h in search(i, SearchMode.DENSE)] for i in range(n)
-            ]
-            row["dense_recall@10_vs_exact"] = round(
-                float(
-                    np.mean([len(set(d) & set(e)) / 10 for d, e in zip(dense, exact.tolist(), strict=True)])
-                ),
-                4,
-            )
-            hybrid_top[label] = [[h.chunk.chunk_id for h in search(i, SearchMode.HYBRID)] for i in range(n)]
-            row["filtered_hybrid"] = {
-                name: {
-                    **percentiles(timed(lambda i, f=flt: search(i, SearchMode.HYBRID, f), n)),
-                    "matching_chunks": store.count(COLLECTION, flt),
-                }
-                for name, flt in filters.items()
+        t_open = time.perf_counter()
+        search(0, "hybrid")  # opens the shard
+        out["open_s"] = round(time.perf_counter() - t_open, 2)
+        for i in range(n):  # warm-up: the pages every variant reads into the page cache
+            for settings in variants.values():
+                store.settings = settings
+                search(i, "hybrid")
+        for _ in range(args.repeat):
+            for i in range(n):
+                for label, settings in variants.items():
+                    store.settings = settings
+                    for case in cases:
+                        t = time.perf_counter()
+                        search(i, case)
+                        times[label, case].append(1000 * (time.perf_counter() - t))
+        tops: dict[str, dict[str, list[list[str]]]] = {}
+        for label, settings in variants.items():
+            store.settings = settings
+            tops[label] = {
+                case: [[h.chunk.chunk_id for h in search(i, case)] for i in range(n)]
+                for case in ("dense", "hybrid")
             }
-            out[label] = row
-    a, b = hybrid_top.values()
-    out["hybrid_top10_overlap_int8_vs_float"] = round(
-        float(np.mean([len(set(x) & set(y)) / 10 for x, y in zip(a, b, strict=True)])), 4
+        matching = {case: store.count(COLLECTION, flt) for case, (_, flt) in cases.items() if flt is not None}
+
+    def overlap(found: list[list[str]], truth: list[list[int]] | list[list[str]]) -> float:
+        return round(
+            float(np.mean([len(set(f) & set(t)) / 10 for f, t in zip(found, truth, strict=True)])), 4
+        )
+
+    for label in variants:
+        out[label] = {
+            case: {"p50_ms": round(statistics.median(t), 3), "p95_ms": round(percentile(t, 95), 3)}
+            for (v, case), t in times.items()
+            if v == label
+        }
+        dense_idx = [[corpus.index_of(c) for c in hits] for hits in tops[label]["dense"]]
+        out[label]["dense_recall@10_vs_exact"] = overlap(dense_idx, exact)
+    out["matching_chunks"] = matching
+    out["hybrid_top10_overlap_int8_vs_float"] = overlap(
+        tops["int8"]["hybrid"], tops["float (int8 ignored)"]["hybrid"]
     )
-    out["peak_rss_mb"] = peak_rss_mb()
+    out["peak_rss_mb"] = round(peak_rss_mb(), 1)
+    out["load_average_end"] = os.getloadavg()  # other work on the machine inflates every latency
     return out
 
 
+def projection(
+    runs: dict[str, dict], embed_rate: float, targets: list[int], nodes: list[int], workers: list[int]
+) -> list[dict]:
+    """10M/60M-chunk figures from the measured ones: memory per extra chunk between the two sizes, disk per
+    chunk from the largest build,
+    latency by a power law through the two measured sizes, ingest time from the embedding and write rates.
+    Each row keeps its inputs so the README can show the arithmetic."""
+    sizes = sorted(int(k.split("-")[1]) for k in runs if k.startswith("query-"))
+    small, large = sizes[0], sizes[-1]
+    b_large, q_small, q_large = runs[f"build-{large}"], runs[f"query-{small}"], runs[f"query-{large}"]
+    write_rate = runs[f"build-{small}"]["write_chunks_per_s"]  # tokenizing included (no --cache-tokens)
+    rss_base = q_small["peak_rss_mb"]
+    rss_per_m = (q_large["peak_rss_mb"] - rss_base) / ((large - small) / 1e6)  # marginal: per extra chunk
+    disk_per_m = b_large["shard_disk_mb"] / (large / 1e6)
+    optimize_per_m = b_large["optimize_s"] / (large / 1e6)
+    p_small, p_large = q_small["int8"]["hybrid"]["p50_ms"], q_large["int8"]["hybrid"]["p50_ms"]
+    exponent = np.log(p_large / p_small) / np.log(large / small)
+    rows = []
+    for total in targets:
+        for n in nodes:
+            shard = total / n
+            rows.append(
+                {
+                    "chunks": total,
+                    "qdrant_nodes": n,
+                    "chunks_per_node": shard,
+                    "ram_gb_per_node_replication_1": round(
+                        (rss_base + rss_per_m * (shard - small) / 1e6) / 1024, 1
+                    ),
+                    "disk_gb_per_node_replication_2": round(2 * disk_per_m * shard / 1e6 / 1024, 1),
+                    "hybrid_p50_ms_per_node": round(p_large * (shard / large) ** exponent, 1),
+                    "optimize_h_per_node": round(optimize_per_m * shard / 1e6 / 3600, 2),
+                }
+            )
+        for m in workers:
+            rows.append(
+                {
+                    "chunks": total,
+                    "ray_workers": m,
+                    "embed_h": round(total / (m * embed_rate) / 3600, 1),
+                    "write_h_one_writer": round(total / write_rate / 3600, 1),
+                }
+            )
+    inputs = {
+        "embed_chunks_per_s_per_worker": embed_rate,
+        "write_chunks_per_s": write_rate,
+        "rss_mb_at_smallest": rss_base,
+        "rss_mb_per_extra_million": round(rss_per_m, 1),
+        "disk_mb_per_million": round(disk_per_m, 1),
+        "optimize_s_per_million": round(optimize_per_m, 1),
+        "latency_exponent": round(float(exponent), 3),
+    }
+    return [inputs, *rows]
+
+
 def cmd_project(args: argparse.Namespace) -> dict[str, object]:
-    found = {p.stem: json.loads(p.read_text()) for p in args.work.glob("*.json")}
-    return {"machine": f"{platform.machine()}, {os.cpu_count()} cores", "runs": found}
+    found = [*args.work.glob("base.json"), *args.work.glob("build-*.json"), *args.work.glob("query-*.json")]
+    runs = {p.stem: json.loads(p.read_text()) for p in found}
+    return {
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores",
+        "runs": runs,
+        "projection": projection(runs, args.embed_rate, [10_000_000, 60_000_000], [3, 8, 16], [8, 32, 128]),
+    }
 
 
 def main() -> None:
@@ -292,6 +360,13 @@ def main() -> None:
     parser.add_argument(
         "--noise", type=float, default=0.5, help="norm of the noise added to each copy (base)"
     )
+    parser.add_argument(
+        "--cache-tokens",
+        action="store_true",
+        help="build: tokenize each distinct passage once (the copies repeat texts); the write rate then "
+        "leaves out tokenizing, which a build without this flag measures",
+    )
+    parser.add_argument("--embed-rate", type=float, default=38.0, help="project: chunks/s per Ray worker")
     parser.add_argument("--repeat", type=int, default=2, help="timed passes over the queries (query)")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)

@@ -119,7 +119,7 @@ def test_edge_builds_the_quantised_graph_on_disk_and_searches_it(tmp_path: Path)
 
 @pytest.mark.filterwarnings("ignore:.*(local|Local).*:UserWarning")  # local mode's "has no effect" notes
 def test_qdrant_local_mode_accepts_the_scale_settings(tmp_path: Path) -> None:
-    """Local mode records the layout it cannot apply and searches exactly: same results as the defaults."""
+    """Local mode accepts the layout, ignores it and searches exactly: same results as the defaults."""
     chunks = make_chunks()
     results = []
     for i, store_settings in enumerate((StoreSettings(), SCALE)):
