@@ -348,6 +348,15 @@ class AnswerSettings(_Section):
     # what is left unanswered is written offline (the response's ``degraded`` says so)
     request_budget_s: float = 180.0
     offline_reserve_s: float = 5.0
+    # citation check (answer/citations.py, answer/support.py; tuned by benchmarks/citation_support.py): a range
+    # marker spanning more ids is dropped whole; a cited passage must support its sentence: verbatim when this
+    # share of the sentence's terms is in it, else lexical_weight * lexical + (1 - lexical_weight) * cosine to
+    # the passage's closest sentence must reach support_threshold; "llm" asks the LLM judge where it answers
+    citation_max_range_width: int = 5
+    citation_verbatim_lexical: float = 0.9
+    citation_lexical_weight: float = 0.3
+    citation_support_threshold: float = 0.58
+    citation_judge: Literal["none", "llm"] = "none"
     context_ttl_s: float = 3600.0
     context_max_count: int = 1000
     context_cleanup_interval_s: float = 60.0

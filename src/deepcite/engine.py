@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import numpy as np
 
 from deepcite.answer.context import ResponseContext, ResponseContextManager
-from deepcite.answer.factory import build_generator
+from deepcite.answer.factory import build_generator, build_support
 from deepcite.answer.generators import AnswerGenerator, require_selected
 from deepcite.answer.pipeline import (
     Citation,
@@ -41,6 +41,7 @@ from deepcite.answer.pipeline import (
     generate_long_answer,
     generate_summary,
 )
+from deepcite.answer.support import CitationSupport
 from deepcite.config import Settings, get_settings
 from deepcite.errors import CollectionNotFoundError, DeepciteError, InputError, NotFoundError, RequestError
 from deepcite.llm.client import LLMClient
@@ -149,6 +150,7 @@ class Engine:
         self._reranker_errors: list[str] = []
         self._web: WebSource | None = _UNSET
         self._generator: AnswerGenerator | None = None
+        self._support: CitationSupport | None = None
         self._contexts: ResponseContextManager | None = None
         self._finder: PractitionerFinder | None = None
         self._collections: dict[str, Collection] = {}
@@ -233,6 +235,11 @@ class Engine:
     def generator(self) -> AnswerGenerator:
         """The answer generator: the LLM writer with its extractive fallback, or the extractive writer."""
         return self._once("_generator", lambda: build_generator(self.settings, self.embedder, self.llm))
+
+    @property
+    def support(self) -> CitationSupport:
+        """The check that a cited passage supports its sentence (the embedder; the LLM judge if configured)."""
+        return self._once("_support", lambda: build_support(self.settings, self.embedder, self.llm))
 
     @property
     def contexts(self) -> ResponseContextManager:
@@ -377,7 +384,8 @@ class Engine:
         ctx.acl_groups = filters.acl_groups if filters is not None else None
         self.contexts.put(ctx)
         generator = await asyncio.to_thread(lambda: self.generator)  # may load the model once
-        answered = await answer_context(ctx, generator, self.settings.answer)
+        support = await asyncio.to_thread(lambda: self.support)
+        answered = await answer_context(ctx, generator, self.settings.answer, support)
         return AskResponse(
             **answered.model_dump(exclude={"coverage", "retrieval_report", "retrieval_latency_ms"}),
             coverage=result.coverage,
@@ -397,11 +405,12 @@ class Engine:
         """
         ctx = self._stored(request_id, groups)
         generator = await asyncio.to_thread(lambda: self.generator)
+        support = await asyncio.to_thread(lambda: self.support)
         with answer_budget(self.settings.answer):
             if part == "summary":
-                result: PartResult = await generate_summary(ctx, generator, self.settings.answer)
+                result: PartResult = await generate_summary(ctx, generator, self.settings.answer, support)
                 return _part_response(ctx, "summary", result)
-            result = await generate_long_answer(ctx, generator, self.settings.answer)
+            result = await generate_long_answer(ctx, generator, self.settings.answer, support)
             return _part_response(ctx, "answer", result)
 
     async def find_practitioners(self, query: PractitionerQuery) -> PractitionerSearchResponse:

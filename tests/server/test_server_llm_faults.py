@@ -31,12 +31,13 @@ class Faults:
     def __init__(self) -> None:
         self.mode: Action | None = None
         self.answers_only = False
+        self.answer = "Stroke risk rises [1]."
 
     def __call__(self, body: dict[str, Any]) -> str | Action:
         is_answer = body["messages"][0]["content"] == SYSTEM_PROMPT
         if self.mode is not None and (is_answer or not self.answers_only):
             return self.mode
-        return "not the JSON you asked for" if body.get("response_format") else "Stroke risk rises [1]."
+        return "not the JSON you asked for" if body.get("response_format") else self.answer
 
 
 @pytest.fixture(scope="module")
@@ -94,6 +95,25 @@ def test_answer_without_faults_is_not_degraded(budgeted: LiveServer, faults: Fau
         body = c.post("/api/unified-search", json={"query": QUESTION}).json()
     assert body["degraded"] is None
     assert body["summary"].startswith("Stroke risk rises [1].")
+
+
+def test_llm_citations_must_support_their_sentences(budgeted: LiveServer, faults: Faults) -> None:
+    faults.mode = None
+    faults.answer = (
+        "Fabricated claim about everything [0-500]. "
+        "Kidney transplant rejection is prevented by tacrolimus [1]. "
+        "Stroke risk rises [1]."
+    )
+    try:
+        with httpx.Client(base_url=budgeted.base_url, headers=headers(ADMIN), timeout=120) as c:
+            body = c.post("/api/unified-search", json={"query": QUESTION}).json()
+    finally:
+        faults.answer = "Stroke risk rises [1]."
+    check = body["citation_check"]
+    assert check["ranges_dropped"] >= 1 and check["removed"] >= 1 and check["unsupported_sentences"] >= 1
+    assert check["supported"] >= 1
+    assert "Fabricated" not in body["summary"] and "tacrolimus" not in body["summary"]
+    assert body["summary"].startswith("Unknown based on provided sources. Stroke risk rises [1].")
 
 
 def test_stream_client_that_goes_away_cancels_its_llm_calls(

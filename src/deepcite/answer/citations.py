@@ -3,7 +3,11 @@
 Rules, applied line by line (so headings, lists and paragraphs keep their shape):
 
 - A citation marker is ``[n]``, ``[n, m]``, ``[n; m]`` or a range ``[n-m]``. Ids that are not in
-  ``valid_ids`` are removed (a range keeps the valid ids inside it); what remains is written ``[a][b]``.
+  ``valid_ids`` are removed (a range keeps the valid ids inside it, and is dropped whole when it spans more
+  than ``max_range_width`` ids: ``[0-500]`` cites nothing); what remains is written ``[a][b]``.
+- With ``supports`` (:class:`deepcite.answer.support.CitationSupport` over the context's passages), each
+  id a factual sentence keeps must support it; one that does not is removed, and a sentence left with no
+  supported citation is unsupported, like one that cited nothing.
   A marker placed after the full stop (``… works. [2] Next …``) belongs to the sentence before it.
 - Structural lines are not factual sentences: blank lines, markdown headings (``# …``), horizontal rules,
   lines that are wholly bold (``**Risk**``), one-sentence lines ending in a colon (a label or list
@@ -21,7 +25,7 @@ Invariant: every marker in the returned text resolves to ``valid_ids``.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Callable, Collection
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -30,6 +34,7 @@ from deepcite.answer.prompts import INSUFFICIENT, UNKNOWN
 from deepcite.text import split_sentences
 
 Policy = Literal["replace", "drop"]
+Supports = Callable[[str, int], bool]  # (sentence without markers, cited id) -> does the passage support it
 
 _ID = r"\d+"
 CITATION_RE = re.compile(rf"\[\s*{_ID}(?:\s*(?:[,;]|[-–])\s*{_ID})*\s*\]")
@@ -55,6 +60,10 @@ class CitationCheck(BaseModel):
     repaired: int = 0  # sentences replaced by the unknown phrase
     dropped: int = 0  # sentences removed
     invalid_ids: int = 0  # citation ids removed because they resolve to no chunk
+    ranges_dropped: int = 0  # ranges removed whole for spanning more than answer.citation_max_range_width ids
+    supported: int = 0  # citations (sentence, id) kept because the passage supports the sentence
+    removed: int = 0  # citations removed because the passage does not support the sentence
+    unsupported_sentences: int = 0  # sentences whose every citation was removed (then repaired or dropped)
     cited_ids: list[int] = Field(default_factory=list)  # distinct valid ids the text cites
 
     def merge(self, other: CitationCheck) -> CitationCheck:
@@ -65,19 +74,29 @@ class CitationCheck(BaseModel):
             repaired=self.repaired + other.repaired,
             dropped=self.dropped + other.dropped,
             invalid_ids=self.invalid_ids + other.invalid_ids,
+            ranges_dropped=self.ranges_dropped + other.ranges_dropped,
+            supported=self.supported + other.supported,
+            removed=self.removed + other.removed,
+            unsupported_sentences=self.unsupported_sentences + other.unsupported_sentences,
             cited_ids=sorted(set(self.cited_ids) | set(other.cited_ids)),
         )
 
 
-def _resolve(marker: str, valid: Collection[int]) -> tuple[list[int], int]:
-    """Valid ids of one marker, and how many ids it named that do not resolve."""
+def _resolve(
+    marker: str, valid: Collection[int], max_width: int | None = None
+) -> tuple[list[int], int, int]:
+    """Valid ids of one marker, how many ids it named that do not resolve, and how many ranges were wider
+    than ``max_width`` (dropped whole)."""
     kept: list[int] = []
-    invalid = 0
+    invalid = wide = 0
     for part in re.split(r"[,;]", marker.strip("[] \t")):
         part = part.strip()
         found = _RANGE_RE.match(part)
         if found:
             low, high = int(found.group(1)), int(found.group(2))
+            if max_width is not None and not 0 <= high - low < max_width:
+                wide += 1
+                continue
             invalid += (low not in valid) + (high not in valid)
             kept.extend(sorted(i for i in valid if low <= i <= high))
         elif part.isdigit():
@@ -85,10 +104,12 @@ def _resolve(marker: str, valid: Collection[int]) -> tuple[list[int], int]:
                 kept.append(int(part))
             else:
                 invalid += 1
-    return list(dict.fromkeys(kept)), invalid
+    return list(dict.fromkeys(kept)), invalid, wide
 
 
-def _clean_markers(text: str, valid: Collection[int], check: CitationCheck) -> tuple[str, list[int]]:
+def _clean_markers(
+    text: str, valid: Collection[int], check: CitationCheck, max_width: int | None = None
+) -> tuple[str, list[int]]:
     """Rewrite every marker to its valid ids; returns the text and the ids kept.
 
     A removed marker takes the blanks before it along (``common [9].`` becomes ``common.``) unless a
@@ -97,8 +118,9 @@ def _clean_markers(text: str, valid: Collection[int], check: CitationCheck) -> t
     """
 
     def rewrite(match: re.Match[str]) -> str:
-        kept, invalid = _resolve(match.group(0), valid)
+        kept, invalid, wide = _resolve(match.group(0), valid, max_width)
         check.invalid_ids += invalid
+        check.ranges_dropped += wide
         return "".join(f"[{i}]" for i in kept) or _REMOVED
 
     previous = None
@@ -107,7 +129,7 @@ def _clean_markers(text: str, valid: Collection[int], check: CitationCheck) -> t
         previous = cleaned
         cleaned = CITATION_RE.sub(rewrite, cleaned)
         cleaned = re.sub(rf"[ \t]*{_REMOVED}+(?![\[{_REMOVED}])", "", cleaned).replace(_REMOVED, "")
-    ids = [i for m in CITATION_RE.finditer(cleaned) for i in _resolve(m.group(0), valid)[0]]
+    ids = [i for m in CITATION_RE.finditer(cleaned) for i in _resolve(m.group(0), valid, max_width)[0]]
     return cleaned.strip(), list(dict.fromkeys(ids))
 
 
@@ -128,10 +150,31 @@ def _exempt_phrase(sentence: str) -> str | None:
     return _EXEMPT.get(bare)
 
 
+def _keep_supported(
+    sentence: str, ids: list[int], supports: Supports, check: CitationCheck
+) -> tuple[str, list[int]]:
+    """The sentence with only the citations whose passage supports it, and those ids."""
+    bare = re.sub(r"\s+", " ", CITATION_RE.sub("", sentence)).strip()
+    kept = [i for i in ids if supports(bare, i)]
+    check.supported += len(kept)
+    check.removed += len(ids) - len(kept)
+    if len(kept) == len(ids):
+        return sentence, ids
+    if not kept:
+        check.unsupported_sentences += 1
+    return _clean_markers(sentence, frozenset(kept), CitationCheck())
+
+
 def check_citations(
-    text: str, valid_ids: Collection[int], policy: Policy = "replace"
+    text: str,
+    valid_ids: Collection[int],
+    policy: Policy = "replace",
+    *,
+    max_range_width: int | None = None,
+    supports: Supports | None = None,
 ) -> tuple[str, CitationCheck]:
-    """Remove unresolved citations and repair or drop unsupported sentences (rules in the module doc)."""
+    """Remove unresolved and unsupported citations, and repair or drop sentences left without one (rules in
+    the module doc)."""
     valid = frozenset(valid_ids)
     check = CitationCheck()
     cited: set[int] = set()
@@ -142,7 +185,7 @@ def check_citations(
             out_lines.append("")
             continue
         if _is_structural(line):
-            cleaned, ids = _clean_markers(line, valid, check)
+            cleaned, ids = _clean_markers(line, valid, check, max_range_width)
             cited.update(ids)
             out_lines.append(cleaned)
             continue
@@ -152,11 +195,13 @@ def check_citations(
         body = _AFTER_STOP_RE.sub(lambda m: " " + m.group(2).strip() + m.group(1), body)
         kept: list[str] = []
         for sentence in split_sentences(body):
-            cleaned, ids = _clean_markers(sentence, valid, check)
+            cleaned, ids = _clean_markers(sentence, valid, check, max_range_width)
             if not re.search(r"[A-Za-z0-9]", CITATION_RE.sub("", cleaned)):
                 continue  # a stray marker or punctuation: nothing to say or check
             check.sentences += 1
             phrase = _exempt_phrase(cleaned)
+            if not phrase and ids and supports is not None:
+                cleaned, ids = _keep_supported(cleaned, ids, supports, check)
             if phrase:
                 kept.append(phrase)
             elif ids:

@@ -1,10 +1,12 @@
-"""Choose the answer generator: the LLM one when a client is configured, the extractive one otherwise."""
+"""Choose the answer generator (the LLM one when a client is configured, the extractive one otherwise) and
+the citation support check."""
 
 from __future__ import annotations
 
 from deepcite.answer.extractive import ExtractiveGenerator
 from deepcite.answer.generators import AnswerGenerator
 from deepcite.answer.llm_generator import LLMGenerator
+from deepcite.answer.support import CitationSupport, LLMSupportJudge
 from deepcite.config import Settings
 from deepcite.llm.client import LLMClient
 from deepcite.retrieval.embedders import Embedder
@@ -14,3 +16,10 @@ def build_generator(settings: Settings, embedder: Embedder, llm: LLMClient | Non
     """An LLMGenerator over ``llm`` (extractive fallback), or the ExtractiveGenerator when ``llm`` is None."""
     extractive = ExtractiveGenerator(embedder, settings.answer)
     return extractive if llm is None else LLMGenerator(llm, settings, extractive)
+
+
+def build_support(settings: Settings, embedder: Embedder, llm: LLMClient | None = None) -> CitationSupport:
+    """The citation support check over ``embedder``, with the LLM judge when ``answer.citation_judge`` is
+    "llm" and an LLM is configured."""
+    judge = LLMSupportJudge(llm) if llm is not None and settings.answer.citation_judge == "llm" else None
+    return CitationSupport(embedder, settings.answer, judge)

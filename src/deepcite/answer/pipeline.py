@@ -6,7 +6,8 @@ Usage::
     result.summary, result.answer, result.citations
 
 Every generated text passes :func:`deepcite.answer.citations.check_citations`: the summary and the long
-answer against the selected chunks' ids, each sub-answer against its own evidence's ids. A part whose
+answer against the selected chunks' ids, each sub-answer against its own evidence's ids; with ``support``
+(:class:`deepcite.answer.support.CitationSupport`) each cited chunk must also support its sentence. A part whose
 context is empty gets the insufficient-evidence template with no citations, and ``success`` stays true.
 
 Time: a question runs under :func:`answer_budget` (``answer.request_budget_s``); the LLM writer's calls end
@@ -19,8 +20,9 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
+from functools import partial
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -29,6 +31,7 @@ from deepcite.answer.citations import CitationCheck, check_citations
 from deepcite.answer.context import ContextChunk, ResponseContext, ResponseContextManager
 from deepcite.answer.generators import AnswerGenerator
 from deepcite.answer.prompts import INSUFFICIENT
+from deepcite.answer.support import CitationSupport
 from deepcite.config import AnswerSettings
 from deepcite.errors import InsufficientEvidenceError
 from deepcite.llm.deadline import Degraded, RequestBudget, current_budget, request_budget
@@ -100,50 +103,77 @@ async def _call(method: Callable[..., Any], *args: Any) -> str:
 
 
 async def _checked(
-    produce: Callable[[], Any], valid_ids: Collection[int], settings: AnswerSettings
+    produce: Callable[[], Any],
+    chunks: Sequence[ContextChunk],
+    settings: AnswerSettings,
+    support: CitationSupport | None,
 ) -> PartResult:
     start = time.perf_counter()
     try:
         raw = await produce()
     except InsufficientEvidenceError:
         raw = INSUFFICIENT
-    text, check = check_citations(raw, valid_ids, settings.unsupported_policy)
+    texts = {c.id: c.text for c in chunks}
+    supports = None if support is None else (lambda sentence, i: support.supports(sentence, texts[i]))
+    text, check = await asyncio.to_thread(
+        check_citations,
+        raw,
+        list(texts),
+        settings.unsupported_policy,
+        max_range_width=settings.citation_max_range_width,
+        supports=supports,
+    )
     latency_ms = (time.perf_counter() - start) * 1000.0
     return PartResult(text=text, check=check, latency_ms=latency_ms, degraded=_degraded())
 
 
 async def generate_summary(
-    ctx: ResponseContext, generator: AnswerGenerator, settings: AnswerSettings
+    ctx: ResponseContext,
+    generator: AnswerGenerator,
+    settings: AnswerSettings,
+    support: CitationSupport | None = None,
 ) -> PartResult:
     """The quick summary, citation-checked against the selected chunks."""
-    ids = [c.id for c in ctx.selected_chunks]
-    return await _checked(lambda: _call(generator.summary, ctx), ids, settings)
+    return await _checked(partial(_call, generator.summary, ctx), ctx.selected_chunks, settings, support)
 
 
 async def generate_long_answer(
-    ctx: ResponseContext, generator: AnswerGenerator, settings: AnswerSettings
+    ctx: ResponseContext,
+    generator: AnswerGenerator,
+    settings: AnswerSettings,
+    support: CitationSupport | None = None,
 ) -> PartResult:
     """The long answer by aspect (``ctx.aspects``), citation-checked against the selected chunks."""
-    ids = [c.id for c in ctx.selected_chunks]
-    return await _checked(lambda: _call(generator.long_answer, ctx, ctx.aspects), ids, settings)
+    produce = partial(_call, generator.long_answer, ctx, ctx.aspects)
+    return await _checked(produce, ctx.selected_chunks, settings, support)
 
 
 async def generate_subanswer(
-    ctx: ResponseContext, subquestion: str, generator: AnswerGenerator, settings: AnswerSettings
+    ctx: ResponseContext,
+    subquestion: str,
+    generator: AnswerGenerator,
+    settings: AnswerSettings,
+    support: CitationSupport | None = None,
 ) -> PartResult:
     """One sub-answer, citation-checked against that sub-question's own evidence."""
-    ids = [c.id for c in ctx.subquery_evidence.get(subquestion, [])]
-    return await _checked(lambda: _call(generator.subanswer, ctx, subquestion), ids, settings)
+    produce = partial(_call, generator.subanswer, ctx, subquestion)
+    return await _checked(produce, ctx.subquery_evidence.get(subquestion, []), settings, support)
 
 
 async def answer_context(
-    ctx: ResponseContext, generator: AnswerGenerator, settings: AnswerSettings
+    ctx: ResponseContext,
+    generator: AnswerGenerator,
+    settings: AnswerSettings,
+    support: CitationSupport | None = None,
 ) -> AnswerResult:
     """Sub-answers (concurrently), then quick summary and long answer in parallel, from one context."""
     subquestions = list(ctx.subquery_evidence)
-    sub_parts = await asyncio.gather(*(generate_subanswer(ctx, q, generator, settings) for q in subquestions))
+    sub_parts = await asyncio.gather(
+        *(generate_subanswer(ctx, q, generator, settings, support) for q in subquestions)
+    )
     summary, long_answer = await asyncio.gather(
-        generate_summary(ctx, generator, settings), generate_long_answer(ctx, generator, settings)
+        generate_summary(ctx, generator, settings, support),
+        generate_long_answer(ctx, generator, settings, support),
     )
     total = summary.check.merge(long_answer.check)
     for part in sub_parts:
@@ -181,6 +211,7 @@ async def answer(
     *,
     contexts: ResponseContextManager | None = None,
     request_id: str | None = None,
+    support: CitationSupport | None = None,
 ) -> AnswerResult:
     """Answer an evidence pack: build (and store, when ``contexts`` is given) its context, then answer it.
 
@@ -189,4 +220,4 @@ async def answer(
     ctx = ResponseContext.from_pack(pack, settings, aspects=aspects, request_id=request_id)
     if contexts is not None:
         contexts.put(ctx)
-    return await answer_context(ctx, generator, settings)
+    return await answer_context(ctx, generator, settings, support)

@@ -1,0 +1,137 @@
+"""Does a cited passage support the sentence that cites it? The check behind every kept citation.
+
+A citation is kept when its passage supports its sentence:
+
+- **lexical**: the share of the sentence's content terms (the BM25 tokenizer's stemmed terms) that the
+  passage holds. At ``answer.citation_verbatim_lexical`` or above the sentence is (nearly) the passage's
+  own words: supported, nothing else is computed. That is every sentence of the extractive writer.
+- **embedding**: the cosine similarity of the sentence to the passage's closest sentence (the collection's
+  embedder; a paraphrase of one finding lands close to the sentence stating it).
+- supported when ``citation_lexical_weight * lexical + (1 - citation_lexical_weight) * similarity`` reaches
+  ``answer.citation_support_threshold``. Weights and threshold were tuned on a crafted PubMedQA set
+  (``benchmarks/citation_support.py``: sentences of or about the cited abstract, and the same sentences
+  citing the most similar other abstract).
+- a :class:`SupportJudge` (an NLI model or an LLM, ``answer.citation_judge``) decides instead where one is
+  configured and gives a verdict; the lexical shortcut still applies. :class:`LLMSupportJudge` asks the LLM.
+
+Usage::
+
+    support = CitationSupport(embedder, settings.answer)
+    support.supports("Warfarin cuts stroke risk by two thirds.", passage_text)  # True / False
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Protocol, runtime_checkable
+
+import numpy as np
+from cachetools import LRUCache
+from pydantic import BaseModel
+
+from deepcite.config import AnswerSettings
+from deepcite.errors import LLMError
+from deepcite.llm.client import LLMClient
+from deepcite.llm.json import chat_json
+from deepcite.retrieval.embedders import Embedder
+from deepcite.text import split_sentences, tokenize
+
+
+@runtime_checkable
+class SupportJudge(Protocol):
+    """Decides whether ``passage`` supports ``sentence``; None when it cannot tell (the scores decide)."""
+
+    def judge(self, sentence: str, passage: str) -> bool | None: ...
+
+
+class SupportVerdict(BaseModel):
+    """The LLM judge's answer."""
+
+    supported: bool
+
+
+_JUDGE_TASK = (
+    "You check citations. Answer whether the passage states or directly implies the sentence: "
+    'reply {"supported": true} or {"supported": false} as one JSON object. A sentence that goes beyond '
+    "the passage, contradicts it, or is about something else is not supported."
+)
+
+
+class LLMSupportJudge:
+    """:class:`SupportJudge` that asks an LLM; an LLM failure is no verdict (the scores decide)."""
+
+    def __init__(self, llm: LLMClient, max_tokens: int = 20) -> None:
+        self._llm = llm
+        self._max_tokens = max_tokens
+
+    def judge(self, sentence: str, passage: str) -> bool | None:
+        messages = [
+            {"role": "system", "content": _JUDGE_TASK},
+            {"role": "user", "content": f"Passage:\n{passage}\n\nSentence:\n{sentence}"},
+        ]
+        try:
+            return chat_json(self._llm, messages, SupportVerdict, max_tokens=self._max_tokens).supported
+        except LLMError:
+            return None
+
+
+def lexical_support(sentence: str, passage: str) -> float:
+    """Share of the sentence's content terms found in the passage (1.0 for a sentence with none)."""
+    terms = set(tokenize(sentence))
+    if not terms:
+        return 1.0
+    return len(terms & set(tokenize(passage))) / len(terms)
+
+
+class CitationSupport:
+    """Lexical and embedding support of a sentence by a passage, with an optional judge (module doc)."""
+
+    def __init__(self, embedder: Embedder, settings: AnswerSettings, judge: SupportJudge | None = None) -> None:
+        self._embedder = embedder
+        self._settings = settings
+        self._judge = judge
+        self._sentences: LRUCache[str, np.ndarray] = LRUCache(maxsize=settings.embedding_cache_size)
+        self._passages: LRUCache[str, np.ndarray] = LRUCache(maxsize=settings.context_max_count)
+        self._lock = threading.Lock()
+
+    def similarity(self, sentence: str, passage: str) -> float:
+        """Cosine similarity of ``sentence`` to the passage's closest sentence."""
+        vector = self._sentence_vector(sentence)
+        return float(np.max(self._passage_vectors(passage) @ vector))
+
+    def score(self, sentence: str, passage: str) -> tuple[float, float]:
+        """(lexical, combined) support; combined is the lexical score alone when that is verbatim-high."""
+        lexical = lexical_support(sentence, passage)
+        if lexical >= self._settings.citation_verbatim_lexical:
+            return lexical, lexical
+        weight = self._settings.citation_lexical_weight
+        return lexical, weight * lexical + (1.0 - weight) * self.similarity(sentence, passage)
+
+    def supports(self, sentence: str, passage: str) -> bool:
+        """Whether ``passage`` supports ``sentence`` (the rules in the module doc)."""
+        if lexical_support(sentence, passage) >= self._settings.citation_verbatim_lexical:
+            return True
+        if self._judge is not None:
+            verdict = self._judge.judge(sentence, passage)
+            if verdict is not None:
+                return verdict
+        return self.score(sentence, passage)[1] >= self._settings.citation_support_threshold
+
+    def _sentence_vector(self, sentence: str) -> np.ndarray:
+        with self._lock:
+            cached = self._sentences.get(sentence)
+        if cached is None:
+            cached = self._embedder.encode([sentence])[0]  # unit rows (the Embedder protocol)
+            with self._lock:
+                self._sentences[sentence] = cached
+        return cached
+
+    def _passage_vectors(self, passage: str) -> np.ndarray:
+        with self._lock:
+            cached = self._passages.get(passage)
+        if cached is None:
+            sentences = split_sentences(passage) or [passage]
+            cached = self._embedder.encode(sentences)
+            with self._lock:
+                self._passages[passage] = cached
+        return cached

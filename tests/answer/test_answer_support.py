@@ -1,0 +1,80 @@
+"""Citations must support: range markers have a width cap, and each cited passage must support its sentence.
+
+The support check runs on the test's short abstracts (tests/answer/conftest.py) with the real MiniLM
+embedder where the embedding decides (marked slow), and with the hashing embedder where the lexical rule
+decides alone.
+"""
+
+from __future__ import annotations
+
+from answer.conftest import PASSAGES, HashingEmbedder
+from deepcite.answer.citations import check_citations
+from deepcite.answer.context import ResponseContext
+from deepcite.answer.extractive import ExtractiveGenerator
+from deepcite.answer.prompts import UNKNOWN
+from deepcite.answer.support import CitationSupport, SupportJudge, lexical_support
+from deepcite.config import AnswerSettings
+from deepcite.retrieval.embedders import Embedder
+
+TEXTS = {i: p[5] for i, p in enumerate(PASSAGES, start=1)}  # display id -> passage text
+
+
+def test_wide_range_is_dropped_and_narrow_range_expands() -> None:
+    valid = set(range(1, 11))
+    clean, check = check_citations("Fabricated claim [0-500].", valid, max_range_width=5)
+    assert clean == UNKNOWN and check.ranges_dropped == 1 and check.cited_ids == []
+    clean, check = check_citations("A narrow claim [3-7].", valid, max_range_width=5)
+    assert clean == "A narrow claim [3][4][5][6][7]." and check.ranges_dropped == 0
+    clean, check = check_citations("Six ids [3-8]. Backwards [7-3].", valid, max_range_width=5)
+    assert clean == UNKNOWN and check.ranges_dropped == 2
+
+
+def test_unsupported_citation_is_removed_and_the_sentence_repaired(minilm: Embedder) -> None:
+    support = CitationSupport(minilm, AnswerSettings())
+    text = (
+        "Anticoagulation is safe [4][42]. "
+        "Warfarin reduces stroke risk by about two thirds in atrial fibrillation [2][4]."
+    )
+    clean, check = check_citations(
+        text, TEXTS, supports=lambda sentence, i: support.supports(sentence, TEXTS[i])
+    )
+    assert clean == f"{UNKNOWN} Warfarin reduces stroke risk by about two thirds in atrial fibrillation [2]."
+    assert (check.supported, check.removed, check.unsupported_sentences) == (1, 2, 1)
+    assert (check.invalid_ids, check.repaired, check.cited_ids) == (1, 1, [2])
+
+
+def test_paraphrase_of_the_cited_passage_is_kept(minilm: Embedder) -> None:
+    support = CitationSupport(minilm, AnswerSettings())
+    sentence = "Compared with warfarin, apixaban prevented more strokes with less bleeding"
+    assert lexical_support(sentence, TEXTS[2]) < AnswerSettings().citation_verbatim_lexical
+    assert support.supports(sentence, TEXTS[2])
+    assert not support.supports(sentence, TEXTS[4])  # rate control: same topic, another finding
+
+
+def test_extractive_answers_pass_the_support_check_unchanged(ctx: ResponseContext) -> None:
+    settings = AnswerSettings()
+
+    class NeverEmbeds(HashingEmbedder):
+        def encode(self, texts, *, kind="passage"):  # noqa: ANN001, ANN202
+            raise AssertionError("verbatim sentences are supported on their words alone")
+
+    writer = ExtractiveGenerator(HashingEmbedder(), settings)
+    support = CitationSupport(NeverEmbeds(), settings)
+    texts = {c.id: c.text for c in ctx.all_chunks()}
+    parts = [writer.summary(ctx), writer.long_answer(ctx)]
+    parts += [writer.subanswer(ctx, q) for q in ctx.subquery_evidence]
+    for raw in parts:
+        plain, plain_check = check_citations(raw, texts)
+        checked, check = check_citations(raw, texts, supports=lambda s, i: support.supports(s, texts[i]))
+        assert checked == plain and check.removed == 0 and check.supported >= plain_check.cited
+
+
+def test_a_judge_decides_where_the_words_do_not(embedder: HashingEmbedder) -> None:
+    class Strict:
+        def judge(self, sentence: str, passage: str) -> bool | None:
+            return False
+
+    assert isinstance(Strict(), SupportJudge)
+    support = CitationSupport(embedder, AnswerSettings(), judge=Strict())
+    assert not support.supports("Apixaban is better than warfarin", TEXTS[2])
+    assert support.supports(TEXTS[2].split(". ")[1], TEXTS[2])  # verbatim: no judge needed
