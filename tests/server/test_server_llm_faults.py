@@ -17,7 +17,15 @@ from llm.fake_openai_server import Action, Drip, FakeOpenAIServer, Hang
 
 from deepcite.answer.prompts import SYSTEM_PROMPT
 from deepcite.config import AnswerSettings
-from server.conftest import ADMIN, CITATION, Index, LiveServer, assert_citations_resolve, headers, llm_settings
+from server.conftest import (
+    ADMIN,
+    CITATION,
+    Index,
+    LiveServer,
+    assert_citations_resolve,
+    headers,
+    llm_settings,
+)
 
 pytestmark = pytest.mark.slow
 
@@ -73,10 +81,10 @@ def patient(index: Index, llm_server: FakeOpenAIServer) -> Iterator[LiveServer]:
         yield server
 
 
-@pytest.mark.parametrize("mode", [Hang(60.0), Drip("Stroke risk rises [1].", interval_s=0.5)], ids=["hang", "drip"])
-def test_spent_budget_answers_offline_and_says_so(
-    budgeted: LiveServer, faults: Faults, mode: Action
-) -> None:
+@pytest.mark.parametrize(
+    "mode", [Hang(60.0), Drip("Stroke risk rises [1].", interval_s=0.5)], ids=["hang", "drip"]
+)
+def test_spent_budget_answers_offline_and_says_so(budgeted: LiveServer, faults: Faults, mode: Action) -> None:
     faults.mode, faults.answers_only = mode, False
     with httpx.Client(base_url=budgeted.base_url, headers=headers(ADMIN), timeout=120) as c:
         body = c.post("/api/unified-search", json={"query": QUESTION}).json()
@@ -126,17 +134,52 @@ def test_stream_client_that_goes_away_cancels_its_llm_calls(
     def answer_prompts() -> int:
         return sum(r["messages"][0]["content"] == SYSTEM_PROMPT for r in llm_server.requests[asked_before:])
 
-    with httpx.Client(base_url=patient.base_url, headers=headers(ADMIN), timeout=120) as c:
-        with c.stream("GET", "/api/unified-search/stream", params={"query": QUESTION}) as response:
-            assert response.status_code == 200
-            for _ in range(600):  # the answer stage has asked the (hanging) LLM
-                if answer_prompts():
-                    break
-                time.sleep(0.05)
-            assert answer_prompts()
+    with (
+        httpx.Client(base_url=patient.base_url, headers=headers(ADMIN), timeout=120) as c,
+        c.stream("GET", "/api/unified-search/stream", params={"query": QUESTION}) as response,
+    ):
+        assert response.status_code == 200
+        for _ in range(600):  # the answer stage has asked the (hanging) LLM
+            if answer_prompts():
+                break
+            time.sleep(0.05)
+        assert answer_prompts()
     # the client closed the stream; the server cancels the request, and with it the hanging LLM calls
     for _ in range(200):
         if llm_server.dropped - dropped_before >= answer_prompts():
             break
         time.sleep(0.05)
     assert llm_server.dropped - dropped_before >= answer_prompts() >= 1
+
+
+def test_cli_ask_says_when_the_answer_was_written_offline(
+    tmp_path_factory: pytest.TempPathFactory, faults: Faults, llm_server: FakeOpenAIServer
+) -> None:
+    from typer.testing import CliRunner
+
+    from deepcite.cli.main import app
+    from deepcite.config import get_settings
+    from server.conftest import COLLECTION, CORPUS
+
+    faults.mode, faults.answers_only = Hang(60.0), False
+    env = {
+        "DEEPCITE_DATA_DIR": str(tmp_path_factory.mktemp("cli-faults")),
+        "DEEPCITE_RESEARCH_STOPPING_MIN_HOPS": "1",
+        "DEEPCITE_LLM_BASE_URL": llm_server.base_url,
+        "DEEPCITE_LLM_MODEL": "stand-in-model",
+        "DEEPCITE_ANSWER_REQUEST_BUDGET_S": "4",
+        "DEEPCITE_ANSWER_OFFLINE_RESERVE_S": "2",
+    }
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        get_settings.cache_clear()
+        try:
+            runner = CliRunner()
+            ingest = runner.invoke(app, ["ingest", str(CORPUS), "--collection", COLLECTION, "--json"])
+            assert ingest.exit_code == 0, ingest.output
+            result = runner.invoke(app, ["ask", QUESTION, "-c", COLLECTION, "--max-hops", "1"])
+        finally:
+            get_settings.cache_clear()
+    assert result.exit_code == 0, result.output
+    assert "degraded: LLM did not answer within 2 s; offline answer" in " ".join(result.stdout.split())

@@ -102,10 +102,13 @@ def print_response(response: AskResponse) -> None:
     check = response.citation_check
     console.print(
         f"coverage {percentage:.0f}% of {total} aspects (weighted {weighted:.2f}) · citation check: {check.sentences} sentences, "
-        f"{check.cited} cited, {check.repaired} repaired, {check.dropped} dropped, {check.invalid_ids} invalid ids "
+        f"{check.cited} cited, {check.repaired} repaired, {check.dropped} dropped, {check.invalid_ids} invalid ids, "
+        f"{check.removed} unsupported citations removed "
         f"· retrieval {response.retrieval_latency_ms or 0:.0f} ms, summary {response.summary_latency_ms:.0f} ms, "
         f"answer {response.answer_latency_ms:.0f} ms · request {response.request_id}"
     )
+    if response.degraded is not None:
+        console.print(f"[yellow]degraded: {response.degraded.reason} ({', '.join(response.degraded.parts)})[/]")
 
 
 def serve(
