@@ -57,8 +57,8 @@ class _Request(InputModel):
     """Fields every request shares (every text valid Unicode); :meth:`checked` applies the settings' limits.
 
     Every problem is a :class:`~deepcite.errors.RequestError` (HTTP 422) naming the field: an empty question
-    (nothing visible: white space and zero-width characters do not count), one over the limit, a malformed
-    collection name (checked before any file is touched), bad filters.
+    (no letter or digit: white space, zero-width characters and punctuation alone do not count), one over
+    the limit, a malformed collection name (checked before any file is touched), bad filters.
     """
 
     model_config = ConfigDict(extra="forbid")

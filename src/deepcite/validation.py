@@ -4,8 +4,8 @@ models before anything else sees the input.
 - Text must be valid Unicode: a string holding a lone UTF-16 surrogate (``"\\ud800"``, which JSON can carry
   as an escape but UTF-8 cannot encode) is **refused**, naming the field, never silently replaced: a
   replaced character would change what a filter matches or what a question asks.
-- A question is empty when nothing visible is left after removing white space and invisible format
-  characters (zero-width space, joiners, BOM): it is refused like an empty string.
+- A question is empty when it holds no letter or digit (white space, zero-width characters, joiners, a BOM
+  or punctuation alone): it is refused like an empty string.
 - A filter's field name is dotted words (``section``, ``journal``, ``metadata.journal``), and its value is
   what the search engine stores: a string, a boolean, an integer within 64 bits, a finite number, or a
   flat list of strings or of integers.
@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from typing import Any
 
 from pydantic import BaseModel, ValidationInfo, field_validator
@@ -26,7 +25,6 @@ from pydantic import BaseModel, ValidationInfo, field_validator
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
 # dotted words: letters, digits, '_' or '-' between the dots; no empty part, no space
 FIELD_NAME = re.compile(r"[\w-]+(?:\.[\w-]+)*")
-_INVISIBLE = frozenset({"Cc", "Cf", "Zs", "Zl", "Zp"})  # white space, control and format characters
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
 
@@ -60,8 +58,9 @@ def surrogate_problem(path: str) -> str:
 
 
 def is_blank(text: str) -> bool:
-    """True when ``text`` has no visible character: only white space, control or zero-width characters."""
-    return all(unicodedata.category(ch) in _INVISIBLE for ch in text)
+    """True when ``text`` holds no letter or digit: only white space, punctuation, symbols, control or
+    zero-width characters (nothing a search or a plan can take hold of)."""
+    return not any(ch.isalnum() for ch in text)
 
 
 def check_field_name(name: Any) -> str:

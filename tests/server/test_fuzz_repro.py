@@ -77,7 +77,7 @@ def test_a_lone_surrogate_in_the_query_is_422(api: httpx.Client, route: str) -> 
 
 
 @pytest.mark.parametrize("route", QUERY_ROUTES)
-@pytest.mark.parametrize("query", ["", "   ", "\u200b", " \u200b\u2060\ufeff\n"])
+@pytest.mark.parametrize("query", ["", "   ", "\u200b", " \u200b\u2060\ufeff\n", ".", "?!"])
 def test_an_empty_query_is_the_same_422_everywhere(api: httpx.Client, route: str, query: str) -> None:
     assert_refused(send(api, route, query=query), 422, "query", "empty")
 
@@ -145,12 +145,25 @@ def test_practitioner_text_with_a_lone_surrogate_is_422(api: httpx.Client) -> No
         ({"userQuery": "knee", "messages": [{"role": "user", "content": SURROGATE}]}, "messages.0.content"),
     ]:
         response = api.post(
-            "/api/practitioners/search", content=json.dumps(body), headers={"Content-Type": "application/json"}
+            "/api/practitioners/search",
+            content=json.dumps(body),
+            headers={"Content-Type": "application/json"},
         )
         assert_refused(response, 422, field, "surrogate")
 
 
-@pytest.mark.parametrize("query", ["", "  ", "\u200b\u200b"])
+@pytest.mark.parametrize("query", ["", "  ", "\u200b\u200b", "..."])
 def test_an_empty_practitioner_request_is_the_same_422(api: httpx.Client, query: str) -> None:
     response = api.post("/api/practitioners/search", json={"userQuery": query})
     assert_refused(response, 422, "userQuery", "empty")
+
+
+def test_a_report_of_hostile_text_is_a_4xx_or_a_safe_download(api: httpx.Client) -> None:
+    """A NUL in the question once broke the Content-Disposition header, a lone surrogate the body: 500s."""
+    answer = {"request_id": "r\x00\"; x=1", "query": "\x00", "summary": "s", "answer": "a"}
+    response = api.post("/api/report", json=answer)
+    assert response.status_code == 200, response.text
+    assert response.headers["content-disposition"] == 'attachment; filename="deepcite-r_ x=1.md"'
+    answer = {"request_id": "r", "query": "q", "summary": SURROGATE, "answer": "a"}
+    refused = api.post("/api/report", content=json.dumps(answer), headers={"Content-Type": "application/json"})
+    assert_refused(refused, 422, "summary", "surrogate")

@@ -14,7 +14,10 @@ from fastapi import APIRouter, Depends, Query, Response
 
 from deepcite.answer.pipeline import AnswerResult
 from deepcite.answer.report import ReportFormat, render_report, report_filename
+from deepcite.errors import RequestError
 from deepcite.server.auth import Caller, current_caller
+from deepcite.server.routes_files import safe_filename
+from deepcite.validation import surrogate_at, surrogate_problem
 
 router = APIRouter(prefix="/api", tags=["answer"])
 
@@ -29,10 +32,16 @@ async def report(
     caller: Annotated[Caller, Depends(current_caller)],
     format: Annotated[str, Query(description="markdown, bibtex or ris")] = "markdown",  # noqa: A002
 ) -> Response:
-    """The answer as a downloadable report; 400 naming the formats when ``format`` is unknown."""
+    """The answer as a downloadable report; 400 naming the formats when ``format`` is unknown, 422 naming
+    the field when a text is not valid Unicode."""
     fmt = ReportFormat.from_str(format)
+    where = surrogate_at(answer, "body")
+    if where is not None:
+        raise RequestError(surrogate_problem(where))
+    # the name comes from the caller's text: no control characters, quotes or separators, ASCII only
+    name = safe_filename(report_filename(answer, fmt)).encode("ascii", "ignore").decode() or "deepcite-report"
     return Response(
         render_report(answer, fmt),
         media_type=fmt.media_type,
-        headers={"Content-Disposition": f'attachment; filename="{report_filename(answer, fmt)}"'},
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
     )
