@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 
 from deepcite.config import Settings
-from deepcite.errors import IngestError
+from deepcite.errors import ConfigError, IngestError
 from deepcite.ingest.report import IngestProgress, IngestReport
 from deepcite.retrieval.collection import Collection, open_collection
 from deepcite.retrieval.embedders import Embedder
@@ -198,3 +198,16 @@ def test_a_killed_worker_is_restarted_and_the_ingest_completes(tmp_path: Path, s
     report = killing_a_worker_at_first_progress(col)
     assert report.written == single_corpus.report.written
     assert_same_collection(col, single_corpus.collection)
+
+
+def test_more_worker_cpus_than_the_cluster_has_is_a_config_error(tmp_path: Path) -> None:
+    col = open_collection("c", small_batches(tmp_path, workers=2, cpus_per_worker=2))
+    with pytest.raises(ConfigError, match="need 4 CPUs, but the Ray cluster has 2"):
+        col.ingest(SAMPLE_CORPUS, ray="local")
+
+
+def test_a_model_the_workers_cannot_load_is_named(tmp_path: Path) -> None:
+    settings = small_batches(tmp_path / "data", workers=1, max_restarts=0).model_copy(deep=True)
+    settings.embedder.model = str(tmp_path / "no-such-model")
+    with pytest.raises(IngestError, match="the Ray workers could not start: .*cannot load sentence-transformers model"):
+        open_collection("c", settings).ingest(SAMPLE_CORPUS, ray="local")

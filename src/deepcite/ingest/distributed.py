@@ -261,6 +261,9 @@ class RayIngest:
                 raise cause from None
             raise IngestError(f"a Ray worker failed: {cause!r}") from exc
         except exceptions.RayActorError as exc:
+            if exc.actor_init_failed:  # the model could not be built: the error's last line says why
+                reason = str(exc).strip().splitlines()[-1]
+                raise IngestError(f"the Ray workers could not start: {reason}") from exc
             raise IngestError(
                 f"a Ray worker stopped ({type(exc).__name__}) after {self._collection.settings.ray.max_restarts} "
                 "restarts (setting ray.max_restarts); the batches written so far are kept. Run the same "
@@ -281,7 +284,13 @@ def _import_ray() -> ModuleType:
 def _start_workers(ray: ModuleType, settings: Settings, embedder: Callable[[Settings], Embedder]) -> list[Any]:
     """The pool's actors: ``ray.workers`` of them (default: the cluster's CPUs / ``ray.cpus_per_worker``)."""
     s = settings.ray
-    count = s.workers or max(1, int(ray.cluster_resources().get("CPU", 1)) // s.cpus_per_worker)
+    cpus = int(ray.cluster_resources().get("CPU", 0))
+    count = s.workers or max(1, cpus // s.cpus_per_worker)
+    if count * s.cpus_per_worker > cpus:  # Ray would wait for CPUs that never come
+        raise ConfigError(
+            f"{count} Ray workers of {s.cpus_per_worker} CPUs need {count * s.cpus_per_worker} CPUs, but the Ray "
+            f"cluster has {cpus}; lower ray.workers or ray.cpus_per_worker, or add nodes"
+        )
     actor = ray.remote(IngestWorker).options(
         num_cpus=s.cpus_per_worker, max_restarts=s.max_restarts, max_task_retries=s.max_task_retries
     )
