@@ -155,7 +155,8 @@ def run_version(label: str, src: Path, llm_url: str, responder: Responder, args:
                 time.sleep(0.2)
         with httpx.Client(base_url=base, timeout=args.cap) as client:
             responder.mode = None
-            client.post("/api/unified-search", json={"query": QUESTION})  # warm-up: loads the embedder
+            # warm-up, not timed: loads the embedder and opens the collection
+            client.post("/api/unified-search", json={"query": QUESTION}, timeout=600)
             for name, mode in MODES.items():
                 responder.mode = mode
                 timings = measure(client, args.cap)

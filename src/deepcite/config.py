@@ -432,6 +432,7 @@ class ServerSettings(_Section):
     max_upload_files: int = 50
     max_document_id_chars: int = 512  # a longer id in /files/{collection}/{document_id} is refused
     job_history: int = 100  # upload jobs kept for GET /api/jobs/{job_id} (oldest finished ones go first)
+    disconnect_poll_s: float = 0.5  # how often a long JSON request checks that its client is still there
 
 
 class PractitionerSettings(_Section):

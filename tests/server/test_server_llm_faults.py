@@ -7,6 +7,8 @@ stands in for one, in a fault mode chosen per test: it hangs, or drips its answe
 
 from __future__ import annotations
 
+import json
+import socket
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -145,6 +147,34 @@ def test_stream_client_that_goes_away_cancels_its_llm_calls(
             time.sleep(0.05)
         assert answer_prompts()
     # the client closed the stream; the server cancels the request, and with it the hanging LLM calls
+    for _ in range(200):
+        if llm_server.dropped - dropped_before >= answer_prompts():
+            break
+        time.sleep(0.05)
+    assert llm_server.dropped - dropped_before >= answer_prompts() >= 1
+
+
+def test_json_client_that_goes_away_cancels_its_llm_calls(
+    patient: LiveServer, faults: Faults, llm_server: FakeOpenAIServer
+) -> None:
+    faults.mode, faults.answers_only = Hang(120.0), True
+    dropped_before, asked_before = llm_server.dropped, len(llm_server.requests)
+
+    def answer_prompts() -> int:
+        return sum(r["messages"][0]["content"] == SYSTEM_PROMPT for r in llm_server.requests[asked_before:])
+
+    payload = json.dumps({"query": QUESTION}).encode()
+    request = (
+        f"POST /api/unified-search HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {ADMIN}\r\n"
+        f"Content-Type: application/json\r\nContent-Length: {len(payload)}\r\n\r\n"
+    ).encode() + payload
+    with socket.create_connection(("127.0.0.1", patient.port)) as sock:  # a client that will hang up
+        sock.sendall(request)
+        for _ in range(600):
+            if answer_prompts():
+                break
+            time.sleep(0.05)
+        assert answer_prompts()
     for _ in range(200):
         if llm_server.dropped - dropped_before >= answer_prompts():
             break

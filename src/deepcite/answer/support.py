@@ -86,7 +86,9 @@ def lexical_support(sentence: str, passage: str) -> float:
 class CitationSupport:
     """Lexical and embedding support of a sentence by a passage, with an optional judge (module doc)."""
 
-    def __init__(self, embedder: Embedder, settings: AnswerSettings, judge: SupportJudge | None = None) -> None:
+    def __init__(
+        self, embedder: Embedder, settings: AnswerSettings, judge: SupportJudge | None = None
+    ) -> None:
         self._embedder = embedder
         self._settings = settings
         self._judge = judge

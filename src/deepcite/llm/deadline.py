@@ -73,7 +73,9 @@ class RequestBudget:
         if timeouts:
             seconds = min(e.seconds for e in timeouts)
             return Degraded(reason=f"LLM did not answer within {seconds:.0f} s; offline answer", parts=parts)
-        return Degraded(reason=f"LLM failed ({failure_kind(self._fallbacks[0][1])}); offline answer", parts=parts)
+        return Degraded(
+            reason=f"LLM failed ({failure_kind(self._fallbacks[0][1])}); offline answer", parts=parts
+        )
 
 
 def failure_kind(error: LLMError) -> str:

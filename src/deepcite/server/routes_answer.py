@@ -7,7 +7,7 @@ import asyncio
 import json
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Depends, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 from sse_starlette import EventSourceResponse
@@ -15,6 +15,7 @@ from sse_starlette import EventSourceResponse
 from deepcite.errors import RequestError
 from deepcite.models import Filters
 from deepcite.server.auth import Caller, current_caller
+from deepcite.server.disconnect import cancel_on_disconnect
 from deepcite.server.resources import EngineDep
 from deepcite.server.schemas import RequestIdRequest, UnifiedSearchRequest
 from deepcite.server.sse import event_stream
@@ -74,13 +75,14 @@ async def _stream(request: QuestionRequest, engine: EngineDep, caller: Caller) -
     },
 )
 async def unified_search(
-    body: UnifiedSearchRequest, engine: EngineDep, caller: CallerDep
-) -> AskResponse | EventSourceResponse:
+    body: UnifiedSearchRequest, engine: EngineDep, caller: CallerDep, http: Request
+) -> AskResponse | EventSourceResponse | Response:
     """Research the question, then answer it: cited sub-answers, quick summary and long answer."""
     request = QuestionRequest.model_validate(body.model_dump(exclude={"stream"}))
     if body.stream:
         return await _stream(request, engine, caller)
-    return await engine.ask(request, caller.groups)
+    poll_s = engine.settings.server.disconnect_poll_s
+    return await cancel_on_disconnect(http, engine.ask(request, caller.groups), poll_s)
 
 
 @router.get("/unified-search/stream", response_class=EventSourceResponse)
@@ -100,12 +102,18 @@ async def unified_search_stream(
 
 
 @router.post("/quick-summary", response_model=PartResponse)
-async def quick_summary(body: RequestIdRequest, engine: EngineDep, caller: CallerDep) -> PartResponse:
+async def quick_summary(
+    body: RequestIdRequest, engine: EngineDep, caller: CallerDep, http: Request
+) -> PartResponse | Response:
     """Regenerate the quick summary of an earlier request from its stored context."""
-    return await engine.regenerate(body.request_id, "summary", caller.groups)
+    work = engine.regenerate(body.request_id, "summary", caller.groups)
+    return await cancel_on_disconnect(http, work, engine.settings.server.disconnect_poll_s)
 
 
 @router.post("/detailed-answer", response_model=PartResponse)
-async def detailed_answer(body: RequestIdRequest, engine: EngineDep, caller: CallerDep) -> PartResponse:
+async def detailed_answer(
+    body: RequestIdRequest, engine: EngineDep, caller: CallerDep, http: Request
+) -> PartResponse | Response:
     """Regenerate the long answer of an earlier request from its stored context."""
-    return await engine.regenerate(body.request_id, "answer", caller.groups)
+    work = engine.regenerate(body.request_id, "answer", caller.groups)
+    return await cancel_on_disconnect(http, work, engine.settings.server.disconnect_poll_s)
