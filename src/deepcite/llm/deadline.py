@@ -72,7 +72,7 @@ class RequestBudget:
         timeouts = [e for _, e in self._fallbacks if isinstance(e, LLMTimeoutError)]
         if timeouts:
             seconds = min(e.seconds for e in timeouts)
-            return Degraded(reason=f"LLM did not answer within {seconds:.0f} s; offline answer", parts=parts)
+            return Degraded(reason=f"LLM did not answer within {seconds:g} s; offline answer", parts=parts)
         return Degraded(
             reason=f"LLM failed ({failure_kind(self._fallbacks[0][1])}); offline answer", parts=parts
         )
