@@ -11,7 +11,7 @@ from deepcite.config import GraphSettings, Settings
 from deepcite.models import Document, Filters, SearchMode
 from deepcite.retrieval.collection import Collection, open_collection
 from deepcite.retrieval.embedders import Embedder
-from deepcite.retrieval.graph.extract import entity_key, question_keys
+from deepcite.retrieval.graph.extract import entity_key, question_keys, sub_keys
 
 QUESTION = "Who is the spouse of the performer of Green?"
 
@@ -67,6 +67,9 @@ def test_entity_keys_join_titles_and_mentions() -> None:
     assert entity_key("Green (song)") == entity_key("green") == "green"
     assert entity_key("The Beatles") == "beatles"
     assert entity_key("Zoë Saldaña") == "zoe saldana"
+    assert entity_key("Austria's") == entity_key("Austria’s") == "austria"
+    assert sub_keys("johann strauss ii") == ["johann strauss", "strauss ii", "johann", "strauss", "ii"]
+    assert "university of" not in sub_keys("university of north texas")
     keys = question_keys(QUESTION, max_words=3)
     assert "green" in keys and "spouse" in keys and "of the" not in keys
 

@@ -21,13 +21,15 @@ from deepcite.names import names_in
 from deepcite.text import STOP_WORDS, raw_tokens
 
 _QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")
+_POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
 
 
 @lru_cache(maxsize=65_536)  # names recur across passages ("United States"): normalise each once
 def entity_key(name: str) -> str:
-    """The join key of a name: accent-free lower-case words, no article in front, no "(qualifier)" behind."""
-    name = _QUALIFIER.sub("", name)
+    """The join key of a name: accent-free lower-case words, no article in front, no "(qualifier)" behind,
+    no possessive ("Austria's" is "austria")."""
+    name = _POSSESSIVE.sub("", _QUALIFIER.sub("", name))
     name = unicodedata.normalize("NFKD", name)
     name = "".join(ch for ch in name if not unicodedata.combining(ch))
     key = " ".join(raw_tokens(name))
@@ -78,6 +80,18 @@ def passage_mentions(
         if key and key not in out and not all(t in STOP_WORDS for t in key.split()):
             out[key] = Mention(name, key)
     return list(out.values())
+
+
+def sub_keys(key: str) -> list[str]:
+    """The shorter word runs inside a multi-word key that neither start nor end with a stop word
+    ("johann strauss ii" → "johann strauss", "strauss ii", "johann", "strauss", "ii")."""
+    words = key.split()
+    return [
+        " ".join(words[i : i + n])
+        for n in range(len(words) - 1, 0, -1)
+        for i in range(len(words) - n + 1)
+        if words[i] not in STOP_WORDS and words[i + n - 1] not in STOP_WORDS
+    ]
 
 
 def question_keys(question: str, *, max_words: int) -> list[str]:

@@ -27,7 +27,7 @@ from pydantic import BaseModel
 
 from deepcite.config import GraphSettings
 from deepcite.models import GraphLink
-from deepcite.retrieval.graph.extract import question_keys
+from deepcite.retrieval.graph.extract import question_keys, sub_keys
 from deepcite.retrieval.graph.store import EntityGraph, GraphRows
 
 
@@ -139,6 +139,8 @@ class WalkMatrix:
                 a, b, s = (np.asarray(x) for x in zip(*keep, strict=True))
                 syn = sp.csr_matrix((cfg.synonym_weight * s, (a, b)), shape=(n_e, n_e))
                 entity_block = entity_block + syn + syn.T
+        if cfg.partial_weight > 0:
+            entity_block = entity_block + cfg.partial_weight * _partial_names(rows.entity_keys)
         adjacency = (
             sp.bmat([[None, mention], [mention.T, entity_block]], format="csr")
             if n_p + n_e
@@ -148,7 +150,7 @@ class WalkMatrix:
             adjacency = sp.csr_matrix((n_p + n_e, n_p + n_e))
         degree = np.asarray(adjacency.sum(axis=1)).ravel()
         inverse = np.divide(1.0, degree, out=np.zeros_like(degree), where=degree > 0)
-        transition = (sp.diags(inverse) @ adjacency).tocsr()
+        transition = (sp.diags(inverse) @ adjacency).tocsr().astype(np.float32)
         is_title = np.zeros(n_e, dtype=bool)
         is_title[me[rows.mention_is_title]] = True
         return cls(
@@ -168,9 +170,36 @@ class WalkMatrix:
         )
 
 
+def _top(scores: np.ndarray, k: int) -> np.ndarray:
+    """Indexes of the ``k`` best positive scores, best first (ties by index)."""
+    best = np.argpartition(-scores, k)[:k] if k < len(scores) else np.arange(len(scores))
+    best = best[scores[best] > 0]
+    return best[np.lexsort((best, -scores[best]))]
+
+
 def edge_weights(cfg: GraphSettings) -> tuple[float, ...]:
     """The settings a walk matrix is built from."""
-    return (cfg.title_weight, cfg.mention_weight, cfg.cooccurrence_weight, cfg.synonym_weight)
+    return (
+        cfg.title_weight,
+        cfg.mention_weight,
+        cfg.cooccurrence_weight,
+        cfg.synonym_weight,
+        cfg.partial_weight,
+    )
+
+
+def _partial_names(keys: list[str]) -> sp.csr_matrix:
+    """Symmetric 0/1 edges from a multi-word name to the names inside it ("Johann Strauss II" – "Strauss")."""
+    index = {k: i for i, k in enumerate(keys)}
+    pairs = [
+        (i, index[sub]) for i, key in enumerate(keys) if " " in key for sub in sub_keys(key) if sub in index
+    ]
+    n = len(keys)
+    if not pairs:
+        return sp.csr_matrix((n, n))
+    a, b = (np.asarray(x) for x in zip(*pairs, strict=True))
+    half = sp.csr_matrix((np.ones(len(a)), (a, b)), shape=(n, n))
+    return (half + half.T).tocsr()
 
 
 class GraphWalker:
@@ -210,7 +239,7 @@ class GraphWalker:
         n_p = m.n_passages
         n = n_p + len(m.rows.entity_keys)
         entities = self.seed_entities(question, m)
-        seeds = np.zeros(n)
+        seeds = np.zeros(n, dtype=np.float32)
         if entities:
             spec = 1.0 / np.maximum(m.entity_df[entities], 1.0) if cfg.specificity else np.ones(len(entities))
             seeds[[n_p + e for e in entities]] = cfg.entity_seed_weight * spec / spec.sum()
@@ -227,15 +256,14 @@ class GraphWalker:
         scores = personalized_pagerank(
             m.spread, m.dangling, seeds, damping=cfg.damping, max_iter=cfg.max_iter, tol=cfg.tol
         )
-        ranked = [i for i in np.argsort(-scores[:n_p], kind="stable") if scores[i] > 0]
         out = [
             RankedPassage(
                 m.rows.chunk_ids[i], m.rows.doc_ids[i], float(scores[i]), self._link(m, int(i), scores, seeds)
             )
-            for i in ranked[: cfg.max_candidates]
+            for i in _top(scores[:n_p], cfg.max_candidates)
         ]
         seed_set = set(entities)
-        order = np.argsort(-scores[n_p:], kind="stable")[: top_entities or cfg.top_entities]
+        order = _top(scores[n_p:], top_entities or cfg.top_entities)
         ranked_entities = [
             GraphEntity(
                 name=m.rows.entity_names[e],
