@@ -183,43 +183,6 @@ class GraphSettings(_Section):
     # near-duplicate entity names joined by embedding cosine >= synonym_threshold (embeds every new name)
     synonyms: bool = False
     synonym_threshold: float = 0.9
-    # edge weights: passage-own title, passage-mention, entity-entity co-occurrence, synonym (x cosine)
-    title_weight: float = 1.0
-    mention_weight: float = 1.0
-    cooccurrence_weight: float = 0.1
-    synonym_weight: float = 0.5
-    # the walk: p = (1 - damping) * seeds + damping * T'p
-    damping: float = 0.5
-    max_iter: int = 50
-    tol: float = 1e-6
-    # seeds: the question's entities (run of up to question_max_words words whose key is an entity,
-    # weighted by 1 / passages mentioning it when `specificity`) and the first hop's top passages
-    question_max_words: int = 5
-    specificity: bool = True
-    entity_seed_weight: float = 1.0
-    passage_seed_weight: float = 0.1
-    first_hop_mode: Literal["bm25", "dense", "hybrid"] = "hybrid"
-    first_hop_k: int = 5
-    max_candidates: int = 200  # ranked passages kept from one walk (before filters and k)
-    top_entities: int = 20  # entities a walk reports
-    # hybrid search fuses the graph's list with BM25 and dense (client-side RRF) when on
-    in_hybrid: bool = False
-    hybrid_weight: float = 1.0
-
-
-class GraphSettings(_Section):
-    """The entity graph built at ingest (``<data dir>/graph/<collection>.sqlite``) and the Personalized
-    PageRank walk behind search mode ``graph`` (``retrieval/graph/``)."""
-
-    enabled: bool = True  # build and update the graph at ingest and deletion
-    # what a passage mentions: its title, names (capitalised spans, quoted phrases), and keyphrases of
-    # 2..keyphrase_max_words content words occurring keyphrase_min_count times in it
-    max_entities_per_passage: int = 24
-    keyphrase_max_words: int = 4
-    keyphrase_min_count: int = 2
-    # near-duplicate entity names joined by embedding cosine >= synonym_threshold (embeds every new name)
-    synonyms: bool = False
-    synonym_threshold: float = 0.9
     # edge weights: passage-own title, passage-mention, entity-entity co-occurrence, synonym (x cosine), and
     # partial name (a multi-word name to a name inside it: "Johann Strauss II" - "Strauss")
     title_weight: float = 1.0
@@ -643,7 +606,6 @@ class Settings(BaseSettings):
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     ray: RaySettings = Field(default_factory=RaySettings)
     search: SearchSettings = Field(default_factory=SearchSettings)
-    graph: GraphSettings = Field(default_factory=GraphSettings)
     graph: GraphSettings = Field(default_factory=GraphSettings)
     research: ResearchSettings = Field(default_factory=ResearchSettings)
     answer: AnswerSettings = Field(default_factory=AnswerSettings)
