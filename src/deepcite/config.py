@@ -287,10 +287,12 @@ class ChainSettings(_Section):
     beam: int = 2  # answer entities of a hop carried into the next hop's queries
     answer_passages: int = 3  # a hop's best passages its answer entity is taken from
     # an answer entity scores 1/rank of its passage, times `title_weight` for a passage title, plus
-    # `near_weight` when it stands within `near_window` words of a relation word of the hop's query
+    # `near_weight` when it stands within `near_window` words of a relation word of the hop's query, plus
+    # `known_weight` when it is the title of a document in the collection
     title_weight: float = 1.5
     near_weight: float = 1.0
     near_window: int = 12
+    known_weight: float = 1.0
     # the best passage of each hop is pinned in the pack at `pin_factor` times the first hop's best score
     pin_factor: float = 0.9
 

@@ -16,9 +16,11 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from deepcite.config import ChainSettings
 from deepcite.models import Candidate
 from deepcite.names import names_in
 from deepcite.research.entities import content_words
+from deepcite.retrieval.graph.extract import entity_key
 from deepcite.text import STOP_WORDS, tokenize
 
 SLOT = re.compile(r"#(\d+)")
@@ -246,44 +248,48 @@ def rank_answers(
     passages: Iterable[Candidate],
     *,
     exclude: Iterable[str] = (),
-    window: int,
-    title_weight: float,
-    near_weight: float,
+    known: frozenset[str] = frozenset(),
+    settings: ChainSettings,
 ) -> list[tuple[str, float]]:
     """Candidate answer entities of a hop, best first, from its passages (best first).
 
-    Every title and name in a passage not named by the query (nor in ``exclude``) scores the passage's
-    weight ``1 / rank``, times ``title_weight`` for a title and plus ``near_weight`` when the name stands
-    within ``window`` words of a relation word of the query (a query word the passage's title lacks,
-    "performer" in "performer of Green").
+    Every title and name in a passage that the query (or ``exclude``) does not already name scores the
+    passage's weight ``1 / rank``: times ``title_weight`` for the passage's title, plus up to
+    ``near_weight`` the nearer the name stands to a relation word of the query (a query word the passage's
+    title lacks, "performer" in "performer of Green"; nothing beyond ``near_window`` words), plus ``known_weight`` when the name is
+    the title of a document of the collection (``known``, as entity keys).
     """
-    asked = content_words(query)
-    used = {e.lower() for e in exclude}
+    asked = content_words(entity_key(query))
+    used = {entity_key(e) for e in exclude}
     scores: dict[str, float] = {}
     shown: dict[str, str] = {}
     query_stems = set(tokenize(query))
 
     def add(name: str, value: float) -> None:
-        words = content_words(name)
-        key = name.lower()
+        key = entity_key(name)
+        words = content_words(key)
         if not words or words <= asked or key in used:
             return
         shown.setdefault(key, name)
-        scores[key] = scores.get(key, 0.0) + value
+        scores[key] = scores.get(key, 0.0) + value + settings.known_weight * (key in known) * value
 
     for rank, cand in enumerate(passages, start=1):
         weight = 1.0 / rank
         title = cand.chunk.title.strip()
         if title:
-            add(title, weight * title_weight)
+            add(title, weight * settings.title_weight)
         relation = query_stems - set(tokenize(title))
         words = cand.chunk.text.split()
-        stems = [set(tokenize(w)) for w in words]
-        marks = [i for i, s in enumerate(stems) if s & relation]
+        marks = [i for i, w in enumerate(words) if set(tokenize(w)) & relation]
         for name in names_in(cand.chunk.text):
             first = name.split()[0]
             at = next((i for i, w in enumerate(words) if w.strip("\"“”'(),.;:") == first), None)
-            near = at is not None and any(abs(at - m) <= window for m in marks)
-            add(name, weight * (1.0 + near_weight * near))
+            gap = min((abs(at - m) for m in marks), default=None) if at is not None else None
+            near = (
+                1.0 - gap / (settings.near_window + 1)
+                if gap is not None and gap <= settings.near_window
+                else 0.0
+            )
+            add(name, weight * (1.0 + settings.near_weight * near))
     ranked = sorted(scores.items(), key=lambda kv: -kv[1])
     return [(shown[k], v) for k, v in ranked]

@@ -9,6 +9,7 @@ import numpy as np
 
 from deepcite.models import Chunk, Filters, QueryAspect, SearchHit, SearchMode
 from deepcite.retrieval.graph.ppr import GraphWalk
+from deepcite.retrieval.graph.store import EntityGraph
 
 
 @runtime_checkable
@@ -27,6 +28,10 @@ class Retriever(Protocol):
 @runtime_checkable
 class GraphRetriever(Retriever, Protocol):
     """A retriever with an entity graph (search mode ``graph``, Personalized PageRank walks)."""
+
+    @property
+    def graph(self) -> EntityGraph:
+        """The collection's entity graph (its rows and version)."""
 
     def graph_walk(self, query: str, *, seed_chunk_ids: Sequence[str] | None = None) -> GraphWalk:
         """Personalized PageRank from the query's entities and the seed passages (best first); raises a

@@ -8,7 +8,7 @@ the state's fields when the module loads, and a test runs every node and checks 
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from functools import update_wrapper
 from typing import Generic, TypeVar
 
@@ -16,6 +16,7 @@ from deepcite.config import ResearchSettings
 from deepcite.research.planner import QueryPlanner
 from deepcite.research.protocols import CoverageGrader, HydeGenerator, Reranker, Retriever, WebSource
 from deepcite.research.state import ExecutorState
+from deepcite.research.titles import TitleKeys
 
 Out = TypeVar("Out")
 STATE_FIELDS = frozenset(f.name for f in fields(ExecutorState))
@@ -32,6 +33,7 @@ class Adapters:
     hyde: HydeGenerator | None = None
     grader: CoverageGrader | None = None
     web: WebSource | None = None
+    titles: TitleKeys = field(default_factory=TitleKeys)  # the collection's document titles (chain answers)
 
 
 class Node(Generic[Out]):

@@ -36,14 +36,8 @@ def follow_chain(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     step.passages = [(c.chunk.doc_id, c.chunk.title) for c in passages]
     if hop < len(state.plan.chain):
         earlier = [a for previous in state.chain[:-1] for a in previous.answers]
-        ranked = rank_answers(
-            step.query,
-            passages,
-            exclude=earlier,
-            window=s.chain.near_window,
-            title_weight=s.chain.title_weight,
-            near_weight=s.chain.near_weight,
-        )
+        known = adapters.titles.get(adapters.retriever)
+        ranked = rank_answers(step.query, passages, exclude=earlier, known=known, settings=s.chain)
         step.answers = [name for name, _ in ranked[: s.chain.beam]]
     if passages:
         best = passages[0]

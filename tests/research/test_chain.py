@@ -1,0 +1,127 @@
+"""Composed questions: rule-based decomposition into a chain, answer entities from a hop's evidence, and the
+whole chain run by the research engine over a real collection (Edge store, real MiniLM, real entity graph)."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+
+from deepcite.config import ChainSettings, Settings
+from deepcite.models import Candidate
+from deepcite.research.agent import ResearchAgent
+from deepcite.research.chain import decompose, fill, rank_answers
+from deepcite.retrieval.collection import Collection, open_collection
+from deepcite.retrieval.embedders import Embedder
+
+from .helpers import chunk
+
+CORPUS = Path(__file__).resolve().parent.parent / "fixtures" / "research" / "chain_corpus.jsonl"
+QUESTION = "Who is the spouse of the performer of Velvet Harbor?"
+
+
+@pytest.mark.parametrize(
+    ("question", "chain"),
+    [
+        ("Who is the spouse of the performer of Green?", ["performer of Green", "spouse of #1"]),
+        ("When was the director of Titanic born?", ["director of Titanic", "When was #1 born"]),
+        (
+            "Who was in charge of the country where the composer of Aschenbrodel was a citizen?",
+            ["composer of Aschenbrodel", "country where #1 was a citizen", "Who was in charge of #2"],
+        ),
+        (
+            "What country is Hello Love's performer from?",
+            ["performer of Hello Love", "What country is #1 from"],
+        ),
+        (
+            "What county shares a border with the county in which Johnnycake, West Virginia is located?",
+            ["county in which Johnnycake, West Virginia is located", "What county shares a border with #1"],
+        ),
+        (
+            "What currency predated the Euro in the country Signmark is from?",
+            ["country Signmark is from", "What currency predated the Euro in #1"],
+        ),
+        ("Who is the author of Brand?", []),  # one hop: nothing to chain
+        ("Which magazine was started first, Arthur's Magazine or First for Women?", []),
+        ("compare statins and PCSK9 inhibitors", []),
+    ],
+)
+def test_decompose_english_relational_phrasings(question: str, chain: list[str]) -> None:
+    assert decompose(question, max_hops=5) == chain
+
+
+def test_decompose_respects_the_hop_cap_and_fill_writes_answers_into_slots() -> None:
+    question = "Who was in charge of the country where the composer of Aschenbrodel was a citizen?"
+    assert len(decompose(question, max_hops=2)) == 2
+    assert (
+        fill("country where #1 was a citizen", {1: "Josef Bayer"})
+        == "country where Josef Bayer was a citizen"
+    )
+    assert fill("spouse of #2", {}) == "spouse of"
+
+
+def test_answers_prefer_names_near_the_relation_word_and_known_titles() -> None:
+    album = Candidate(
+        chunk=chunk(
+            "a",
+            "Velvet Harbor is an album recorded in Galway. It was performed by Orla Brennick.",
+            title="Velvet Harbor",
+        )
+    )
+    ranked = [
+        name for name, _ in rank_answers("performer of Velvet Harbor", [album], settings=ChainSettings())
+    ]
+    assert (
+        ranked[0] == "Orla Brennick" and "Velvet Harbor" not in ranked
+    )  # the question's own entity is no answer
+    known = rank_answers(
+        "performer of Velvet Harbor",
+        [album],
+        known=frozenset({"galway"}),
+        settings=ChainSettings(near_weight=0),
+    )
+    assert known[0][0] == "Galway"
+    assert (
+        rank_answers(
+            "performer of Velvet Harbor",
+            [album],
+            exclude=["Orla Brennick", "Galway"],
+            settings=ChainSettings(),
+        )
+        == []
+    )
+
+
+@pytest.fixture(scope="module")
+def chain_collection(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Collection:
+    settings = Settings(data_dir=tmp_path_factory.mktemp("chain-data"))
+    collection = open_collection("chain-fixture", settings, embedder=minilm)
+    collection.ingest(CORPUS, fmt="jsonl")
+    return collection
+
+
+def test_the_chain_runs_hop_by_hop_and_shows_in_the_pack_and_the_hop_log(
+    chain_collection: Collection, caplog: pytest.LogCaptureFixture
+) -> None:
+    agent = ResearchAgent(chain_collection, use_llm=False, settings=chain_collection.settings.research)
+    with caplog.at_level(logging.INFO, logger="deepcite.research.agent"):
+        result = agent.process(QUESTION)
+    hop1, hop2 = result.pack.chain
+    assert hop1.template == "performer of Velvet Harbor" and hop1.answers[0] == "Orla Brennick"
+    assert hop1.passages[0] == ("velvet-harbor", "Velvet Harbor")
+    assert hop2.query == "spouse of Orla Brennick" and hop2.round == hop1.round + 1
+    assert hop2.passages[0] == ("orla-brennick", "Orla Brennick")
+    top = [c.chunk.doc_id for c in result.pack.final_evidence[:3]]
+    assert {"velvet-harbor", "orla-brennick"} <= set(top)
+    assert "chain hop 2 (round 2): 'spouse of Orla Brennick'" in caplog.text
+    assert "chain: performer of Velvet Harbor -> spouse of #1" in caplog.text
+    # the hop's passage records the chain query that reached it
+    spouse_page = next(c for c in result.pack.final_evidence if c.chunk.doc_id == "orla-brennick")
+    assert any(p.kind == "chain" and p.focus == "Orla Brennick" for p in spouse_page.provenance)
+
+
+def test_chains_off_run_the_question_as_before(chain_collection: Collection) -> None:
+    settings = chain_collection.settings.research.tuned(chain={"enabled": False})
+    result = ResearchAgent(chain_collection, use_llm=False, settings=settings).process(QUESTION)
+    assert result.pack.chain == []
