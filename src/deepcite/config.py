@@ -48,6 +48,9 @@ class StoreSettings(_Section):
     replication_factor: int | None = None
     write_consistency_factor: int | None = None
     upsert_batch: int = 256
+    # a collection name is checked (letters, digits, '_', '-', '.') before it touches the file system; the
+    # cap keeps it well under the file system's 255-byte name limit with the engine's own suffixes
+    max_collection_name_chars: int = Field(default=64, ge=1, le=200)
     # Serving at scale (docs/scaling.md). Fixed when a collection is created: quantisation, HNSW graph,
     # on-disk placement, payload indexes. Read per search: hnsw_ef and quantization_rescore/_oversampling/
     # _ignore. The defaults are the engines' own, which keep today's figures.
@@ -437,6 +440,9 @@ class ServerSettings(_Section):
     max_document_id_chars: int = 512  # a longer id in /files/{collection}/{document_id} is refused
     job_history: int = 100  # upload jobs kept for GET /api/jobs/{job_id} (oldest finished ones go first)
     disconnect_poll_s: float = 0.5  # how often a long JSON request checks that its client is still there
+    # the CLI going through a running server (deepcite ingest/search --server, or found via server.json)
+    client_timeout_s: float = Field(default=300.0, gt=0)  # one HTTP request to the server
+    client_poll_s: float = Field(default=0.5, gt=0)  # how often an upload's ingest job is asked for
 
 
 class PractitionerSettings(_Section):

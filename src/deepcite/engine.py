@@ -47,7 +47,7 @@ from deepcite.errors import CollectionNotFoundError, DeepciteError, InputError, 
 from deepcite.llm.client import LLMClient
 from deepcite.llm.deadline import RequestCancelled, current_budget
 from deepcite.llm.factory import get_llm
-from deepcite.models import Chunk, CoverageReport, Filters, RoundReport, SearchHit, SearchMode
+from deepcite.models import Chunk, CollectionInfo, CoverageReport, Filters, RoundReport, SearchHit, SearchMode
 from deepcite.research.agent import ResearchAgent, ResearchResult
 from deepcite.research.state import ExecutorState
 from deepcite.research.web.source import web_source_for
@@ -262,6 +262,21 @@ class Engine:
         """The document collections (the practitioner directory's profile index is not one)."""
         internal = {self.settings.practitioners.collection}
         return sorted(name for name in self.store.list_collections() if name not in internal)
+
+    def collections(self, groups: Groups = None) -> list[CollectionInfo]:
+        """The document collections with their chunk counts, read from each one's metadata: no collection is
+        opened, so listing takes no lock (with ``groups``, the count of the chunks the caller may read opens
+        it). A collection that cannot be read is listed as unreadable with the reason; the rest still work."""
+        infos = []
+        for name in self.collection_names():
+            info = self.store.describe(name)
+            if groups is not None and info.status == "ok":
+                try:
+                    info.chunks = self.count(name, groups)
+                except DeepciteError as exc:
+                    info = CollectionInfo(name=name, chunks=None, status="unreadable", problem=str(exc))
+            infos.append(info)
+        return infos
 
     def collection(self, name: str | None = None) -> Collection:
         """The named document collection (default ``server.default_collection``), opened once; 404 naming the

@@ -360,3 +360,13 @@ class EvidencePack(BaseModel):
     warnings: list[str] = Field(default_factory=list)  # e.g. the question was truncated
     stop_reason: str = ""  # why retrieval stopped (or why the pack is empty)
     chain: list[ChainStep] = Field(default_factory=list)  # a composed question's hops, in order
+
+
+class CollectionInfo(BaseModel):
+    """A collection as listed: its chunk count read from its metadata (no lock taken), or why it is unreadable."""
+
+    name: str
+    chunks: int | None = Field(description="Chunks the caller may read; null when the collection is unreadable.")
+    status: Literal["ok", "unreadable"] = "ok"
+    problem: str | None = Field(default=None, description="Why the collection cannot be read, and what to do.")
+    dense_dim: int | None = Field(default=None, description="Dense vector size; null for a BM25-only collection.")

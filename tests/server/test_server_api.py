@@ -199,4 +199,5 @@ def test_health_docs_and_collections(client: httpx.Client) -> None:
         assert path in paths
     listing = client.get("/api/collections").json()
     assert listing["default"] == COLLECTION
-    assert {"name": COLLECTION, "chunks": 22} in listing["collections"]
+    listed = {c["name"]: (c["chunks"], c["status"]) for c in listing["collections"]}
+    assert listed[COLLECTION] == (22, "ok")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from contextlib import ExitStack, closing
 from pathlib import Path
 
 import typer
@@ -26,6 +27,12 @@ from deepcite.errors import InputError
 from deepcite.ingest.report import FileStatus, IngestProgress, IngestReport
 from deepcite.models import Filters, FusionMethod, SearchMode
 
+SERVER_OPTION = typer.Option(
+    None,
+    "--server",
+    help="Go through this running `deepcite serve` (e.g. http://127.0.0.1:8000); default: the server of this "
+    "data dir when it holds the collection, else the data dir directly.",
+)
 collections_app = typer.Typer(help="List, inspect and drop collections.", no_args_is_help=True)
 
 
@@ -39,16 +46,30 @@ def ingest(
         "fail", "--on-error", help="fail: write nothing on bad input; skip: skip it"
     ),
     json_out: bool = typer.Option(False, "--json", help="Print the ingest report as JSON."),
+    rebuild: bool = typer.Option(
+        False, "--rebuild", help="Drop the collection first (e.g. a damaged one), then ingest it anew."
+    ),
+    server: str = SERVER_OPTION,
 ) -> None:
     """Read, chunk, embed and index a corpus file or a folder of documents (PDF, DOCX, PPTX, HTML, EPUB,
     Markdown, text, JSON/JSON Lines: each file's type found by its content). Every file is reported:
-    ingested, unchanged, or skipped with its reason. Re-running is idempotent."""
+    ingested, unchanged, or skipped with its reason. Re-running is idempotent. When `deepcite serve` holds
+    the collection (or with --server), the files are uploaded to the server, which ingests them."""
+    from deepcite.cli.remote import remote_ingest, server_for
     from deepcite.retrieval.collection import open_collection
 
-    with user_errors():
+    with user_errors(), ExitStack() as stack:
         if on_error not in ("skip", "fail"):
             raise InputError(f"--on-error must be skip or fail, not {on_error!r}")
-        col = open_collection(collection)
+        settings = get_settings()
+        url = server_for(settings, collection, server)
+        if url and rebuild:
+            raise InputError(
+                f"--rebuild cannot go through the server at {url}: stop `deepcite serve`, then run it again"
+            )
+        col = None if url else stack.enter_context(closing(open_collection(collection, settings)))
+        if col is not None and rebuild and col.store.has_collection(collection):
+            col.drop()
         columns = [
             TextColumn("[bold]ingest[/] {task.description}"),
             BarColumn(),
@@ -66,9 +87,14 @@ def ingest(
             def on_file(event: IngestProgress) -> None:
                 bar.update(task, description=f"{collection} · file {event.done}/{event.total} {event.file.file}")
 
-            report = col.ingest(
-                path, fmt=fmt, on_error=on_error, progress=on_progress, on_progress=on_file  # type: ignore[arg-type]
-            )
+            if col is None:
+                report = remote_ingest(
+                    url, collection, path, fmt=fmt, on_error=on_error, settings=settings, on_file=on_file
+                )
+            else:
+                report = col.ingest(
+                    path, fmt=fmt, on_error=on_error, progress=on_progress, on_progress=on_file  # type: ignore[arg-type]
+                )
     if json_out:
         print_json(report.to_dict())
         return
@@ -115,8 +141,7 @@ def remove(
     """Remove a document (a file's chunks and its stored original) from a collection."""
     from deepcite.retrieval.collection import open_collection
 
-    with user_errors():
-        col = open_collection(collection, create=False)
+    with user_errors(), closing(open_collection(collection, create=False)) as col:
         doc_id = document
         if not col.count(Filters(doc_ids=[doc_id])) and col.originals.get(doc_id) is None:
             doc_id = Path(document).name  # a path given: a file ingested on its own has its name as id
@@ -143,10 +168,13 @@ def search(
     groups: list[str] = GROUP_OPTION,
     fusion: str = typer.Option(None, "--fusion", help="rrf|dbsf (hybrid only; default from settings)"),
     json_out: bool = JSON_OPTION,
+    server: str = SERVER_OPTION,
 ) -> None:
     """Search a collection by BM25, dense vectors, both fused, or the entity graph (the API's search: same
-    checks, same result)."""
-    from deepcite.service import SearchRequest
+    checks, same result).
+    When `deepcite serve` holds the collection (or with --server), the server answers."""
+    from deepcite.cli.remote import remote_search, server_for
+    from deepcite.service import SearchRequest, restrict_filters
 
     with user_errors():
         request = SearchRequest(
@@ -157,7 +185,13 @@ def search(
             filters=parse_filters(filters),
             fusion=FusionMethod.from_str(fusion) if fusion else None,
         )
-        found = state(ctx).engine.search(request, groups or None)
+        settings = state(ctx).settings
+        url = server_for(settings, collection, server)
+        if url:
+            filters = restrict_filters(request.filters, groups or None)
+            found = remote_search(url, request.model_copy(update={"filters": filters}), settings)
+        else:
+            found = state(ctx).engine.search(request, groups or None)
     if json_out:
         print_json(found)
         return
@@ -184,22 +218,54 @@ def search(
 
 @collections_app.command("list")
 def collections_list(json_out: bool = typer.Option(False, "--json")) -> None:
-    """List collections."""
+    """List collections with their chunk counts, read from their metadata: no collection is opened, so this
+    works while `deepcite serve` or an ingest holds one. An unreadable collection is listed with the reason."""
     from deepcite.retrieval.store import open_store
 
-    with user_errors():
-        store = open_store(get_settings())
-        names = store.list_collections()
-        rows = [{"name": n, "chunks": store.count(n)} for n in names]
+    with user_errors(), closing(open_store(get_settings())) as store:
+        rows = [store.describe(n) for n in store.list_collections()]
     if json_out:
         print_json(rows)
         return
     table = Table(title="collections")
     table.add_column("name", style="bold")
     table.add_column("chunks", justify="right")
+    table.add_column("status", overflow="fold")
     for row in rows:
-        table.add_row(row["name"], str(row["chunks"]))
+        status = "ok" if row.problem is None else f"[yellow]unreadable[/]: {row.problem}"
+        table.add_row(row.name, "" if row.chunks is None else str(row.chunks), status)
     console.print(table)
+
+
+@collections_app.command("check")
+def collections_check(name: str, json_out: bool = typer.Option(False, "--json")) -> None:
+    """Read a whole collection back (metadata, point count, every payload and dense vector, a BM25 search)
+    and report what is damaged; exit code 1 when anything is."""
+    from deepcite.retrieval.check import check_collection
+    from deepcite.retrieval.store import open_store
+
+    with user_errors(), closing(open_store(get_settings())) as store:
+        report = check_collection(store, name)  # type: ignore[arg-type]
+    if json_out:
+        print_json({**report.model_dump(mode="json"), "ok": report.ok})
+    else:
+        console.print(
+            f"[bold]{name}[/]: {report.points if report.points is not None else '?'} points, "
+            f"{report.payloads_read} payloads and {report.vectors_read} dense vectors read"
+        )
+        for warning in report.warnings:
+            console.print(f"[yellow]warning[/]: {warning}")
+        for problem in report.problems:
+            console.print(f"[red]problem[/]: {problem}")
+        if report.ok:
+            console.print("[green]ok[/]")
+        else:
+            console.print(
+                f"[bold red]collection {name!r} is damaged[/]; restore it from a backup, or re-ingest it with "
+                f"`deepcite ingest <path> --collection {name} --rebuild`"
+            )
+    if not report.ok:
+        raise typer.Exit(code=1)
 
 
 @collections_app.command("stats")
@@ -207,9 +273,8 @@ def collections_stats(name: str, json_out: bool = typer.Option(False, "--json"))
     """Counts for one collection: chunks, documents, sources."""
     from deepcite.retrieval.store import open_store
 
-    with user_errors():
-        settings = get_settings()
-        store = open_store(settings)
+    settings = get_settings()
+    with user_errors(), closing(open_store(settings)) as store:
         if not store.has_collection(name):
             from deepcite.errors import CollectionNotFoundError
 
@@ -243,8 +308,7 @@ def collections_drop(
     """Delete a collection and its files."""
     from deepcite.retrieval.store import open_store
 
-    with user_errors():
-        store = open_store(get_settings())
+    with user_errors(), closing(open_store(get_settings())) as store:
         if not yes:
             typer.confirm(f"drop collection {name!r} and all its chunks?", abort=True)
         store.drop_collection(name)

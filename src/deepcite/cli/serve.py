@@ -120,15 +120,13 @@ def serve(
     """Run the HTTP API (/api/…, /docs) and the web UI with uvicorn."""
     import uvicorn
 
+    from deepcite.retrieval.shared_dir import announced_server
     from deepcite.server.app import create_app
 
     with user_errors():
         engine = state(ctx).engine
         app = create_app(engine)
     settings = engine.settings
-    uvicorn.run(
-        app,
-        host=host or settings.server.host,
-        port=port or settings.server.port,
-        log_level=log_level,
-    )
+    host, port = host or settings.server.host, port or settings.server.port
+    with announced_server(settings.data_dir, host, port):  # lets a CLI command on its collections go through it
+        uvicorn.run(app, host=host, port=port, log_level=log_level)

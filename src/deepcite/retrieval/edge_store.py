@@ -15,18 +15,20 @@ vector ``dense`` with cosine distance, a sparse vector ``bm25`` with the IDF mod
 ``store.payload_indexes``, and the quantisation, HNSW and on-disk settings of ``StoreSettings``, applied by
 :meth:`EdgeStore.optimize`) and ``deepcite.json`` (the
 dense dimension and BM25 statistics, replaced atomically via a temp file and ``os.replace``). A collection
-exists once its ``deepcite.json`` is written, so a creation interrupted half-way is invisible and redone.
+is built in a temporary folder beside its place and renamed there whole, so a creation interrupted
+half-way is invisible, and two processes creating it at once make one collection.
 
-One process should write a collection at a time; within a process every shard has its own lock.
+The engine locks a shard for the process that opened it: a process that finds it held gets
+:class:`~deepcite.errors.CollectionBusyError` naming the holder (see :mod:`~deepcite.retrieval.shared_dir`);
+files the engine cannot read give :class:`~deepcite.errors.CollectionDamagedError`. Within a process every
+shard has its own lock.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
-import os
-import shutil
-import tempfile
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -65,7 +67,7 @@ from qdrant_edge import (
 )
 
 from deepcite.config import Settings, StoreSettings, get_settings
-from deepcite.errors import StoreError
+from deepcite.errors import CollectionDamagedError, StoreError
 from deepcite.models import FusionMethod
 from deepcite.retrieval import filters as f
 from deepcite.retrieval.bm25 import SPARSE_VECTOR_NAME, SparseWeights
@@ -77,7 +79,16 @@ from deepcite.retrieval.engine_hooks import (
     scroll_pages,
 )
 from deepcite.retrieval.engine_store import EngineStore
-from deepcite.retrieval.points import DENSE_VECTOR_NAME, payload_key
+from deepcite.retrieval.points import DENSE_VECTOR_NAME, payload_key, validate_collection_name
+from deepcite.retrieval.shared_dir import (
+    HOLDER_FILE,
+    claim,
+    create_atomically,
+    engine_failure,
+    release,
+    remove_folder,
+    write_json_atomically,
+)
 
 META_FILE = "deepcite.json"
 SHARD_DIR = "shard"
@@ -162,6 +173,28 @@ def edge_search_params(store: StoreSettings) -> SearchParams | None:
     )
 
 
+class _GuardedShard:
+    """A shard whose calls raise deepcite's errors (busy, damaged, refused) instead of the binding's."""
+
+    def __init__(self, shard: EdgeShard, fail: Callable[[Exception], Exception | None]) -> None:
+        self._shard = shard
+        self._fail = fail
+
+    def __getattr__(self, attr: str) -> Any:
+        method = getattr(self._shard, attr)
+
+        def call(*args: Any, **kwargs: Any) -> Any:
+            try:
+                return method(*args, **kwargs)
+            except Exception as exc:
+                named = self._fail(exc)
+                if named is None or named is exc:
+                    raise
+                raise named from None
+
+        return call
+
+
 class EdgeStore(EngineStore):
     """:class:`~deepcite.retrieval.store.SearchStore` on Qdrant Edge shards under ``root``."""
 
@@ -183,47 +216,65 @@ class EdgeStore(EngineStore):
     def _meta_path(self, name: str) -> Path:
         return self.root / name / META_FILE
 
-    def _shard(self, name: str) -> EdgeShard:
+    def _failure(self, name: str, exc: Exception) -> Exception | None:
+        return engine_failure(name, exc, self.root, self.settings.data_dir)
+
+    def _open(self, name: str) -> EdgeShard:
+        """Load the shard (taking the engine's lock on it) and record this process as its holder."""
+        try:
+            shard = EdgeShard.load(str(self.root / name / SHARD_DIR))
+        except Exception as exc:  # the binding raises plain exceptions
+            raise (self._failure(name, exc) or exc) from None
+        claim(self.root / name / HOLDER_FILE)
+        return shard
+
+    def _shard(self, name: str) -> _GuardedShard:
         with self._lock(name):
             shard = self._shards.get(name)
             if shard is None:
-                try:
-                    shard = EdgeShard.load(str(self.root / name / SHARD_DIR))
-                except Exception as exc:  # the binding raises plain exceptions
-                    raise StoreError(f"cannot open collection {name!r} at {self.root / name}: {exc}") from exc
-                self._shards[name] = shard
-            return shard
+                shard = self._shards[name] = self._open(name)
+            return _GuardedShard(shard, lambda exc: self._failure(name, exc))
 
     # -- engine primitives ----------------------------------------------------------------------------------
     def engine_names(self) -> list[str]:
-        return [p.parent.name for p in self.root.glob(f"*/{META_FILE}")]
+        # a folder being built or removed starts with "." (a collection name never does)
+        return [p.parent.name for p in self.root.glob(f"*/{META_FILE}") if not p.parent.name.startswith(".")]
 
     def has_collection(self, name: str) -> bool:
+        validate_collection_name(name, self.settings.store.max_collection_name_chars)
         return self._meta_path(name).is_file()
 
     def engine_create(self, name: str, dense_dim: int | None, meta: CollectionMeta) -> None:
         folder = self.root / name
-        if folder.exists():  # left by an interrupted creation (no meta file)
-            shutil.rmtree(folder)
-        shard = EdgeShard.create(str(folder / SHARD_DIR), edge_config(self.settings.store, dense_dim))
-        for field, kind in self.settings.store.payload_indexes.items():
-            shard.update(UpdateOperation.create_field_index(payload_key(field), _INDEX_TYPES[kind]))
-        self._shards[name] = shard
-        self.write_meta(name, meta)
+        if folder.exists() and not self._meta_path(name).exists():
+            remove_folder(folder)  # left by an interrupted creation of an older version (no meta file)
+
+        def build(tmp: Path) -> None:
+            shard = EdgeShard.create(str(tmp / SHARD_DIR), edge_config(self.settings.store, dense_dim))
+            for field, kind in self.settings.store.payload_indexes.items():
+                shard.update(UpdateOperation.create_field_index(payload_key(field), _INDEX_TYPES[kind]))
+            shard.close()
+            write_json_atomically(tmp / META_FILE, meta.to_dict())
+
+        create_atomically(self.root, name, build)  # another process's collection, if it won, is kept
 
     def engine_drop(self, name: str) -> None:
         shard = self._shards.pop(name, None)
-        if shard is not None:
+        if shard is None:
+            with contextlib.suppress(CollectionDamagedError):  # a damaged collection can be dropped
+                self._open(name).close()  # never remove a collection another process holds
+        else:
             shard.close()
+        release(self.root / name / HOLDER_FILE)
         self._meta_path(name).unlink()  # invisible first, then removed
-        shutil.rmtree(self.root / name)
+        remove_folder(self.root / name)
 
     def read_meta(self, name: str) -> CollectionMeta:
         path = self._meta_path(name)
         try:
             return CollectionMeta.from_dict(json.loads(path.read_text(encoding="utf-8")))
-        except (OSError, ValueError) as exc:
-            raise StoreError(f"cannot read {path}: {exc}; drop the collection and ingest again") from exc
+        except (OSError, ValueError, TypeError, AttributeError) as exc:
+            raise CollectionDamagedError(name, f"{META_FILE} unreadable: {type(exc).__name__}") from None
 
     def write_meta(self, name: str, meta: CollectionMeta) -> None:
         if name in self._shards:
@@ -231,17 +282,7 @@ class EdgeStore(EngineStore):
         if name in self._stale_idf:
             self._stale_idf.discard(name)
             self._shards.pop(name).close()
-        path = self._meta_path(name)
-        fd, tmp = tempfile.mkstemp(prefix=".deepcite-", suffix=".json", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as out:
-                json.dump(meta.to_dict(), out, indent=2)
-                out.flush()
-                os.fsync(out.fileno())
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_json_atomically(self._meta_path(name), meta.to_dict())
 
     def engine_upsert(self, name: str, points: Sequence[PointData]) -> None:
         edge_points = [Point(p.id, p.vectors(_sparse), p.payload) for p in points]
@@ -333,4 +374,5 @@ class EdgeStore(EngineStore):
         for name, shard in list(self._shards.items()):
             with self._lock(name):
                 shard.close()
+                release(self.root / name / HOLDER_FILE)
         self._shards.clear()

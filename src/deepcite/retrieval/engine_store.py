@@ -13,8 +13,8 @@ from collections.abc import Iterator, Sequence
 import numpy as np
 
 from deepcite.config import Settings
-from deepcite.errors import CollectionNotFoundError, InputError
-from deepcite.models import Chunk, Filters, FusionMethod, SearchHit, SearchMode
+from deepcite.errors import CollectionNotFoundError, DeepciteError, InputError
+from deepcite.models import Chunk, CollectionInfo, Filters, FusionMethod, SearchHit, SearchMode
 from deepcite.retrieval.bm25 import Bm25Stats, bm25_text, document_terms, document_vector, query_vector
 from deepcite.retrieval.bm25_upkeep import bm25_params, checked_meta, reweight_if_stale
 from deepcite.retrieval.collection_locks import CollectionLocks
@@ -38,8 +38,11 @@ class EngineStore(EngineHooks):
         self._lock = CollectionLocks()
         self._dims: dict[str, int | None] = {}
 
+    def _valid(self, name: str) -> str:
+        return validate_collection_name(name, self.settings.store.max_collection_name_chars)
+
     def _require(self, name: str) -> str:
-        validate_collection_name(name)
+        self._valid(name)
         if not self.has_collection(name):
             raise CollectionNotFoundError(name, self.list_collections())
         return name
@@ -54,11 +57,20 @@ class EngineStore(EngineHooks):
         return sorted(self.engine_names())
 
     def has_collection(self, name: str) -> bool:
-        return name in self.engine_names()
+        return self._valid(name) in self.engine_names()
+
+    def describe(self, name: str) -> CollectionInfo:
+        """The collection's chunk count from its metadata, without opening it (so listing takes no lock);
+        ``status="unreadable"`` with the reason when the metadata cannot be read."""
+        try:
+            meta = self.read_meta(self._require(name))
+        except DeepciteError as exc:
+            return CollectionInfo(name=name, chunks=None, status="unreadable", problem=str(exc))
+        return CollectionInfo(name=name, chunks=meta.bm25.n_docs, dense_dim=meta.dense_dim)
 
     def create_collection(self, name: str, *, dense_dim: int | None) -> None:
         """Create ``name`` (``dense_dim=None``: BM25-only); a no-op if it exists with the same dimension."""
-        validate_collection_name(name)
+        self._valid(name)
         if dense_dim is not None and (not isinstance(dense_dim, int) or dense_dim < 1):
             raise InputError(f"dense_dim must be a positive integer or None (BM25-only), not {dense_dim!r}")
         with self._lock(name):
@@ -72,8 +84,13 @@ class EngineStore(EngineHooks):
                 return
             k1, b, include_title = bm25_params(self.settings)
             meta = CollectionMeta(dense_dim, Bm25Stats(k1=k1, b=b, include_title=include_title), metadata_keys=[])
-            self.engine_create(name, dense_dim, meta)
-            self._dims[name] = dense_dim
+            self.engine_create(name, dense_dim, meta)  # another process may have created it first
+            if self._dense_dim(name) != dense_dim:
+                existing = self._dims.pop(name)
+                raise InputError(
+                    f"collection {name!r} was just created by another process with dense dimension "
+                    f"{existing}, not {dense_dim}; use the embedder it was built with"
+                )
 
     def drop_collection(self, name: str) -> None:
         with self._lock(self._require(name)):

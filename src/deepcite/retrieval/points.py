@@ -24,7 +24,7 @@ METADATA_KEY = "metadata"
 CHUNK_FIELDS: frozenset[str] = frozenset(Chunk.model_fields)
 
 _NAMESPACE = uuid.UUID("5b0e7a36-2d1c-5d5e-9a55-4c7a6b1f3d21")  # deepcite's UUID5 namespace for point ids
-_NAME_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
+_NAME_RE = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 
 
 def point_id(chunk_id: str) -> str:
@@ -32,11 +32,18 @@ def point_id(chunk_id: str) -> str:
     return str(uuid.uuid5(_NAMESPACE, chunk_id))
 
 
-def validate_collection_name(name: str) -> str:
-    """Return ``name`` if it is a valid collection name, else raise :class:`InputError` saying why."""
-    if not isinstance(name, str) or not _NAME_RE.match(name) or name.endswith("."):
+def validate_collection_name(name: str, max_chars: int = 64) -> str:
+    """Return ``name`` if it is a valid collection name of at most ``max_chars`` (setting
+    ``store.max_collection_name_chars``), else raise :class:`InputError` saying why; no file is touched."""
+    if isinstance(name, str) and len(name) > max_chars:
         raise InputError(
-            f"invalid collection name {name!r}: use 1-64 letters, digits, '_', '-' or '.', "
+            f"invalid collection name: {len(name)} characters is too long, use at most {max_chars} "
+            "(setting store.max_collection_name_chars)"
+        )
+    if not isinstance(name, str) or not _NAME_RE.fullmatch(name) or name.endswith("."):
+        shown = name[:40] + "…" if isinstance(name, str) and len(name) > 40 else name
+        raise InputError(
+            f"invalid collection name {shown!r}: use 1-{max_chars} letters, digits, '_', '-' or '.', "
             "starting with a letter or digit (e.g. 'papers' or 'scifact-2024')"
         )
     return name

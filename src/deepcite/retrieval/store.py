@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
 from deepcite.config import Settings, get_settings
-from deepcite.models import Chunk, Filters, FusionMethod, SearchHit, SearchMode
+from deepcite.models import Chunk, CollectionInfo, Filters, FusionMethod, SearchHit, SearchMode
 
 
 @runtime_checkable
@@ -25,7 +25,12 @@ class SearchStore(Protocol):
 
     def list_collections(self) -> list[str]: ...
 
-    def has_collection(self, name: str) -> bool: ...
+    def has_collection(self, name: str) -> bool:
+        """Whether ``name`` exists; raises InputError for an invalid name before touching any file."""
+
+    def describe(self, name: str) -> CollectionInfo:
+        """The collection's chunk count from its metadata, without opening (or locking) it; an unreadable
+        one is ``status="unreadable"`` with the reason."""
 
     def drop_collection(self, name: str) -> None:
         """Remove a collection and its files; raises CollectionNotFoundError if absent."""

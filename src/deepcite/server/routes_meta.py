@@ -9,7 +9,7 @@ from fastapi import APIRouter, Depends, Request
 from deepcite import __version__
 from deepcite.server.auth import Authenticator, Caller, current_caller
 from deepcite.server.resources import EngineDep
-from deepcite.server.schemas import CollectionInfo, CollectionsResponse, HealthResponse
+from deepcite.server.schemas import CollectionsResponse, HealthResponse
 
 router = APIRouter()
 
@@ -29,12 +29,8 @@ async def healthz(request: Request, engine: EngineDep) -> HealthResponse:
 
 @router.get("/api/collections", response_model=CollectionsResponse, tags=["meta"])
 async def collections(engine: EngineDep, caller: Caller = Depends(current_caller)) -> CollectionsResponse:
-    """The collections this server can search, with their chunk counts (visible to the caller)."""
+    """The collections this server can search, with their chunk counts (visible to the caller); one that
+    cannot be read is listed with ``status: "unreadable"`` and the reason."""
 
-    def rows() -> list[CollectionInfo]:
-        return [
-            CollectionInfo(name=name, chunks=engine.count(name, caller.groups)) for name in engine.collection_names()
-        ]
-
-    infos = await asyncio.to_thread(rows)
+    infos = await asyncio.to_thread(engine.collections, caller.groups)
     return CollectionsResponse(collections=infos, default=engine.settings.server.default_collection)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from deepcite.models import CollectionInfo
 from deepcite.service import QuestionRequest
 
 
@@ -19,11 +20,6 @@ class RequestIdRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     request_id: str = Field(min_length=1, description="The request_id of an earlier unified search.")
-
-
-class CollectionInfo(BaseModel):
-    name: str
-    chunks: int
 
 
 class CollectionsResponse(BaseModel):
