@@ -9,6 +9,8 @@ its connection instead of leaving the server working.
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import time
 
 import pytest
@@ -93,3 +95,15 @@ async def test_budget_reaches_calls_in_worker_threads_and_cancel_stops_them(
         with pytest.raises(LLMTimeoutError, match="cancelled"):
             await asyncio.to_thread(client.chat, HELLO)
     assert len(llm_server.requests) == 1
+
+
+def test_a_process_that_never_closes_its_client_still_exits(llm_server: FakeOpenAIServer) -> None:
+    # the synchronous calls' background loop runs in a daemon thread: exit does not wait for it
+    script = (
+        "from deepcite.config import LLMSettings\n"
+        "from deepcite.llm.openai_client import OpenAICompatClient\n"
+        f"client = OpenAICompatClient(LLMSettings(base_url={llm_server.base_url!r}, model='m'))\n"
+        "print(client.chat([{'role': 'user', 'content': 'hi'}]))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr

@@ -2,17 +2,20 @@
 
 Started on first use, stopped by :meth:`BackgroundLoop.close`; thread-safe. Synchronous callers use it to
 reach async clients whose connection pool belongs to one loop, and to get what only async code can give
-(a wall-clock deadline over a whole HTTP exchange, cancelled cleanly when it passes).
+(a wall-clock deadline over a whole HTTP exchange, cancelled cleanly when it passes). The loop runs in a
+daemon thread (AnyIO's ``start_blocking_portal`` runs it in an executor thread, which the interpreter waits
+for at exit): a process that never closes it still exits.
 """
 
 from __future__ import annotations
 
 import threading
 from collections.abc import Awaitable, Callable
-from contextlib import AbstractContextManager
+from concurrent.futures import Future
 from typing import TypeVar
 
-from anyio.from_thread import BlockingPortal, start_blocking_portal
+import anyio
+from anyio.from_thread import BlockingPortal
 
 T = TypeVar("T")
 
@@ -22,7 +25,7 @@ class BackgroundLoop:
 
     def __init__(self) -> None:
         self._portal: BlockingPortal | None = None
-        self._portal_cm: AbstractContextManager[BlockingPortal] | None = None
+        self._thread: threading.Thread | None = None
         self._lock = threading.Lock()
 
     @property
@@ -37,13 +40,26 @@ class BackgroundLoop:
     def close(self) -> None:
         """Stop the loop and its thread (started again on the next call)."""
         with self._lock:
-            if self._portal_cm is not None:
-                self._portal_cm.__exit__(None, None, None)
-            self._portal, self._portal_cm = None, None
+            portal, thread = self._portal, self._thread
+            self._portal, self._thread = None, None
+        if portal is not None:
+            portal.call(portal.stop)
+        if thread is not None:
+            thread.join()
 
     def _running(self) -> BlockingPortal:
         with self._lock:
             if self._portal is None:
-                self._portal_cm = start_blocking_portal()
-                self._portal = self._portal_cm.__enter__()
+                ready: Future[BlockingPortal] = Future()
+
+                async def serve() -> None:
+                    async with BlockingPortal() as portal:
+                        ready.set_result(portal)
+                        await portal.sleep_until_stopped()
+
+                self._thread = threading.Thread(
+                    target=anyio.run, args=(serve,), name="deepcite-loop", daemon=True
+                )
+                self._thread.start()
+                self._portal = ready.result()
             return self._portal
