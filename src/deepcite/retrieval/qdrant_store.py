@@ -125,7 +125,7 @@ class QdrantStore(EngineStore):
         return [c.name for c in self.client.get_collections().collections]
 
     def has_collection(self, name: str) -> bool:
-        return self.client.collection_exists(name)
+        return self.client.collection_exists(self._valid(name))  # the name checked before any request
 
     def engine_create(self, name: str, dense_dim: int | None, meta: CollectionMeta) -> None:
         store = self.settings.store
