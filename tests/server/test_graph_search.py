@@ -55,6 +55,8 @@ def test_cli_graph_search(tmp_path, monkeypatch) -> None:
         )
     )
     monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setenv("DEEPCITE_GRAPH_FIRST_HOP_K", "1")  # the walk, not the first hop, finds Marla Quint
+    monkeypatch.setenv("COLUMNS", "200")  # the table keeps each cell on one line
     get_settings.cache_clear()
     try:
         runner = CliRunner()

@@ -15,7 +15,7 @@ eval_app = typer.Typer(help="Measure quality on real benchmarks.", no_args_is_he
 @eval_app.command("retrieval")
 def eval_retrieval(
     beir: Path = typer.Option(..., "--beir", help="A BEIR directory (corpus.jsonl, queries.jsonl, qrels/)."),
-    modes: str = typer.Option("bm25,dense,hybrid", "--modes", help="Comma-separated: bm25,dense,hybrid"),
+    modes: str = typer.Option("bm25,dense,hybrid", "--modes", help="Comma-separated: bm25,dense,hybrid,graph"),
     fusions: str = typer.Option(
         None, "--fusions", help="Hybrid fusions to run, e.g. rrf,dbsf (default: setting)"
     ),

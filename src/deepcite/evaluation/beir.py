@@ -87,9 +87,13 @@ def evaluate_modes(
         started = time.perf_counter()
         for i, qid in enumerate(qids):
             vector = vectors[i].tolist() if vectors is not None and mode is not SearchMode.BM25 else None
-            hits = col.store.search(
-                col.name, text=texts[i], vector=vector, mode=mode, k=RUN_DEPTH, fusion=fusion
-            )
+            if mode is SearchMode.GRAPH or (mode is SearchMode.HYBRID and col.settings.graph.in_hybrid):
+                # the entity graph's walk lives in the collection, not the store
+                hits = col.search(texts[i], mode=mode, k=RUN_DEPTH, fusion=fusion)
+            else:
+                hits = col.store.search(
+                    col.name, text=texts[i], vector=vector, mode=mode, k=RUN_DEPTH, fusion=fusion
+                )
             scores: dict[str, float] = {}
             for hit in hits:  # a document's score is its best chunk's
                 scores.setdefault(hit.chunk.doc_id, float(-hit.rank))
