@@ -78,3 +78,19 @@ def test_a_judge_decides_where_the_words_do_not(embedder: HashingEmbedder) -> No
     support = CitationSupport(embedder, AnswerSettings(), judge=Strict())
     assert not support.supports("Apixaban is better than warfarin", TEXTS[2])
     assert support.supports(TEXTS[2].split(". ")[1], TEXTS[2])  # verbatim: no judge needed
+
+
+def test_prime_embeds_in_one_batch_and_later_checks_use_it() -> None:
+    calls: list[int] = []
+
+    class Counting(HashingEmbedder):
+        def encode(self, texts, *, kind="passage"):  # noqa: ANN001, ANN202
+            calls.append(len(texts))
+            return super().encode(texts, kind=kind)
+
+    support = CitationSupport(Counting(), AnswerSettings())
+    sentences = ["Apixaban is better than warfarin", "Beta blockers slow the heart"]
+    support.prime(sentences, [TEXTS[2], TEXTS[4]])
+    assert len(calls) == 1  # one batch: both sentences and both passages' sentences
+    scores = [support.similarity(s, TEXTS[i]) for s, i in zip(sentences, (2, 4), strict=True)]
+    assert len(calls) == 1 and all(-1.0 <= x <= 1.0 for x in scores)

@@ -23,6 +23,7 @@ Usage::
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -95,6 +96,23 @@ class CitationSupport:
         self._sentences: LRUCache[str, np.ndarray] = LRUCache(maxsize=settings.embedding_cache_size)
         self._passages: LRUCache[str, np.ndarray] = LRUCache(maxsize=settings.context_max_count)
         self._lock = threading.Lock()
+
+    def prime(self, sentences: Sequence[str], passages: Sequence[str]) -> None:
+        """Embed the sentences and the passages' sentences not cached yet, in one batch each (many small
+        encoder calls cost far more than one large one)."""
+        with self._lock:
+            todo = [s for s in dict.fromkeys(sentences) if s not in self._sentences]
+            texts = [p for p in dict.fromkeys(passages) if p not in self._passages]
+        split = [split_sentences(p) or [p] for p in texts]
+        flat = [s for parts in split for s in parts]
+        vectors = self._embedder.encode(todo + flat)
+        with self._lock:
+            for text, vector in zip(todo, vectors[: len(todo)], strict=True):
+                self._sentences[text] = vector
+            start = len(todo)
+            for text, parts in zip(texts, split, strict=True):
+                self._passages[text] = vectors[start : start + len(parts)]
+                start += len(parts)
 
     def similarity(self, sentence: str, passage: str) -> float:
         """Cosine similarity of ``sentence`` to the passage's closest sentence."""
