@@ -15,11 +15,10 @@ import anyio
 import httpx
 import pytest
 from anyio.from_thread import BlockingPortal, start_blocking_portal
-from hypothesis import HealthCheck, assume, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, assume, given, reject, settings
 from mcp import Client
 from server.conftest import LiveServer
-from server.fuzz_cases import LEAK_MARKERS, Deep, filters, integers, json_values, texts
+from server.fuzz_cases import LEAK_MARKERS, tool_arguments
 
 from deepcite.config import Settings
 from deepcite.engine import Engine
@@ -115,41 +114,6 @@ def test_practitioner_and_question_tools_give_the_http_messages(surfaces: Surfac
         assert surfaces.tool(tool, {"question": "stroke", "max_hops": 99})[1] == message
 
 
-def _plain(value: Any) -> Any:
-    """``value`` with a :class:`Deep` part as Python lists (at most 200 deep: the MCP client serialises no deeper)."""
-    if isinstance(value, Deep):
-        nested: list[Any] = []
-        for _ in range(min(value.depth, 200) - 1):
-            nested = [nested]
-        return nested
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    return [_plain(v) for v in value] if isinstance(value, list) else value
-
-
-def _arguments(tool: str) -> st.SearchStrategy[dict[str, Any]]:
-    collection = st.one_of(texts(), st.sampled_from(["demo", "practitioners", "x" * 300]))
-    surprise = {"surprise": json_values(2)}
-    if tool == "search":
-        optional = {
-            "collection": collection,
-            "mode": texts(8),
-            "k": integers(),
-            "filters": filters().map(_plain),
-            **surprise,
-        }
-        return st.fixed_dictionaries({"query": texts()}, optional=optional)
-    if tool in ("ask", "research"):
-        optional = {"collection": collection, "max_hops": integers(), **surprise}
-        return st.fixed_dictionaries({"question": texts()}, optional=optional)
-    if tool == "find_practitioners":
-        location = st.fixed_dictionaries({}, optional={"city": texts(), "state": texts(6), "zip": texts(8)})
-        message = st.fixed_dictionaries({"role": st.sampled_from(["user", "x"]), "content": texts()})
-        optional = {"location": location, "limit": integers(), "messages": st.lists(message, max_size=2)}
-        return st.fixed_dictionaries({"request": texts()}, optional={**optional, **surprise})
-    return st.fixed_dictionaries({}, optional=surprise)
-
-
 # tool -> examples in make test (ask and research run the research on a valid question: fewer)
 TOOL_EXAMPLES = {"search": 30, "find_practitioners": 20, "research": 8, "ask": 8, "list_collections": 5}
 
@@ -169,11 +133,14 @@ def test_no_tool_call_crashes_hangs_or_leaks(surfaces: Surfaces, tool: str) -> N
         database=None,
         suppress_health_check=list(HealthCheck),
     )
-    @given(_arguments(tool))
+    @given(tool_arguments(tool, "demo"))
     def probe(arguments: dict[str, Any]) -> None:
         sent = json.dumps(arguments)
         assume(not any(m in sent for m in LEAK_MARKERS))
-        is_error, text, structured = surfaces.tool(tool, arguments)
+        try:
+            is_error, text, structured = surfaces.tool(tool, arguments)
+        except UnicodeEncodeError:  # the in-process client cannot serialise a lone surrogate in a key
+            reject()
         assert not leaks(text + json.dumps(structured or {})), (arguments, text[:500])
         if is_error:
             assert text and not text.startswith("Error executing tool"), (arguments, text[:500])

@@ -250,10 +250,17 @@ def _files() -> st.SearchStrategy[Case]:
 
 
 def _static() -> st.SearchStrategy[Case]:
-    names = st.one_of(
-        texts(), st.sampled_from(["common.js", "x" * 300, "x" * 5000, "..%2F..%2Fpyproject.toml", "%00"])
-    )
-    return names.map(lambda n: Case("GET", f"/static/{n if '%' in n else segment(n)}"))
+    escaped = [
+        "common.js",
+        "common.js%00",
+        "x" * 300,
+        "x" * 5000,
+        "..%2F..%2Fpyproject.toml",
+        "%00",
+        "%2e%2e",
+    ]
+    names = st.one_of(texts().map(segment), st.sampled_from(escaped))
+    return names.map(lambda n: Case("GET", f"/static/{n}"))
 
 
 def _upload() -> st.SearchStrategy[Case]:
@@ -290,6 +297,42 @@ def _raw() -> st.SearchStrategy[Case]:
         json_values(4).map(lambda v: json.dumps(v).encode()),
     )
     return st.tuples(paths, broken).map(lambda pb: Case("POST", pb[0], raw=pb[1]))
+
+
+def as_objects(value: Any) -> Any:
+    """``value`` with a :class:`Deep` part as Python lists (at most 200 deep: the MCP client serialises no deeper)."""
+    if isinstance(value, Deep):
+        nested: list[Any] = []
+        for _ in range(min(value.depth, 200) - 1):
+            nested = [nested]
+        return nested
+    if isinstance(value, dict):
+        return {k: as_objects(v) for k, v in value.items()}
+    return [as_objects(v) for v in value] if isinstance(value, list) else value
+
+
+def tool_arguments(tool: str, collection_name: str) -> st.SearchStrategy[dict[str, Any]]:
+    """Fuzzed arguments of an MCP tool over a data dir holding ``collection_name``."""
+    collection = st.one_of(texts(), st.sampled_from([collection_name, "practitioners", "x" * 300]))
+    surprise = {"surprise": json_values(2)}
+    if tool == "search":
+        optional = {
+            "collection": collection,
+            "mode": texts(8),
+            "k": integers(),
+            "filters": filters().map(as_objects),
+            **surprise,
+        }
+        return st.fixed_dictionaries({"query": texts()}, optional=optional)
+    if tool in ("ask", "research"):
+        optional = {"collection": collection, "max_hops": integers(), **surprise}
+        return st.fixed_dictionaries({"question": texts()}, optional=optional)
+    if tool == "find_practitioners":
+        location = st.fixed_dictionaries({}, optional={"city": texts(), "state": texts(6), "zip": texts(8)})
+        message = st.fixed_dictionaries({"role": st.sampled_from(["user", "x"]), "content": texts()})
+        optional = {"location": location, "limit": integers(), "messages": st.lists(message, max_size=2)}
+        return st.fixed_dictionaries({"request": texts()}, optional={**optional, **surprise})
+    return st.fixed_dictionaries({}, optional=surprise)
 
 
 # category -> (strategy of cases, examples in make test)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import logging
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
@@ -19,10 +18,8 @@ from typing import Any
 import anyio
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
-from deepcite.errors import DeepciteError
+from deepcite.public_errors import public_error
 from deepcite.service import AskResponse, HopCallback, HopEvent
-
-log = logging.getLogger(__name__)
 
 AskRunner = Callable[[HopCallback], Awaitable[AskResponse]]
 
@@ -67,15 +64,9 @@ async def ask_events(run: AskRunner) -> AsyncIterator[ServerSentEvent]:
                 yield _event("hop", hop.model_dump(mode="json"))
         try:
             response = await task
-        except DeepciteError as exc:
-            yield _event(
-                "error", {"error": type(exc).__name__, "message": str(exc), "status": exc.http_status}
-            )
-            return
-        except Exception:
-            log.exception("unified search stream failed")
-            message = "internal error while answering; this is a server bug, see the server log"
-            yield _event("error", {"error": "InternalError", "message": message, "status": 500})
+        except Exception as exc:  # the message a JSON answer would have had (no trace, no server path)
+            err = public_error(exc, where="unified search stream")
+            yield _event("error", {"error": err.error, "message": err.message, "status": err.status})
             return
         for name, payload in _parts(response):
             yield _event(name, payload)
