@@ -283,17 +283,18 @@ class CoverageSettings(_Section):
 
 
 class ChainSettings(_Section):
-    """Composed questions ("the spouse of the performer of Green") run as an ordered chain of hops."""
+    """Composed questions ("the spouse of the performer of Green") run as an ordered chain of hops. Off by
+    default: on MuSiQue train it cost recall@5 (README, multi-hop)."""
 
-    enabled: bool = True
+    enabled: bool = False
     max_hops: int = 5  # the most hops a question is parsed into
     beam: int = 2  # answer entities of a hop carried into the next hop's queries
     answer_passages: int = 3  # a hop's best passages its answer entity is taken from
     # an answer entity scores 1/rank of its passage, times `title_weight` for a passage title, plus
     # `near_weight` when it stands within `near_window` words of a relation word of the hop's query, plus
     # `known_weight` when it is the title of a document in the collection
-    title_weight: float = 1.5
-    near_weight: float = 1.0
+    title_weight: float = 0.5
+    near_weight: float = 2.0
     near_window: int = 12
     known_weight: float = 1.0
     # the best passage of each hop is pinned in the pack at `pin_factor` times the first hop's best score
@@ -306,8 +307,9 @@ class GraphResearchSettings(_Section):
     enabled: bool = True
     k: int = 20  # hits of the graph's ranked list per sub-question (0: no graph list in the rounds)
     # bridge queries per round from high-PPR entities the evidence does not yet cover, walking from the
-    # question's entities and the best `seed_passages` evidence passages
-    bridge_entities: int = 3
+    # question's entities and the best `seed_passages` evidence passages (0: none; 3 cost recall@5 on
+    # MuSiQue train)
+    bridge_entities: int = 0
     seed_passages: int = 5
 
 

@@ -33,3 +33,17 @@ def research_collection(fixture_settings: Settings, minilm: Embedder) -> Collect
     collection = open_collection(COLLECTION, fixture_settings, embedder=minilm)
     collection.ingest(CORPUS, fmt="jsonl")
     return collection
+
+
+CHAIN_CORPUS = FIXTURES / "chain_corpus.jsonl"
+
+
+@pytest.fixture(scope="session")
+def chain_collection(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Collection:
+    """The composed-question corpus (album -> performer -> spouse) in a real Edge collection with its entity graph."""
+    from deepcite.retrieval.collection import open_collection
+
+    settings = Settings(data_dir=tmp_path_factory.mktemp("chain-data"))
+    collection = open_collection("chain-fixture", settings, embedder=minilm)
+    collection.ingest(CHAIN_CORPUS, fmt="jsonl")
+    return collection

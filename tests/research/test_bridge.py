@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from deepcite.config import Settings
 from deepcite.models import Candidate, SearchMode
 from deepcite.research.nodes import propose_bridge_queries, run_retrieval
@@ -20,16 +18,8 @@ CORPUS = Path(__file__).resolve().parent.parent / "fixtures" / "research" / "cha
 QUESTION = "Who is the spouse of the performer of Velvet Harbor?"
 
 
-@pytest.fixture(scope="module")
-def graph_collection(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Collection:
-    settings = Settings(data_dir=tmp_path_factory.mktemp("bridge-data"))
-    collection = open_collection("bridge-fixture", settings, embedder=minilm)
-    collection.ingest(CORPUS, fmt="jsonl")
-    return collection
-
-
 def _with_album_evidence(collection: Collection) -> tuple:
-    settings = collection.settings.research.tuned(chain={"enabled": False})
+    settings = collection.settings.research.tuned(graph={"bridge_entities": 3})
     state, planner = new_state(QUESTION, settings)
     album = collection.search("Velvet Harbor", mode=SearchMode.BM25, k=1)[0]
     state.evidence[(album.chunk.doc_id, album.chunk.chunk_id)] = Candidate(chunk=album.chunk, score=1.0)
@@ -39,11 +29,11 @@ def _with_album_evidence(collection: Collection) -> tuple:
 
 
 def test_high_ppr_entities_missing_from_the_evidence_become_the_next_hop(
-    graph_collection: Collection,
+    chain_collection: Collection,
 ) -> None:
-    assert isinstance(graph_collection, GraphRetriever)
-    state, planner, settings = _with_album_evidence(graph_collection)
-    propose_bridge_queries(state, adapters(planner, graph_collection, settings))
+    assert isinstance(chain_collection, GraphRetriever)
+    state, planner, settings = _with_album_evidence(chain_collection)
+    propose_bridge_queries(state, adapters(planner, chain_collection, settings))
     proposed = state.graph_bridges
     held = " ".join(f"{c.chunk.title} {c.chunk.text}" for c in state.evidence.values()).lower()
     assert proposed and len(proposed) <= settings.graph.bridge_entities
@@ -57,11 +47,11 @@ def test_high_ppr_entities_missing_from_the_evidence_become_the_next_hop(
 
 
 def test_the_graph_list_joins_the_round_and_says_which_entity_brought_a_passage(
-    graph_collection: Collection,
+    chain_collection: Collection,
 ) -> None:
-    settings = graph_collection.settings.research
+    settings = chain_collection.settings.research
     state, planner = new_state(QUESTION, settings)
-    propose_state = adapters(planner, graph_collection, settings)
+    propose_state = adapters(planner, chain_collection, settings)
     from deepcite.research.nodes import prepare_round_queries
 
     prepare_round_queries(state, propose_state)
@@ -71,9 +61,9 @@ def test_the_graph_list_joins_the_round_and_says_which_entity_brought_a_passage(
 
 
 def test_no_graph_no_proposal_and_a_failing_walk_is_recorded(
-    graph_collection: Collection, tmp_path: Path, minilm: Embedder
+    chain_collection: Collection, tmp_path: Path, minilm: Embedder
 ) -> None:
-    state, planner, settings = _with_album_evidence(graph_collection)
+    state, planner, settings = _with_album_evidence(chain_collection)
 
     class PlainRetriever:  # a stand-in retriever that keeps no entity graph
         def search(self, *args: object, **kwargs: object) -> list:

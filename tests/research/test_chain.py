@@ -4,20 +4,17 @@ whole chain run by the research engine over a real collection (Edge store, real 
 from __future__ import annotations
 
 import logging
-from pathlib import Path
 
 import pytest
 
-from deepcite.config import ChainSettings, Settings
+from deepcite.config import ChainSettings
 from deepcite.models import Candidate
 from deepcite.research.agent import ResearchAgent
 from deepcite.research.chain import decompose, fill, rank_answers
-from deepcite.retrieval.collection import Collection, open_collection
-from deepcite.retrieval.embedders import Embedder
+from deepcite.retrieval.collection import Collection
 
 from .helpers import chunk
 
-CORPUS = Path(__file__).resolve().parent.parent / "fixtures" / "research" / "chain_corpus.jsonl"
 QUESTION = "Who is the spouse of the performer of Velvet Harbor?"
 
 
@@ -93,18 +90,11 @@ def test_answers_prefer_names_near_the_relation_word_and_known_titles() -> None:
     )
 
 
-@pytest.fixture(scope="module")
-def chain_collection(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Collection:
-    settings = Settings(data_dir=tmp_path_factory.mktemp("chain-data"))
-    collection = open_collection("chain-fixture", settings, embedder=minilm)
-    collection.ingest(CORPUS, fmt="jsonl")
-    return collection
-
-
 def test_the_chain_runs_hop_by_hop_and_shows_in_the_pack_and_the_hop_log(
     chain_collection: Collection, caplog: pytest.LogCaptureFixture
 ) -> None:
-    agent = ResearchAgent(chain_collection, use_llm=False, settings=chain_collection.settings.research)
+    settings = chain_collection.settings.research.tuned(chain={"enabled": True})
+    agent = ResearchAgent(chain_collection, use_llm=False, settings=settings)
     with caplog.at_level(logging.INFO, logger="deepcite.research.agent"):
         result = agent.process(QUESTION)
     hop1, hop2 = result.pack.chain
@@ -121,7 +111,8 @@ def test_the_chain_runs_hop_by_hop_and_shows_in_the_pack_and_the_hop_log(
     assert any(p.kind == "chain" and p.focus == "Orla Brennick" for p in spouse_page.provenance)
 
 
-def test_chains_off_run_the_question_as_before(chain_collection: Collection) -> None:
-    settings = chain_collection.settings.research.tuned(chain={"enabled": False})
+def test_chains_off_by_default_run_the_question_as_before(chain_collection: Collection) -> None:
+    settings = chain_collection.settings.research
+    assert not settings.chain.enabled
     result = ResearchAgent(chain_collection, use_llm=False, settings=settings).process(QUESTION)
     assert result.pack.chain == []
