@@ -92,7 +92,7 @@ class _Request(InputModel):
             )
         if collection is not None:
             try:
-                validate_collection_name(collection)
+                validate_collection_name(collection, settings.store.max_collection_name_chars)
             except InputError as exc:
                 raise RequestError(f"collection: {exc}") from exc
         return {"collection": collection}
