@@ -10,7 +10,9 @@ from typing import Any
 import httpx
 import pytest
 
-from server.conftest import ADMIN, COLLECTION, LiveServer, headers
+from deepcite.models import Document
+from deepcite.retrieval.collection import open_collection
+from server.conftest import ADMIN, COLLECTION, Index, LiveServer, headers
 
 pytestmark = pytest.mark.slow
 
@@ -160,10 +162,44 @@ def test_an_empty_practitioner_request_is_the_same_422(api: httpx.Client, query:
 
 def test_a_report_of_hostile_text_is_a_4xx_or_a_safe_download(api: httpx.Client) -> None:
     """A NUL in the question once broke the Content-Disposition header, a lone surrogate the body: 500s."""
-    answer = {"request_id": "r\x00\"; x=1", "query": "\x00", "summary": "s", "answer": "a"}
+    answer = {"request_id": 'r\x00"; x=1', "query": "\x00", "summary": "s", "answer": "a"}
     response = api.post("/api/report", json=answer)
     assert response.status_code == 200, response.text
     assert response.headers["content-disposition"] == 'attachment; filename="deepcite-r_ x=1.md"'
     answer = {"request_id": "r", "query": "q", "summary": SURROGATE, "answer": "a"}
-    refused = api.post("/api/report", content=json.dumps(answer), headers={"Content-Type": "application/json"})
+    refused = api.post(
+        "/api/report", content=json.dumps(answer), headers={"Content-Type": "application/json"}
+    )
     assert_refused(refused, 422, "summary", "surrogate")
+
+
+@pytest.fixture(scope="module")
+def with_metadata(index: Index) -> str:
+    """A second collection whose records carry metadata (a key and a nested one), in the served store."""
+    name = "fuzz-metadata"
+    docs = [
+        Document(
+            id=f"m{i}",
+            text=f"Statins lower cholesterol, trial {i}.",
+            metadata={"journal": j, "mesh": {"major": m}},
+        )
+        for i, (j, m) in enumerate([("BMJ", "Statins"), ("Lancet", "Stroke")])
+    ]
+    open_collection(name, index.settings, store=index.store, embedder=index.embedder).ingest(docs)
+    return name
+
+
+def test_recorded_metadata_keys_can_be_filtered_and_others_are_named(
+    api: httpx.Client, with_metadata: str
+) -> None:
+    for equals in ({"journal": "BMJ"}, {"metadata.journal": "BMJ"}, {"mesh.major": "Statins"}):
+        found = send(api, "search", query="statins", collection=with_metadata, filters={"equals": equals})
+        assert found.status_code == 200, found.text
+        assert [h["doc_id"] for h in found.json()["hits"]] == ["m0"]
+    body = assert_refused(
+        send(api, "search", query="statins", collection=with_metadata, filters={"equals": {"jurnal": "BMJ"}}),
+        422,
+        "'jurnal'",
+        "did you mean 'journal'",
+    )
+    assert "mesh.major" in body["message"]
