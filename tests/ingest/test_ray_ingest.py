@@ -8,6 +8,7 @@ abstracts. Batches are small (8 records, 20k characters) so an ingest has severa
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import shutil
@@ -211,3 +212,24 @@ def test_a_model_the_workers_cannot_load_is_named(tmp_path: Path) -> None:
     settings.embedder.model = str(tmp_path / "no-such-model")
     with pytest.raises(IngestError, match="the Ray workers could not start: .*cannot load sentence-transformers model"):
         open_collection("c", settings).ingest(SAMPLE_CORPUS, ray="local")
+
+
+def test_cli_ingest_on_ray(tmp_path: Path, single_corpus: Ingested) -> None:
+    from typer.testing import CliRunner
+
+    from deepcite.cli.main import app
+    from deepcite.config import get_settings
+
+    env = {
+        "DEEPCITE_DATA_DIR": str(tmp_path),
+        "DEEPCITE_EMBEDDER_INGEST_BATCH_DOCS": "8",
+        "DEEPCITE_RAY_WORKERS": "2",
+    }
+    get_settings.cache_clear()
+    try:
+        out = CliRunner().invoke(app, ["ingest", str(SAMPLE_CORPUS), "-c", "c", "--ray", "local", "--json"], env=env)
+    finally:
+        get_settings.cache_clear()
+    assert out.exit_code == 0, out.output
+    assert json.loads(out.stdout)["written"] == single_corpus.report.written
+    assert_same_collection(open_collection("c", small_batches(tmp_path)), single_corpus.collection)

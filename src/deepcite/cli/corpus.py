@@ -50,6 +50,13 @@ def ingest(
         False, "--rebuild", help="Drop the collection first (e.g. a damaged one), then ingest it anew."
     ),
     server: str = SERVER_OPTION,
+    ray: str = typer.Option(
+        None,
+        "--ray",
+        metavar="ADDRESS",
+        help="Read, chunk and embed on Ray (the ray extra): 'local' starts Ray on this machine; "
+        "else a cluster's address (auto, host:6379, ray://host:10001). This process writes the store.",
+    ),
 ) -> None:
     """Read, chunk, embed and index a corpus file or a folder of documents (PDF, DOCX, PPTX, HTML, EPUB,
     Markdown, text, JSON/JSON Lines: each file's type found by its content). Every file is reported:
@@ -63,6 +70,8 @@ def ingest(
             raise InputError(f"--on-error must be skip or fail, not {on_error!r}")
         settings = get_settings()
         url = server_for(settings, collection, server)
+        if url and ray:
+            raise InputError(f"--ray cannot go through the server at {url}: stop `deepcite serve`, then run it again")
         if url and rebuild:
             raise InputError(
                 f"--rebuild cannot go through the server at {url}: stop `deepcite serve`, then run it again"
@@ -93,7 +102,7 @@ def ingest(
                 )
             else:
                 report = col.ingest(
-                    path, fmt=fmt, on_error=on_error, progress=on_progress, on_progress=on_file  # type: ignore[arg-type]
+                    path, fmt=fmt, on_error=on_error, progress=on_progress, on_progress=on_file, ray=ray  # type: ignore[arg-type]
                 )
     if json_out:
         print_json(report.to_dict())
