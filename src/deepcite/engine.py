@@ -299,9 +299,10 @@ class Engine:
         the collection has recorded (naming the known ones)."""
         col = self.collection(request.collection)
         filters = request.filters
-        if filters is not None and any(f not in FILTER_FIELDS for f in filters.equals):
+        if filters is not None and filters.equals:
+            metadata = any(f not in FILTER_FIELDS for f in filters.equals)  # read the keys only when named
             try:
-                check_filter_fields(filters, self.store.metadata_keys(col.name))
+                check_filter_fields(filters, self.store.metadata_keys(col.name) if metadata else ())
             except InputError as exc:
                 raise RequestError(f"filters: {exc}") from exc
         return col

@@ -63,6 +63,8 @@ def assert_refused(response: httpx.Response, status: int, *words: str) -> dict[s
         ({"sources": [SURROGATE]}, ["filters.sources", "surrogate"]),
         ({"year_form": 2010}, ["year_form", "year_from"]),
         ({"equals": {"journal": "BMJ"}}, ["'journal'", "section"]),
+        ({"equals": {"year": "recent"}}, ["'year'", "integers"]),
+        ({"equals": {"section": 5}}, ["'section'", "strings"]),
     ],
 )
 def test_bad_filters_are_422_naming_the_problem(
