@@ -299,21 +299,37 @@ def cmd_query(args: argparse.Namespace) -> dict[str, object]:
 def projection(
     runs: dict[str, dict], embed_rate: float, targets: list[int], nodes: list[int], workers: list[int]
 ) -> list[dict]:
-    """10M/60M-chunk figures from the measured ones: memory per extra chunk between the two sizes, disk per
-    chunk from the largest build,
-    latency by a power law through the two measured sizes, ingest time from the embedding and write rates.
-    Each row keeps its inputs so the README can show the arithmetic."""
-    sizes = sorted(int(k.split("-")[1]) for k in runs if k.startswith("query-"))
-    small, large = sizes[0], sizes[-1]
-    b_large, q_small, q_large = runs[f"build-{large}"], runs[f"query-{small}"], runs[f"query-{large}"]
-    write_rate = runs[f"build-{small}"]["write_chunks_per_s"]  # tokenizing included (no --cache-tokens)
-    rss_base = q_small["peak_rss_mb"]
-    rss_per_m = (q_large["peak_rss_mb"] - rss_base) / ((large - small) / 1e6)  # marginal: per extra chunk
-    disk_per_m = b_large["shard_disk_mb"] / (large / 1e6)
-    optimize_per_m = b_large["optimize_s"] / (large / 1e6)
-    p_small, p_large = q_small["int8"]["hybrid"]["p50_ms"], q_large["int8"]["hybrid"]["p50_ms"]
-    exponent = np.log(p_large / p_small) / np.log(large / small)
-    rows = []
+    """10M/60M-chunk figures from the measured ones, each row with its inputs so the README can show the
+    arithmetic. Rates are per CPU-second (load-independent): writing from the build without cached tokens,
+    optimizing by a power law through the two builds; serving memory per extra chunk between the two query
+    runs, latency by a power law through them; disk per chunk from the largest build."""
+
+    def sized(prefix: str, need: str) -> list[tuple[int, dict]]:
+        found = [(int(k.split("-")[1]), v) for k, v in runs.items() if k.startswith(prefix) and need in v]
+        return sorted(found, key=lambda item: item[0])
+
+    builds = sized("build-", "optimize_cpu_s")
+    (n_b0, b0), (n_b1, b1) = builds[0], builds[-1]
+    (n_q0, q0), (n_q1, q1) = sized("query-", "int8")[0], sized("query-", "int8")[-1]
+    uncached = next(b for _, b in builds if not b.get("tokens_cached"))
+    write_rate = uncached["chunks"] / uncached["write_cpu_s"]  # chunks per CPU-second, tokenizing included
+    opt_exp = np.log(b1["optimize_cpu_s"] / b0["optimize_cpu_s"]) / np.log(n_b1 / n_b0)
+    lat_exp = np.log(q1["int8"]["hybrid"]["p50_ms"] / q0["int8"]["hybrid"]["p50_ms"]) / np.log(n_q1 / n_q0)
+    rss_per_chunk = (q1["peak_rss_mb"] - q0["peak_rss_mb"]) / (n_q1 - n_q0)
+    disk_per_chunk = b1["shard_disk_mb"] / n_b1
+    rows: list[dict] = [
+        {
+            "embed_chunks_per_s_per_worker": embed_rate,
+            "write_chunks_per_cpu_s": round(write_rate, 1),
+            "optimize_cpu_s": {n_b0: b0["optimize_cpu_s"], n_b1: b1["optimize_cpu_s"]},
+            "optimize_exponent": round(float(opt_exp), 3),
+            "serving_rss_mb": {n_q0: q0["peak_rss_mb"], n_q1: q1["peak_rss_mb"]},
+            "serving_rss_kb_per_extra_chunk": round(rss_per_chunk * 1024, 2),
+            "disk_kb_per_chunk": round(disk_per_chunk * 1024, 2),
+            "hybrid_p50_ms": {n_q0: q0["int8"]["hybrid"]["p50_ms"], n_q1: q1["int8"]["hybrid"]["p50_ms"]},
+            "latency_exponent": round(float(lat_exp), 3),
+        }
+    ]
     for total in targets:
         for n in nodes:
             shard = total / n
@@ -322,12 +338,16 @@ def projection(
                     "chunks": total,
                     "qdrant_nodes": n,
                     "chunks_per_node": shard,
-                    "ram_gb_per_node_replication_1": round(
-                        (rss_base + rss_per_m * (shard - small) / 1e6) / 1024, 1
+                    "serving_ram_gb_per_node": round(
+                        (q1["peak_rss_mb"] + rss_per_chunk * (shard - n_q1)) / 1024, 1
                     ),
-                    "disk_gb_per_node_replication_2": round(2 * disk_per_m * shard / 1e6 / 1024, 1),
-                    "hybrid_p50_ms_per_node": round(p_large * (shard / large) ** exponent, 1),
-                    "optimize_h_per_node": round(optimize_per_m * shard / 1e6 / 3600, 2),
+                    "disk_gb_per_node_with_2_replicas": round(2 * disk_per_chunk * shard / 1024, 1),
+                    "hybrid_p50_ms_per_shard_search": round(
+                        q1["int8"]["hybrid"]["p50_ms"] * (shard / n_q1) ** lat_exp, 1
+                    ),
+                    "optimize_cpu_h_per_node": round(
+                        b1["optimize_cpu_s"] * (shard / n_b1) ** opt_exp / 3600, 1
+                    ),
                 }
             )
         for m in workers:
@@ -336,19 +356,10 @@ def projection(
                     "chunks": total,
                     "ray_workers": m,
                     "embed_h": round(total / (m * embed_rate) / 3600, 1),
-                    "write_h_one_writer": round(total / write_rate / 3600, 1),
+                    "write_h_one_writer_core": round(total / write_rate / 3600, 1),
                 }
             )
-    inputs = {
-        "embed_chunks_per_s_per_worker": embed_rate,
-        "write_chunks_per_s": write_rate,
-        "rss_mb_at_smallest": rss_base,
-        "rss_mb_per_extra_million": round(rss_per_m, 1),
-        "disk_mb_per_million": round(disk_per_m, 1),
-        "optimize_s_per_million": round(optimize_per_m, 1),
-        "latency_exponent": round(float(exponent), 3),
-    }
-    return [inputs, *rows]
+    return rows
 
 
 def cmd_project(args: argparse.Namespace) -> dict[str, object]:
