@@ -105,11 +105,11 @@ class RayIngest:
     :meth:`Collection.ingest <deepcite.retrieval.collection.Collection.ingest>` with ``ray=`` uses it.
     """
 
-    def __init__(self, ray: ModuleType, collection: Collection, workers: list[Any], dim: int) -> None:
+    def __init__(self, ray: ModuleType, collection: Collection, workers: list[Any]) -> None:
         self._ray = ray
         self._collection = collection
         self.workers = workers
-        self.dim = dim
+        self.dim = 0  # the model's vector size, once the actors have loaded it
         self._window = len(workers) * collection.settings.ray.batches_in_flight
         self._queued = [0] * len(workers)  # calls sent to each actor and not yet collected
         self._sent_to: dict[Any, int] = {}
@@ -128,7 +128,7 @@ class RayIngest:
         workers: list[Any] = []
         try:
             workers = _start_workers(ray, collection.settings, embedder)
-            pool = cls(ray, collection, workers, 0)
+            pool = cls(ray, collection, workers)
             pool.dim = [pool._get(w.dim.remote()) for w in workers][0]  # every model loaded
             yield pool
         finally:
