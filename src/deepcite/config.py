@@ -302,9 +302,10 @@ class ChainSettings(_Section):
 
 
 class GraphResearchSettings(_Section):
-    """The entity graph in research rounds, when the collection has one."""
+    """The entity graph in research rounds, when the collection has one. Off by default: it lifts multi-hop
+    recall but costs about 2.5x the research time (README, multi-hop); ``eval multihop`` measures it on."""
 
-    enabled: bool = True
+    enabled: bool = False
     k: int = 20  # hits of the graph's ranked list per sub-question (0: no graph list in the rounds)
     # bridge queries per round from high-PPR entities the evidence does not yet cover, walking from the
     # question's entities and the best `seed_passages` evidence passages (0: none; 3 cost recall@5 on

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from deepcite.config import Settings
 from deepcite.models import Candidate, SearchMode
-from deepcite.research.nodes import propose_bridge_queries, run_retrieval
+from deepcite.research.nodes import prepare_round_queries, propose_bridge_queries, run_retrieval
 from deepcite.research.protocols import GraphRetriever
 from deepcite.retrieval.collection import Collection, open_collection
 from deepcite.retrieval.embedders import Embedder
@@ -19,7 +19,7 @@ QUESTION = "Who is the spouse of the performer of Velvet Harbor?"
 
 
 def _with_album_evidence(collection: Collection) -> tuple:
-    settings = collection.settings.research.tuned(graph={"bridge_entities": 3})
+    settings = collection.settings.research.tuned(graph={"enabled": True, "bridge_entities": 3})
     state, planner = new_state(QUESTION, settings)
     album = collection.search("Velvet Harbor", mode=SearchMode.BM25, k=1)[0]
     state.evidence[(album.chunk.doc_id, album.chunk.chunk_id)] = Candidate(chunk=album.chunk, score=1.0)
@@ -46,18 +46,18 @@ def test_high_ppr_entities_missing_from_the_evidence_become_the_next_hop(
     assert state.graph_bridges == [] and set(proposed) <= set(state.used_entities)
 
 
-def test_the_graph_list_joins_the_round_and_says_which_entity_brought_a_passage(
+def test_the_graph_list_joins_the_round_only_when_on_and_says_which_entity_brought_a_passage(
     chain_collection: Collection,
 ) -> None:
-    settings = chain_collection.settings.research
-    state, planner = new_state(QUESTION, settings)
-    propose_state = adapters(planner, chain_collection, settings)
-    from deepcite.research.nodes import prepare_round_queries
-
-    prepare_round_queries(state, propose_state)
-    run_retrieval(state, propose_state)
-    graph_lists = [r for r in state.results if r.mode is SearchMode.GRAPH]
-    assert graph_lists and all(h.graph is not None for r in graph_lists for h in r.hits)
+    for on in (True, False):
+        settings = chain_collection.settings.research.tuned(graph={"enabled": on})
+        state, planner = new_state(QUESTION, settings)
+        run_with = adapters(planner, chain_collection, settings)
+        prepare_round_queries(state, run_with)
+        run_retrieval(state, run_with)
+        graph_lists = [r for r in state.results if r.mode is SearchMode.GRAPH]
+        assert bool(graph_lists) is on
+        assert all(h.graph is not None for r in graph_lists for h in r.hits)
 
 
 def test_no_graph_no_proposal_and_a_failing_walk_is_recorded(

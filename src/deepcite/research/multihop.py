@@ -177,10 +177,10 @@ SYSTEMS = ("single_shot", "research", "graph_research")
 
 def system_settings(settings: Settings, system: str) -> ResearchSettings:
     """The research settings of one evaluated system: today's engine has chains and the graph off, the
-    graph-augmented engine runs with the configured ``research.chain`` and ``research.graph``."""
+    graph-augmented engine has the graph on, with the configured ``research.chain`` and ``research.graph``."""
     if system == "research":
         return settings.research.tuned(chain={"enabled": False}, graph={"enabled": False})
-    return settings.research
+    return settings.research.tuned(graph={"enabled": True})
 
 
 def evaluate(
