@@ -138,8 +138,13 @@ class Corpus:
         return best_ids
 
 
-def index_dir(work: Path, n: int) -> Path:
-    return work / f"index-{n}"
+def run_name(args: argparse.Namespace) -> str:
+    """``<chunks>``, with ``-disk`` for a collection whose original vectors are on disk."""
+    return f"{args.chunks}-disk" if args.vectors_on_disk else str(args.chunks)
+
+
+def index_dir(args: argparse.Namespace) -> Path:
+    return args.work / f"index-{run_name(args)}"
 
 
 def scale_settings(work: Path, **store: object) -> Settings:
@@ -172,11 +177,11 @@ def cmd_base(args: argparse.Namespace) -> dict[str, object]:
 
 
 def cmd_build(args: argparse.Namespace) -> dict[str, object]:
-    settings = scale_settings(args.work, quantization=args.quantization)
+    settings = scale_settings(args.work, quantization=args.quantization, vectors_on_disk=args.vectors_on_disk)
     if args.cache_tokens:  # copies repeat a passage's text: tokenize each distinct text once (see --help)
         bm25.tokenize = functools.lru_cache(maxsize=None)(text.tokenize)
     corpus = Corpus(args.work)
-    folder = index_dir(args.work, args.chunks)
+    folder = index_dir(args)
     if folder.exists():
         sys.exit(f"{folder} exists; remove it to build again")
     store = EdgeStore(folder, settings)
@@ -199,6 +204,7 @@ def cmd_build(args: argparse.Namespace) -> dict[str, object]:
         "real_passages": len(corpus.chunks),
         "quantization": args.quantization,
         "tokens_cached": args.cache_tokens,
+        "vectors_on_disk": args.vectors_on_disk,
         "write_s": round(write_s, 1),
         "write_chunks_per_s": round(args.chunks / write_s, 1),
         "write_cpu_s": round(write_cpu, 1),  # CPU seconds of all the process's threads: load-independent
@@ -240,7 +246,7 @@ def cmd_query(args: argparse.Namespace) -> dict[str, object]:
         "hybrid, one document": (SearchMode.HYBRID, Filters(doc_ids=[corpus.chunk(args.chunks // 2).doc_id])),
     }
     times: dict[tuple[str, str], list[float]] = {(v, c): [] for v in variants for c in cases}
-    with EdgeStore(index_dir(args.work, args.chunks), variants["int8"]) as store:
+    with EdgeStore(index_dir(args), variants["int8"]) as store:
 
         def search(i: int, case: str) -> list[SearchHit]:
             mode, flt = cases[case]
@@ -305,7 +311,11 @@ def projection(
     runs, latency by a power law through them; disk per chunk from the largest build."""
 
     def sized(prefix: str, need: str) -> list[tuple[int, dict]]:
-        found = [(int(k.split("-")[1]), v) for k, v in runs.items() if k.startswith(prefix) and need in v]
+        found = [
+            (int(k.split("-")[1]), v)
+            for k, v in runs.items()
+            if k.startswith(prefix) and need in v and not k.endswith("-disk")
+        ]
         return sorted(found, key=lambda item: item[0])
 
     builds = sized("build-", "optimize_cpu_s")
@@ -389,6 +399,7 @@ def main() -> None:
         help="build: tokenize each distinct passage once (the copies repeat texts); the write rate then "
         "leaves out tokenizing, which a build without this flag measures",
     )
+    parser.add_argument("--vectors-on-disk", action="store_true", help="build/query: originals on disk")
     parser.add_argument("--embed-rate", type=float, default=38.0, help="project: chunks/s per Ray worker")
     parser.add_argument("--repeat", type=int, default=2, help="timed passes over the queries (query)")
     args = parser.parse_args()
@@ -400,7 +411,7 @@ def main() -> None:
         "project": cmd_project,
     }
     result = stage[args.stage](args)
-    name = args.stage if args.stage in ("base", "project") else f"{args.stage}-{args.chunks}"
+    name = args.stage if args.stage in ("base", "project") else f"{args.stage}-{run_name(args)}"
     target = RESULTS / "scale.json" if args.stage == "project" else args.work / f"{name}.json"
     target.write_text(json.dumps(result, indent=2))
     print(json.dumps(result, indent=2))
