@@ -98,6 +98,17 @@ class SearchHit(BaseModel):
     graph: GraphLink | None = None  # graph mode (or hybrid fused with the graph): how the walk reached it
 
 
+# Chunk fields stored as text: a filter's integer on one (pmid=10000001) means that text
+_TEXT_FIELDS = frozenset(n for n, f in Chunk.model_fields.items() if f.annotation in (str, str | None))
+
+
+def _as_text(value: Any) -> Any:
+    """Integers (not booleans) as text, in a value or a list of values."""
+    if isinstance(value, list):
+        return [_as_text(v) for v in value]
+    return str(value) if isinstance(value, int) and not isinstance(value, bool) else value
+
+
 class Filters(InputModel):
     """Payload filters for a search. ``acl_groups`` restricts results to chunks shared with those groups.
 
@@ -129,12 +140,14 @@ class Filters(InputModel):
     @field_validator("equals")
     @classmethod
     def _equals(cls, equals: dict[str, Any]) -> dict[str, Any]:
+        checked = {}
         for name, value in equals.items():
             check_field_name(name)
             problem = filter_value_problem(value)
             if problem:
                 raise ValueError(f"filter on {name!r}: {problem}")
-        return equals
+            checked[name] = _as_text(value) if name in _TEXT_FIELDS else value
+        return checked
 
     def is_empty(self) -> bool:
         return (

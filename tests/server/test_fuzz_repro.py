@@ -64,7 +64,7 @@ def assert_refused(response: httpx.Response, status: int, *words: str) -> dict[s
         ({"year_form": 2010}, ["year_form", "year_from"]),
         ({"equals": {"journal": "BMJ"}}, ["'journal'", "section"]),
         ({"equals": {"year": "recent"}}, ["'year'", "integers"]),
-        ({"equals": {"section": 5}}, ["'section'", "strings"]),
+        ({"equals": {"section": 5.5}}, ["'section'", "strings"]),
     ],
 )
 def test_bad_filters_are_422_naming_the_problem(
@@ -205,3 +205,9 @@ def test_recorded_metadata_keys_can_be_filtered_and_others_are_named(
         "did you mean 'journal'",
     )
     assert "mesh.major" in body["message"]
+
+
+def test_an_integer_on_a_text_field_matches_its_text(api: httpx.Client) -> None:
+    found = send(api, "search", query="stroke", filters={"equals": {"pmid": 10000001}})
+    assert found.status_code == 200, found.text
+    assert [h["doc_id"] for h in found.json()["hits"]] == ["af-stroke-1"]

@@ -11,10 +11,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import typer
+from pydantic import ValidationError
 from rich.console import Console
 
 from deepcite.errors import DeepciteError, InputError
 from deepcite.models import Filters
+from deepcite.public_errors import public_error
 
 if TYPE_CHECKING:
     from deepcite.config import Settings
@@ -134,7 +136,10 @@ def parse_filters(items: list[str] | None) -> Filters | None:
                 break
         else:
             raise InputError(f"cannot read filter {item!r}; write field=value, year>=2015 or year<=2020")
-    return filters
+    try:  # the checks a request's filters get (field names, values)
+        return Filters.model_validate(filters.model_dump())
+    except ValidationError as exc:
+        raise InputError(public_error(exc).message) from None
 
 
 def _set_equals(filters: Filters, field: str, value: str) -> None:
