@@ -218,7 +218,8 @@ def search(
         snippet = hit.text[:160] + ("…" if len(hit.text) > 160 else "")
         where = (label,) if with_files else ()
         if via_graph:
-            where += (f"{hit.graph.entity or ''} ({hit.graph.edge})" if hit.graph else "",)
+            link = hit.graph
+            where += ((f"{link.entity} ({link.edge})" if link.entity else link.edge) if link else "",)
         table.add_row(str(hit.rank), f"{hit.score:.4f}", hit.doc_id, hit.title[:60], *where, snippet)
     console.print(table)
     if not hits:

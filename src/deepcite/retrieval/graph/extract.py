@@ -83,14 +83,14 @@ def passage_mentions(
 
 
 def sub_keys(key: str) -> list[str]:
-    """The shorter word runs inside a multi-word key that neither start nor end with a stop word
-    ("johann strauss ii" → "johann strauss", "strauss ii", "johann", "strauss", "ii")."""
+    """The shorter names a multi-word key ends with, as a surname ends a person's name ("johann strauss ii" →
+    "strauss ii"; "marla quint" → "quint"): never a leading word ("green room" is not "green"), a stop word
+    first, or a single word of fewer than three letters."""
     words = key.split()
     return [
-        " ".join(words[i : i + n])
-        for n in range(len(words) - 1, 0, -1)
-        for i in range(len(words) - n + 1)
-        if words[i] not in STOP_WORDS and words[i + n - 1] not in STOP_WORDS
+        " ".join(words[i:])
+        for i in range(1, len(words))
+        if words[i] not in STOP_WORDS and (i < len(words) - 1 or len(words[i]) >= 3)
     ]
 
 

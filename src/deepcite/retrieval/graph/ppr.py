@@ -189,7 +189,7 @@ def edge_weights(cfg: GraphSettings) -> tuple[float, ...]:
 
 
 def _partial_names(keys: list[str]) -> sp.csr_matrix:
-    """Symmetric 0/1 edges from a multi-word name to the names inside it ("Johann Strauss II" – "Strauss")."""
+    """Symmetric 0/1 edges from a multi-word name to the names it ends with ("Marla Quint" – "Quint")."""
     index = {k: i for i, k in enumerate(keys)}
     pairs = [
         (i, index[sub]) for i, key in enumerate(keys) if " " in key for sub in sub_keys(key) if sub in index
@@ -277,13 +277,13 @@ class GraphWalker:
         return GraphWalk(out, ranked_entities, [m.rows.entity_names[e] for e in entities])
 
     def _link(self, m: WalkMatrix, i: int, scores: np.ndarray, seeds: np.ndarray) -> GraphLink:
-        """The entity whose mass flowed most into passage ``i``, and the kind of edge it came by."""
+        """The entity whose mass flowed most into passage ``i`` and the kind of edge it came by (``first_hop``
+        for a seed passage)."""
         n_p = m.n_passages
         start, end = m.spread.indptr[i], m.spread.indptr[i + 1]  # row i of Tᵀ: the nodes pointing at i
         sources = m.spread.indices[start:end]
-        flow = scores[sources] * m.spread.data[start:end] * self.settings.damping
-        own = (1.0 - self.settings.damping) * seeds[i]
-        if not len(flow) or own >= flow.max():
+        flow = scores[sources] * m.spread.data[start:end]
+        if seeds[i] > 0 or not len(flow):  # a seed of the walk: the first hop brought it in
             return GraphLink(entity=None, edge="first_hop", score=float(scores[i]))
         e = int(sources[int(np.argmax(flow))]) - n_p
         if (i, e) in m.title_pairs:
