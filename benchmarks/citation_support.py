@@ -12,9 +12,10 @@ cited passage is an abstract's text (its ``CONTEXTS``, without the conclusion):
   the embedder: same topic, wrong passage).
 
 Abstracts are split in two halves by position (even: tune, odd: report). The tune half picks
-``answer.citation_lexical_weight`` and ``answer.citation_support_threshold`` (most unsupported removed with
-at most ``--max-supported-removed`` of supported ones removed); the report half is then checked with them
-through the real :func:`check_citations`. The configured defaults are checked on the report half too.
+``answer.citation_lexical_weight`` and ``answer.citation_support_threshold`` (the largest gap between the
+shares of unsupported and supported citations removed, among settings removing at most
+``--max-supported-removed`` of the supported ones); the report half is then checked with them through the
+real :func:`check_citations`. The configured defaults are checked on the report half too.
 Writes ``benchmarks/results/citation_support.json``.
 """
 
