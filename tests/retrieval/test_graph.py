@@ -130,3 +130,15 @@ def test_collection_without_a_graph_builds_it_on_first_walk(collection: Collecti
     fresh = Collection(collection.name, collection.store, collection.settings, collection.embedder)
     hits = fresh.search(QUESTION, mode="graph", k=2)
     assert {h.chunk.doc_id for h in hits} == {"green", "quint"}
+
+
+def test_near_duplicate_names_are_joined_by_embedding(tmp_path: Path, minilm: Embedder) -> None:
+    settings = Settings(data_dir=tmp_path / "data", graph=GraphSettings(synonyms=True, synonym_threshold=0.8))
+    col = open_collection("songs", settings, embedder=minilm)
+    col.ingest(DOCS[:2])
+    col.ingest([Document(id="brandt", title="Painters of Ohio", text="Oscar Brandt painted barns in Ohio.")])
+    assert col.graph.stats().synonyms >= 1  # "Oskar Brandt" (first ingest) ~ "Oscar Brandt" (second)
+    walk = col.graph_walk("Oskar Brandt", seed_chunk_ids=[])
+    assert "brandt" in {p.doc_id for p in walk.passages}
+    col.delete_document("brandt")
+    assert col.graph.stats().synonyms == 0  # the pair went with the name no passage mentions any more
