@@ -34,7 +34,7 @@ from pydantic.json_schema import SkipJsonSchema
 from deepcite import __version__
 from deepcite.config import Settings
 from deepcite.engine import Engine
-from deepcite.models import Candidate, CoverageReport, Filters, RoundReport, SearchMode
+from deepcite.models import Candidate, CollectionInfo, CoverageReport, Filters, RoundReport, SearchMode
 from deepcite.practitioners.api import ChatMessage, PractitionerQuery, PractitionerSearchResponse
 from deepcite.public_errors import public_error
 from deepcite.service import AskResponse, Passage, QuestionRequest, SearchRequest, SearchResponse
@@ -89,15 +89,10 @@ MaxHopsArg = Annotated[
 
 
 # -- tool outputs --------------------------------------------------------------------------------------------
-class CollectionRow(BaseModel):
-    name: str
-    passages: int = Field(description="Passages the caller may read.")
-
-
 class CollectionsResult(BaseModel):
     """The searchable collections and the default one."""
 
-    collections: list[CollectionRow]
+    collections: list[CollectionInfo]
     default: str
 
 
@@ -173,14 +168,9 @@ def _passage(cand: Candidate, limit: int, in_final: bool) -> EvidencePassage:
 
 # -- the tools -------------------------------------------------------------------------------------------------
 async def list_collections(ctx: Context) -> CollectionsResult:
-    """The collections that can be searched, with how many passages each holds."""
+    """The collections that can be searched, with how many passages each holds (an unreadable one says why)."""
     engine = _engine(ctx)
-    groups = engine.settings.mcp.groups
-
-    def rows() -> list[CollectionRow]:
-        return [CollectionRow(name=n, passages=engine.count(n, groups)) for n in engine.collection_names()]
-
-    collections = await asyncio.to_thread(rows)
+    collections = await asyncio.to_thread(engine.collections, engine.settings.mcp.groups)
     return CollectionsResult(collections=collections, default=engine.settings.server.default_collection)
 
 
