@@ -15,9 +15,10 @@ The runs are interleaved for ``--rounds`` rounds, so the load of other processes
 median is reported. Ray (2 CPUs, no dashboard) is started once first. A Ray run's time includes starting
 its actors and loading their models; that start-up is measured apart (entering and leaving the pool) and
 taken out for the steady rate. The driver's own write rate (BM25 weights, upserts, the entity graph)
-bounds how many workers one driver can feed. Overhead per batch, two ways: end to end, (ray1 steady time - single
-time) / batches; and direct, the round trips of one batch's messages (records out, chunks back; texts
-out, vectors back) to an actor that does nothing with them. Results: ``benchmarks/results/ray_ingest.json``.
+bounds how many workers one driver can feed. Overhead per batch, two ways: end to end, (ray1 steady
+time - single time) / batches; and direct, the round trips of one batch's messages (records out, chunks
+back; texts out, vectors back) to an actor that does nothing with them. Results:
+``benchmarks/results/ray_ingest.json``.
 """
 
 from __future__ import annotations
@@ -75,7 +76,9 @@ def one_run(name: str, folder: Path, root: Path, round_: int) -> dict[str, Any]:
     settings = Settings(data_dir=root / f"{name}-{round_}", ray={"local_cpus": 2, **(options or {})})
     col = open_collection("bench", settings, embedder=get_embedder(Settings()))
     batches: list[int] = []
-    report = col.ingest(folder, fmt="beir", ray=LOCAL if options else None, progress=lambda d, w: batches.append(d))
+    report = col.ingest(
+        folder, fmt="beir", ray=LOCAL if options else None, progress=lambda d, w: batches.append(d)
+    )
     startup = 0.0
     if options:
         t0 = time.perf_counter()
@@ -162,7 +165,9 @@ def main() -> None:
         # what the driver alone can write (BM25 weights, store upserts, entity graph): the cap on M workers
         "driver_write_chunks_per_s": round(
             statistics.median(
-                r["chunks"] / (r["index_seconds"] + r["graph_seconds"]) for r in rounds if r["run"] == "single"
+                r["chunks"] / (r["index_seconds"] + r["graph_seconds"])
+                for r in rounds
+                if r["run"] == "single"
             ),
             1,
         ),

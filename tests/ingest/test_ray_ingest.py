@@ -28,7 +28,9 @@ from deepcite.retrieval.collection import Collection, open_collection
 from deepcite.retrieval.embedders import Embedder
 
 ray = pytest.importorskip("ray", reason="the Ray tests need the ray extra (make test installs it)")
-pytestmark = pytest.mark.slow  # each test starts actors that load the model (a few seconds on a quiet machine)
+pytestmark = (
+    pytest.mark.slow
+)  # each test starts actors that load the model (a few seconds on a quiet machine)
 
 TESTS = Path(__file__).resolve().parent.parent
 DOCS = TESTS / "fixtures" / "docs"
@@ -78,7 +80,9 @@ class Ingested:
     files: list[tuple[int, int, str, str]] = field(default_factory=list)
 
 
-def ingest(settings: Settings, source: Path, ray_address: str | None, embedder: Embedder | None = None) -> Ingested:
+def ingest(
+    settings: Settings, source: Path, ray_address: str | None, embedder: Embedder | None = None
+) -> Ingested:
     col = open_collection("c", settings, embedder=embedder)
     run = Ingested(col, IngestReport(collection="c"))
 
@@ -86,7 +90,11 @@ def ingest(settings: Settings, source: Path, ray_address: str | None, embedder: 
         run.files.append((event.done, event.total, event.file.file, event.file.status.value))
 
     run.report = col.ingest(
-        source, on_error="skip", progress=lambda d, w: run.progress.append((d, w)), on_progress=on_file, ray=ray_address
+        source,
+        on_error="skip",
+        progress=lambda d, w: run.progress.append((d, w)),
+        on_progress=on_file,
+        ray=ray_address,
     )
     return run
 
@@ -118,13 +126,18 @@ def assert_same_collection(got: Collection, want: Collection) -> None:
         for mode in ("bm25", "dense"):
             got_hits = got.search(query, mode=mode, k=10)
             want_hits = want.search(query, mode=mode, k=10)
-            assert [h.chunk.chunk_id for h in got_hits] == [h.chunk.chunk_id for h in want_hits], (query, mode)
+            assert [h.chunk.chunk_id for h in got_hits] == [h.chunk.chunk_id for h in want_hits], (
+                query,
+                mode,
+            )
             np.testing.assert_allclose([h.score for h in got_hits], [h.score for h in want_hits], rtol=1e-5)
 
 
 def report_facts(report: IngestReport) -> dict[str, Any]:
     """The report without its timings."""
-    data = report.model_dump(exclude={"seconds", "read_seconds", "embed_seconds", "index_seconds", "graph_seconds"})
+    data = report.model_dump(
+        exclude={"seconds", "read_seconds", "embed_seconds", "index_seconds", "graph_seconds"}
+    )
     for file in data["files"]:
         file.pop("seconds")
     return data
@@ -194,7 +207,9 @@ def test_a_worker_lost_for_good_stops_the_ingest_and_a_rerun_finishes_it(
     assert rerun.written == single_corpus.report.written - interrupted
 
 
-def test_a_killed_worker_is_restarted_and_the_ingest_completes(tmp_path: Path, single_corpus: Ingested) -> None:
+def test_a_killed_worker_is_restarted_and_the_ingest_completes(
+    tmp_path: Path, single_corpus: Ingested
+) -> None:
     col = open_collection("c", small_batches(tmp_path, workers=1))  # ray.max_restarts = max_task_retries = 1
     report = killing_a_worker_at_first_progress(col)
     assert report.written == single_corpus.report.written
@@ -210,7 +225,9 @@ def test_more_worker_cpus_than_the_cluster_has_is_a_config_error(tmp_path: Path)
 def test_a_model_the_workers_cannot_load_is_named(tmp_path: Path) -> None:
     settings = small_batches(tmp_path / "data", workers=1, max_restarts=0).model_copy(deep=True)
     settings.embedder.model = str(tmp_path / "no-such-model")
-    with pytest.raises(IngestError, match="the Ray workers could not start: .*cannot load sentence-transformers model"):
+    with pytest.raises(
+        IngestError, match="the Ray workers could not start: .*cannot load sentence-transformers model"
+    ):
         open_collection("c", settings).ingest(SAMPLE_CORPUS, ray="local")
 
 
@@ -227,7 +244,9 @@ def test_cli_ingest_on_ray(tmp_path: Path, single_corpus: Ingested) -> None:
     }
     get_settings.cache_clear()
     try:
-        out = CliRunner().invoke(app, ["ingest", str(SAMPLE_CORPUS), "-c", "c", "--ray", "local", "--json"], env=env)
+        out = CliRunner().invoke(
+            app, ["ingest", str(SAMPLE_CORPUS), "-c", "c", "--ray", "local", "--json"], env=env
+        )
     finally:
         get_settings.cache_clear()
     assert out.exit_code == 0, out.output

@@ -3,9 +3,9 @@
 Usage::
 
     col = deepcite.open_collection("papers")
-    col.ingest("corpus.jsonl", ray="local")     # Ray on this machine; or a cluster: ray="auto", "ray://head:10001"
+    col.ingest("corpus.jsonl", ray="local")   # Ray on this machine; a cluster: "auto", "ray://head:10001"
 
-    deepcite ingest papers/ --collection papers --ray              # the same from the CLI
+    deepcite ingest papers/ --collection papers --ray local      # the same from the CLI
 
 Each actor (:class:`IngestWorker`) loads the embedding model once, then takes batches: a file to read
 (in the same bounded child process as a single-process ingest) and chunk, a batch of a corpus's records to
@@ -193,9 +193,13 @@ class RayIngest:
                 write.group = group
                 pending.append(write)
             for write in self._written(pending, report, keep=self._window):
-                done = col._files_written(write.group or [], write.plan, report, done, total, progress, on_progress)
+                done = col._files_written(
+                    write.group or [], write.plan, report, done, total, progress, on_progress
+                )
         for write in self._written(pending, report, keep=0):
-            done = col._files_written(write.group or [], write.plan, report, done, total, progress, on_progress)
+            done = col._files_written(
+                write.group or [], write.plan, report, done, total, progress, on_progress
+            )
 
     # -- the steps -----------------------------------------------------------------------------------
     def _plan(self, chunks: ChunksByDoc, documents: int, report: IngestReport) -> _Write:
@@ -264,10 +268,11 @@ class RayIngest:
             if exc.actor_init_failed:  # the model could not be built: the error's last line says why
                 reason = str(exc).strip().splitlines()[-1]
                 raise IngestError(f"the Ray workers could not start: {reason}") from exc
+            restarts = self._collection.settings.ray.max_restarts
             raise IngestError(
-                f"a Ray worker stopped ({type(exc).__name__}) after {self._collection.settings.ray.max_restarts} "
-                "restarts (setting ray.max_restarts); the batches written so far are kept. Run the same "
-                "ingest again to finish it: chunk ids are stable, so nothing is written twice"
+                f"a Ray worker stopped ({type(exc).__name__}) after {restarts} restarts (setting "
+                "ray.max_restarts); the batches written so far are kept. Run the same ingest again to "
+                "finish it: chunk ids are stable, so nothing is written twice"
             ) from exc
 
 
@@ -281,15 +286,17 @@ def _import_ray() -> ModuleType:
     return ray
 
 
-def _start_workers(ray: ModuleType, settings: Settings, embedder: Callable[[Settings], Embedder]) -> list[Any]:
+def _start_workers(
+    ray: ModuleType, settings: Settings, embedder: Callable[[Settings], Embedder]
+) -> list[Any]:
     """The pool's actors: ``ray.workers`` of them (default: the cluster's CPUs / ``ray.cpus_per_worker``)."""
     s = settings.ray
     cpus = int(ray.cluster_resources().get("CPU", 0))
     count = s.workers or max(1, cpus // s.cpus_per_worker)
     if count * s.cpus_per_worker > cpus:  # Ray would wait for CPUs that never come
         raise ConfigError(
-            f"{count} Ray workers of {s.cpus_per_worker} CPUs need {count * s.cpus_per_worker} CPUs, but the Ray "
-            f"cluster has {cpus}; lower ray.workers or ray.cpus_per_worker, or add nodes"
+            f"{count} Ray workers of {s.cpus_per_worker} CPUs need {count * s.cpus_per_worker} CPUs, but "
+            f"the Ray cluster has {cpus}; lower ray.workers or ray.cpus_per_worker, or add nodes"
         )
     actor = ray.remote(IngestWorker).options(
         num_cpus=s.cpus_per_worker, max_restarts=s.max_restarts, max_task_retries=s.max_task_retries
@@ -308,7 +315,7 @@ def _connect(ray: ModuleType, address: str, settings: RaySettings) -> bool:
             ray.init(address=address, logging_level=logging.WARNING)
     except (ConnectionError, ValueError, RuntimeError) as exc:
         raise IngestError(
-            f"cannot join the Ray cluster at {address!r} ({exc}); start one with `ray start --head`, give its "
-            "address (auto, host:6379 or ray://host:10001), or use --ray alone to start Ray on this machine"
+            f"cannot join the Ray cluster at {address!r} ({exc}); start one with `ray start --head` and give "
+            "its address (auto, host:6379 or ray://host:10001), or give 'local' to start Ray on this machine"
         ) from exc
     return True
