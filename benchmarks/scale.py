@@ -227,15 +227,16 @@ def cmd_query(args: argparse.Namespace) -> dict[str, object]:
     exact = corpus.exact_top(args.chunks, 10).tolist()
     out: dict[str, object] = {
         "chunks": args.chunks,
+        "hnsw_ef": args.hnsw_ef,
         "queries": n,
         "exact_search_s": round(time.perf_counter() - t0, 1),
     }
     # search-time settings only, so one open store serves both; they alternate query by query (and which
     # goes first), so both variants see the same load from the rest of the machine and the same caches
     variants = {
-        "int8": scale_settings(args.work, quantization=args.quantization),
+        "int8": scale_settings(args.work, quantization=args.quantization, hnsw_ef=args.hnsw_ef),
         "float (int8 ignored)": scale_settings(
-            args.work, quantization=args.quantization, quantization_ignore=True
+            args.work, quantization=args.quantization, quantization_ignore=True, hnsw_ef=args.hnsw_ef
         ),
     }
     cases: dict[str, tuple[SearchMode, Filters | None]] = {
@@ -401,6 +402,9 @@ def main() -> None:
     )
     parser.add_argument("--vectors-on-disk", action="store_true", help="build/query: originals on disk")
     parser.add_argument("--embed-rate", type=float, default=38.0, help="project: chunks/s per Ray worker")
+    parser.add_argument(
+        "--hnsw-ef", type=int, default=None, help="query: the HNSW search ef (engine default if unset)"
+    )
     parser.add_argument("--repeat", type=int, default=2, help="timed passes over the queries (query)")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
@@ -412,6 +416,8 @@ def main() -> None:
     }
     result = stage[args.stage](args)
     name = args.stage if args.stage in ("base", "project") else f"{args.stage}-{run_name(args)}"
+    if args.stage == "query" and args.hnsw_ef is not None:
+        name += f"-ef{args.hnsw_ef}"
     target = RESULTS / "scale.json" if args.stage == "project" else args.work / f"{name}.json"
     target.write_text(json.dumps(result, indent=2))
     print(json.dumps(result, indent=2))

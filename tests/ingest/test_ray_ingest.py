@@ -166,17 +166,21 @@ def test_a_corpus_on_ray_is_the_single_process_collection(tmp_path: Path, single
     assert len(run.progress) == 7
 
 
-def busy_ingest_worker_pids() -> list[int]:
-    """The processes of ingest actors at work: Ray titles an actor's process ``ray::IngestWorker`` and,
-    while it runs a call, ``ray::IngestWorker.<method>`` (the other tests' pools are idle)."""
-    pids = []
+def newest_ingest_worker_pid() -> int:
+    """The process of the ingest actor started last (this test's pool), preferring one at work: Ray titles an
+    actor's process ``ray::IngestWorker`` and, while it runs a call, ``ray::IngestWorker.<method>``; between
+    two calls the worker is idle, so an idle one is taken rather than none (a race on a loaded machine)."""
+    found = []
     for proc in Path("/proc").iterdir():
         try:
-            if proc.name.isdigit() and (proc / "cmdline").read_bytes().startswith(b"ray::IngestWorker."):
-                pids.append(int(proc.name))
-        except OSError:
+            cmdline = (proc / "cmdline").read_bytes() if proc.name.isdigit() else b""
+            if cmdline.startswith(b"ray::IngestWorker"):
+                started = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[19])
+                found.append((cmdline.startswith(b"ray::IngestWorker."), started, int(proc.name)))
+        except (OSError, ValueError, IndexError):
             continue
-    return pids
+    assert found, "no Ray ingest worker process is running"
+    return max(found)[2]
 
 
 def killing_a_worker_at_first_progress(col: Collection, **options: Any) -> IngestReport:
@@ -184,7 +188,7 @@ def killing_a_worker_at_first_progress(col: Collection, **options: Any) -> Inges
 
     def progress(docs: int, written: int) -> None:
         if not killed:
-            killed.append(busy_ingest_worker_pids()[0])
+            killed.append(newest_ingest_worker_pid())
             os.kill(killed[0], signal.SIGKILL)  # as the kernel's OOM killer would
 
     report = col.ingest(SAMPLE_CORPUS, progress=progress, ray="local", **options)
