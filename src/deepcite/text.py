@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import threading
 from collections import Counter
 from functools import lru_cache
 
@@ -55,9 +56,16 @@ _ONLY_PARENTHESIS = re.compile(r"^\([^()]*\)$")
 _SPLIT_CACHE_SIZE = 16_384  # distinct texts whose sentences are kept (chunks are split again at answer time)
 
 
-@lru_cache(maxsize=1)
+_THREAD = threading.local()
+
+
 def _segmenter() -> pysbd.Segmenter:
-    return pysbd.Segmenter(language="en", clean=False)
+    """This thread's segmenter: a pysbd Segmenter keeps the text it is splitting on itself, so one shared by
+    threads (the answer's parts are written in parallel) mixes their texts up."""
+    segmenter = getattr(_THREAD, "segmenter", None)
+    if segmenter is None:
+        segmenter = _THREAD.segmenter = pysbd.Segmenter(language="en", clean=False)
+    return segmenter
 
 
 @lru_cache(maxsize=_SPLIT_CACHE_SIZE)
