@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import socket
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -126,12 +126,19 @@ def test_llm_citations_must_support_their_sentences(budgeted: LiveServer, faults
     assert body["summary"].startswith("Unknown based on provided sources. Stroke risk rises [1].")
 
 
+def poll(condition: Callable[[], object], tries: int) -> None:
+    """Wait until ``condition()`` is true, checking every 50 ms, at most ``tries`` times."""
+    for _ in range(tries):
+        if condition():
+            return
+        time.sleep(0.05)
+
+
 def test_stream_client_that_goes_away_cancels_its_llm_calls(
     patient: LiveServer, faults: Faults, llm_server: FakeOpenAIServer
 ) -> None:
     faults.mode, faults.answers_only = Hang(120.0), True
-    dropped_before = llm_server.dropped
-    asked_before = len(llm_server.requests)
+    dropped_before, asked_before = llm_server.dropped, len(llm_server.requests)
 
     def answer_prompts() -> int:
         return sum(r["messages"][0]["content"] == SYSTEM_PROMPT for r in llm_server.requests[asked_before:])
@@ -141,16 +148,10 @@ def test_stream_client_that_goes_away_cancels_its_llm_calls(
         c.stream("GET", "/api/unified-search/stream", params={"query": QUESTION}) as response,
     ):
         assert response.status_code == 200
-        for _ in range(600):  # the answer stage has asked the (hanging) LLM
-            if answer_prompts():
-                break
-            time.sleep(0.05)
+        poll(answer_prompts, tries=600)  # the answer stage has asked the (hanging) LLM
         assert answer_prompts()
     # the client closed the stream; the server cancels the request, and with it the hanging LLM calls
-    for _ in range(200):
-        if llm_server.dropped - dropped_before >= answer_prompts():
-            break
-        time.sleep(0.05)
+    poll(lambda: llm_server.dropped - dropped_before >= answer_prompts(), tries=200)
     assert llm_server.dropped - dropped_before >= answer_prompts() >= 1
 
 
@@ -170,15 +171,9 @@ def test_json_client_that_goes_away_cancels_its_llm_calls(
     ).encode() + payload
     with socket.create_connection(("127.0.0.1", patient.port)) as sock:  # a client that will hang up
         sock.sendall(request)
-        for _ in range(600):
-            if answer_prompts():
-                break
-            time.sleep(0.05)
+        poll(answer_prompts, tries=600)
         assert answer_prompts()
-    for _ in range(200):
-        if llm_server.dropped - dropped_before >= answer_prompts():
-            break
-        time.sleep(0.05)
+    poll(lambda: llm_server.dropped - dropped_before >= answer_prompts(), tries=200)
     assert llm_server.dropped - dropped_before >= answer_prompts() >= 1
 
 
