@@ -210,6 +210,21 @@ class GraphSettings(_Section):
     # hybrid search fuses the graph's list with BM25 and dense (client-side RRF) when on
     in_hybrid: bool = False
     hybrid_weight: float = 1.0
+    # LLM triple extraction at ingest (retrieval/graph/triples.py, HippoRAG's OpenIE: named entities, then
+    # (subject, relation, object) triples per passage, as JSON checked against a schema). Off by default; runs
+    # only with an LLM configured. Each new or changed passage goes to the LLM, `llm_triples_batch` passages
+    # a request, `llm_triples_concurrency` requests at a time, each under llm.call_deadline_s. Replies are
+    # cached by (passage text, model, `llm_triples_prompt_version`) in <data dir>/graph/<collection>.triples
+    # .sqlite as they arrive, so a re-ingest or a re-run of a killed ingest asks only for passages not yet
+    # done. A failed or invalid reply leaves the passage its offline entities (the ingest report counts why).
+    # A triple's subject and object become entities the passage mentions (at most
+    # `llm_triples_max_per_passage` triples a passage), joined by a relation edge of `relation_weight`.
+    llm_triples: bool = False
+    llm_triples_batch: int = Field(default=4, ge=1)
+    llm_triples_concurrency: int = Field(default=4, ge=1)
+    llm_triples_prompt_version: str = "1"  # change it with the prompt: cached replies of another are not used
+    llm_triples_max_per_passage: int = Field(default=12, ge=0)
+    relation_weight: float = 1.0
 
 
 class PlanningSettings(_Section):

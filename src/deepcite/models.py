@@ -81,11 +81,14 @@ class GraphLink(BaseModel):
     ``edge``: ``title`` (the passage is the entity's own document), ``title_link`` (the passage mentions the
     entity, which is another document's title), ``mention`` (the passage mentions it), ``first_hop`` (the
     passage was a seed of the walk: a top passage of the first search; ``entity`` is then ``None``).
+    ``relation``: with LLM triples (``graph.llm_triples``), the triple ("subject relation object") by which
+    the walk reached ``entity``, when it did.
     """
 
     entity: str | None
     edge: Literal["title", "title_link", "mention", "first_hop"]
     score: float  # the passage's Personalized PageRank score
+    relation: str | None = Field(default=None, exclude_if=lambda v: v is None)  # absent without triples
 
 
 class SearchHit(BaseModel):

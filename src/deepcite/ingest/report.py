@@ -74,6 +74,26 @@ ProgressCallback = Callable[[int, int], None]  # (documents done, chunks written
 FileProgressCallback = Callable[[IngestProgress], None]
 
 
+class TripleCounts(BaseModel):
+    """What LLM triple extraction did during an ingest (``graph.llm_triples``): passages answered from the
+    cache, passages asked, the requests sent, passages given triples, and why the others kept their offline
+    entities only (reason -> passages)."""
+
+    cached: int = 0
+    asked: int = 0
+    requests: int = 0
+    extracted: int = 0
+    triples: int = 0
+    failed: dict[str, int] = Field(default_factory=dict)
+
+    def add(self, other: TripleCounts) -> None:
+        """Add ``other``'s counts to these."""
+        for name in ("cached", "asked", "requests", "extracted", "triples"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for reason, n in other.failed.items():
+            self.failed[reason] = self.failed.get(reason, 0) + n
+
+
 class IngestReport(BaseModel):
     """What one ingest did: each file's outcome, counts, records skipped and why, and the time it took."""
 
@@ -89,6 +109,7 @@ class IngestReport(BaseModel):
     embed_seconds: float = 0.0
     index_seconds: float = 0.0
     graph_seconds: float = 0.0  # building the entity graph (retrieval/graph/)
+    triples: TripleCounts | None = None  # LLM triple extraction (graph.llm_triples), when it ran
 
     @property
     def docs_per_s(self) -> float:

@@ -12,9 +12,11 @@ Usage::
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import Literal
 
@@ -34,13 +36,17 @@ from deepcite.ingest.report import (
     IngestProgress,
     IngestReport,
     ProgressCallback,
+    TripleCounts,
     read_file_report,
 )
 from deepcite.models import Chunk, Document, Filters, FusionMethod, SearchHit, SearchMode
 from deepcite.retrieval.embedders import Embedder, get_embedder
 from deepcite.retrieval.fusion import reciprocal_rank_fusion
 from deepcite.retrieval.graph import EntityGraph, GraphStats, GraphWalk, GraphWalker
+from deepcite.retrieval.graph.triples import PassageFacts, TripleCache, TripleExtractor
 from deepcite.retrieval.store import SearchStore, open_store
+
+log = logging.getLogger(__name__)
 
 OnError = Literal["skip", "fail"]
 FileRead = tuple[FileReport, Path, ReadResult]  # a file read: its report, its path, what was read
@@ -225,12 +231,17 @@ class Collection:
         return WritePlan(to_write, set(new_or_changed), counts)
 
     def _store_chunks(self, plan: WritePlan, vectors: np.ndarray, report: IngestReport) -> None:
-        """Index a batch's chunks with their vectors (one per chunk, in order)."""
+        """Index a batch's chunks with their vectors (one per chunk, in order). LLM triples (when on) are
+        extracted first: an ingest killed while the LLM reads leaves the batch unwritten, so a re-run takes
+        it up again, its passages' replies read back from the cache."""
+        t = time.perf_counter()
+        facts = self._passage_facts(plan.chunks, report)
         t0 = time.perf_counter()
+        report.graph_seconds += t0 - t
         self.store.upsert(self.name, plan.chunks, vectors)
         t1 = time.perf_counter()
         if self.settings.graph.enabled:
-            self.graph.add(plan.chunks, embed=self._embed_names)
+            self.graph.add(plan.chunks, embed=self._embed_names, facts=facts)
         report.index_seconds += t1 - t0
         report.graph_seconds += time.perf_counter() - t1
         report.written += len(plan.chunks)
@@ -405,6 +416,36 @@ class Collection:
         """The collection's entity graph (SQLite beside the index)."""
         return EntityGraph.for_collection(self.settings, self.name)
 
+    @property
+    def triple_cache(self) -> TripleCache:
+        """The LLM triples' cache of this collection (beside its graph)."""
+        return TripleCache(self.graph.path.with_suffix(".triples.sqlite"))
+
+    @cached_property
+    def _triple_extractor(self) -> TripleExtractor | None:
+        """The LLM triple extractor when ``graph.llm_triples`` is on and an LLM is configured (built once)."""
+        if not self.settings.graph.llm_triples:
+            return None
+        from deepcite.llm.factory import get_llm  # the LLM SDK loads only when triples are on
+
+        llm = get_llm(self.settings)
+        if llm is None:
+            log.warning("graph.llm_triples is on but no LLM is configured; offline entities only")
+            return None
+        return TripleExtractor(llm, self.triple_cache, self.settings.graph)
+
+    def _passage_facts(self, chunks: Sequence[Chunk], report: IngestReport | None) -> dict[str, PassageFacts] | None:
+        """What the LLM reads in ``chunks`` (``graph.llm_triples``), counted in ``report``; None when off."""
+        extractor = self._triple_extractor if self.settings.graph.enabled and chunks else None
+        if extractor is None:
+            return None
+        found = extractor.extract(chunks)
+        if report is not None:
+            if report.triples is None:
+                report.triples = TripleCounts()
+            report.triples.add(found.counts)
+        return found.facts
+
     def _embed_names(self, names: list[str]) -> np.ndarray:
         return self.embedder.encode(names, kind="passage")
 
@@ -416,9 +457,9 @@ class Collection:
         for chunk in self.store.scroll(self.name):
             batch.append(chunk)
             if len(batch) >= self.settings.embedder.ingest_batch_docs:
-                graph.add(batch, embed=self._embed_names)
+                graph.add(batch, embed=self._embed_names, facts=self._passage_facts(batch, None))
                 batch = []
-        graph.add(batch, embed=self._embed_names)
+        graph.add(batch, embed=self._embed_names, facts=self._passage_facts(batch, None))
         return graph.stats()
 
     def graph_walk(
@@ -523,6 +564,7 @@ class Collection:
         self.store.drop_collection(self.name)
         self.originals.clear()
         self.graph.clear()
+        self.triple_cache.clear()
 
     def close(self) -> None:
         """Close the store (for a collection opened with its own store by :func:`open_collection`): its

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
@@ -99,6 +99,8 @@ class WalkMatrix:
     transition: sp.csr_matrix
     spread: sp.csr_matrix  # the transition matrix transposed, what each step multiplies by
     dangling: np.ndarray  # nodes without edges
+    # LLM triples: entity index -> (the other end's entity index, "subject relation object"), both ways
+    relations: dict[int, list[tuple[int, str]]] = field(default_factory=dict)
 
     @property
     def n_passages(self) -> int:
@@ -106,7 +108,8 @@ class WalkMatrix:
 
     @classmethod
     def build(cls, rows: GraphRows, cfg: GraphSettings) -> WalkMatrix:
-        """Edges: passage–entity (title or mention), entity–entity co-occurrence and synonyms; row-normalised."""
+        """Edges: passage–entity (title or mention), entity–entity co-occurrence, synonyms, partial names
+        and LLM triples' relations; row-normalised."""
         n_p, n_e = len(rows.chunk_ids), len(rows.entity_keys)
         p_of = {int(pid): i for i, pid in enumerate(rows.passage_ids)}
         e_of = {int(eid): i for i, eid in enumerate(rows.entity_ids)}
@@ -141,6 +144,13 @@ class WalkMatrix:
                 entity_block = entity_block + syn + syn.T
         if cfg.partial_weight > 0:
             entity_block = entity_block + cfg.partial_weight * _partial_names(rows.entity_keys)
+        relations = _relations(rows, e_of)
+        if cfg.relation_weight > 0 and relations:
+            pairs = [(a, b) for a, ends in relations.items() for b, _ in ends]
+            a, b = (np.asarray(x) for x in zip(*pairs, strict=True))
+            entity_block = entity_block + sp.csr_matrix(
+                (np.full(len(a), cfg.relation_weight), (a, b)), shape=(n_e, n_e)
+            )
         adjacency = (
             sp.bmat([[None, mention], [mention.T, entity_block]], format="csr")
             if n_p + n_e
@@ -167,6 +177,7 @@ class WalkMatrix:
             transition=transition,
             spread=transition.T.tocsr(),
             dangling=degree == 0,
+            relations=relations,
         )
 
 
@@ -185,7 +196,22 @@ def edge_weights(cfg: GraphSettings) -> tuple[float, ...]:
         cfg.cooccurrence_weight,
         cfg.synonym_weight,
         cfg.partial_weight,
+        cfg.relation_weight,
     )
+
+
+def _relations(rows: GraphRows, e_of: dict[int, int]) -> dict[int, list[tuple[int, str]]]:
+    """The triples as entity index -> [(other end, "subject relation object")], each triple both ways."""
+    out: dict[int, list[tuple[int, str]]] = {}
+    names = rows.entity_names
+    for s_id, o_id, relation in zip(rows.relation_subject, rows.relation_object, rows.relation_text, strict=True):
+        a, b = e_of.get(int(s_id)), e_of.get(int(o_id))
+        if a is None or b is None or a == b:
+            continue
+        text = f"{names[a]} {relation} {names[b]}"
+        out.setdefault(a, []).append((b, text))
+        out.setdefault(b, []).append((a, text))
+    return out
 
 
 def _partial_names(keys: list[str]) -> sp.csr_matrix:
@@ -278,7 +304,8 @@ class GraphWalker:
 
     def _link(self, m: WalkMatrix, i: int, scores: np.ndarray, seeds: np.ndarray) -> GraphLink:
         """The entity whose mass flowed most into passage ``i`` and the kind of edge it came by (``first_hop``
-        for a seed passage)."""
+        for a seed passage); when the walk reached that entity (not a seed) by LLM triples, the triple whose
+        other end sent it the most mass."""
         n_p = m.n_passages
         start, end = m.spread.indptr[i], m.spread.indptr[i + 1]  # row i of Tᵀ: the nodes pointing at i
         sources = m.spread.indices[start:end]
@@ -292,4 +319,9 @@ class GraphWalker:
             edge = "title_link"
         else:
             edge = "mention"
-        return GraphLink(entity=m.rows.entity_names[e], edge=edge, score=float(scores[i]))
+        relation = None
+        if m.relations and seeds[n_p + e] == 0:
+            flows = [(float(scores[n_p + b]), text) for b, text in m.relations.get(e, [])]
+            best = max(flows, default=(0.0, None))
+            relation = best[1] if best[0] > 0 else None
+        return GraphLink(entity=m.rows.entity_names[e], edge=edge, score=float(scores[i]), relation=relation)

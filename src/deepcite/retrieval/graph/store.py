@@ -11,7 +11,9 @@ Nodes are passages and entities; a ``mentions`` row is a passage–entity edge (
 the passage's own title). Title links (a passage mentions another document's title) and co-occurrence
 (two entities in one passage) are read off the mentions when the walk is built
 (:mod:`deepcite.retrieval.graph.ppr`), so adding or deleting a document touches only its own rows. A
-``synonyms`` row joins two entity names whose embeddings are close. Every write bumps ``version``, which
+``synonyms`` row joins two entity names whose embeddings are close. A ``relations`` row is a triple an LLM
+read in a passage (``graph.llm_triples``, :mod:`deepcite.retrieval.graph.triples`): its subject and object
+are entities the passage mentions, and the walk joins them by a relation edge. Every write bumps ``version``, which
 tells a cached walk matrix it is stale. Being a file of its own, the graph works the same with the Edge
 store and with a Qdrant cluster.
 """
@@ -19,9 +21,9 @@ store and with a Qdrant cluster.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -29,7 +31,8 @@ import numpy as np
 from deepcite.config import GraphSettings, Settings
 from deepcite.ingest.originals import OriginalsStore
 from deepcite.models import Chunk
-from deepcite.retrieval.graph.extract import Mention, passage_mentions
+from deepcite.retrieval.graph.extract import Mention, entity_key, passage_mentions
+from deepcite.retrieval.graph.triples import PassageFacts
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -49,6 +52,10 @@ CREATE TABLE IF NOT EXISTS synonyms (
     a INTEGER NOT NULL, b INTEGER NOT NULL, similarity REAL NOT NULL, PRIMARY KEY (a, b)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS synonyms_b ON synonyms (b);
+CREATE TABLE IF NOT EXISTS relations (
+    passage INTEGER NOT NULL, subject INTEGER NOT NULL, object INTEGER NOT NULL, relation TEXT NOT NULL,
+    PRIMARY KEY (passage, subject, object, relation)
+) WITHOUT ROWID;
 """
 
 Embed = Callable[[list[str]], np.ndarray]
@@ -62,6 +69,7 @@ class GraphStats:
     entities: int
     mentions: int
     synonyms: int
+    relations: int = 0  # triples from the LLM (graph.llm_triples)
 
 
 @dataclass(frozen=True)
@@ -81,6 +89,10 @@ class GraphRows:
     synonym_a: np.ndarray
     synonym_b: np.ndarray
     synonym_similarity: np.ndarray
+    # LLM triples (graph.llm_triples): subject and object entity row ids and the relation, one per triple
+    relation_subject: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    relation_object: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    relation_text: list[str] = field(default_factory=list)
 
 
 class EntityGraph:
@@ -123,11 +135,17 @@ class EntityGraph:
         db.execute("INSERT INTO meta VALUES ('version', 1) ON CONFLICT(key) DO UPDATE SET value = value + 1")
 
     # -- writes --------------------------------------------------------------------------------------
-    def add(self, chunks: Sequence[Chunk], embed: Embed | None = None) -> None:
+    def add(
+        self,
+        chunks: Sequence[Chunk],
+        embed: Embed | None = None,
+        facts: Mapping[str, PassageFacts] | None = None,
+    ) -> None:
         """Add (or replace) these passages and the entities they mention, in one transaction.
 
         With ``embed`` (names → unit vectors) and ``synonyms`` on, each new entity name is embedded once
-        and joined to existing names at least ``synonym_threshold`` similar.
+        and joined to existing names at least ``synonym_threshold`` similar. ``facts`` (chunk id → what an
+        LLM read in it) adds the facts' entities to a passage's mentions and its triples as relations.
         """
         cfg = self.settings
         found: list[tuple[Chunk, list[Mention]]] = [
@@ -142,6 +160,14 @@ class EntityGraph:
             )
             for c in chunks
         ]
+        facts = facts or {}
+        for chunk, mentions in found:
+            held = {m.key for m in mentions}
+            for name in facts[chunk.chunk_id].names() if chunk.chunk_id in facts else []:
+                key = entity_key(name)
+                if key and key not in held:
+                    held.add(key)
+                    mentions.append(Mention(name, key))
         with self._db() as db:
             self._delete_docs(db, list({c.doc_id for c in chunks}))  # a document is replaced whole
             names: dict[str, str] = {}
@@ -169,6 +195,15 @@ class EntityGraph:
             db.executemany(
                 "INSERT OR REPLACE INTO mentions VALUES (?, ?, ?)",
                 [(rows[c.chunk_id], ids[m.key], int(m.is_title)) for c, ms in found for m in ms],
+            )
+            db.executemany(
+                "INSERT OR IGNORE INTO relations VALUES (?, ?, ?, ?)",
+                [
+                    (rows[cid], ids[entity_key(t.subject)], ids[entity_key(t.object)], t.relation)
+                    for cid, found_facts in facts.items()
+                    if cid in rows
+                    for t in found_facts.triples
+                ],
             )
             if embed is not None and cfg.synonyms and new_keys:
                 self._join_synonyms(db, [(ids[k], names[k]) for k in new_keys], embed)
@@ -201,6 +236,7 @@ class EntityGraph:
         orphans_before = "SELECT DISTINCT entity FROM mentions WHERE passage IN (SELECT id FROM gone)"
         touched = [r[0] for r in db.execute(orphans_before)]
         db.execute("DELETE FROM mentions WHERE passage IN (SELECT id FROM gone)")
+        db.execute("DELETE FROM relations WHERE passage IN (SELECT id FROM gone)")
         db.execute("DELETE FROM passages WHERE id IN (SELECT id FROM gone)")
         db.execute("DELETE FROM gone")
         db.executemany("INSERT OR IGNORE INTO gone VALUES (?)", [(e,) for e in touched])
@@ -255,11 +291,11 @@ class EntityGraph:
     def stats(self) -> GraphStats:
         """Counts of passages, entities, mention edges and synonym pairs."""
         if not self.exists():
-            return GraphStats(0, 0, 0, 0)
+            return GraphStats(0, 0, 0, 0, 0)
         with self._db() as db:
             counts = [
                 db.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0]
-                for t in ("passages", "entities", "mentions", "synonyms")
+                for t in ("passages", "entities", "mentions", "synonyms", "relations")
             ]
         return GraphStats(*counts)
 
@@ -273,6 +309,7 @@ class EntityGraph:
                 db.execute("SELECT passage, entity, is_title FROM mentions").fetchall(), dtype=np.int64
             )
             synonyms = db.execute("SELECT a, b, similarity FROM synonyms").fetchall()
+            relations = db.execute("SELECT subject, object, relation FROM relations").fetchall()
         mentions = mentions.reshape(-1, 3)
         syn = np.asarray(synonyms, dtype=np.float64).reshape(-1, 3)
         return GraphRows(
@@ -289,4 +326,7 @@ class EntityGraph:
             synonym_a=syn[:, 0].astype(np.int64),
             synonym_b=syn[:, 1].astype(np.int64),
             synonym_similarity=syn[:, 2],
+            relation_subject=np.asarray([r[0] for r in relations], dtype=np.int64),
+            relation_object=np.asarray([r[1] for r in relations], dtype=np.int64),
+            relation_text=[r[2] for r in relations],
         )
