@@ -329,6 +329,18 @@ class GraphResearchSettings(_Section):
     seed_passages: int = 5
 
 
+class NextHopSettings(_Section):
+    """LLM-chosen next hops (research/nodes/choose_next_hop.py, IRCoT/HippoRAG style): after each round's
+    selection the LLM reads the question and the evidence so far and says whether it is answered, and if not,
+    the next query and the entity it is about; that query joins the next round's queries. Off by default;
+    runs only with an LLM configured. A failed or invalid reply changes nothing (a warning in the pack)."""
+
+    enabled: bool = False
+    evidence_passages: int = 8  # best evidence passages shown to the LLM (title and text)
+    passage_chars: int = 400  # each shown passage's text cut to this many characters
+    token_budget: int = 1500  # the evidence listing trimmed to fit this many tokens (llm.chars_per_token)
+
+
 class StoppingSettings(_Section):
     """When the rounds stop (decided by the ``should_continue`` node)."""
 
@@ -348,6 +360,7 @@ class ResearchSettings(_Section):
     stopping: StoppingSettings = Field(default_factory=StoppingSettings)
     chain: ChainSettings = Field(default_factory=ChainSettings)
     graph: GraphResearchSettings = Field(default_factory=GraphResearchSettings)
+    next_hop: NextHopSettings = Field(default_factory=NextHopSettings)
     vector_cache_size: int = 50_000  # passage vectors kept across questions by one ResearchAgent
 
     def tuned(self, **sections: dict[str, Any]) -> ResearchSettings:

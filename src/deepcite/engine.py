@@ -49,6 +49,7 @@ from deepcite.llm.deadline import RequestCancelled, current_budget
 from deepcite.llm.factory import get_llm
 from deepcite.models import Chunk, CollectionInfo, CoverageReport, Filters, RoundReport, SearchHit, SearchMode
 from deepcite.research.agent import ResearchAgent, ResearchResult
+from deepcite.research.llm_adapters import hop_chooser_for
 from deepcite.research.state import ExecutorState
 from deepcite.research.web.source import web_source_for
 from deepcite.retrieval.collection import Collection
@@ -327,6 +328,7 @@ class Engine:
                     settings=self.settings.research,
                     reranker=self.reranker,
                     web_source=self.web_source,
+                    hop_chooser=hop_chooser_for(self.settings, self.llm),
                 )
             return self._agents[key]
 

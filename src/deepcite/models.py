@@ -164,7 +164,7 @@ class Filters(InputModel):
 
 
 QueryKind = Literal[
-    "subquestion", "must_preserve", "hyde", "bridge", "residual", "aspect", "web", "chain", "graph"
+    "subquestion", "must_preserve", "hyde", "bridge", "residual", "aspect", "web", "chain", "graph", "next_hop"
 ]
 
 

@@ -262,6 +262,7 @@ def test_the_pipeline_lists_the_design_nodes_in_order() -> None:
         "merge_candidates",
         "rerank_candidates",
         "select_evidence",
+        "choose_next_hop",
         "follow_chain",
         "propose_bridge_queries",
         "add_web_evidence",

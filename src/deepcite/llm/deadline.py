@@ -89,6 +89,16 @@ def failure_kind(error: LLMError) -> str:
     return "unusable reply"
 
 
+def failure_reason(error: Exception) -> str:
+    """A short, address-free reason for any failed LLM step: ``timeout``, :func:`failure_kind` for an
+    :class:`LLMError`, else the exception's type name."""
+    if isinstance(error, LLMTimeoutError):
+        return "timeout"
+    if isinstance(error, LLMError):
+        return failure_kind(error)
+    return type(error).__name__
+
+
 _budget: ContextVar[RequestBudget | None] = ContextVar("deepcite_request_budget", default=None)
 
 

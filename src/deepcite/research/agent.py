@@ -22,13 +22,20 @@ from pydantic import BaseModel, ConfigDict
 from deepcite.config import ResearchSettings, Settings, get_settings
 from deepcite.llm.client import LLMClient
 from deepcite.models import CoverageReport, EvidencePack, Filters, RoundReport
-from deepcite.research.hoplog import format_chain_step, format_hop, format_plan
-from deepcite.research.llm_adapters import LLMCoverageGrader, LLMHyde
+from deepcite.research.hoplog import format_chain_step, format_hop, format_next_hop, format_plan
+from deepcite.research.llm_adapters import LLMCoverageGrader, LLMHyde, hop_chooser_for
 from deepcite.research.nodes import Adapters
 from deepcite.research.nodes.should_continue import check_hop_budget
 from deepcite.research.pipeline import RESEARCH_PIPELINE, Pipeline
 from deepcite.research.planner import QueryPlanner
-from deepcite.research.protocols import CoverageGrader, HydeGenerator, Reranker, Retriever, WebSource
+from deepcite.research.protocols import (
+    CoverageGrader,
+    HopChooser,
+    HydeGenerator,
+    Reranker,
+    Retriever,
+    WebSource,
+)
 from deepcite.research.state import ExecutorState, ResearchPlan
 from deepcite.research.web.source import web_source_for
 from deepcite.retrieval.rerankers import load_reranker
@@ -85,7 +92,9 @@ class ResearchAgent:
     ``use_llm`` turns the LLM steps (aspects, next sub-question, coverage grading, HyDE when enabled)
     on when ``llm_client`` is given; every one falls back to its heuristic on failure. With
     ``adaptive_mode`` off, coverage never stops the rounds early: they run to ``max_hops`` unless
-    nothing new is left to ask. ``pipeline`` swaps in another wiring of the nodes.
+    nothing new is left to ask. ``pipeline`` swaps in another wiring of the nodes. ``hop_chooser`` (see
+    :func:`deepcite.research.llm_adapters.hop_chooser_for`) lets an LLM choose each next hop's query when
+    ``research.next_hop.enabled``; it is independent of ``use_llm``.
     """
 
     def __init__(
@@ -102,6 +111,7 @@ class ResearchAgent:
         hyde: HydeGenerator | None = None,
         grader: CoverageGrader | None = None,
         web_source: WebSource | None = None,
+        hop_chooser: HopChooser | None = None,
         pipeline: Pipeline = RESEARCH_PIPELINE,
     ) -> None:
         base = settings or get_settings().research
@@ -130,6 +140,7 @@ class ResearchAgent:
             hyde=hyde or (LLMHyde(llm) if llm is not None else None),
             grader=grader or (LLMCoverageGrader(llm) if llm is not None else None),
             web=web_source,
+            hop_chooser=hop_chooser,
         )
         self._vectors = _VectorCache(self.settings.vector_cache_size)
 
@@ -148,6 +159,7 @@ class ResearchAgent:
         settings = settings or get_settings()
         collection = open_collection(name, settings, create=False)
         kwargs.setdefault("web_source", web_source_for(settings, llm_client))
+        kwargs.setdefault("hop_chooser", hop_chooser_for(settings, llm_client))
         return cls(collection, llm_client=llm_client, settings=settings.research, **kwargs)
 
     def process(
@@ -176,6 +188,9 @@ class ResearchAgent:
             for hop, step in enumerate(state.chain, start=1):
                 if step.round == report.round:
                     log.info(format_chain_step(step, hop))
+            for choice in state.hop_choices:
+                if choice.round == report.round:
+                    log.info(format_next_hop(choice))
             if on_round:
                 on_round(state, report)
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from deepcite.models import ChainStep, RoundReport
-from deepcite.research.state import ResearchPlan
+from deepcite.research.state import HopChoice, ResearchPlan
 
 
 def format_plan(plan: ResearchPlan) -> str:
@@ -23,6 +23,14 @@ def format_chain_step(step: ChainStep, hop: int) -> str:
     answers = ", ".join(step.answers) or "none"
     titles = "; ".join(title for _, title in step.passages) or "none"
     return f"chain hop {hop} (round {step.round}): {step.query!r} -> answer {answers} | passages: {titles}"
+
+
+def format_next_hop(choice: HopChoice) -> str:
+    """One line for the LLM's reading after a round: answered, or the next query and its entity."""
+    if choice.answered:
+        return f"next hop (LLM, after round {choice.round}): the evidence answers the question"
+    entity = f" about {choice.entity}" if choice.entity else ""
+    return f"next hop (LLM, after round {choice.round}): {choice.next_query!r}{entity}"
 
 
 def format_hop(report: RoundReport, evidence_total: int) -> str:

@@ -1,4 +1,4 @@
-"""LLM steps of the research engine: aspects, the next sub-question, HyDE and coverage grading.
+"""LLM steps of the research engine: aspects, the next sub-question, HyDE, coverage grading and the next hop.
 
 Each asks for JSON with a schema and validates the reply; callers catch any exception and fall back
 to their heuristic, recording the error.
@@ -9,12 +9,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from deepcite.config import ResearchSettings
+from deepcite.config import NextHopSettings, ResearchSettings, Settings
 from deepcite.errors import LLMError
+from deepcite.llm.budget import fit_to_budget
 from deepcite.llm.client import LLMClient, Message
 from deepcite.llm.json import chat_json
 from deepcite.models import AspectType, QueryAspect
 from deepcite.research.aspects import keywords_of
+from deepcite.research.state import HopChoice
 
 ASPECTS_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -44,6 +46,15 @@ HYDE_SCHEMA: dict[str, Any] = {
     "type": "object",
     "properties": {"passage": {"type": "string"}},
     "required": ["passage"],
+}
+NEXT_HOP_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {
+        "answered": {"type": "boolean"},
+        "next_query": {"type": "string"},
+        "entity": {"type": "string"},
+    },
+    "required": ["answered", "next_query", "entity"],
 }
 GRADE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -158,3 +169,45 @@ class LLMCoverageGrader:
         self, aspects: Sequence[QueryAspect], passages: Sequence[str]
     ) -> tuple[dict[str, float], list[str]]:
         return llm_coverage(self.llm, aspects, passages)
+
+
+class LLMHopChooser:
+    """The :class:`HopChooser` adapter over an LLM client (IRCoT / HippoRAG style): the question and the best
+    evidence (titles and texts cut to ``passage_chars``, as many as fit ``token_budget``) go in; whether it is
+    answered, the next query and its entity come back as JSON checked against :data:`NEXT_HOP_SCHEMA`."""
+
+    def __init__(self, llm: LLMClient, settings: NextHopSettings, *, chars_per_token: float) -> None:
+        self.llm = llm
+        self.settings = settings
+        self.chars_per_token = chars_per_token
+
+    def choose(self, question: str, evidence: Sequence[tuple[str, str]], asked: Sequence[str]) -> HopChoice:
+        s = self.settings
+        lines = [f"[{n}] {title}: {text[: s.passage_chars]}" for n, (title, text) in enumerate(evidence, start=1)]
+        shown = lines[: fit_to_budget(lines, s.token_budget, self.chars_per_token, separator="\n")]
+        data = ask_json(
+            self.llm,
+            "You guide a multi-hop search over a document collection. Read the question and the passages found "
+            "so far. If they answer the question, set answered to true. Otherwise name the one missing fact: "
+            "next_query is a short search query for it (use names found in the passages, e.g. the person a "
+            "passage identifies), and entity is the name it is about. Do not repeat a query already run. "
+            "Reply with JSON only.",
+            f"Question: {question}\nQueries already run: {'; '.join(asked) or 'none'}\n"
+            f"Passages:\n{chr(10).join(shown) or '(none)'}",
+            NEXT_HOP_SCHEMA,
+        )
+        choice = HopChoice(
+            answered=bool(data["answered"]),
+            next_query=str(data["next_query"]).strip(),
+            entity=str(data["entity"]).strip(),
+        )
+        if not choice.answered and not choice.next_query:
+            raise LLMError("the LLM neither judged the question answered nor named a next query")
+        return choice
+
+
+def hop_chooser_for(settings: Settings, llm: LLMClient | None) -> LLMHopChooser | None:
+    """The LLM's next-hop chooser when ``research.next_hop.enabled`` and an LLM is configured, else None."""
+    if llm is None or not settings.research.next_hop.enabled:
+        return None
+    return LLMHopChooser(llm, settings.research.next_hop, chars_per_token=settings.llm.chars_per_token)

@@ -3,7 +3,7 @@
     from deepcite.research.pipeline import RESEARCH_PIPELINE
     [n.name for n in RESEARCH_PIPELINE.round]
     # ['prepare_round_queries', 'run_retrieval', 'merge_candidates', 'rerank_candidates',
-    #  'select_evidence', 'follow_chain', 'propose_bridge_queries',
+    #  'select_evidence', 'choose_next_hop', 'follow_chain', 'propose_bridge_queries',
     #  'add_web_evidence', 'grade_coverage', 'should_continue']
 
 :meth:`Pipeline.run` runs the gate, then rounds until a node marks the state done (``prepare_round_queries``
@@ -22,6 +22,7 @@ from deepcite.research.nodes import (
     Adapters,
     Node,
     add_web_evidence,
+    choose_next_hop,
     executor_gate,
     finalize_evidence_pack,
     follow_chain,
@@ -87,6 +88,7 @@ RESEARCH_PIPELINE = Pipeline(
         merge_candidates,
         rerank_candidates,
         select_evidence,
+        choose_next_hop,
         follow_chain,
         propose_bridge_queries,
         add_web_evidence,

@@ -11,6 +11,7 @@ sub-question; any LLM failure falls back to the heuristic and is recorded in the
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 
 from deepcite.config import ResearchSettings
 from deepcite.llm.client import LLMClient
@@ -77,7 +78,9 @@ class QueryPlanner:
         the composed question's next chain hop while the last one found an answer entity, the entities
         the graph proposed (``propose_bridge_queries``), a sub-question
         from the LLM (when one is configured), the planned sub-questions of the aspects (uncovered ones
-        first, by importance), then a bridge hop built from entities found in the evidence so far.
+        first, by importance), then a bridge hop built from entities found in the evidence so far. The query
+        the LLM chose after the last round (``choose_next_hop``) joins whichever hop that is (and replaces
+        the LLM's sub-question), or makes the hop alone when nothing else is left.
         """
         plan = state.plan
         if not state.asked:
@@ -85,12 +88,24 @@ class QueryPlanner:
             if plan.chain:
                 queries.extend(self._chain_queries(state, plan.question))
             return plan.question, queries
+        chosen = _chosen_query(state)
+        hop = self._planned_hop(state, llm_subquestion=chosen is None)
+        if chosen is None:
+            return hop
+        if hop is None:
+            return chosen.text, [chosen]
+        sub, queries = hop
+        return sub, [*queries, replace(chosen, subquestion=sub)]
+
+    def _planned_hop(self, state: ExecutorState, *, llm_subquestion: bool) -> tuple[str, list[RoundQuery]] | None:
+        """The next hop of :meth:`next_hop` after the first, without the LLM-chosen query."""
+        plan = state.plan
         if state.chain and len(state.chain) < len(plan.chain) and state.chain[-1].answers:
             queries = self._chain_queries(state, "")
             return queries[0].subquestion, queries
         if state.graph_bridges:
             return self._graph_hop(state)
-        if self.llm is not None:
+        if self.llm is not None and llm_subquestion:
             proposed = self._llm_next(state)
             if proposed:
                 return proposed, [RoundQuery(proposed, proposed)]
@@ -137,7 +152,7 @@ class QueryPlanner:
                 self.llm,
                 state.plan.question,
                 [a.aspect for a in state.coverage.get_uncovered_aspects(threshold)],
-                [c.chunk.text for c in _best_evidence(state, self.settings.planning.bridge_parents_per_hop)],
+                [c.chunk.text for c in best_evidence(state, self.settings.planning.bridge_parents_per_hop)],
                 state.asked,
             )
         except Exception as exc:  # noqa: BLE001 - any LLM failure falls back to the heuristic
@@ -154,7 +169,7 @@ class QueryPlanner:
         (``bridge_modes``), and each parent adds a residual query of the question's words it lacks."""
         s = self.settings
         question = state.plan.question
-        parents = [c for c in _best_evidence(state, len(state.evidence)) if c.key not in state.used_parents][
+        parents = [c for c in best_evidence(state, len(state.evidence)) if c.key not in state.used_parents][
             : s.planning.bridge_parents_per_hop
         ]
         queries: list[RoundQuery] = []
@@ -186,5 +201,17 @@ class QueryPlanner:
             q.subquestion = sub
         return sub, queries
 
-def _best_evidence(state: ExecutorState, n: int) -> list[Candidate]:
+def _chosen_query(state: ExecutorState) -> RoundQuery | None:
+    """The query the LLM chose after the round just run, unless it judged the question answered or chose a
+    query it chose before."""
+    if not state.hop_choices or state.hop_choices[-1].round != state.round:
+        return None
+    choice = state.hop_choices[-1]
+    earlier = {c.next_query.lower() for c in state.hop_choices[:-1]} | {a.lower() for a in state.asked}
+    if choice.answered or not choice.next_query or choice.next_query.lower() in earlier:
+        return None
+    return RoundQuery(choice.next_query, choice.next_query, kind="next_hop", focus=choice.entity or None)
+
+
+def best_evidence(state: ExecutorState, n: int) -> list[Candidate]:
     return sorted(state.evidence.values(), key=lambda c: (-c.score, c.first_round))[:n]

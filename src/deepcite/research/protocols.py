@@ -8,6 +8,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from deepcite.models import Chunk, Filters, QueryAspect, SearchHit, SearchMode
+from deepcite.research.state import HopChoice
 from deepcite.retrieval.graph.ppr import GraphWalk
 from deepcite.retrieval.graph.store import EntityGraph
 
@@ -59,6 +60,14 @@ class CoverageGrader(Protocol):
     def grade(
         self, aspects: Sequence[QueryAspect], passages: Sequence[str]
     ) -> tuple[dict[str, float], list[str]]: ...
+
+
+@runtime_checkable
+class HopChooser(Protocol):
+    """Reads a question and the evidence so far ((title, text) pairs, best first) and says whether it is
+    answered, and if not which query to run next (``asked``: queries already run); raises when it cannot."""
+
+    def choose(self, question: str, evidence: Sequence[tuple[str, str]], asked: Sequence[str]) -> HopChoice: ...
 
 
 @runtime_checkable

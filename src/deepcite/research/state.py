@@ -46,6 +46,17 @@ class RoundQuery:
     modes: list[str] | None = None  # None: the configured research.retrieval.modes
 
 
+@dataclass(frozen=True)
+class HopChoice:
+    """The LLM's reading of the evidence after a round (node ``choose_next_hop``): whether the question is
+    answered, and if not the next query and the entity it is about."""
+
+    answered: bool
+    next_query: str = ""
+    entity: str = ""
+    round: int = 0  # the round whose evidence it read
+
+
 @dataclass
 class QueryResult:
     """The hits of one query in one mode."""
@@ -75,6 +86,7 @@ class ExecutorState:
     used_parents: list[tuple[str, str]] = field(default_factory=list)  # passages already bridged from
     chain: list[ChainStep] = field(default_factory=list)  # the chain's hops run so far
     graph_bridges: list[str] = field(default_factory=list)  # entities the graph proposes for the next hop
+    hop_choices: list[HopChoice] = field(default_factory=list)  # the LLM's next hops, one per round it ran
     no_novelty: int = 0
     quality: float = 0.0  # best cosine between the question and the evidence (document-quality stopping)
     counts: dict[str, int] = field(default_factory=dict)  # before/after fusion and rerank this round

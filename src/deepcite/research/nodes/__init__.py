@@ -2,6 +2,7 @@
 
 from deepcite.research.nodes.add_web_evidence import add_web_evidence
 from deepcite.research.nodes.base import Adapters, Node, node
+from deepcite.research.nodes.choose_next_hop import choose_next_hop
 from deepcite.research.nodes.executor_gate import executor_gate
 from deepcite.research.nodes.finalize_evidence_pack import finalize_evidence_pack
 from deepcite.research.nodes.follow_chain import follow_chain
@@ -18,6 +19,7 @@ __all__ = [
     "Adapters",
     "Node",
     "add_web_evidence",
+    "choose_next_hop",
     "executor_gate",
     "finalize_evidence_pack",
     "follow_chain",

@@ -14,7 +14,14 @@ from typing import Generic, TypeVar
 
 from deepcite.config import ResearchSettings
 from deepcite.research.planner import QueryPlanner
-from deepcite.research.protocols import CoverageGrader, HydeGenerator, Reranker, Retriever, WebSource
+from deepcite.research.protocols import (
+    CoverageGrader,
+    HopChooser,
+    HydeGenerator,
+    Reranker,
+    Retriever,
+    WebSource,
+)
 from deepcite.research.state import ExecutorState
 from deepcite.research.titles import TitleKeys
 
@@ -34,6 +41,7 @@ class Adapters:
     grader: CoverageGrader | None = None
     web: WebSource | None = None
     titles: TitleKeys = field(default_factory=TitleKeys)  # the collection's document titles (chain answers)
+    hop_chooser: HopChooser | None = None  # LLM-chosen next hops (research.next_hop)
 
 
 class Node(Generic[Out]):

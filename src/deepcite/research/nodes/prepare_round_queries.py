@@ -18,6 +18,7 @@ from deepcite.research.state import ExecutorState, RoundQuery
         "used_parents",
         "chain",
         "graph_bridges",
+        "hop_choices",
     ),
     writes=(
         "round",

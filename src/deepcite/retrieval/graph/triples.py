@@ -32,10 +32,9 @@ from pathlib import Path
 from typing import Any
 
 from deepcite.config import GraphSettings
-from deepcite.errors import LLMError, LLMTimeoutError
 from deepcite.ingest.report import TripleCounts
 from deepcite.llm.client import LLMClient, Message
-from deepcite.llm.deadline import failure_kind
+from deepcite.llm.deadline import failure_reason
 from deepcite.llm.json import chat_json
 from deepcite.models import Chunk
 from deepcite.retrieval.graph.extract import entity_key
@@ -192,14 +191,6 @@ def _clean(item: dict[str, Any], cfg: GraphSettings) -> PassageFacts:
     return PassageFacts(tuple(dict.fromkeys(entities))[: cfg.max_entities_per_passage], tuple(triples))
 
 
-def _failure(exc: Exception) -> str:
-    if isinstance(exc, LLMTimeoutError):
-        return "timeout"
-    if isinstance(exc, LLMError):
-        return failure_kind(exc)
-    return type(exc).__name__
-
-
 @dataclass
 class _Batch:
     """One request's outcome: facts by text hash, and the failure reason of each hash without facts."""
@@ -267,7 +258,7 @@ class TripleExtractor:
         try:
             reply = chat_json(self.llm, messages, TRIPLES_SCHEMA)
         except Exception as exc:  # noqa: BLE001 - any LLM failure: these passages keep their offline entities
-            out.failed = {h: _failure(exc) for h, _ in batch}
+            out.failed = {h: failure_reason(exc) for h, _ in batch}
             return out
         items = {int(item["passage"]): item for item in reply["passages"]}
         for n, (h, _) in enumerate(batch, start=1):

@@ -1,0 +1,78 @@
+"""LLM-chosen next hops (node choose_next_hop, research.next_hop): the LLM's query joins the next round and the
+hop log shows it; a failing or unusable LLM leaves the offline result unchanged. Real index (Edge store, real
+MiniLM), the real OpenAI-compatible client; the LLM is the stand-in HTTP server of tests/llm/fake_openai_server.py."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+import pytest
+from llm.fake_openai_server import Fail, FakeOpenAIServer
+
+from deepcite.config import LLMSettings, NextHopSettings, ResearchSettings
+from deepcite.llm.openai_client import OpenAICompatClient
+from deepcite.research.agent import ResearchAgent, ResearchResult
+from deepcite.research.llm_adapters import LLMHopChooser
+from deepcite.retrieval.collection import Collection
+
+QUESTION = "Where was the director of The Quiet Beacon born?"
+NEXT = {"answered": False, "next_query": "Tomas Reyner birthplace", "entity": "Tomas Reyner"}
+
+
+def settings(max_hops: int) -> ResearchSettings:
+    return ResearchSettings().tuned(stopping={"min_hops": max_hops, "max_hops": max_hops}, next_hop={"enabled": True})
+
+
+def run(collection: Collection, max_hops: int, server: FakeOpenAIServer | None = None) -> ResearchResult:
+    chooser = None
+    if server is not None:
+        llm = OpenAICompatClient(LLMSettings(base_url=server.base_url, model="stand-in-model", max_retries=0))
+        chooser = LLMHopChooser(llm, NextHopSettings(enabled=True), chars_per_token=4.0)
+    agent = ResearchAgent(collection, use_llm=False, settings=settings(max_hops), hop_chooser=chooser)
+    return agent.process(QUESTION)
+
+
+def outcome(result: ResearchResult) -> tuple[list[str], list[list[str]]]:
+    """What the offline path decides: the pack's passages in order and each round's queries."""
+    return [c.chunk.chunk_id for c in result.pack.final_evidence], [r.queries for r in result.pack.retrieval_report]
+
+
+def test_the_llm_query_joins_the_next_round_and_the_hop_log(
+    research_collection: Collection, caplog: pytest.LogCaptureFixture
+) -> None:
+    with FakeOpenAIServer(lambda body: json.dumps(NEXT)) as server, caplog.at_level(logging.INFO):
+        result = run(research_collection, 2, server)
+    assert len(server.requests) == 1  # after round 1; round 2 is the last the cap allows
+    prompt = server.requests[0]["messages"][-1]["content"]
+    assert QUESTION in prompt and "The Quiet Beacon" in prompt  # the question and the evidence's titles
+    second = result.pack.retrieval_report[1]
+    assert NEXT["next_query"] in second.queries
+    assert "next hop (LLM, after round 1): 'Tomas Reyner birthplace' about Tomas Reyner" in caplog.text
+    reached = [p for c in result.pack.final_evidence for p in c.provenance if p.kind == "next_hop"]
+    assert reached and all(p.query == NEXT["next_query"] and p.focus == "Tomas Reyner" for p in reached)
+    assert not result.pack.warnings
+
+
+@pytest.mark.parametrize(
+    ("answer", "reason"),
+    [(Fail(500), "HTTP 500"), ('{"answered": "maybe"}', "unusable reply"), ('{"answered": false, "next_query": "", "entity": ""}', "unusable reply")],
+)
+def test_a_failing_llm_leaves_the_offline_result_unchanged(
+    research_collection: Collection, answer: str | Fail, reason: str
+) -> None:
+    offline = run(research_collection, 3)
+    with FakeOpenAIServer(lambda body: answer) as server:
+        result = run(research_collection, 3, server)
+    assert len(server.requests) == 2  # after rounds 1 and 2
+    assert outcome(result) == outcome(offline)
+    warnings = [w for w in result.pack.warnings if "did not choose a next hop" in w]
+    assert len(warnings) == 2 and all(reason in w for w in warnings)
+
+
+def test_an_answered_question_adds_no_query(research_collection: Collection) -> None:
+    offline = run(research_collection, 2)
+    with FakeOpenAIServer(lambda body: json.dumps({"answered": True, "next_query": "", "entity": ""})) as server:
+        result = run(research_collection, 2, server)
+    assert len(server.requests) == 1
+    assert outcome(result) == outcome(offline) and not result.pack.warnings
