@@ -6,14 +6,16 @@ from __future__ import annotations
 
 import json
 import logging
+from pathlib import Path
 
 import pytest
 from llm.fake_openai_server import Fail, FakeOpenAIServer
 
-from deepcite.config import LLMSettings, NextHopSettings, ResearchSettings
+from deepcite.config import LLMSettings, NextHopSettings, ResearchSettings, Settings
 from deepcite.llm.openai_client import OpenAICompatClient
 from deepcite.research.agent import ResearchAgent, ResearchResult
 from deepcite.research.llm_adapters import LLMHopChooser
+from deepcite.research.multihop import SYSTEMS, MultihopQuestion, evaluate, runnable_systems
 from deepcite.retrieval.collection import Collection
 
 QUESTION = "Where was the director of The Quiet Beacon born?"
@@ -76,3 +78,19 @@ def test_an_answered_question_adds_no_query(research_collection: Collection) -> 
         result = run(research_collection, 2, server)
     assert len(server.requests) == 1
     assert outcome(result) == outcome(offline) and not result.pack.warnings
+
+
+def test_eval_multihop_skips_the_llm_system_without_an_llm_and_runs_it_with_one(
+    research_collection: Collection, tmp_path: Path
+) -> None:
+    offline = Settings(data_dir=tmp_path, llm=LLMSettings())
+    systems, skipped = runnable_systems(SYSTEMS, offline)
+    assert "llm_graph_research" not in systems and "research" in systems
+    assert skipped == ["llm_graph_research skipped: it needs an LLM (set DEEPCITE_LLM_BASE_URL and DEEPCITE_LLM_MODEL)"]
+    question = MultihopQuestion("q1", QUESTION, {"quiet-beacon", "tomas-reyner"})
+    with FakeOpenAIServer(lambda body: json.dumps(NEXT)) as server:
+        llm = LLMSettings(base_url=server.base_url, model="stand-in-model", max_retries=0)
+        online = Settings(data_dir=tmp_path, llm=llm)
+        assert runnable_systems(SYSTEMS, online) == (SYSTEMS, [])
+        figures = evaluate(research_collection, [question], online, systems=("llm_graph_research",))
+    assert figures["llm_graph_research"]["questions"] == 1 and server.requests  # the harness runs; no figure here

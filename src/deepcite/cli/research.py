@@ -143,7 +143,10 @@ def eval_multihop(
         None, "--limit", help="Evaluate only the first N questions (all paragraphs are pooled)."
     ),
     systems: str = typer.Option(
-        None, "--systems", help="Comma-separated of single_shot,research,graph_research (default: all)."
+        None,
+        "--systems",
+        help="Comma-separated of single_shot,research,graph_research,llm_graph_research (default: all; "
+        "llm_graph_research needs an LLM and is skipped without one).",
     ),
     data_dir: Path = typer.Option(
         None, "--data-dir", help="Where the pooled collection is cached (default: DEEPCITE_DATA_DIR)."
@@ -156,7 +159,15 @@ def eval_multihop(
 ) -> None:
     """Pool every paragraph, then compare single-shot hybrid retrieval, today's research engine and the
     graph-augmented engine (chains and the entity graph) in one run."""
-    from deepcite.research.multihop import SYSTEMS, build_pool, evaluate, load_questions
+    from deepcite.research.multihop import (
+        LLM_SYSTEMS,
+        SYSTEMS,
+        build_llm_pool,
+        build_pool,
+        evaluate,
+        load_questions,
+        runnable_systems,
+    )
 
     with user_errors():
         settings = get_settings()
@@ -171,6 +182,14 @@ def eval_multihop(
             )
         shown.print(f"pooling the paragraphs of {data.name} into a collection under {settings.data_dir} …")
         pool = build_pool(data, loaded.format, settings, name=collection)
+        chosen = tuple(x.strip() for x in systems.split(",") if x.strip()) if systems else SYSTEMS
+        chosen, skipped = runnable_systems(chosen, settings)
+        for message in skipped:
+            shown.print(message)
+        llm_pool = None
+        if set(chosen) & set(LLM_SYSTEMS):
+            shown.print("the same paragraphs again, their graph with LLM triples (cached replies reused) …")
+            llm_pool = build_llm_pool(data, loaded.format, settings, name=f"{pool.name}-llm")
         columns = [TextColumn("[bold]questions"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
         with Progress(*columns, console=shown) as bar:
             task = bar.add_task("eval", total=len(loaded.questions))
@@ -179,8 +198,9 @@ def eval_multihop(
                     pool,
                     loaded.questions,
                     settings,
-                    systems=tuple(x.strip() for x in systems.split(",") if x.strip()) if systems else SYSTEMS,
+                    systems=chosen,
                     progress=lambda done, _: bar.update(task, completed=done),
+                    llm_pool=llm_pool,
                 )
             )
     results["skipped_records"] = loaded.skipped

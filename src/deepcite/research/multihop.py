@@ -22,8 +22,10 @@ from deepcite.evaluation.ranking import recall_at
 from deepcite.ingest.loaders import paragraph_id
 from deepcite.ingest.problems import LoadProblem
 from deepcite.ingest.readers.json_records import read_records
+from deepcite.llm.factory import get_llm
 from deepcite.models import SearchMode
 from deepcite.research.agent import ResearchAgent
+from deepcite.research.llm_adapters import LLMHopChooser
 from deepcite.retrieval.collection import Collection, open_collection
 
 FORMATS = ("ircot", "musique", "hotpot", "2wiki")
@@ -172,7 +174,35 @@ def build_pool(path: str | Path, fmt: str, settings: Settings, *, name: str | No
 
 
 Progress = Callable[[int, int], None]
-SYSTEMS = ("single_shot", "research", "graph_research")
+SYSTEMS = ("single_shot", "research", "graph_research", "llm_graph_research")
+# systems that need an LLM: the graph-augmented engine with LLM triples in its pool's graph (a pool of its own,
+# build_llm_pool) and LLM-chosen next hops; skipped with a message when no LLM is configured
+LLM_SYSTEMS = ("llm_graph_research",)
+NO_LLM = "skipped: it needs an LLM (set DEEPCITE_LLM_BASE_URL and DEEPCITE_LLM_MODEL)"
+
+
+def runnable_systems(systems: tuple[str, ...], settings: Settings) -> tuple[tuple[str, ...], list[str]]:
+    """The systems that can run with these settings, and a message for each skipped one."""
+    if settings.llm.configured:
+        return systems, []
+    return tuple(s for s in systems if s not in LLM_SYSTEMS), [f"{s} {NO_LLM}" for s in systems if s in LLM_SYSTEMS]
+
+
+def build_llm_pool(path: str | Path, fmt: str, settings: Settings, *, name: str) -> Collection:
+    """The pool again as collection ``name``, its graph built with LLM triples (``graph.llm_triples``; replies
+    cached, so a re-run asks only for paragraphs not yet read)."""
+    graph = settings.graph.model_copy(update={"llm_triples": True})
+    return build_pool(path, fmt, settings.model_copy(update={"graph": graph}), name=name)
+
+
+def llm_agent(collection: Collection, settings: Settings, system: str) -> ResearchAgent:
+    """The agent of an LLM system: ``system_settings`` with LLM-chosen next hops on, no other LLM step."""
+    llm = get_llm(settings)
+    if llm is None:
+        raise InputError(f"{system} needs an LLM: set DEEPCITE_LLM_BASE_URL and DEEPCITE_LLM_MODEL")
+    research = system_settings(settings, system).tuned(next_hop={"enabled": True})
+    chooser = LLMHopChooser(llm, research.next_hop, chars_per_token=settings.llm.chars_per_token)
+    return ResearchAgent(collection, settings=research, use_llm=False, hop_chooser=chooser)
 
 
 def system_settings(settings: Settings, system: str) -> ResearchSettings:
@@ -190,14 +220,18 @@ def evaluate(
     *,
     systems: tuple[str, ...] = SYSTEMS,
     progress: Progress | None = None,
+    llm_pool: Collection | None = None,
 ) -> dict[str, dict[str, float]]:
     """Per question, in one run: single-shot hybrid retrieval (the question as the query), today's research
-    engine, and the graph-augmented engine (research with composed-question chains and the entity graph)."""
+    engine, and the graph-augmented engine (research with composed-question chains and the entity graph);
+    with an LLM, the graph-augmented engine over ``llm_pool`` (default: ``collection``) with LLM hops."""
     unknown = set(systems) - set(SYSTEMS)
     if unknown:
         raise InputError(f"unknown system(s) {sorted(unknown)}; choose from: {', '.join(SYSTEMS)}")
     agents = {
-        name: ResearchAgent(collection, settings=system_settings(settings, name), use_llm=False)
+        name: llm_agent(llm_pool or collection, settings, name)
+        if name in LLM_SYSTEMS
+        else ResearchAgent(collection, settings=system_settings(settings, name), use_llm=False)
         for name in systems
         if name != "single_shot"
     }
