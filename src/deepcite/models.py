@@ -196,6 +196,15 @@ class Selection(BaseModel):
     relevance: float
 
 
+class EvidenceLink(BaseModel):
+    """Why the pack's final order lifted a passage: another evidence passage (``via``, its title) it links to,
+    by ``title_link`` (one mentions the other's title, ``entity``) or ``shared_name`` (both mention ``entity``)."""
+
+    entity: str
+    edge: Literal["title_link", "shared_name"]
+    via: str
+
+
 class Candidate(BaseModel):
     """A retrieved chunk inside the research executor, with its provenance and every score it earned."""
 
@@ -206,6 +215,7 @@ class Candidate(BaseModel):
     provenance: list[Provenance] = Field(default_factory=list)
     selections: list[Selection] = Field(default_factory=list)
     subquestions: list[str] = Field(default_factory=list)
+    link: EvidenceLink | None = None  # set by the pack's final order (research/linking.py)
 
     @property
     def key(self) -> tuple[str, str]:

@@ -197,7 +197,7 @@ def test_finalize_sorts_caps_per_document_and_trims() -> None:
     _evidence(
         state, ("a1", "A", 0.9), ("a2", "A", 0.8), ("a3", "A", 0.7), ("b1", "B", 0.85), ("c1", "C", 0.1)
     )
-    capped = S.tuned(selection={"per_document_cap": 2, "max_total_docs": 4})
+    capped = S.tuned(selection={"per_document_cap": 2, "max_total_docs": 4}, ranking={"enabled": False})
     pack = finalize_evidence_pack(state, adapters(planner, settings=capped))
     assert [c.chunk.chunk_id for c in pack.final_evidence] == ["a1", "b1", "a2", "c1"]
 

@@ -206,10 +206,11 @@ def llm_agent(collection: Collection, settings: Settings, system: str) -> Resear
 
 
 def system_settings(settings: Settings, system: str) -> ResearchSettings:
-    """The research settings of one evaluated system: today's engine has chains and the graph off, the
-    graph-augmented engine has the graph on, with the configured ``research.chain`` and ``research.graph``."""
+    """The research settings of one evaluated system: today's engine has chains, the graph and the linked
+    final order off, the graph-augmented engine has the graph on, with the configured ``research.chain``,
+    ``research.graph`` and ``research.ranking``."""
     if system == "research":
-        return settings.research.tuned(chain={"enabled": False}, graph={"enabled": False})
+        return settings.research.tuned(chain={"enabled": False}, graph={"enabled": False}, ranking={"enabled": False})
     return settings.research.tuned(graph={"enabled": True})
 
 

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from deepcite.models import Candidate, EvidencePack
+from deepcite.research.linking import rank_evidence
 from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.state import ExecutorState
+from deepcite.research.vectors import candidate_vectors, text_vectors
 
 
 @node(
@@ -19,15 +21,17 @@ from deepcite.research.state import ExecutorState
         "stop_reason",
         "skip_reason",
         "chain",
+        "vectors",
     ),
-    writes=(),
+    writes=("vectors",),
 )
 def finalize_evidence_pack(state: ExecutorState, adapters: Adapters) -> EvidencePack:
     """Accumulated evidence by best score (at most ``per_document_cap`` per document), trimmed to
-    ``max_total_docs``.
+    ``max_total_docs``, then (``ranking.enabled``) re-ordered by :func:`rank_evidence`.
 
-    A passage's score is its best selection score over the rounds, so the pack interleaves the rounds:
-    every sub-question's best passage comes before any second-best (earlier rounds first on ties).
+    A passage's score is its best selection score over the rounds, so the rounds' order interleaves them:
+    every sub-question's best passage comes before any second-best (earlier rounds first on ties). The final
+    order weighs that order with each passage's relevance to the whole question and its links to the others.
     """
     settings = adapters.settings
     ranked = sorted(state.evidence.values(), key=lambda c: (-c.score, c.first_round, c.chunk.chunk_id))
@@ -40,6 +44,10 @@ def finalize_evidence_pack(state: ExecutorState, adapters: Adapters) -> Evidence
         final.append(cand)
         if len(final) >= settings.selection.max_total_docs:
             break
+    if settings.ranking.enabled and len(final) > 1:
+        question_vector = text_vectors(adapters.retriever, [state.plan.question], state.vectors)[0]
+        vectors = candidate_vectors(adapters.retriever, final, state.vectors)
+        final = rank_evidence(state.plan.question, question_vector, final, vectors, settings.ranking)
     reason = state.stop_reason
     if not final:
         reason = f"no evidence found: {state.skip_reason or 'no passage matched any query of any round'}"

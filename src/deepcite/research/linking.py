@@ -1,0 +1,111 @@
+"""The evidence pack's final order: each passage judged against the whole question and through the passages
+it links to, so a multi-hop chain's later links (the bridge passage, which shares few words with the
+question) rise beside the passage that names them.
+
+A passage's relevance is ``dense_weight`` times its cosine to the question, plus ``title_weight`` when the
+question names its title, plus ``pack_weight / (pack_k + rank)`` for its place in the pack the rounds built.
+Two passages are linked when one mentions the other's title (``title_link``; "West Chicago" links to the
+document "West Chicago, Illinois") or both mention the same name (``shared_name``). A passage then scores its
+relevance plus the best of ``link_weight`` times a title-linked passage's score and ``shared_name_weight``
+times a name-sharing passage's score; ``iterations`` rounds of this carry a chain's score down its links.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from deepcite.config import EvidenceRankingSettings
+from deepcite.models import Candidate, Chunk, EvidenceLink
+from deepcite.retrieval.graph.extract import entity_key, passage_mentions
+
+_MAX_NAMES = 64  # names read from one passage when linking (a passage rarely holds more)
+
+
+@dataclass(frozen=True)
+class _Keys:
+    """A passage's own title keys (the whole title, and its head before a comma) and the names it mentions."""
+
+    titles: frozenset[str]
+    names: frozenset[str]
+
+
+def _keys(chunk: Chunk) -> _Keys:
+    title = chunk.title.strip()
+    titles = {entity_key(title), entity_key(title.split(",")[0])} if title else set()
+    text_only = Chunk(doc_id=chunk.doc_id, chunk_id=chunk.chunk_id, title="", text=chunk.text)
+    names = passage_mentions(text_only, max_entities=_MAX_NAMES, keyphrase_words=0, keyphrase_min_count=1)
+    return _Keys(titles=frozenset(t for t in titles if t), names=frozenset(m.key for m in names))
+
+
+def _names_title(question_key: str, titles: frozenset[str]) -> bool:
+    """Whether the question (as an entity key) holds one of the passage's title keys as whole words."""
+    padded = f" {question_key} "
+    return any(f" {t} " in padded for t in titles)
+
+
+def _link(a: _Keys, b: _Keys) -> tuple[str, str] | None:
+    """How passage ``a`` links to ``b``: ``(edge, entity)``, a title link before a shared name, or ``None``."""
+    title = (a.names & b.titles) or (b.names & a.titles)
+    if title:
+        return "title_link", min(title)
+    shared = a.names & b.names
+    if shared:
+        return "shared_name", max(shared, key=len)
+    return None
+
+
+def rank_evidence(
+    question: str,
+    question_vector: np.ndarray,
+    evidence: Sequence[Candidate],
+    vectors: np.ndarray,
+    settings: EvidenceRankingSettings,
+) -> list[Candidate]:
+    """``evidence`` (in the rounds' order, with unit ``vectors`` row by row) re-ordered by relevance to the
+    whole question plus the score of the passages it links to. The link that lifted a passage most is set
+    on its ``link``; ties keep the rounds' order."""
+    if not evidence:
+        return []
+    keys = [_keys(c.chunk) for c in evidence]
+    question_key = entity_key(question)
+    relevance = np.array(
+        [
+            settings.dense_weight * float(vectors[i] @ question_vector)
+            + settings.title_weight * _names_title(question_key, keys[i].titles)
+            + settings.pack_weight / (settings.pack_k + i + 1)
+            for i in range(len(evidence))
+        ]
+    )
+    links: list[list[tuple[int, str, str]]] = [[] for _ in evidence]
+    for i in range(len(evidence)):
+        for j in range(i + 1, len(evidence)):
+            found = _link(keys[i], keys[j])
+            if found:
+                links[i].append((j, *found))
+                links[j].append((i, *found))
+    weight = {"title_link": settings.link_weight, "shared_name": settings.shared_name_weight}
+    scores = relevance.copy()
+    best: list[tuple[int, str, str] | None] = [None] * len(evidence)
+    for _ in range(settings.iterations):
+        previous = scores.copy()
+        for i, linked in enumerate(links):
+            lifts = [(weight[edge] * previous[j], (j, edge, entity)) for j, edge, entity in linked]
+            lift, via = max(lifts, key=lambda x: x[0], default=(0.0, None))
+            scores[i] = relevance[i] + max(lift, 0.0)
+            best[i] = via if lift > 0 else None
+    order = sorted(range(len(evidence)), key=lambda i: (-scores[i], i))
+    ranked = []
+    for i in order:
+        cand = evidence[i].model_copy()
+        cand.score = float(scores[i])
+        via = best[i]
+        cand.link = (
+            None
+            if via is None
+            else EvidenceLink(entity=via[2], edge=via[1], via=evidence[via[0]].chunk.title or evidence[via[0]].key[0])
+        )
+        ranked.append(cand)
+    return ranked

@@ -1,0 +1,82 @@
+"""The evidence pack's final order (research/linking.py): relevance to the whole question plus link lifts."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from deepcite.config import EvidenceRankingSettings
+from deepcite.models import Candidate
+from deepcite.research.linking import rank_evidence
+from research.helpers import chunk
+
+QUESTION = "Who did the actor who played Benton Fraser have a child with?"
+
+
+def _pack(*items: tuple[str, str, str]) -> list[Candidate]:
+    return [Candidate(chunk=chunk(cid, text, title=title)) for cid, title, text in items]
+
+
+def _unit(*rows: list[float]) -> np.ndarray:
+    m = np.asarray(rows, dtype=np.float32)
+    return m / np.linalg.norm(m, axis=1, keepdims=True)
+
+
+def test_a_bridge_passage_rises_through_the_title_its_parent_mentions() -> None:
+    pack = _pack(
+        ("fraser", "Benton Fraser", "Benton Fraser is a character played by Paul Gross in Due South."),
+        ("other1", "Callum Keith Rennie", "Callum Keith Rennie is a Canadian actor."),
+        ("other2", "Dean McDermott", "Dean McDermott is a Canadian actor and television host."),
+        ("gross", "Paul Gross", "Gross has two children with Martha Burns, an actress."),
+    )
+    question_vector = _unit([1, 0, 0])[0]
+    vectors = _unit([0.9, 0.1, 0], [0.5, 0.5, 0], [0.5, 0.5, 0], [0.3, 0.7, 0])
+    settings = EvidenceRankingSettings()
+
+    ranked = rank_evidence(QUESTION, question_vector, pack, vectors, settings)
+
+    order = [c.chunk.chunk_id for c in ranked]
+    assert order[:2] == ["fraser", "gross"]  # the bridge passage was last in the rounds' order
+    link = ranked[1].link
+    assert link is not None and link.edge == "title_link" and link.entity == "paul gross"
+    assert link.via == "Benton Fraser"
+    without_links = rank_evidence(
+        QUESTION, question_vector, pack, vectors, settings.model_copy(update={"link_weight": 0.0})
+    )
+    assert [c.chunk.chunk_id for c in without_links][-1] == "gross"
+
+
+def test_a_passage_the_question_names_by_title_comes_first() -> None:
+    pack = _pack(
+        ("near", "Due South", "Due South is a police drama set in Chicago."),
+        ("named", "Benton Fraser", "A Mountie from the Northwest Territories."),
+    )
+    question_vector = _unit([1, 0])[0]
+    vectors = _unit([1, 0.2], [0.6, 0.8])
+
+    settings = EvidenceRankingSettings(pack_weight=0.0)
+    ranked = rank_evidence(QUESTION, question_vector, pack, vectors, settings)
+    assert [c.chunk.chunk_id for c in ranked] == ["named", "near"]
+    untitled = rank_evidence(
+        QUESTION, question_vector, pack, vectors, settings.model_copy(update={"title_weight": 0.0})
+    )
+    assert [c.chunk.chunk_id for c in untitled] == ["near", "named"]
+
+
+def test_a_shared_name_lifts_less_than_a_title_link_and_ties_keep_the_rounds_order() -> None:
+    pack = _pack(
+        ("head", "Due South", "Due South stars Paul Gross and David Marciano."),
+        ("shares", "Cast list", "The cast included David Marciano."),
+        ("titled", "Paul Gross", "He was born in Calgary."),
+    )
+    question_vector = _unit([1, 0])[0]
+    vectors = _unit([1, 0], [0.5, 0.5], [0.5, 0.5])
+    settings = EvidenceRankingSettings(pack_weight=0.0)
+
+    ranked = rank_evidence("Who starred in Due South?", question_vector, pack, vectors, settings)
+    assert [c.chunk.chunk_id for c in ranked] == ["head", "titled", "shares"]
+    assert [c.link.edge if c.link else None for c in ranked] == ["title_link", "title_link", "shared_name"]
+    flat = rank_evidence("Who starred in Due South?", question_vector, pack, vectors, settings.model_copy(
+        update={"link_weight": 0.0, "shared_name_weight": 0.0, "title_weight": 0.0}
+    ))
+    assert [c.chunk.chunk_id for c in flat] == ["head", "shares", "titled"]
+    assert rank_evidence("anything", question_vector, [], vectors[:0], settings) == []
