@@ -84,6 +84,8 @@ def test_triples_add_relations_that_lead_the_walk_to_a_passage_offline_entities_
     assert [p.doc_id for p in walk.passages][:2] == ["green", "quint"]
     link = next(p.link for p in walk.passages if p.doc_id == "quint")
     assert link.entity == "Marla Quint" and link.relation == "Green (song) performed by Marla Quint"
+    col.delete_document("green")  # its triple goes with it
+    assert col.graph.stats().relations == 1 and "quint" not in ranked_docs(col)
 
 
 def test_cached_replies_are_not_asked_again(tmp_path: Path, minilm: Embedder) -> None:
