@@ -26,6 +26,7 @@ from deepcite.cli.common import (
 )
 from deepcite.cli.sources import source_label
 from deepcite.config import get_settings
+from deepcite.errors import InputError
 from deepcite.models import CoverageReport, EvidencePack
 
 if TYPE_CHECKING:
@@ -180,12 +181,14 @@ def eval_multihop(
                 f"skipped {loaded.skipped} record(s) without a question or supporting labels; "
                 f"first: {loaded.reasons[0]}"
             )
-        shown.print(f"pooling the paragraphs of {data.name} into a collection under {settings.data_dir} …")
-        pool = build_pool(data, loaded.format, settings, name=collection)
         chosen = tuple(x.strip() for x in systems.split(",") if x.strip()) if systems else SYSTEMS
         chosen, skipped = runnable_systems(chosen, settings)
+        if not chosen:
+            raise InputError(f"no system left to run: {'; '.join(skipped)}")
         for message in skipped:
             shown.print(message)
+        shown.print(f"pooling the paragraphs of {data.name} into a collection under {settings.data_dir} …")
+        pool = build_pool(data, loaded.format, settings, name=collection)
         llm_pool = None
         if set(chosen) & set(LLM_SYSTEMS):
             shown.print("the same paragraphs again, their graph with LLM triples (cached replies reused) …")
