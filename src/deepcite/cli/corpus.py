@@ -121,6 +121,12 @@ def print_ingest_report(report: IngestReport) -> None:
         f"{report.embed_seconds:.1f}s, indexing {report.index_seconds:.1f}s)"
         + (f"\nfiles: {len(report.files)} ({files})" if report.files else "")
     )
+    if (t := report.triples) is not None:  # graph.llm_triples
+        failed = ", ".join(f"{n} {reason}" for reason, n in sorted(t.failed.items())) or "none"
+        console.print(
+            f"LLM triples: {t.extracted} passages read ({t.triples} triples) in {t.requests} requests, "
+            f"{t.cached} from the cache; kept offline entities: {failed}"
+        )
     if report.files:
         table = Table(title="files")
         for name in ("file", "type", "status", "pages", "chunks", "note"):
@@ -219,7 +225,8 @@ def search(
         where = (label,) if with_files else ()
         if via_graph:
             link = hit.graph
-            where += ((f"{link.entity} ({link.edge})" if link.entity else link.edge) if link else "",)
+            via = (f"{link.entity} ({link.edge})" if link.entity else link.edge) if link else ""
+            where += (f"{via}, by: {link.relation}" if link and link.relation else via,)  # and the LLM triple that led there
         table.add_row(str(hit.rank), f"{hit.score:.4f}", hit.doc_id, hit.title[:60], *where, snippet)
     console.print(table)
     if not hits:
