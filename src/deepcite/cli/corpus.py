@@ -226,7 +226,7 @@ def search(
         if via_graph:
             link = hit.graph
             via = (f"{link.entity} ({link.edge})" if link.entity else link.edge) if link else ""
-            where += (f"{via}, by: {link.relation}" if link and link.relation else via,)  # and the LLM triple that led there
+            where += (f"{via}, by: {link.relation}" if link and link.relation else via,)
         table.add_row(str(hit.rank), f"{hit.score:.4f}", hit.doc_id, hit.title[:60], *where, snippet)
     console.print(table)
     if not hits:
