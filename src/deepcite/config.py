@@ -362,6 +362,10 @@ class StoppingSettings(_Section):
     min_hops: int = 3
     max_hops: int = 10  # the one cap on research rounds (hops); a request may ask for fewer
     no_novelty_streak: int = 2  # stop after this many rounds without new evidence
+    # > 0: a round brings new evidence only when it changes the pack's top this-many passages (its final
+    # order, research.ranking); 0: any newly selected passage counts. 10 cut MuSiQue train's hops from 8.8 to
+    # 5.2 at the same recall (README, multi-hop)
+    novelty_top_k: int = 10
     quality_stop_score: float = 0.5  # with coverage off: stop once the best question-evidence cosine reaches it
 
 

@@ -188,6 +188,7 @@ def test_should_continue_stops_after_the_no_novelty_streak() -> None:
     state, planner = new_state("statins")
     _evidence(state, ("a", "d1", 1.0))
     state.round, state.new_evidence, state.no_novelty = 4, 0, S.stopping.no_novelty_streak - 1
+    state.top_keys = [("d1", "a")]  # the pack's top is what it was after the last round
     should_continue(state, adapters(planner))
     assert state.done and "no new evidence" in state.stop_reason
 
@@ -302,3 +303,29 @@ def test_a_pipeline_node_can_be_swapped_or_added_without_touching_the_loop() -> 
     assert state.round == 1 and calls == [] and pack.stop_reason.startswith("no evidence found")
     with pytest.raises(ConfigError, match="run_retrieval"):
         RESEARCH_PIPELINE.replaced("no_such_node", count_rounds)
+
+
+def test_with_novelty_top_k_a_round_is_new_only_when_it_changes_the_packs_top() -> None:
+    top2 = S.tuned(stopping={"novelty_top_k": 2, "min_hops": 1, "no_novelty_streak": 2}, ranking={"enabled": False})
+    state, planner = new_state("statins", top2)
+    run = adapters(planner, settings=top2)
+    state.round = 1
+    _evidence(state, ("a", "A", 0.9), ("b", "B", 0.8))
+    state.new_evidence = 2
+    should_continue(state, run)
+    assert state.no_novelty == 0 and state.top_keys == [("A", "a"), ("B", "b")]
+    state.round = 2
+    _evidence(state, ("c", "C", 0.1))  # new, but below the top two
+    state.new_evidence = 1
+    should_continue(state, run)
+    assert state.no_novelty == 1 and not state.done
+    state.round = 3
+    _evidence(state, ("d", "D", 0.95))
+    should_continue(state, run)
+    assert state.no_novelty == 0 and state.top_keys[0] == ("D", "d")
+    state.round = 4
+    state.new_evidence = 0
+    should_continue(state, run)
+    state.round = 5
+    should_continue(state, run)
+    assert state.done and state.stop_reason == "no new evidence for 2 rounds"

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 import numpy as np
 
@@ -22,6 +23,7 @@ from deepcite.models import Candidate, Chunk, EvidenceLink
 from deepcite.retrieval.graph.extract import entity_key, passage_mentions
 
 _MAX_NAMES = 64  # names read from one passage when linking (a passage rarely holds more)
+_KEYS_CACHE = 8_192  # passages whose title and name keys are kept
 
 
 @dataclass(frozen=True)
@@ -33,10 +35,18 @@ class _Keys:
 
 
 def _keys(chunk: Chunk) -> _Keys:
-    title = chunk.title.strip()
+    return _title_and_name_keys(chunk.title.strip(), chunk.text)
+
+
+@lru_cache(maxsize=_KEYS_CACHE)  # the pack is ordered after every round (stopping.novelty_top_k) and at the end
+def _title_and_name_keys(title: str, text: str) -> _Keys:
     titles = {entity_key(title), entity_key(title.split(",")[0])} if title else set()
-    text_only = Chunk(doc_id=chunk.doc_id, chunk_id=chunk.chunk_id, title="", text=chunk.text)
-    names = passage_mentions(text_only, max_entities=_MAX_NAMES, keyphrase_words=0, keyphrase_min_count=1)
+    names = passage_mentions(
+        Chunk(doc_id="-", chunk_id="-", title="", text=text),
+        max_entities=_MAX_NAMES,
+        keyphrase_words=0,
+        keyphrase_min_count=1,
+    )
     return _Keys(titles=frozenset(t for t in titles if t), names=frozenset(m.key for m in names))
 
 

@@ -206,11 +206,17 @@ def llm_agent(collection: Collection, settings: Settings, system: str) -> Resear
 
 
 def system_settings(settings: Settings, system: str) -> ResearchSettings:
-    """The research settings of one evaluated system: today's engine has chains, the graph and the linked
-    final order off, the graph-augmented engine has the graph on, with the configured ``research.chain``,
-    ``research.graph`` and ``research.ranking``."""
+    """The research settings of one evaluated system: today's engine (as it was before the entity graph) has
+    chains, the graph, the linked final order and top-k novelty stopping off; the graph-augmented engine has
+    the graph on, with the configured ``research.chain``, ``research.graph``, ``research.ranking`` and
+    ``research.stopping``."""
     if system == "research":
-        return settings.research.tuned(chain={"enabled": False}, graph={"enabled": False}, ranking={"enabled": False})
+        return settings.research.tuned(
+            chain={"enabled": False},
+            graph={"enabled": False},
+            ranking={"enabled": False},
+            stopping={"novelty_top_k": 0},
+        )
     return settings.research.tuned(graph={"enabled": True})
 
 

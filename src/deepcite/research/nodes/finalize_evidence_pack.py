@@ -9,23 +9,7 @@ from deepcite.research.state import ExecutorState
 from deepcite.research.vectors import candidate_vectors, text_vectors
 
 
-@node(
-    reads=(
-        "plan",
-        "evidence",
-        "coverage",
-        "reports",
-        "errors",
-        "warnings",
-        "subquery_evidence",
-        "stop_reason",
-        "skip_reason",
-        "chain",
-        "vectors",
-    ),
-    writes=("vectors",),
-)
-def finalize_evidence_pack(state: ExecutorState, adapters: Adapters) -> EvidencePack:
+def pack_order(state: ExecutorState, adapters: Adapters) -> list[Candidate]:
     """Accumulated evidence by best score (at most ``per_document_cap`` per document), trimmed to
     ``max_total_docs``, then (``ranking.enabled``) re-ordered by :func:`rank_evidence`.
 
@@ -48,6 +32,28 @@ def finalize_evidence_pack(state: ExecutorState, adapters: Adapters) -> Evidence
         question_vector = text_vectors(adapters.retriever, [state.plan.question], state.vectors)[0]
         vectors = candidate_vectors(adapters.retriever, final, state.vectors)
         final = rank_evidence(state.plan.question, question_vector, final, vectors, settings.ranking)
+    return final
+
+
+@node(
+    reads=(
+        "plan",
+        "evidence",
+        "coverage",
+        "reports",
+        "errors",
+        "warnings",
+        "subquery_evidence",
+        "stop_reason",
+        "skip_reason",
+        "chain",
+        "vectors",
+    ),
+    writes=("vectors",),
+)
+def finalize_evidence_pack(state: ExecutorState, adapters: Adapters) -> EvidencePack:
+    """The pack: the evidence in :func:`pack_order`, with the coverage, the round reports and the chain."""
+    final = pack_order(state, adapters)
     reason = state.stop_reason
     if not final:
         reason = f"no evidence found: {state.skip_reason or 'no passage matched any query of any round'}"

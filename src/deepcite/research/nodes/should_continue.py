@@ -6,6 +6,7 @@ from deepcite.config import ResearchSettings
 from deepcite.errors import InputError
 from deepcite.models import AspectCoverage, RoundReport, SelectedPassage
 from deepcite.research.nodes.base import Adapters, node
+from deepcite.research.nodes.finalize_evidence_pack import pack_order
 from deepcite.research.state import ExecutorState
 
 
@@ -79,13 +80,24 @@ def stop_decision(
         "coverage",
         "quality",
         "no_novelty",
+        "plan",
+        "top_keys",
+        "vectors",
     ),
-    writes=("no_novelty", "reports", "done", "stop_reason"),
+    writes=("no_novelty", "reports", "done", "stop_reason", "top_keys", "vectors"),
 )
 def should_continue(state: ExecutorState, adapters: Adapters) -> ExecutorState:
-    """Update the no-novelty streak, take the :func:`stop_decision` and append the round's report."""
+    """Update the no-novelty streak, take the :func:`stop_decision` and append the round's report.
+
+    With ``stopping.novelty_top_k`` set, a round is novel only when it changed the pack's top passages."""
     settings = adapters.settings
-    state.no_novelty = 0 if state.new_evidence else state.no_novelty + 1
+    novel = bool(state.new_evidence)
+    top_k = settings.stopping.novelty_top_k
+    if top_k > 0:
+        top = [c.key for c in pack_order(state, adapters)[:top_k]]
+        novel = set(top) != set(state.top_keys)
+        state.top_keys = top
+    state.no_novelty = 0 if novel else state.no_novelty + 1
     go_on, reason = stop_decision(
         settings,
         state.coverage,
