@@ -1,0 +1,57 @@
+"""The graph-augmented research engine on one multi-hop question file under research-setting variants, one
+run: how the pack order, the stopping rule and the graph list were chosen (on the train sets), and how the
+engine as shipped (graph list off) compares on held-out sets.
+
+    .venv/bin/python benchmarks/multihop_settings.py --data ../shared/datasets/hipporag_musique/musique_train.json \
+        --data-dir /work/bench/chain '{}' '{"stopping": {"novelty_top_k": 0}}' '{"graph": {"enabled": false}}'
+
+Each variant is a JSON object of ``research`` sections and fields (``ResearchSettings.tuned``) applied on top of
+``eval multihop``'s ``graph_research`` system; ``{}`` is that system itself. The pool is the one ``deepcite eval
+multihop`` builds (``--data-dir``); recall@5/@10, all-supporting recall@10, hops and seconds as it scores them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import time
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+
+from deepcite.config import Settings  # noqa: E402
+from deepcite.research.agent import ResearchAgent  # noqa: E402
+from deepcite.research.multihop import RunScores, build_pool, load_questions, system_settings  # noqa: E402
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--data", required=True, help="a multi-hop question file")
+    parser.add_argument("--data-dir", required=True, help="where eval multihop caches its pooled collection")
+    parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--out", default=None, help="write the figures per variant as JSON here")
+    parser.add_argument("variants", nargs="+", help="JSON objects of research settings, e.g. '{}'")
+    args = parser.parse_args()
+    settings = Settings(data_dir=args.data_dir)
+    questions = load_questions(args.data, "auto", limit=args.limit)
+    collection = build_pool(args.data, questions.format, settings)
+    base = system_settings(settings, "graph_research")
+    results = {}
+    for spec in args.variants:
+        agent = ResearchAgent(collection, settings=base.tuned(**json.loads(spec)), use_llm=False)
+        run = RunScores()
+        for q in questions.questions:
+            started = time.perf_counter()
+            result = agent.process(q.question)
+            ranked = [c.chunk.doc_id for c in result.pack.final_evidence]
+            run.add(ranked, q.gold, result.hops, time.perf_counter() - started)
+        results[spec] = run.summary()
+        print(spec, results[spec], flush=True)
+    if args.out:
+        with open(args.out, "w", encoding="utf-8") as fh:
+            json.dump({"data": os.path.basename(args.data), "variants": results}, fh, indent=2)
+
+
+if __name__ == "__main__":
+    main()
