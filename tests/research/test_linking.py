@@ -80,3 +80,28 @@ def test_a_shared_name_lifts_less_than_a_title_link_and_ties_keep_the_rounds_ord
     ))
     assert [c.chunk.chunk_id for c in flat] == ["head", "shares", "titled"]
     assert rank_evidence("anything", question_vector, [], vectors[:0], settings) == []
+
+
+def test_the_research_pack_ranks_the_chain_together_and_says_which_link_lifted(chain_collection) -> None:  # noqa: ANN001
+    """The default engine over a real collection (the chain corpus, real MiniLM): the passages of the chain
+    album -> performer -> spouse rank above passages that only share the question's words, which the rounds'
+    order put between them; each linked passage names the link that lifted it."""
+    from deepcite.research.agent import ResearchAgent
+
+    question = "Who is the spouse of the performer of Velvet Harbor?"
+    chain = ["Velvet Harbor", "Orla Brennick", "Tomas Vell"]
+    word_matches = {"Spouses of folk singers", "Salt Meadow"}
+
+    def ranks(order: list[str]) -> tuple[list[int], list[int]]:
+        return [order.index(t) for t in chain], [order.index(t) for t in word_matches if t in order]
+
+    linked = ResearchAgent(chain_collection, use_llm=False).process(question).pack.final_evidence
+    on_chain, off_chain = ranks([c.chunk.title for c in linked])
+    assert on_chain[:2] == [0, 1] and max(on_chain) < min(off_chain, default=len(linked))
+    performer = linked[1].link
+    assert performer is not None and performer.edge == "title_link" and performer.via == "Velvet Harbor"
+    rounds_order = chain_collection.settings.research.tuned(ranking={"enabled": False})
+    unlinked = ResearchAgent(chain_collection, use_llm=False, settings=rounds_order).process(question)
+    on_chain, off_chain = ranks([c.chunk.title for c in unlinked.pack.final_evidence])
+    assert max(on_chain) > min(off_chain)  # the rounds' order puts word matches inside the chain
+    assert all(c.link is None for c in unlinked.pack.final_evidence)

@@ -112,12 +112,15 @@ def _print_pack(pack: EvidencePack) -> None:
         table.add_column(column, overflow="fold")
     for i, cand in enumerate(pack.final_evidence, start=1):
         rounds = sorted({p.round for p in cand.provenance})
+        found_by = "hop " + ",".join(map(str, rounds))
+        if cand.link is not None:  # what lifted it in the pack's final order
+            found_by += f" · linked to {cand.link.via} ({cand.link.edge.replace('_', ' ')}: {cand.link.entity})"
         table.add_row(
             str(i),
             f"{cand.score:.4f}",
             " · ".join(filter(None, (cand.chunk.title or cand.chunk.doc_id, source_label(cand.chunk)))),
             cand.chunk.text[:160] + ("…" if len(cand.chunk.text) > 160 else ""),
-            "hop " + ",".join(map(str, rounds)),
+            found_by,
         )
     console.print(table)
 
