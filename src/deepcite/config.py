@@ -118,6 +118,9 @@ class IngestSettings(_Section):
     isolate: bool = True  # read each file in a child process with the limits below
     timeout_s: float = 300.0  # per file, reading and OCR
     memory_limit_mb: int = 2_048  # address-space limit of the reading process (RLIMIT_AS)
+    # a reader that fails once its address space came within this share of the limit ran out of memory (a C
+    # parser short of memory often raises its own error, not MemoryError)
+    memory_exhausted_share: float = 0.9
     ocr: bool = True  # OCR scanned pages with tesseract when it is installed
     tesseract_cmd: str = "tesseract"
     ocr_language: str = "eng"

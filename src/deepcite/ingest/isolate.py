@@ -76,6 +76,27 @@ def _child(sender: Connection, path: Path, doc_id: str, name: str, settings: Ing
     limit = settings.memory_limit_mb * _BYTES_PER_MB
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
-        sender.send(read_file(path, doc_id=doc_id, name=name, settings=settings))
+        result = read_file(path, doc_id=doc_id, name=name, settings=settings)
+        if result.skip and result.skip.reason is SkipReason.CORRUPT and _peak_address_space() >= (
+            settings.memory_exhausted_share * limit
+        ):
+            result = ReadResult.skipped(
+                SkipReason.OUT_OF_MEMORY,
+                f"reading it needs more than the {settings.memory_limit_mb} MB memory limit "
+                "(setting ingest.memory_limit_mb)",
+            )
+        sender.send(result)
     finally:
         sender.close()
+
+
+def _peak_address_space() -> int:
+    """This process's peak virtual memory in bytes (``VmPeak``; 0 where /proc does not tell)."""
+    try:
+        status = Path("/proc/self/status").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return 0
+    for line in status.splitlines():
+        if line.startswith("VmPeak:"):
+            return int(line.split()[1]) * 1024  # kB
+    return 0
