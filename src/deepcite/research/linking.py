@@ -20,7 +20,7 @@ import numpy as np
 
 from deepcite.config import EvidenceRankingSettings
 from deepcite.models import Candidate, Chunk, EvidenceLink
-from deepcite.retrieval.graph.extract import entity_key, passage_mentions
+from deepcite.retrieval.graph.extract import entity_key, name_keys
 
 _MAX_NAMES = 64  # names read from one passage when linking (a passage rarely holds more)
 _KEYS_CACHE = 8_192  # passages whose title and name keys are kept
@@ -41,13 +41,7 @@ def _keys(chunk: Chunk) -> _Keys:
 @lru_cache(maxsize=_KEYS_CACHE)  # the pack is ordered after every round (stopping.novelty_top_k) and at the end
 def _title_and_name_keys(title: str, text: str) -> _Keys:
     titles = {entity_key(title), entity_key(title.split(",")[0])} if title else set()
-    names = passage_mentions(
-        Chunk(doc_id="-", chunk_id="-", title="", text=text),
-        max_entities=_MAX_NAMES,
-        keyphrase_words=0,
-        keyphrase_min_count=1,
-    )
-    return _Keys(titles=frozenset(t for t in titles if t), names=frozenset(m.key for m in names))
+    return _Keys(titles=frozenset(t for t in titles if t), names=name_keys(text, max_entities=_MAX_NAMES))
 
 
 def _names_title(question_key: str, titles: frozenset[str]) -> bool:

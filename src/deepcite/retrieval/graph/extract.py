@@ -77,9 +77,20 @@ def passage_mentions(
         if len(out) >= max_entities:
             break
         key = entity_key(name)
-        if key and key not in out and not all(t in STOP_WORDS for t in key.split()):
+        if _names_an_entity(key) and key not in out:
             out[key] = Mention(name, key)
     return list(out.values())
+
+
+def _names_an_entity(key: str) -> bool:
+    return bool(key) and not all(t in STOP_WORDS for t in key.split())
+
+
+def name_keys(text: str, *, max_entities: int) -> frozenset[str]:
+    """The keys of the names ``text`` mentions (as :func:`passage_mentions` reads them), at most
+    ``max_entities``, first found first."""
+    keys = dict.fromkeys(k for k in map(entity_key, names_in(text)) if _names_an_entity(k))
+    return frozenset(list(keys)[:max_entities])
 
 
 def sub_keys(key: str) -> list[str]:
