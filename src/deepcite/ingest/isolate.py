@@ -17,7 +17,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 
 from deepcite.config import IngestSettings
-from deepcite.ingest.readers import ReadResult, SkipReason, read_file
+from deepcite.ingest.readers import ReadResult, SkipReason, out_of_memory, read_file
 
 _BYTES_PER_MB = 1024 * 1024
 _CONTEXT = multiprocessing.get_context("forkserver")
@@ -80,11 +80,7 @@ def _child(sender: Connection, path: Path, doc_id: str, name: str, settings: Ing
         if result.skip and result.skip.reason is SkipReason.CORRUPT and _peak_address_space() >= (
             settings.memory_exhausted_share * limit
         ):
-            result = ReadResult.skipped(
-                SkipReason.OUT_OF_MEMORY,
-                f"reading it needs more than the {settings.memory_limit_mb} MB memory limit "
-                "(setting ingest.memory_limit_mb)",
-            )
+            result = out_of_memory(settings)
         sender.send(result)
     finally:
         sender.close()

@@ -54,6 +54,7 @@ __all__ = [
     "SkipReason",
     "detect_kind",
     "document_from_blocks",
+    "out_of_memory",
     "read_file",
     "reader_for",
 ]
@@ -70,6 +71,15 @@ def reader_for(kind: str, settings: IngestSettings) -> Reader:
             f"ingest.readers[{kind!r}] = {spec!r} cannot be loaded ({exc}); give 'module:attribute'"
         ) from exc
     return factory()
+
+
+def out_of_memory(settings: IngestSettings) -> ReadResult:
+    """The skip of a file whose reading ran out of the ``ingest.memory_limit_mb`` address space."""
+    return ReadResult.skipped(
+        SkipReason.OUT_OF_MEMORY,
+        f"reading it needs more than the {settings.memory_limit_mb} MB memory limit "
+        "(setting ingest.memory_limit_mb)",
+    )
 
 
 def read_file(path: Path, *, doc_id: str, name: str, settings: IngestSettings) -> ReadResult:
@@ -102,11 +112,7 @@ def read_file(path: Path, *, doc_id: str, name: str, settings: IngestSettings) -
     try:
         result = reader.read(path, doc_id=doc_id, name=name, settings=settings)
     except MemoryError:
-        result = ReadResult.skipped(
-            SkipReason.OUT_OF_MEMORY,
-            f"reading it needs more than the {settings.memory_limit_mb} MB memory limit "
-            "(setting ingest.memory_limit_mb)",
-        )
+        result = out_of_memory(settings)
     except Exception as exc:  # a reader library's own error on a damaged file: that file fails, not the run
         result = ReadResult.skipped(SkipReason.CORRUPT, f"the {kind} file cannot be read ({exc})")
     result.kind = kind
