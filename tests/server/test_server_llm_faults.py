@@ -11,6 +11,7 @@ import json
 import socket
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -134,36 +135,49 @@ def poll(condition: Callable[[], object], tries: int) -> None:
         time.sleep(0.05)
 
 
+@dataclass
+class AnswerCalls:
+    """The answer stage's calls to the stand-in LLM from one point on: how many were asked, how many dropped."""
+
+    llm_server: FakeOpenAIServer
+    dropped_before: int
+    asked_before: int
+
+    def asked(self) -> int:
+        return sum(
+            r["messages"][0]["content"] == SYSTEM_PROMPT for r in self.llm_server.requests[self.asked_before :]
+        )
+
+    def dropped(self) -> int:
+        return self.llm_server.dropped - self.dropped_before
+
+
+def hanging_answer_calls(faults: Faults, llm_server: FakeOpenAIServer) -> AnswerCalls:
+    """Make the stand-in LLM hang on answer-stage calls, and count those calls from now on."""
+    faults.mode, faults.answers_only = Hang(120.0), True
+    return AnswerCalls(llm_server, llm_server.dropped, len(llm_server.requests))
+
+
 def test_stream_client_that_goes_away_cancels_its_llm_calls(
     patient: LiveServer, faults: Faults, llm_server: FakeOpenAIServer
 ) -> None:
-    faults.mode, faults.answers_only = Hang(120.0), True
-    dropped_before, asked_before = llm_server.dropped, len(llm_server.requests)
-
-    def answer_prompts() -> int:
-        return sum(r["messages"][0]["content"] == SYSTEM_PROMPT for r in llm_server.requests[asked_before:])
-
+    calls = hanging_answer_calls(faults, llm_server)
     with (
         httpx.Client(base_url=patient.base_url, headers=headers(ADMIN), timeout=120) as c,
         c.stream("GET", "/api/unified-search/stream", params={"query": QUESTION}) as response,
     ):
         assert response.status_code == 200
-        poll(answer_prompts, tries=600)  # the answer stage has asked the (hanging) LLM
-        assert answer_prompts()
+        poll(calls.asked, tries=600)  # the answer stage has asked the (hanging) LLM
+        assert calls.asked()
     # the client closed the stream; the server cancels the request, and with it the hanging LLM calls
-    poll(lambda: llm_server.dropped - dropped_before >= answer_prompts(), tries=200)
-    assert llm_server.dropped - dropped_before >= answer_prompts() >= 1
+    poll(lambda: calls.dropped() >= calls.asked(), tries=200)
+    assert calls.dropped() >= calls.asked() >= 1
 
 
 def test_json_client_that_goes_away_cancels_its_llm_calls(
     patient: LiveServer, faults: Faults, llm_server: FakeOpenAIServer
 ) -> None:
-    faults.mode, faults.answers_only = Hang(120.0), True
-    dropped_before, asked_before = llm_server.dropped, len(llm_server.requests)
-
-    def answer_prompts() -> int:
-        return sum(r["messages"][0]["content"] == SYSTEM_PROMPT for r in llm_server.requests[asked_before:])
-
+    calls = hanging_answer_calls(faults, llm_server)
     payload = json.dumps({"query": QUESTION}).encode()
     request = (
         f"POST /api/unified-search HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {ADMIN}\r\n"
@@ -171,10 +185,10 @@ def test_json_client_that_goes_away_cancels_its_llm_calls(
     ).encode() + payload
     with socket.create_connection(("127.0.0.1", patient.port)) as sock:  # a client that will hang up
         sock.sendall(request)
-        poll(answer_prompts, tries=600)
-        assert answer_prompts()
-    poll(lambda: llm_server.dropped - dropped_before >= answer_prompts(), tries=200)
-    assert llm_server.dropped - dropped_before >= answer_prompts() >= 1
+        poll(calls.asked, tries=600)
+        assert calls.asked()
+    poll(lambda: calls.dropped() >= calls.asked(), tries=200)
+    assert calls.dropped() >= calls.asked() >= 1
 
 
 def test_cli_ask_says_when_the_answer_was_written_offline(
