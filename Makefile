@@ -35,10 +35,12 @@ demo: $(STAMP)
 
 test: $(STAMP) browser ocr
 	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff format --check src tests benchmarks
 	$(PY) -m pytest -q
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks
+	$(VENV)/bin/ruff format --check src tests benchmarks
 
 # the multi-hop figures of the README (pools cached under .data/bench; the first run ingests them)
 bench: $(STAMP)

@@ -62,7 +62,9 @@ def main() -> None:
         cache.write_text(json.dumps([c.model_dump(mode="json") for c in contexts]), "utf-8")
     embedder = get_embedder(settings)
     rows = []
-    shared = ExtractiveGenerator(embedder, settings.answer)  # its sentence-vector cache serves every candidate
+    shared = ExtractiveGenerator(
+        embedder, settings.answer
+    )  # its sentence-vector cache serves every candidate
     keys = list(GRID)
     for combo in itertools.product(*GRID.values()):
         answer_settings = AnswerSettings(**dict(zip(keys, combo, strict=True)))
@@ -73,7 +75,11 @@ def main() -> None:
         for item, ctx in zip(items, contexts, strict=True):
             part = asyncio.run(generate_summary(ctx, generator, answer_settings))
             answered = AnswerResult(
-                request_id=ctx.request_id, query=ctx.query, summary=part.text, answer="", citation_check=part.check
+                request_id=ctx.request_id,
+                query=ctx.query,
+                summary=part.text,
+                answer="",
+                citation_check=part.check,
             )
             score_summary(scores, item, answered, ctx, 0.0)
         row = {**dict(zip(keys, combo, strict=True)), **scores.summary()}

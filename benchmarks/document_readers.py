@@ -108,8 +108,16 @@ PACKAGES = {
     "pdfplumber": ["pdfplumber", "pdfminer.six", "pypdfium2"],
     "deepcite (python-docx)": ["python-docx", "lxml"],
     "deepcite (trafilatura)": [
-        "trafilatura", "lxml", "lxml-html-clean", "justext", "htmldate", "courlan", "charset-normalizer",
-        "dateparser", "babel", "tld",
+        "trafilatura",
+        "lxml",
+        "lxml-html-clean",
+        "justext",
+        "htmldate",
+        "courlan",
+        "charset-normalizer",
+        "dateparser",
+        "babel",
+        "tld",
     ],
     "deepcite (python-pptx)": ["python-pptx", "pillow", "XlsxWriter", "lxml"],
 }
@@ -139,7 +147,9 @@ def licence(packages: list[str]) -> str:
         except metadata.PackageNotFoundError:
             continue
         expression = meta.get("License-Expression") or ""
-        classifiers = [c.split(" :: ")[-1] for c in meta.get_all("Classifier") or [] if c.startswith("License ::")]
+        classifiers = [
+            c.split(" :: ")[-1] for c in meta.get_all("Classifier") or [] if c.startswith("License ::")
+        ]
         raw = (meta.get("License") or "").splitlines()[0][:40] if meta.get("License") else ""
         out.append(expression or (classifiers[0] if classifiers else raw) or "?")
     return ", ".join(out)

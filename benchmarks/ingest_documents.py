@@ -118,14 +118,17 @@ def main() -> None:
         for path in files:
             result = read_file(path, doc_id=path.name, name=path.name, settings=IngestSettings())
             for read in result.documents:
-                texts += [passage_text(c) for c in chunk_document(read.document, settings.chunker, read.blocks)]
+                texts += [
+                    passage_text(c) for c in chunk_document(read.document, settings.chunker, read.blocks)
+                ]
         started = time.perf_counter()
         col.embedder.encode(texts, kind="passage")
         embed_rate = len(texts) / (time.perf_counter() - started)
         out["baseline_embedding"] = {"chunks": len(texts), "chunks_per_s": round(embed_rate, 2)}
         out["ingest_over_embedding"] = round(out["ingest"]["chunks_per_s"] / embed_rate, 3)  # type: ignore[index]
         out["text_pdf_extraction_share_of_ingest"] = round(
-            out["extraction"]["text_pdf_seconds"] / report.seconds, 3  # type: ignore[index]
+            out["extraction"]["text_pdf_seconds"] / report.seconds,
+            3,  # type: ignore[index]
         )
     finally:
         shutil.rmtree(tmp, ignore_errors=True)

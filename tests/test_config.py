@@ -21,11 +21,13 @@ def _toml(tmp_path: Path, text: str) -> Path:
     return path
 
 
-def test_precedence_init_over_env_over_file_over_defaults(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_precedence_init_over_env_over_file_over_defaults(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     file = _toml(
         tmp_path,
         'data_dir = "/from/file"\n[research.stopping]\nmin_hops = 2\nmax_hops = 7\n[research.retrieval]\nk_per_query = 11\n'
-        '[search]\nrrf_k = 33\n',
+        "[search]\nrrf_k = 33\n",
     )
     monkeypatch.setenv("DEEPCITE_RESEARCH_STOPPING_MAX_HOPS", "5")
     monkeypatch.setenv("DEEPCITE_RESEARCH_RETRIEVAL_K_PER_QUERY", "12")
@@ -43,7 +45,9 @@ def test_precedence_init_over_env_over_file_over_defaults(tmp_path: Path, monkey
 
 
 def test_config_file_from_environment_variable(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("DEEPCITE_CONFIG", str(_toml(tmp_path, "[llm]\nmodel = 'm'\nbase_url = 'http://h/v1'\n")))
+    monkeypatch.setenv(
+        "DEEPCITE_CONFIG", str(_toml(tmp_path, "[llm]\nmodel = 'm'\nbase_url = 'http://h/v1'\n"))
+    )
     settings = Settings.load()
     assert settings.llm.configured and settings.llm.model == "m"
     assert Settings().llm.model is None  # the file is read by load() only
@@ -97,7 +101,9 @@ def test_wrong_type_and_bad_files(tmp_path: Path) -> None:
 def test_research_settings_moved_into_sections_name_the_new_place(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    with pytest.raises(ConfigError, match=r"'research.aspect_coverage_threshold'.*'research.coverage.threshold'"):
+    with pytest.raises(
+        ConfigError, match=r"'research.aspect_coverage_threshold'.*'research.coverage.threshold'"
+    ):
         Settings.load(_toml(tmp_path, "[research]\naspect_coverage_threshold = 0.4\n"))
     monkeypatch.setenv("DEEPCITE_RESEARCH_MIN_HOPS", "1")
     with pytest.raises(ConfigError, match="DEEPCITE_RESEARCH_STOPPING_MIN_HOPS"):

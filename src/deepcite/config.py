@@ -369,7 +369,9 @@ class StoppingSettings(_Section):
     # order, research.ranking); 0: any newly selected passage counts. 10 cut MuSiQue train's hops from 8.8 to
     # 5.2 at the same recall (README, multi-hop)
     novelty_top_k: int = 10
-    quality_stop_score: float = 0.5  # with coverage off: stop once the best question-evidence cosine reaches it
+    quality_stop_score: float = (
+        0.5  # with coverage off: stop once the best question-evidence cosine reaches it
+    )
 
 
 class ResearchSettings(_Section):
@@ -391,6 +393,7 @@ class ResearchSettings(_Section):
         return self.model_copy(
             update={name: getattr(self, name).model_copy(update=values) for name, values in sections.items()}
         )
+
 
 class AnswerSettings(_Section):
     """The grounded answer stage."""
@@ -434,8 +437,12 @@ class AnswerSettings(_Section):
     # or method penalty. Tuned on PubMedQA train questions (benchmarks/answers_tuning.py).
     finding_weight: float = 0.3
     descriptive_finding_weight: float = 0.1  # for what/how questions, which a description answers
-    elide_statistics: bool = True  # quoted sentences leave out parenthesised statistics (the source keeps them)
-    sentence_relevance_weight: float = 0.5  # relevance: this much from the sentence alone, the rest with its study
+    elide_statistics: bool = (
+        True  # quoted sentences leave out parenthesised statistics (the source keeps them)
+    )
+    sentence_relevance_weight: float = (
+        0.5  # relevance: this much from the sentence alone, the rest with its study
+    )
     study_support_share: float = 0.9  # a sentence earns this share of its study's support (sentences, title)
     lexical_idf: bool = True  # weigh a target's terms by their rarity among the evidence's sentences
     role_prior_finding: float = 0.6
@@ -448,13 +455,18 @@ class AnswerSettings(_Section):
     aim_cue_penalty: float = 0.5
     method_cue_penalty: float = 0.25
     opening_min_finding: float = 0.5  # the opening sentence is a finding this strong when any relevant one is
-    opening_min_relevance: float = 0.5  # … and this relevant (0 at support_threshold, 1 for the best sentence)
+    opening_min_relevance: float = (
+        0.5  # … and this relevant (0 at support_threshold, 1 for the best sentence)
+    )
     decisive_bonus: float = 0.1  # yes/no questions: value added to a sentence that states an effect or a test
     extractive_summary_sentences: int = 2  # most sentences of the extractive quick summary
-    continue_ratio: float = 0.75  # a further sentence joins when its value reaches this share of the opening's
+    continue_ratio: float = (
+        0.75  # a further sentence joins when its value reaches this share of the opening's
+    )
     # a sentence of another study than the opening one joins only when its support for the question reaches
     # this share of the opening sentence's support (no padding from studies about something else)
     other_study_ratio: float = 1.0
+
 
 class LLMSettings(_Section):
     """Any OpenAI-compatible chat endpoint (OpenAI, Ollama, vLLM, llama.cpp, LM Studio, Gemini)."""
@@ -771,7 +783,9 @@ class _CheckedTomlSource(TomlConfigSettingsSource):
         try:
             super().__init__(settings_cls, toml_file=file)
         except (OSError, tomllib.TOMLDecodeError) as exc:
-            raise ConfigError(f"cannot read settings file {file}: {exc}; fix or unset DEEPCITE_CONFIG") from exc
+            raise ConfigError(
+                f"cannot read settings file {file}: {exc}; fix or unset DEEPCITE_CONFIG"
+            ) from exc
         _check_keys(self.toml_data, settings_cls, (), file)
 
 

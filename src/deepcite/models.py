@@ -164,7 +164,16 @@ class Filters(InputModel):
 
 
 QueryKind = Literal[
-    "subquestion", "must_preserve", "hyde", "bridge", "residual", "aspect", "web", "chain", "graph", "next_hop"
+    "subquestion",
+    "must_preserve",
+    "hyde",
+    "bridge",
+    "residual",
+    "aspect",
+    "web",
+    "chain",
+    "graph",
+    "next_hop",
 ]
 
 
@@ -392,7 +401,13 @@ class CollectionInfo(BaseModel):
     """A collection as listed: its chunk count read from its metadata (no lock taken), or why it is unreadable."""
 
     name: str
-    chunks: int | None = Field(description="Chunks the caller may read; null when the collection is unreadable.")
+    chunks: int | None = Field(
+        description="Chunks the caller may read; null when the collection is unreadable."
+    )
     status: Literal["ok", "unreadable"] = "ok"
-    problem: str | None = Field(default=None, description="Why the collection cannot be read, and what to do.")
-    dense_dim: int | None = Field(default=None, description="Dense vector size; null for a BM25-only collection.")
+    problem: str | None = Field(
+        default=None, description="Why the collection cannot be read, and what to do."
+    )
+    dense_dim: int | None = Field(
+        default=None, description="Dense vector size; null for a BM25-only collection."
+    )

@@ -102,7 +102,9 @@ class SearchRequest(_Request):
     """One plain ranked search of a collection (no planning, no answer)."""
 
     query: str = Field(description="What to look for.")
-    mode: SearchMode | None = Field(None, description="bm25, dense, hybrid or graph (default: search.default_mode).")
+    mode: SearchMode | None = Field(
+        None, description="bm25, dense, hybrid or graph (default: search.default_mode)."
+    )
     k: int | None = Field(None, description="How many passages (1..search.max_k; default: search.default_k).")
     fusion: FusionMethod | None = Field(
         None, description="Hybrid fusion: rrf or dbsf (default: search.fusion)."

@@ -77,7 +77,9 @@ def test_bibtex_has_one_entry_per_cited_study(result: AnswerResult) -> None:
 def test_ris_records_end_with_er(result: AnswerResult) -> None:
     text = render_report(result, ReportFormat.RIS)
     records = text.strip().split("\n\n")
-    assert len(records) == 2 and all(r.startswith("TY  - JOUR") and r.rstrip().endswith("ER  -") for r in records)
+    assert len(records) == 2 and all(
+        r.startswith("TY  - JOUR") and r.rstrip().endswith("ER  -") for r in records
+    )
     assert "AU  - Hart RG" in records[0] and "PY  - 2014" in records[0] and "AN  - PMID:111" in records[0]
     assert "DO  - 10.1000/x_y" in records[1] and "L1  - trials/bleeding.pdf" in records[1]
 

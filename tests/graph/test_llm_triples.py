@@ -23,21 +23,37 @@ QUESTION = "Who is the spouse of the performer of Green?"
 # the song's page does not name its performer (only the LLM's triple does), so offline nothing leads from
 # "Green" to Marla Quint's page; the distractors share the question's words
 DOCS = [
-    Document(id="green", title="Green (song)", text="Green is a 1998 song by the singer from Oslo, on the album Meadow."),
+    Document(
+        id="green",
+        title="Green (song)",
+        text="Green is a 1998 song by the singer from Oslo, on the album Meadow.",
+    ),
     Document(
         id="quint",
         title="Marla Quint",
         text="Marla Quint is a Canadian singer. Quint married the painter Oskar Brandt in 2004.",
     ),
     Document(id="d1", title="Spouses of performers", text="The spouse of a performer often travels on tour."),
-    Document(id="d2", title="Green room", text="A green room is where a performer waits before going on stage."),
-    Document(id="d3", title="Performing arts", text="Who is a performer? Any artist who performs on a stage."),
-    Document(id="d4", title="Oak Valley", text="Oak Valley is a town in Ohio with a green park and a theatre."),
+    Document(
+        id="d2", title="Green room", text="A green room is where a performer waits before going on stage."
+    ),
+    Document(
+        id="d3", title="Performing arts", text="Who is a performer? Any artist who performs on a stage."
+    ),
+    Document(
+        id="d4", title="Oak Valley", text="Oak Valley is a town in Ohio with a green park and a theatre."
+    ),
 ]
 # what the stand-in LLM reads in each passage, by title
 FACTS: dict[str, dict[str, Any]] = {
-    "Green (song)": {"entities": ["Green", "Marla Quint"], "triples": [["Green", "performed by", "Marla Quint"]]},
-    "Marla Quint": {"entities": ["Marla Quint", "Oskar Brandt"], "triples": [["Marla Quint", "married", "Oskar Brandt"]]},
+    "Green (song)": {
+        "entities": ["Green", "Marla Quint"],
+        "triples": [["Green", "performed by", "Marla Quint"]],
+    },
+    "Marla Quint": {
+        "entities": ["Marla Quint", "Oskar Brandt"],
+        "triples": [["Marla Quint", "married", "Oskar Brandt"]],
+    },
 }
 PASSAGE = re.compile(r"Passage (\d+):\n(.*?)(?=\n\nPassage \d+:\n|\Z)", re.S)
 
@@ -57,7 +73,11 @@ def triples_reply(body: dict[str, Any]) -> str:
 
 
 def settings_for(tmp_path: Path, server: FakeOpenAIServer | None, **graph: Any) -> Settings:
-    llm = LLMSettings(base_url=server.base_url, model="stand-in-model", max_retries=0) if server else LLMSettings()
+    llm = (
+        LLMSettings(base_url=server.base_url, model="stand-in-model", max_retries=0)
+        if server
+        else LLMSettings()
+    )
     # the walk led by the question's entities alone (no first-hop passages seed it)
     graph = {"llm_triples": server is not None, "passage_seed_weight": 0.0, **graph}
     return Settings(data_dir=tmp_path / "data", llm=llm, graph=GraphSettings(**graph))
@@ -103,7 +123,9 @@ def test_cached_replies_are_not_asked_again(tmp_path: Path, minilm: Embedder) ->
         assert report.triples is not None and (report.triples.asked, report.triples.cached) == (1, 0)
 
 
-def test_an_interrupted_ingest_resumes_asking_only_for_passages_not_done(tmp_path: Path, minilm: Embedder) -> None:
+def test_an_interrupted_ingest_resumes_asking_only_for_passages_not_done(
+    tmp_path: Path, minilm: Embedder
+) -> None:
     main = threading.main_thread().ident
     assert main is not None
 

@@ -40,7 +40,9 @@ def test_fail_writes_nothing_and_names_every_failed_file(
     folder: Path, settings: Settings, minilm: Embedder
 ) -> None:
     col = open_collection("docs", settings, embedder=minilm)
-    with pytest.raises(IngestError, match=r"2 problems, nothing was written.*locked.pdf: the PDF is encrypted"):
+    with pytest.raises(
+        IngestError, match=r"2 problems, nothing was written.*locked.pdf: the PDF is encrypted"
+    ):
         col.ingest(folder, on_error="fail")
     assert not col.store.has_collection("docs") or col.count() == 0
 
@@ -116,7 +118,9 @@ def test_cli_ingest_json_lists_every_file(folder: Path, settings: Settings) -> N
     ]
     skipped = {f["file"]: f["reason"] for f in report["files"] if f["status"] == "skipped"}
     assert skipped == {"locked.pdf": "encrypted", "photo.png": "unsupported"}
-    removed = CliRunner().invoke(app, ["remove", "sub/directorate.pptx", "--collection", "cli", "--json"], env=env)
+    removed = CliRunner().invoke(
+        app, ["remove", "sub/directorate.pptx", "--collection", "cli", "--json"], env=env
+    )
     assert removed.exit_code == 0, removed.output
     assert json.loads(removed.output)["chunks_removed"] > 0
     missing = CliRunner().invoke(app, ["remove", "nothing.pdf", "--collection", "cli"], env=env)

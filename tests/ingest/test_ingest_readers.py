@@ -52,7 +52,11 @@ def test_two_column_pdf_page_reads_left_column_first_with_sections_and_pages() -
     # the end of the left column runs on into the right column's first section, in that order
     assert text.index("2 Background") < text.index("3 Dense Passage Retriever (DPR)")
     assert "{" not in text[:20] and "ﬁ" not in text  # ligatures NFKC-normalised
-    assert {b.section for b in doc.blocks} >= {"2 Background", "3 Dense Passage Retriever (DPR)", "3.1 Overview"}
+    assert {b.section for b in doc.blocks} >= {
+        "2 Background",
+        "3 Dense Passage Retriever (DPR)",
+        "3.1 Overview",
+    }
     assert {b.page for b in doc.blocks} == {1}
     assert "-\n" not in doc.document.text and "\x02" not in doc.document.text  # hyphenated words joined
     chunks = chunk_document(doc.document, ChunkerSettings(max_tokens=80, overlap_tokens=10), doc.blocks)
@@ -127,12 +131,15 @@ def test_html_keeps_the_article_and_drops_navigation_and_hidden_blocks(tmp_path:
     page.write_text(
         "<html><body><ix:header><ix:hidden>dei:EntityCentralIndexKey 0001</ix:hidden></ix:header>"
         "<div style='display:none'>hidden context 123</div><script>var x = 1;</script>"
-        "<article><h1>Annual report</h1><p>" + "Revenue grew in the year because table games sold well. " * 8
+        "<article><h1>Annual report</h1><p>"
+        + "Revenue grew in the year because table games sold well. " * 8
         + "</p></article></body></html>"
     )
     (filing,) = read(page).documents
     assert "Revenue grew" in filing.document.text
-    assert "EntityCentralIndexKey" not in filing.document.text and "hidden context" not in filing.document.text
+    assert (
+        "EntityCentralIndexKey" not in filing.document.text and "hidden context" not in filing.document.text
+    )
     assert "var x" not in filing.document.text
 
 
@@ -172,9 +179,7 @@ def test_unsupported_empty_and_oversized_files_are_skipped_with_reasons(tmp_path
 
 
 def test_isolated_reading_bounds_time_and_memory() -> None:
-    ok = read_file_isolated(
-        DOCS / "two-column-page.pdf", doc_id="p", name="p", settings=IngestSettings()
-    )
+    ok = read_file_isolated(DOCS / "two-column-page.pdf", doc_id="p", name="p", settings=IngestSettings())
     assert ok.documents and ok.kind == "pdf"
     slow = read_file_isolated(
         DOCS / "winter-sports.epub", doc_id="e", name="e", settings=IngestSettings(timeout_s=0.001)

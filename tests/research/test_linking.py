@@ -75,9 +75,13 @@ def test_a_shared_name_lifts_less_than_a_title_link_and_ties_keep_the_rounds_ord
     ranked = rank_evidence("Who starred in Due South?", question_vector, pack, vectors, settings)
     assert [c.chunk.chunk_id for c in ranked] == ["head", "titled", "shares"]
     assert [c.link.edge if c.link else None for c in ranked] == ["title_link", "title_link", "shared_name"]
-    flat = rank_evidence("Who starred in Due South?", question_vector, pack, vectors, settings.model_copy(
-        update={"link_weight": 0.0, "shared_name_weight": 0.0, "title_weight": 0.0}
-    ))
+    flat = rank_evidence(
+        "Who starred in Due South?",
+        question_vector,
+        pack,
+        vectors,
+        settings.model_copy(update={"link_weight": 0.0, "shared_name_weight": 0.0, "title_weight": 0.0}),
+    )
     assert [c.chunk.chunk_id for c in flat] == ["head", "shares", "titled"]
     assert rank_evidence("anything", question_vector, [], vectors[:0], settings) == []
 

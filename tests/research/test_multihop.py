@@ -46,7 +46,11 @@ def test_limit_and_bad_format_and_missing_file() -> None:
 
 
 def _musique(qid: str, supporting: bool | None) -> dict[str, object]:
-    paragraph: dict[str, object] = {"idx": 0, "title": "Green", "paragraph_text": "Green is an album by Mara."}
+    paragraph: dict[str, object] = {
+        "idx": 0,
+        "title": "Green",
+        "paragraph_text": "Green is an album by Mara.",
+    }
     if supporting is not None:
         paragraph["is_supporting"] = supporting
     return {"id": qid, "question": "Who performed Green?", "paragraphs": [paragraph]}

@@ -23,7 +23,9 @@ NEXT = {"answered": False, "next_query": "Tomas Reyner birthplace", "entity": "T
 
 
 def settings(max_hops: int) -> ResearchSettings:
-    return ResearchSettings().tuned(stopping={"min_hops": max_hops, "max_hops": max_hops}, next_hop={"enabled": True})
+    return ResearchSettings().tuned(
+        stopping={"min_hops": max_hops, "max_hops": max_hops}, next_hop={"enabled": True}
+    )
 
 
 def run(collection: Collection, max_hops: int, server: FakeOpenAIServer | None = None) -> ResearchResult:
@@ -37,7 +39,9 @@ def run(collection: Collection, max_hops: int, server: FakeOpenAIServer | None =
 
 def outcome(result: ResearchResult) -> tuple[list[str], list[list[str]]]:
     """What the offline path decides: the pack's passages in order and each round's queries."""
-    return [c.chunk.chunk_id for c in result.pack.final_evidence], [r.queries for r in result.pack.retrieval_report]
+    return [c.chunk.chunk_id for c in result.pack.final_evidence], [
+        r.queries for r in result.pack.retrieval_report
+    ]
 
 
 def test_the_llm_query_joins_the_next_round_and_the_hop_log(
@@ -58,7 +62,11 @@ def test_the_llm_query_joins_the_next_round_and_the_hop_log(
 
 @pytest.mark.parametrize(
     ("answer", "reason"),
-    [(Fail(500), "HTTP 500"), ('{"answered": "maybe"}', "unusable reply"), ('{"answered": false, "next_query": "", "entity": ""}', "unusable reply")],
+    [
+        (Fail(500), "HTTP 500"),
+        ('{"answered": "maybe"}', "unusable reply"),
+        ('{"answered": false, "next_query": "", "entity": ""}', "unusable reply"),
+    ],
 )
 def test_a_failing_llm_leaves_the_offline_result_unchanged(
     research_collection: Collection, answer: str | Fail, reason: str
@@ -74,7 +82,9 @@ def test_a_failing_llm_leaves_the_offline_result_unchanged(
 
 def test_an_answered_question_adds_no_query(research_collection: Collection) -> None:
     offline = run(research_collection, 2)
-    with FakeOpenAIServer(lambda body: json.dumps({"answered": True, "next_query": "", "entity": ""})) as server:
+    with FakeOpenAIServer(
+        lambda body: json.dumps({"answered": True, "next_query": "", "entity": ""})
+    ) as server:
         result = run(research_collection, 2, server)
     assert len(server.requests) == 1
     assert outcome(result) == outcome(offline) and not result.pack.warnings
@@ -86,11 +96,15 @@ def test_eval_multihop_skips_the_llm_system_without_an_llm_and_runs_it_with_one(
     offline = Settings(data_dir=tmp_path, llm=LLMSettings())
     systems, skipped = runnable_systems(SYSTEMS, offline)
     assert "llm_graph_research" not in systems and "research" in systems
-    assert skipped == ["llm_graph_research skipped: it needs an LLM (set DEEPCITE_LLM_BASE_URL and DEEPCITE_LLM_MODEL)"]
+    assert skipped == [
+        "llm_graph_research skipped: it needs an LLM (set DEEPCITE_LLM_BASE_URL and DEEPCITE_LLM_MODEL)"
+    ]
     question = MultihopQuestion("q1", QUESTION, {"quiet-beacon", "tomas-reyner"})
     with FakeOpenAIServer(lambda body: json.dumps(NEXT)) as server:
         llm = LLMSettings(base_url=server.base_url, model="stand-in-model", max_retries=0)
         online = Settings(data_dir=tmp_path, llm=llm)
         assert runnable_systems(SYSTEMS, online) == (SYSTEMS, [])
         figures = evaluate(research_collection, [question], online, systems=("llm_graph_research",))
-    assert figures["llm_graph_research"]["questions"] == 1 and server.requests  # the harness runs; no figure here
+    assert (
+        figures["llm_graph_research"]["questions"] == 1 and server.requests
+    )  # the harness runs; no figure here

@@ -306,7 +306,9 @@ def test_a_pipeline_node_can_be_swapped_or_added_without_touching_the_loop() -> 
 
 
 def test_with_novelty_top_k_a_round_is_new_only_when_it_changes_the_packs_top() -> None:
-    top2 = S.tuned(stopping={"novelty_top_k": 2, "min_hops": 1, "no_novelty_streak": 2}, ranking={"enabled": False})
+    top2 = S.tuned(
+        stopping={"novelty_top_k": 2, "min_hops": 1, "no_novelty_streak": 2}, ranking={"enabled": False}
+    )
     state, planner = new_state("statins", top2)
     run = adapters(planner, settings=top2)
     state.round = 1

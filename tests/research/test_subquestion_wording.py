@@ -26,7 +26,9 @@ def test_evaluation_and_application_aspects_are_asked_as_questions() -> None:
     def ask(text: str, kind: AspectType) -> str:
         return subquestion_for(QueryAspect(aspect=text, aspect_type=kind, importance=1.0))
 
-    assert ask("statin therapy", AspectType.EVALUATION) == "What are the benefits and risks of statin therapy?"
+    assert (
+        ask("statin therapy", AspectType.EVALUATION) == "What are the benefits and risks of statin therapy?"
+    )
     assert ask("advantages of robotic surgery", AspectType.EVALUATION) == (
         "What is known about the advantages of robotic surgery?"
     )

@@ -181,7 +181,9 @@ def test_bad_filters_are_refused(loaded) -> None:
         loaded.count("papers", Filters(year_from=2020, year_to=2010))
     with pytest.raises(InputError, match="empty list of values"):
         loaded.count("papers", Filters(equals={"source": []}))
-    with pytest.raises(ValueError, match="a value of type dict cannot be matched"):  # refused by Filters itself
+    with pytest.raises(
+        ValueError, match="a value of type dict cannot be matched"
+    ):  # refused by Filters itself
         loaded.count("papers", Filters(equals={"source": {"a": 1}}))
 
 

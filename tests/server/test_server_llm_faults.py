@@ -145,7 +145,8 @@ class AnswerCalls:
 
     def asked(self) -> int:
         return sum(
-            r["messages"][0]["content"] == SYSTEM_PROMPT for r in self.llm_server.requests[self.asked_before :]
+            r["messages"][0]["content"] == SYSTEM_PROMPT
+            for r in self.llm_server.requests[self.asked_before :]
         )
 
     def dropped(self) -> int:

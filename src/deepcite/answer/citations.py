@@ -82,9 +82,7 @@ class CitationCheck(BaseModel):
         )
 
 
-def _resolve(
-    marker: str, valid: Collection[int], max_width: int | None = None
-) -> tuple[list[int], int, int]:
+def _resolve(marker: str, valid: Collection[int], max_width: int | None = None) -> tuple[list[int], int, int]:
     """Valid ids of one marker, how many ids it named that do not resolve, and how many ranges were wider
     than ``max_width`` (dropped whole)."""
     kept: list[int] = []

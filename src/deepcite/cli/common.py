@@ -103,8 +103,12 @@ JSON_OPTION = typer.Option(False, "--json", help="Print the result as JSON to st
 OUT_OPTION = typer.Option(None, "--out", help="Also write the result as JSON to this file.")
 # the options of the commands that take a question (ask, research): one declaration each
 COLLECTION_OPTION = typer.Option(..., "--collection", "-c", help="Collection to search.")
-MAX_HOPS_OPTION = typer.Option(None, "--max-hops", help="At most this many research hops (default: the setting).")
-FILTER_OPTION = typer.Option(None, "--filter", help="field=value, year>=2015, year<=2020, source=a,b (repeatable)")
+MAX_HOPS_OPTION = typer.Option(
+    None, "--max-hops", help="At most this many research hops (default: the setting)."
+)
+FILTER_OPTION = typer.Option(
+    None, "--filter", help="field=value, year>=2015, year<=2020, source=a,b (repeatable)"
+)
 GROUP_OPTION = typer.Option(None, "--group", help="Your ACL groups (repeatable); default: no restriction.")
 
 

@@ -71,7 +71,9 @@ def ingest(
         settings = get_settings()
         url = server_for(settings, collection, server)
         if url and ray:
-            raise InputError(f"--ray cannot go through the server at {url}: stop `deepcite serve`, then run it again")
+            raise InputError(
+                f"--ray cannot go through the server at {url}: stop `deepcite serve`, then run it again"
+            )
         if url and rebuild:
             raise InputError(
                 f"--rebuild cannot go through the server at {url}: stop `deepcite serve`, then run it again"
@@ -94,7 +96,9 @@ def ingest(
                 bar.update(task, completed=docs, rate=docs / elapsed, written=written)
 
             def on_file(event: IngestProgress) -> None:
-                bar.update(task, description=f"{collection} · file {event.done}/{event.total} {event.file.file}")
+                bar.update(
+                    task, description=f"{collection} · file {event.done}/{event.total} {event.file.file}"
+                )
 
             if col is None:
                 report = remote_ingest(
@@ -102,7 +106,12 @@ def ingest(
                 )
             else:
                 report = col.ingest(
-                    path, fmt=fmt, on_error=on_error, progress=on_progress, on_progress=on_file, ray=ray  # type: ignore[arg-type]
+                    path,
+                    fmt=fmt,
+                    on_error=on_error,
+                    progress=on_progress,
+                    on_progress=on_file,
+                    ray=ray,  # type: ignore[arg-type]
                 )
     if json_out:
         print_json(report.to_dict())
@@ -135,8 +144,12 @@ def print_ingest_report(report: IngestReport) -> None:
             note = f.message or (f"OCR: {f.ocr_pages} of {f.pages} pages" if f.ocr_pages else "")
             style = "yellow" if f.status is FileStatus.SKIPPED else ""
             table.add_row(
-                f.file, f.kind or "?", f"[{style}]{f.status.value}[/]" if style else f.status.value,
-                str(f.pages or ""), str(f.chunks), note,
+                f.file,
+                f.kind or "?",
+                f"[{style}]{f.status.value}[/]" if style else f.status.value,
+                str(f.pages or ""),
+                str(f.chunks),
+                note,
             )
         console.print(table)
     if report.skipped:
@@ -149,7 +162,9 @@ def print_ingest_report(report: IngestReport) -> None:
 
 
 def remove(
-    document: str = typer.Argument(..., help="The document id: the file's path relative to the ingested folder."),
+    document: str = typer.Argument(
+        ..., help="The document id: the file's path relative to the ingested folder."
+    ),
     collection: str = typer.Option(..., "--collection", "-c", help="Collection to remove it from."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:

@@ -15,7 +15,9 @@ eval_app = typer.Typer(help="Measure quality on real benchmarks.", no_args_is_he
 @eval_app.command("retrieval")
 def eval_retrieval(
     beir: Path = typer.Option(..., "--beir", help="A BEIR directory (corpus.jsonl, queries.jsonl, qrels/)."),
-    modes: str = typer.Option("bm25,dense,hybrid", "--modes", help="Comma-separated: bm25,dense,hybrid,graph"),
+    modes: str = typer.Option(
+        "bm25,dense,hybrid", "--modes", help="Comma-separated: bm25,dense,hybrid,graph"
+    ),
     fusions: str = typer.Option(
         None, "--fusions", help="Hybrid fusions to run, e.g. rrf,dbsf (default: setting)"
     ),
@@ -134,10 +136,14 @@ eval_app.command("practitioners")(eval_practitioners)
 @eval_app.command("documents")
 def eval_documents(
     files: Path = typer.Option(..., "--files", help="The folder of documents the questions are about."),
-    questions: Path = typer.Option(..., "--questions", help="Check set: JSON Lines of file, question, answer, page."),
+    questions: Path = typer.Option(
+        ..., "--questions", help="Check set: JSON Lines of file, question, answer, page."
+    ),
     collection: str = typer.Option("real-docs-eval", "--collection", "-c", help="Collection to ingest into."),
     k: int = typer.Option(5, "-k", help="Hits looked at per question."),
-    research: bool = typer.Option(True, "--research/--no-research", help="Also score the research evidence pack."),
+    research: bool = typer.Option(
+        True, "--research/--no-research", help="Also score the research evidence pack."
+    ),
     json_out: bool = JSON_OPTION,
 ) -> None:
     """Phrase hit-rate on the right page per format, then (after ingesting the folder) hybrid-search and

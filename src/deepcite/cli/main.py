@@ -24,13 +24,16 @@ app = typer.Typer(
 def main(
     ctx: typer.Context,
     config: Path = typer.Option(
-        None, "--config", help="A TOML settings file (default: DEEPCITE_CONFIG); the environment wins over it."
+        None,
+        "--config",
+        help="A TOML settings file (default: DEEPCITE_CONFIG); the environment wins over it.",
     ),
 ) -> None:
     """Answer hard questions from a corpus you own, every sentence tied to a passage you can check."""
     cli_state = CliState(config)
     ctx.obj = cli_state
     ctx.call_on_close(cli_state.close)
+
 
 from deepcite.cli import corpus  # noqa: E402
 

@@ -114,7 +114,9 @@ def _print_pack(pack: EvidencePack) -> None:
         rounds = sorted({p.round for p in cand.provenance})
         found_by = "hop " + ",".join(map(str, rounds))
         if cand.link is not None:  # what lifted it in the pack's final order
-            found_by += f" · linked to {cand.link.via} ({cand.link.edge.replace('_', ' ')}: {cand.link.entity})"
+            found_by += (
+                f" · linked to {cand.link.via} ({cand.link.edge.replace('_', ' ')}: {cand.link.entity})"
+            )
         table.add_row(
             str(i),
             f"{cand.score:.4f}",
@@ -133,7 +135,11 @@ def _print_coverage(coverage: CoverageReport) -> None:
         table.add_column(column)
     for a in coverage.aspects:
         table.add_row(
-            a.aspect, str(a.type), f"{a.importance:.1f}", f"{a.coverage_score:.2f}", str(a.covered_at_hop or "-")
+            a.aspect,
+            str(a.type),
+            f"{a.importance:.1f}",
+            f"{a.coverage_score:.2f}",
+            str(a.covered_at_hop or "-"),
         )
     console.print(table)
 

@@ -97,7 +97,9 @@ def print_response(response: AskResponse) -> None:
         console.print(table)
     coverage = response.coverage
     percentage, total, weighted = (
-        (coverage.coverage_percentage, coverage.total_aspects, coverage.weighted_coverage) if coverage else (0.0, 0, 0.0)
+        (coverage.coverage_percentage, coverage.total_aspects, coverage.weighted_coverage)
+        if coverage
+        else (0.0, 0, 0.0)
     )
     check = response.citation_check
     console.print(
@@ -108,7 +110,9 @@ def print_response(response: AskResponse) -> None:
         f"answer {response.answer_latency_ms:.0f} ms · request {response.request_id}"
     )
     if response.degraded is not None:
-        console.print(f"[yellow]degraded: {response.degraded.reason} ({', '.join(response.degraded.parts)})[/]")
+        console.print(
+            f"[yellow]degraded: {response.degraded.reason} ({', '.join(response.degraded.parts)})[/]"
+        )
 
 
 def serve(
@@ -128,5 +132,7 @@ def serve(
         app = create_app(engine)
     settings = engine.settings
     host, port = host or settings.server.host, port or settings.server.port
-    with announced_server(settings.data_dir, host, port):  # lets a CLI command on its collections go through it
+    with announced_server(
+        settings.data_dir, host, port
+    ):  # lets a CLI command on its collections go through it
         uvicorn.run(app, host=host, port=port, log_level=log_level)

@@ -38,7 +38,9 @@ def load_questions(path: Path) -> list[CheckQuestion]:
         try:
             questions.append(CheckQuestion.model_validate(json.loads(line)))
         except (json.JSONDecodeError, ValidationError) as exc:
-            raise InputError(f"{path.name}:{number}: not a check question ({exc.__class__.__name__}); fix it") from exc
+            raise InputError(
+                f"{path.name}:{number}: not a check question ({exc.__class__.__name__}); fix it"
+            ) from exc
     return questions
 
 

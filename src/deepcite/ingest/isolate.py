@@ -77,8 +77,10 @@ def _child(sender: Connection, path: Path, doc_id: str, name: str, settings: Ing
     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
     try:
         result = read_file(path, doc_id=doc_id, name=name, settings=settings)
-        if result.skip and result.skip.reason is SkipReason.CORRUPT and _peak_address_space() >= (
-            settings.memory_exhausted_share * limit
+        if (
+            result.skip
+            and result.skip.reason is SkipReason.CORRUPT
+            and _peak_address_space() >= (settings.memory_exhausted_share * limit)
         ):
             result = out_of_memory(settings)
         sender.send(result)

@@ -36,4 +36,6 @@ def page_text(page: pdfium.PdfPage, settings: IngestSettings) -> list[str]:
     )
     if done.returncode != 0:
         raise RuntimeError(f"tesseract failed: {done.stderr.decode(errors='replace').strip()[:300]}")
-    return [line.strip() for line in done.stdout.decode("utf-8", errors="replace").splitlines() if line.strip()]
+    return [
+        line.strip() for line in done.stdout.decode("utf-8", errors="replace").splitlines() if line.strip()
+    ]

@@ -144,7 +144,9 @@ async def llm_general(
     """General intent from the LLM."""
     reply = await llm.achat(_messages(_GENERAL_TASK, conversation), schema=GENERAL_SCHEMA)
     keys = ("expansion_terms", "negative_terms", "anchor_phrases", "likely_subspecialties")
-    data = _require_terms(_object(reply, GENERAL_SCHEMA), ("expansion_terms", "anchor_phrases"), "general intent")
+    data = _require_terms(
+        _object(reply, GENERAL_SCHEMA), ("expansion_terms", "anchor_phrases"), "general intent"
+    )
     return GeneralIntent.model_validate(_trim(data, keys, settings.max_llm_terms))
 
 

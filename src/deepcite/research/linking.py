@@ -38,7 +38,9 @@ def _keys(chunk: Chunk) -> _Keys:
     return _title_and_name_keys(chunk.title.strip(), chunk.text)
 
 
-@lru_cache(maxsize=_KEYS_CACHE)  # the pack is ordered after every round (stopping.novelty_top_k) and at the end
+@lru_cache(
+    maxsize=_KEYS_CACHE
+)  # the pack is ordered after every round (stopping.novelty_top_k) and at the end
 def _title_and_name_keys(title: str, text: str) -> _Keys:
     titles = {entity_key(title), entity_key(title.split(",")[0])} if title else set()
     return _Keys(titles=frozenset(t for t in titles if t), names=name_keys(text, max_entities=_MAX_NAMES))
@@ -109,7 +111,9 @@ def rank_evidence(
         cand.link = (
             None
             if via is None
-            else EvidenceLink(entity=via[2], edge=via[1], via=evidence[via[0]].chunk.title or evidence[via[0]].key[0])
+            else EvidenceLink(
+                entity=via[2], edge=via[1], via=evidence[via[0]].chunk.title or evidence[via[0]].key[0]
+            )
         )
         ranked.append(cand)
     return ranked

@@ -91,7 +91,9 @@ def llm_aspects(llm: LLMClient, question: str, settings: ResearchSettings) -> li
             QueryAspect(
                 aspect=text,
                 aspect_type=AspectType.from_str(str(item.get("type", "definition"))),
-                importance=min(1.0, max(0.0, float(item.get("importance", settings.planning.main_aspect_importance)))),
+                importance=min(
+                    1.0, max(0.0, float(item.get("importance", settings.planning.main_aspect_importance)))
+                ),
                 keywords=[str(k).lower() for k in item.get("keywords") or []] or keywords_of(text),
             )
         )
@@ -183,7 +185,9 @@ class LLMHopChooser:
 
     def choose(self, question: str, evidence: Sequence[tuple[str, str]], asked: Sequence[str]) -> HopChoice:
         s = self.settings
-        lines = [f"[{n}] {title}: {text[: s.passage_chars]}" for n, (title, text) in enumerate(evidence, start=1)]
+        lines = [
+            f"[{n}] {title}: {text[: s.passage_chars]}" for n, (title, text) in enumerate(evidence, start=1)
+        ]
         shown = lines[: fit_to_budget(lines, s.token_budget, self.chars_per_token, separator="\n")]
         data = ask_json(
             self.llm,

@@ -185,7 +185,9 @@ def runnable_systems(systems: tuple[str, ...], settings: Settings) -> tuple[tupl
     """The systems that can run with these settings, and a message for each skipped one."""
     if settings.llm.configured:
         return systems, []
-    return tuple(s for s in systems if s not in LLM_SYSTEMS), [f"{s} {NO_LLM}" for s in systems if s in LLM_SYSTEMS]
+    return tuple(s for s in systems if s not in LLM_SYSTEMS), [
+        f"{s} {NO_LLM}" for s in systems if s in LLM_SYSTEMS
+    ]
 
 
 def build_llm_pool(path: str | Path, fmt: str, settings: Settings, *, name: str) -> Collection:

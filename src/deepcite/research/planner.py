@@ -32,7 +32,9 @@ class QueryPlanner:
     """Plans aspects and sub-questions, and proposes each hop's sub-question and queries. Whether a hop
     runs at all is the ``should_continue`` node's decision."""
 
-    def __init__(self, *, settings: ResearchSettings | None = None, llm_client: LLMClient | None = None) -> None:
+    def __init__(
+        self, *, settings: ResearchSettings | None = None, llm_client: LLMClient | None = None
+    ) -> None:
         self.settings = settings or ResearchSettings()
         self.llm = llm_client
 
@@ -60,7 +62,9 @@ class QueryPlanner:
             if set(keywords_of(sub)) != set(keywords_of(taken.question)) and sub not in subquestions:
                 subquestions.append(sub)
         chain = (
-            decompose(taken.question, max_hops=self.settings.chain.max_hops) if self.settings.chain.enabled else []
+            decompose(taken.question, max_hops=self.settings.chain.max_hops)
+            if self.settings.chain.enabled
+            else []
         )
         return ResearchPlan(
             intake=taken,
@@ -97,7 +101,9 @@ class QueryPlanner:
         sub, queries = hop
         return sub, [*queries, replace(chosen, subquestion=sub)]
 
-    def _planned_hop(self, state: ExecutorState, *, llm_subquestion: bool) -> tuple[str, list[RoundQuery]] | None:
+    def _planned_hop(
+        self, state: ExecutorState, *, llm_subquestion: bool
+    ) -> tuple[str, list[RoundQuery]] | None:
         """The next hop of :meth:`next_hop` after the first, without the LLM-chosen query."""
         plan = state.plan
         if state.chain and len(state.chain) < len(plan.chain) and state.chain[-1].answers:
@@ -177,7 +183,10 @@ class QueryPlanner:
         words = keywords_of(question)
         for parent in parents:
             entities = bridge_entities(
-                [parent], question, exclude=state.used_entities, per_passage=s.planning.bridge_names_per_passage
+                [parent],
+                question,
+                exclude=state.used_entities,
+                per_passage=s.planning.bridge_names_per_passage,
             )
             if not entities:
                 continue
@@ -185,7 +194,9 @@ class QueryPlanner:
             state.used_entities.extend(entities)
             followed.extend(entities)
             queries.extend(
-                RoundQuery(e, "", kind="bridge", parent=parent.key, modes=list(s.retrieval.bridge_modes), focus=e)
+                RoundQuery(
+                    e, "", kind="bridge", parent=parent.key, modes=list(s.retrieval.bridge_modes), focus=e
+                )
                 for e in entities
             )
             held = set(tokenize(passage_text(parent.chunk)))
@@ -200,6 +211,7 @@ class QueryPlanner:
         for q in queries:
             q.subquestion = sub
         return sub, queries
+
 
 def _chosen_query(state: ExecutorState) -> RoundQuery | None:
     """The query the LLM chose after the round just run, unless it judged the question answered or chose a

@@ -67,7 +67,9 @@ class HopChooser(Protocol):
     """Reads a question and the evidence so far ((title, text) pairs, best first) and says whether it is
     answered, and if not which query to run next (``asked``: queries already run); raises when it cannot."""
 
-    def choose(self, question: str, evidence: Sequence[tuple[str, str]], asked: Sequence[str]) -> HopChoice: ...
+    def choose(
+        self, question: str, evidence: Sequence[tuple[str, str]], asked: Sequence[str]
+    ) -> HopChoice: ...
 
 
 @runtime_checkable

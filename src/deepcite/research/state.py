@@ -88,7 +88,9 @@ class ExecutorState:
     graph_bridges: list[str] = field(default_factory=list)  # entities the graph proposes for the next hop
     hop_choices: list[HopChoice] = field(default_factory=list)  # the LLM's next hops, one per round it ran
     no_novelty: int = 0
-    top_keys: list[tuple[str, str]] = field(default_factory=list)  # the pack's top passages after the last round
+    top_keys: list[tuple[str, str]] = field(
+        default_factory=list
+    )  # the pack's top passages after the last round
     quality: float = 0.0  # best cosine between the question and the evidence (document-quality stopping)
     counts: dict[str, int] = field(default_factory=dict)  # before/after fusion and rerank this round
     reports: list[RoundReport] = field(default_factory=list)

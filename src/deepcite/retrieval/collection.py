@@ -371,7 +371,9 @@ class Collection:
                 if not plan.changed.intersection(file.doc_ids):
                     file.status = FileStatus.UNCHANGED
                 if result.kind and result.kind not in ("json", "jsonl") and len(file.doc_ids) == 1:
-                    self.originals.put(file.doc_ids[0], path, media_type=MEDIA_TYPES[result.kind], name=file.file)
+                    self.originals.put(
+                        file.doc_ids[0], path, media_type=MEDIA_TYPES[result.kind], name=file.file
+                    )
             done += 1
             if on_progress:
                 on_progress(IngestProgress(done=done, total=total, file=file))
@@ -434,7 +436,9 @@ class Collection:
             return None
         return TripleExtractor(llm, self.triple_cache, self.settings.graph)
 
-    def _passage_facts(self, chunks: Sequence[Chunk], report: IngestReport | None) -> dict[str, PassageFacts] | None:
+    def _passage_facts(
+        self, chunks: Sequence[Chunk], report: IngestReport | None
+    ) -> dict[str, PassageFacts] | None:
         """What the LLM reads in ``chunks`` (``graph.llm_triples``), counted in ``report``; None when off."""
         extractor = self._triple_extractor if self.settings.graph.enabled and chunks else None
         if extractor is None:
@@ -513,13 +517,20 @@ class Collection:
         cfg = self.settings.graph
         depth = max(k, cfg.first_hop_k, self.settings.search.default_k)
         hybrid = self.store.search(
-            self.name, text=query, vector=self.embed_query(query), mode=SearchMode.HYBRID, k=depth,
-            filters=filters, fusion=fusion,
+            self.name,
+            text=query,
+            vector=self.embed_query(query),
+            mode=SearchMode.HYBRID,
+            k=depth,
+            filters=filters,
+            fusion=fusion,
         )
         graph = self.graph_hits(self.graph_walk(query, filters=filters, first_hop=hybrid), depth, filters)
         return self.fuse_with_graph(hybrid, graph, k)
 
-    def fuse_with_graph(self, hybrid: Sequence[SearchHit], graph: Sequence[SearchHit], k: int) -> list[SearchHit]:
+    def fuse_with_graph(
+        self, hybrid: Sequence[SearchHit], graph: Sequence[SearchHit], k: int
+    ) -> list[SearchHit]:
         """RRF (``search.rrf_k``) of a hybrid list and a graph list, the graph's weighted ``graph.hybrid_weight``."""
         by_id = {h.chunk.chunk_id: h for h in hybrid} | {h.chunk.chunk_id: h for h in graph}
         fused = reciprocal_rank_fusion(
@@ -528,7 +539,9 @@ class Collection:
             weights=[1.0, self.settings.graph.hybrid_weight],
         )
         return [
-            SearchHit(chunk=by_id[c].chunk, score=score, rank=rank, mode=SearchMode.HYBRID, graph=by_id[c].graph)
+            SearchHit(
+                chunk=by_id[c].chunk, score=score, rank=rank, mode=SearchMode.HYBRID, graph=by_id[c].graph
+            )
             for rank, (c, score) in enumerate(fused[:k], start=1)
         ]
 

@@ -83,7 +83,9 @@ class EngineStore(EngineHooks):
                     )
                 return
             k1, b, include_title = bm25_params(self.settings)
-            meta = CollectionMeta(dense_dim, Bm25Stats(k1=k1, b=b, include_title=include_title), metadata_keys=[])
+            meta = CollectionMeta(
+                dense_dim, Bm25Stats(k1=k1, b=b, include_title=include_title), metadata_keys=[]
+            )
             self.engine_create(name, dense_dim, meta)  # another process may have created it first
             if self._dense_dim(name) != dense_dim:
                 existing = self._dims.pop(name)
@@ -121,7 +123,9 @@ class EngineStore(EngineHooks):
             lengths = [sum(tf.values()) for tf in tfs]
             meta.bm25.remove(int(p.get(LENGTH_KEY, 0)) for p in old.values())
             meta.bm25.add(lengths)
-            meta.record_metadata_keys((chunks[i].metadata for i in order), self.settings.search.max_metadata_keys)
+            meta.record_metadata_keys(
+                (chunks[i].metadata for i in order), self.settings.search.max_metadata_keys
+            )
             stale = meta.bm25.needs_reweight(k1, b, include_title, self.settings.search.bm25_avgdl_tolerance)
             avgdl = meta.bm25.avgdl if stale else meta.bm25.weight_avgdl
             size = self.settings.store.upsert_batch

@@ -129,7 +129,9 @@ def filter_conditions(filters: Filters | None) -> list[Condition] | None:
 # and those that hold integers
 FILTER_FIELDS: tuple[str, ...] = tuple(f for f in Chunk.model_fields if f not in ("text", METADATA_KEY))
 _INT_FIELDS = frozenset(
-    name for name, info in Chunk.model_fields.items() if int in (info.annotation, *typing.get_args(info.annotation))
+    name
+    for name, info in Chunk.model_fields.items()
+    if int in (info.annotation, *typing.get_args(info.annotation))
 )
 
 

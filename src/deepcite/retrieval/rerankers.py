@@ -53,10 +53,14 @@ def load_reranker(settings: ResearchSettings, errors: list[str]) -> CrossEncoder
     if not settings.retrieval.rerank_enabled:
         return None
     if not settings.retrieval.reranker_model:
-        errors.append("reranking is on but research.retrieval.reranker_model is not set; ranking kept as fused")
+        errors.append(
+            "reranking is on but research.retrieval.reranker_model is not set; ranking kept as fused"
+        )
         return None
     try:
-        return CrossEncoderReranker(settings.retrieval.reranker_model, batch_size=settings.retrieval.rerank_batch_size)
+        return CrossEncoderReranker(
+            settings.retrieval.reranker_model, batch_size=settings.retrieval.rerank_batch_size
+        )
     except ConfigError as exc:
         errors.append(f"reranker unavailable: {exc}")
         return None

@@ -46,7 +46,9 @@ def detect_kind(path: Path) -> str:
             "without a password"
         )
     if b"\x00" in head:
-        raise Unsupported("a binary file of a type deepcite does not read (PDF, DOCX, PPTX, EPUB, HTML, text)")
+        raise Unsupported(
+            "a binary file of a type deepcite does not read (PDF, DOCX, PPTX, EPUB, HTML, text)"
+        )
     text = head.decode("utf-8-sig", errors="replace").lstrip()
     lowered = text[:1024].lower()
     suffix = path.suffix.lower()
@@ -81,4 +83,3 @@ def _zip_kind(path: Path) -> str:
     except (zipfile.BadZipFile, OSError, KeyError) as exc:
         raise Unsupported(f"a damaged zip archive ({exc})") from exc
     raise Unsupported("a zip archive that is not a DOCX, PPTX or EPUB; unpack it and ingest the files")
-

@@ -72,5 +72,3 @@ def _table_rows(table: Table) -> list[str]:
         if cells:
             rows.append(" | ".join(cells))
     return rows
-
-

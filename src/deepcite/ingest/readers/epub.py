@@ -35,7 +35,9 @@ class EpubReader:
             opf_path = rootfile.get("full-path", "")
             opf = etree.fromstring(book.read(opf_path), _XML)
             base = posixpath.dirname(opf_path)
-            manifest = {item.get("id"): item.get("href") for item in opf.iterfind(".//opf:manifest/opf:item", _NS)}
+            manifest = {
+                item.get("id"): item.get("href") for item in opf.iterfind(".//opf:manifest/opf:item", _NS)
+            }
             blocks: list[Block] = []
             for itemref in opf.iterfind(".//opf:spine/opf:itemref", _NS):
                 href = manifest.get(itemref.get("idref"))

@@ -90,7 +90,9 @@ def html_blocks(tree: lxml_html.HtmlElement, section: str | None = None) -> tupl
                 section, first = heading, first or heading
                 current.append(heading)
             continue
-        if tag in _BLOCKS and not any(_local(c.tag) in _BLOCKS | _HEADINGS for c in el if isinstance(c.tag, str)):
+        if tag in _BLOCKS and not any(
+            _local(c.tag) in _BLOCKS | _HEADINGS for c in el if isinstance(c.tag, str)
+        ):
             text = " ".join(el.text_content().split())
             if text:
                 current.append(text)

@@ -37,7 +37,9 @@ _SOFT_HYPHEN = "\x02"  # PDFium's mark for a hyphen it found at a line end
 _HYPHEN_BREAK = re.compile(r"(\w)[\x02\-\u00ad]\n(?=[a-z])")
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;)\]])")
 _YEAR = re.compile(r"D:((?:19|20)\d\d)")
-_NUMBERED = re.compile(r"^((?:\d{1,2})(?:\.\d{1,2}){0,2}|[A-H](?:\.\d{1,2}){0,2})\.?\s+([A-Z][^.!?:;]{1,70})$")
+_NUMBERED = re.compile(
+    r"^((?:\d{1,2})(?:\.\d{1,2}){0,2}|[A-H](?:\.\d{1,2}){0,2})\.?\s+([A-Z][^.!?:;]{1,70})$"
+)
 _NAMED = re.compile(
     r"^(?:\d{1,2}\.?\s+)?(abstract|introduction|related work|background|conclusions?|discussion|"
     r"acknowledge?ments?|references|bibliography|appendix|limitations|ethics statement|résumé)\s*$",
@@ -79,9 +81,12 @@ class PdfReader:
         except pdfium.PdfiumError as exc:
             if "password" in str(exc).lower():
                 return ReadResult.skipped(
-                    SkipReason.ENCRYPTED, "the PDF is encrypted; save a copy without a password and ingest that"
+                    SkipReason.ENCRYPTED,
+                    "the PDF is encrypted; save a copy without a password and ingest that",
                 )
-            return ReadResult.skipped(SkipReason.CORRUPT, f"not a readable PDF ({exc}); the file may be damaged")
+            return ReadResult.skipped(
+                SkipReason.CORRUPT, f"not a readable PDF ({exc}); the file may be damaged"
+            )
         try:
             return self._read(pdf, doc_id=doc_id, name=name, settings=settings)
         finally:
@@ -232,7 +237,9 @@ def _is_scanned(
     covered = False
     for image in images:
         left, bottom, right, top = image.get_bounds()
-        covered = covered or (right - left) * (top - bottom) >= settings.scanned_image_coverage * width * height
+        covered = (
+            covered or (right - left) * (top - bottom) >= settings.scanned_image_coverage * width * height
+        )
     if not covered:
         return False
     texts = list(page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_TEXT], max_depth=2))
@@ -244,11 +251,14 @@ def _is_scanned(
 
 def _drop_running_lines(pages: list[list[_Line]], settings: IngestSettings) -> list[list[_Line]]:
     """Pages without their running headers, footers and page numbers."""
+
     def key(line: _Line) -> str:
         return re.sub(r"\d+", "#", line.text.lower())
 
     seen = Counter(k for page in pages for k in {key(line) for line in page if line.in_margin})
-    repeated = {k for k, n in seen.items() if len(pages) > 2 and n >= settings.repeated_line_share * len(pages)}
+    repeated = {
+        k for k, n in seen.items() if len(pages) > 2 and n >= settings.repeated_line_share * len(pages)
+    }
     return [
         [
             line

@@ -30,7 +30,9 @@ class PptxReader:
             lines = list(_shape_lines(slide.shapes))
             if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
                 lines.append(slide.notes_slide.notes_text_frame.text.strip())
-            blocks.append(Block("\n".join(line for line in lines if line), number, title or f"Slide {number}"))
+            blocks.append(
+                Block("\n".join(line for line in lines if line), number, title or f"Slide {number}")
+            )
         core = deck.core_properties
         result = document_from_blocks(
             blocks,

@@ -21,7 +21,9 @@ def choose_next_hop(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         return state
     shown = best_evidence(state, settings.next_hop.evidence_passages)
     try:
-        choice = chooser.choose(state.plan.question, [(c.chunk.title, c.chunk.text) for c in shown], state.asked)
+        choice = chooser.choose(
+            state.plan.question, [(c.chunk.title, c.chunk.text) for c in shown], state.asked
+        )
     except Exception as exc:  # noqa: BLE001 - the LLM's hop is optional: the offline hops go on unchanged
         state.warnings.append(
             f"round {state.round}: the LLM did not choose a next hop ({failure_reason(exc)}); "

@@ -204,7 +204,9 @@ def _relations(rows: GraphRows, e_of: dict[int, int]) -> dict[int, list[tuple[in
     """The triples as entity index -> [(other end, "subject relation object")], each triple both ways."""
     out: dict[int, list[tuple[int, str]]] = {}
     names = rows.entity_names
-    for s_id, o_id, relation in zip(rows.relation_subject, rows.relation_object, rows.relation_text, strict=True):
+    for s_id, o_id, relation in zip(
+        rows.relation_subject, rows.relation_object, rows.relation_text, strict=True
+    ):
         a, b = e_of.get(int(s_id)), e_of.get(int(o_id))
         if a is None or b is None or a == b:
             continue

@@ -91,7 +91,9 @@ class PassageFacts:
         return [*self.entities, *(n for t in self.triples for n in (t.subject, t.object))]
 
     def to_json(self) -> str:
-        return json.dumps({"entities": self.entities, "triples": [[t.subject, t.relation, t.object] for t in self.triples]})
+        return json.dumps(
+            {"entities": self.entities, "triples": [[t.subject, t.relation, t.object] for t in self.triples]}
+        )
 
     @classmethod
     def from_json(cls, text: str) -> PassageFacts:
@@ -230,7 +232,8 @@ class TripleExtractor:
             pool = ThreadPoolExecutor(max_workers=cfg.llm_triples_concurrency, thread_name_prefix="triples")
             try:
                 futures: list[Future[_Batch]] = [
-                    pool.submit(self._ask, [(h, by_hash[h]) for h in batch], model, version) for batch in batches
+                    pool.submit(self._ask, [(h, by_hash[h]) for h in batch], model, version)
+                    for batch in batches
                 ]
                 for future in as_completed(futures):
                     result = future.result()
