@@ -421,6 +421,9 @@ class AnswerSettings(_Section):
     citation_lexical_weight: float = 0.3
     citation_support_threshold: float = 0.58
     citation_judge: Literal["none", "llm"] = "none"
+    # a citation's quote: the passage sentence that supports its claim best, widened by a neighbour while
+    # that adds claim terms, up to this many sentences (answer/support.py)
+    quote_max_sentences: int = Field(default=2, ge=1)
     context_ttl_s: float = 3600.0
     context_max_count: int = 1000
     context_cleanup_interval_s: float = 60.0

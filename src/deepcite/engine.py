@@ -455,7 +455,7 @@ def _part_response(ctx: ResponseContext, name: str, part: PartResult) -> PartRes
         query=ctx.query,
         part=name,  # type: ignore[arg-type]
         text=part.text,
-        citations=[Citation.from_chunk(c) for c in ctx.selected_chunks],
+        citations=[Citation.from_chunk(c, part.check.claims) for c in ctx.selected_chunks],
         citation_check=part.check,
         latency_ms=part.latency_ms,
         chunks_used=len(part.check.cited_ids),

@@ -245,15 +245,16 @@ async def ask(
 ) -> AskResponse:
     """Research the question, then answer it from the evidence only: a 3-5 sentence quick summary, a
     longer answer by aspect, and an answer per sub-question. Every sentence cites [n], and `citations`
-    lists each n with its title, PMID/DOI/URL, section, score and passage text. Claims the passages do
+    lists each n with its title, PMID/DOI/URL, section, score, passage text and `quote`: the sentence(s) of
+    the passage that support the claim citing it (text[quote_start:quote_end]). Claims the passages do
     not support read "Unknown based on provided sources."; with no evidence at all the answer says the
     evidence is insufficient. Takes a few seconds."""
     engine = _engine(ctx)
     request = QuestionRequest(query=question, collection=collection, max_hops=max_hops)
     response = await engine.ask(request, engine.settings.mcp.groups)
     limit = engine.settings.mcp.max_passage_chars
-    for citation in response.citations:
-        citation.text = _cut(citation.text, limit)
+    for citation in response.citations:  # cut, but never inside the quote: its offsets stay true
+        citation.text = _cut(citation.text, max(limit, citation.quote_end))
     return response.model_copy(update={"retrieval_report": []})
 
 

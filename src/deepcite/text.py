@@ -95,6 +95,25 @@ def first_sentence(text: str, window_chars: int) -> str:
     return whole[0] if whole else ""
 
 
+@lru_cache(maxsize=_SPLIT_CACHE_SIZE)
+def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
+    """Where each sentence of :func:`split_sentences` lies in ``text``: ``(start, end)`` character offsets,
+    one per sentence, so ``text[start:end]`` is the sentence as the text writes it (its own white space,
+    without a section label's inserted break). The splitter collapses white space and may add a space
+    before a glued label, so each sentence is found again by its words, in order, from where the last
+    one ended."""
+    spans: list[tuple[int, int]] = []
+    cursor = 0
+    for sentence in _sentences(text):
+        words = sentence.split()
+        found = re.compile(r"\s*".join(re.escape(w) for w in words)).search(text, cursor)
+        if found is None:  # not expected: the splitter keeps every character but white space
+            raise ValueError(f"sentence {sentence[:60]!r} is not in its text")
+        spans.append((found.start(), found.end()))
+        cursor = found.end()
+    return tuple(spans)
+
+
 def split_sentences(text: str) -> list[str]:
     """Split prose into sentences with pysbd's rules (abbreviations, decimals, "et al.", "vs.", "e.g."),
     after a pre-pass that separates section labels glued to a full stop; citation markers such as

@@ -7,7 +7,9 @@ Rules, applied line by line (so headings, lists and paragraphs keep their shape)
   than ``max_range_width`` ids: ``[0-500]`` cites nothing); what remains is written ``[a][b]``.
 - With ``supports`` (:class:`deepcite.answer.support.CitationSupport` over the context's passages), each
   id a factual sentence keeps must support it; one that does not is removed, and a sentence left with no
-  supported citation is unsupported, like one that cited nothing.
+  supported citation is unsupported, like one that cited nothing. When ``supports`` answers with a
+  :class:`SupportMatch`, each judged (sentence, id) pair is kept in ``CitationCheck.claims`` with its
+  score, verdict and quote span: the rows of the evidence table (:mod:`deepcite.answer.evidence`).
   A marker placed after the full stop (``… works. [2] Next …``) belongs to the sentence before it.
 - Structural lines are not factual sentences: blank lines, markdown headings (``# …``), horizontal rules,
   lines that are wholly bold (``**Risk**``), one-sentence lines ending in a colon (a label or list
@@ -28,13 +30,39 @@ import re
 from collections.abc import Callable, Collection
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, computed_field
 
 from deepcite.answer.prompts import INSUFFICIENT, UNKNOWN
 from deepcite.text import split_sentences
 
 Policy = Literal["replace", "drop"]
-Supports = Callable[[str, int], bool]  # (sentence without markers, cited id) -> does the passage support it
+
+
+class SupportMatch(BaseModel):
+    """Whether a passage supports a sentence, the combined support score, and the quote: the span of the
+    passage text (character offsets) that supports it (:meth:`deepcite.answer.support.CitationSupport.match`)."""
+
+    supported: bool
+    score: float | None = None
+    quote_start: int = 0
+    quote_end: int = 0
+
+
+class ClaimCheck(SupportMatch):
+    """One cited sentence (``claim``, without its markers) and one passage it cited (``id``), as judged."""
+
+    claim: str
+    id: int
+    part: str = ""  # which text: "summary", "answer" or the sub-question
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def verdict(self) -> Literal["supported", "removed"]:
+        return "supported" if self.supported else "removed"
+
+
+# (sentence without markers, cited id) -> does the passage support it (with its score and quote, as a match)
+Supports = Callable[[str, int], bool | SupportMatch]
 
 _ID = r"\d+"
 CITATION_RE = re.compile(rf"\[\s*{_ID}(?:\s*(?:[,;]|[-–])\s*{_ID})*\s*\]")
@@ -65,6 +93,7 @@ class CitationCheck(BaseModel):
     removed: int = 0  # citations removed because the passage does not support the sentence
     unsupported_sentences: int = 0  # sentences whose every citation was removed (then repaired or dropped)
     cited_ids: list[int] = Field(default_factory=list)  # distinct valid ids the text cites
+    claims: list[ClaimCheck] = Field(default_factory=list)  # every judged (sentence, id), in text order
 
     def merge(self, other: CitationCheck) -> CitationCheck:
         """Totals of two checks."""
@@ -79,7 +108,12 @@ class CitationCheck(BaseModel):
             removed=self.removed + other.removed,
             unsupported_sentences=self.unsupported_sentences + other.unsupported_sentences,
             cited_ids=sorted(set(self.cited_ids) | set(other.cited_ids)),
+            claims=[*self.claims, *other.claims],
         )
+
+    def for_part(self, part: str) -> CitationCheck:
+        """This check with its claims labelled as coming from ``part``."""
+        return self.model_copy(update={"claims": [c.model_copy(update={"part": part}) for c in self.claims]})
 
 
 def _resolve(marker: str, valid: Collection[int], max_width: int | None = None) -> tuple[list[int], int, int]:
@@ -152,8 +186,15 @@ def _keep_supported(
     sentence: str, ids: list[int], supports: Supports, check: CitationCheck
 ) -> tuple[str, list[int]]:
     """The sentence with only the citations whose passage supports it, and those ids."""
-    bare = re.sub(r"\s+", " ", CITATION_RE.sub("", sentence)).strip()
-    kept = [i for i in ids if supports(bare, i)]
+    bare = re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"\s+", " ", CITATION_RE.sub("", sentence))).strip()
+    kept = []
+    for i in ids:
+        found = supports(bare, i)
+        if isinstance(found, SupportMatch):
+            check.claims.append(ClaimCheck(**found.model_dump(), claim=bare, id=i))
+            found = found.supported
+        if found:
+            kept.append(i)
     check.supported += len(kept)
     check.removed += len(ids) - len(kept)
     if len(kept) == len(ids):

@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from deepcite.answer.citations import CitationCheck, check_citations
+from deepcite.answer.citations import CitationCheck, ClaimCheck, check_citations
 from deepcite.answer.context import ContextChunk, ResponseContext, ResponseContextManager
 from deepcite.answer.generators import AnswerGenerator
 from deepcite.answer.prompts import INSUFFICIENT
@@ -40,11 +40,27 @@ from deepcite.models import AspectCoverage, EvidencePack, QueryAspect, RoundRepo
 
 class Citation(ContextChunk):
     """A numbered source of the response: the cited chunk with every Chunk field (file, page, page_end,
-    section, title, authors, doi, pmid, year, url, …), its display ``id`` and its ``score``."""
+    section, title, authors, doi, pmid, year, url, …), its display ``id`` and its ``score``, and the quote:
+    the sentence(s) of its text that support the claim citing it best (``text[quote_start:quote_end] ==
+    quote``; empty when no kept sentence cites it)."""
+
+    quote: str = ""
+    quote_start: int = 0
+    quote_end: int = 0
 
     @classmethod
-    def from_chunk(cls, chunk: ContextChunk) -> Citation:
-        return cls.model_validate(chunk, from_attributes=True)
+    def from_chunk(cls, chunk: ContextChunk, claims: Sequence[ClaimCheck] = ()) -> Citation:
+        """The citation of ``chunk``, quoting the best-scoring supported claim among ``claims`` citing it."""
+        citation = cls.model_validate(chunk, from_attributes=True)
+        best = max(
+            (c for c in claims if c.id == chunk.id and c.supported),
+            key=lambda c: c.score if c.score is not None else 0.0,
+            default=None,
+        )
+        if best is not None:
+            citation.quote_start, citation.quote_end = best.quote_start, best.quote_end
+            citation.quote = chunk.text[best.quote_start : best.quote_end]
+        return citation
 
 
 class SubAnswer(BaseModel):
@@ -103,6 +119,7 @@ async def _call(method: Callable[..., Any], *args: Any) -> str:
 
 
 async def _checked(
+    part: str,
     produce: Callable[[], Any],
     chunks: Sequence[ContextChunk],
     settings: AnswerSettings,
@@ -114,7 +131,7 @@ async def _checked(
     except InsufficientEvidenceError:
         raw = INSUFFICIENT
     texts = {c.id: c.text for c in chunks}
-    supports = None if support is None else (lambda sentence, i: support.supports(sentence, texts[i]))
+    supports = None if support is None else (lambda sentence, i: support.match(sentence, texts[i]))
     text, check = await asyncio.to_thread(
         check_citations,
         raw,
@@ -124,7 +141,7 @@ async def _checked(
         supports=supports,
     )
     latency_ms = (time.perf_counter() - start) * 1000.0
-    return PartResult(text=text, check=check, latency_ms=latency_ms, degraded=_degraded())
+    return PartResult(text=text, check=check.for_part(part), latency_ms=latency_ms, degraded=_degraded())
 
 
 async def generate_summary(
@@ -134,7 +151,8 @@ async def generate_summary(
     support: CitationSupport | None = None,
 ) -> PartResult:
     """The quick summary, citation-checked against the selected chunks."""
-    return await _checked(partial(_call, generator.summary, ctx), ctx.selected_chunks, settings, support)
+    produce = partial(_call, generator.summary, ctx)
+    return await _checked("summary", produce, ctx.selected_chunks, settings, support)
 
 
 async def generate_long_answer(
@@ -145,7 +163,7 @@ async def generate_long_answer(
 ) -> PartResult:
     """The long answer by aspect (``ctx.aspects``), citation-checked against the selected chunks."""
     produce = partial(_call, generator.long_answer, ctx, ctx.aspects)
-    return await _checked(produce, ctx.selected_chunks, settings, support)
+    return await _checked("answer", produce, ctx.selected_chunks, settings, support)
 
 
 async def generate_subanswer(
@@ -157,7 +175,7 @@ async def generate_subanswer(
 ) -> PartResult:
     """One sub-answer, citation-checked against that sub-question's own evidence."""
     produce = partial(_call, generator.subanswer, ctx, subquestion)
-    return await _checked(produce, ctx.subquery_evidence.get(subquestion, []), settings, support)
+    return await _checked(subquestion, produce, ctx.subquery_evidence.get(subquestion, []), settings, support)
 
 
 async def answer_context(
@@ -192,7 +210,7 @@ async def answer_context(
             )
             for q, p in zip(subquestions, sub_parts, strict=True)
         ],
-        citations=[Citation.from_chunk(c) for c in ctx.all_chunks()],
+        citations=[Citation.from_chunk(c, total.claims) for c in ctx.all_chunks()],
         citation_check=total,
         degraded=_degraded(),
         summary_latency_ms=summary.latency_ms,

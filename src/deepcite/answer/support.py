@@ -14,10 +14,18 @@ A citation is kept when its passage supports its sentence:
 - a :class:`SupportJudge` (an NLI model or an LLM, ``answer.citation_judge``) decides instead where one is
   configured and gives a verdict; the lexical shortcut still applies. :class:`LLMSupportJudge` asks the LLM.
 
+The quote: :meth:`CitationSupport.match` also says *which words* of the passage support the sentence: the
+passage sentence that scores best for it (by its own lexical share when the sentence is verbatim, else by
+the same weighted lexical-and-cosine score the check uses, sentence by sentence), widened by a neighbouring
+sentence while that adds claim terms, up to ``answer.quote_max_sentences``; as character offsets into the
+passage text.
+
 Usage::
 
     support = CitationSupport(embedder, settings.answer)
     support.supports("Warfarin cuts stroke risk by two thirds.", passage_text)  # True / False
+    found = support.match("Warfarin cuts stroke risk by two thirds.", passage_text)
+    passage_text[found.quote_start : found.quote_end]  # the supporting sentence(s)
 """
 
 from __future__ import annotations
@@ -30,12 +38,13 @@ import numpy as np
 from cachetools import LRUCache
 from pydantic import BaseModel
 
+from deepcite.answer.citations import SupportMatch
 from deepcite.config import AnswerSettings
 from deepcite.errors import LLMError
 from deepcite.llm.client import LLMClient
 from deepcite.llm.json import chat_json
 from deepcite.retrieval.embedders import Embedder
-from deepcite.text import split_sentences, tokenize
+from deepcite.text import sentence_spans, split_sentences, tokenize
 
 
 @runtime_checkable
@@ -78,7 +87,11 @@ class LLMSupportJudge:
 
 def lexical_support(sentence: str, passage: str) -> float:
     """Share of the sentence's content terms found in the passage (1.0 for a sentence with none)."""
-    terms = set(tokenize(sentence))
+    return _share(set(tokenize(sentence)), passage)
+
+
+def _share(terms: set[str], passage: str) -> float:
+    """Share of ``terms`` found in the passage (1.0 for no terms)."""
     if not terms:
         return 1.0
     return len(terms & set(tokenize(passage))) / len(terms)
@@ -129,13 +142,42 @@ class CitationSupport:
 
     def supports(self, sentence: str, passage: str) -> bool:
         """Whether ``passage`` supports ``sentence`` (the rules in the module doc)."""
-        if lexical_support(sentence, passage) >= self._settings.citation_verbatim_lexical:
-            return True
-        if self._judge is not None:
-            verdict = self._judge.judge(sentence, passage)
-            if verdict is not None:
-                return verdict
-        return self.score(sentence, passage)[1] >= self._settings.citation_support_threshold
+        return self.match(sentence, passage).supported
+
+    def match(self, sentence: str, passage: str) -> SupportMatch:
+        """The verdict on ``passage`` supporting ``sentence``, its combined score and the quote: the span of
+        the passage that supports it (the rules in the module doc)."""
+        spans = sentence_spans(passage) or ((0, len(passage)),)
+        terms = set(tokenize(sentence))
+        lexical = lexical_support(sentence, passage)
+        per_sentence = np.array([_share(terms, passage[a:b]) for a, b in spans])
+        if lexical >= self._settings.citation_verbatim_lexical:
+            start, end = self._quote(terms, passage, spans, per_sentence)
+            return SupportMatch(supported=True, score=lexical, quote_start=start, quote_end=end)
+        weight = self._settings.citation_lexical_weight
+        cosine = self._passage_vectors(passage) @ self._sentence_vector(sentence)
+        score = weight * lexical + (1.0 - weight) * float(np.max(cosine))
+        start, end = self._quote(terms, passage, spans, weight * per_sentence + (1.0 - weight) * cosine)
+        verdict = self._judge.judge(sentence, passage) if self._judge is not None else None
+        supported = verdict if verdict is not None else score >= self._settings.citation_support_threshold
+        return SupportMatch(supported=supported, score=score, quote_start=start, quote_end=end)
+
+    def _quote(
+        self, terms: set[str], passage: str, spans: Sequence[tuple[int, int]], scores: np.ndarray
+    ) -> tuple[int, int]:
+        """The best-scoring sentence's span, widened by the neighbour that adds the most claim terms while
+        one does, up to ``answer.quote_max_sentences`` sentences."""
+        first = last = int(np.argmax(scores))
+        covered = _share(terms, passage[spans[first][0] : spans[last][1]])
+        while last - first + 1 < self._settings.quote_max_sentences:
+            options = [(first - 1, last)] if first > 0 else []
+            options += [(first, last + 1)] if last + 1 < len(spans) else []
+            gains = [(_share(terms, passage[spans[a][0] : spans[b][1]]), a, b) for a, b in options]
+            best = max(gains, default=None, key=lambda g: g[0])
+            if best is None or best[0] <= covered:
+                break
+            covered, first, last = best
+        return spans[first][0], spans[last][1]
 
     def _sentence_vector(self, sentence: str) -> np.ndarray:
         with self._lock:

@@ -86,13 +86,27 @@ def print_response(response: AskResponse) -> None:
         table = Table(title="Sources", show_lines=False)
         labels = [source_label(c) for c in response.citations]
         with_files = any(labels)  # a "source" column (file and page) when any citation comes from a file
-        columns = ["id", "title", *(["source"] if with_files else []), "PMID / DOI", "section", "score"]
+        columns = [
+            "id",
+            "title",
+            *(["source"] if with_files else []),
+            "PMID / DOI",
+            "section",
+            "score",
+            "quote",
+        ]
         for column in columns:
             table.add_column(column, overflow="fold")
         for c, label in zip(response.citations, labels, strict=True):
             where = (label,) if with_files else ()
             table.add_row(
-                f"[{c.id}]", c.title, *where, c.pmid or c.doi or "", c.section or "", f"{c.score:.3f}"
+                f"[{c.id}]",
+                c.title,
+                *where,
+                c.pmid or c.doi or "",
+                c.section or "",
+                f"{c.score:.3f}",
+                c.quote,
             )
         console.print(table)
     coverage = response.coverage

@@ -324,7 +324,21 @@ window.deepcite = (function () {
     const links = node.querySelector(".cite-pop-links");
     clear(links);
     links.append(...sourceLinks(chunk));
-    node.querySelector(".cite-pop-text").textContent = chunk.text || "";
+    const quote = node.querySelector(".cite-pop-quote");
+    quote.textContent = chunk.quote || "";
+    quote.hidden = !chunk.quote;
+    node.querySelector(".cite-pop-text").replaceChildren(markedText(chunk));
+  }
+
+  /** A passage's text with its quote (text[quote_start:quote_end], the words that support the claim) marked. */
+  function markedText(chunk) {
+    const text = String(chunk.text || "");
+    const start = chunk.quote_start;
+    const end = chunk.quote_end;
+    if (!chunk.quote || text.slice(start, end) !== chunk.quote) return document.createTextNode(text);
+    const fragment = document.createDocumentFragment();
+    fragment.append(text.slice(0, start), el("mark", { class: "quote" }, chunk.quote), text.slice(end));
+    return fragment;
   }
 
   function placePopover(node, button) {
