@@ -9,6 +9,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from deepcite.errors import InputError
+from deepcite.text import sentence_spans
 from deepcite.validation import INT64_MAX, INT64_MIN, InputModel, check_field_name, filter_value_problem
 
 
@@ -73,6 +74,17 @@ class Chunk(BaseModel):
     acl: list[str] = Field(default_factory=list)
     position: int = 0  # index of the chunk within its document
     metadata: dict[str, Any] = Field(default_factory=dict)
+    # the chunk's sentences as the chunker segmented them at ingest: (start, end) character offsets into
+    # ``text``, in order; None for chunks stored before offsets were recorded (their text is split on use)
+    sentence_spans: list[tuple[int, int]] | None = None
+
+    def spans(self) -> list[tuple[int, int]]:
+        """Where the chunk's sentences lie in ``text``: :attr:`sentence_spans`, else found now (older chunks)."""
+        return self.sentence_spans if self.sentence_spans is not None else list(sentence_spans(self.text))
+
+    def sentences(self) -> list[str]:
+        """The chunk's sentences, as :meth:`spans` places them."""
+        return [self.text[start:end] for start, end in self.spans()]
 
 
 class GraphLink(BaseModel):

@@ -14,6 +14,7 @@ from deepcite.answer.extractive import ExtractiveGenerator
 from deepcite.answer.prompts import UNKNOWN
 from deepcite.answer.support import CitationSupport, SupportJudge, lexical_support
 from deepcite.config import AnswerSettings
+from deepcite.models import Chunk
 from deepcite.retrieval.embedders import Embedder
 
 TEXTS = {i: p[5] for i, p in enumerate(PASSAGES, start=1)}  # display id -> passage text
@@ -94,3 +95,17 @@ def test_prime_embeds_in_one_batch_and_later_checks_use_it() -> None:
     assert len(calls) == 1  # one batch: both sentences and both passages' sentences
     scores = [support.similarity(s, TEXTS[i]) for s, i in zip(sentences, (2, 4), strict=True)]
     assert len(calls) == 1 and all(-1.0 <= x <= 1.0 for x in scores)
+
+
+def test_a_chunk_passage_is_compared_sentence_by_sentence_as_stored_at_ingest() -> None:
+    text = "Alpha beta gamma. Delta epsilon zeta. Eta theta iota."
+    embedder = HashingEmbedder()
+    support = CitationSupport(embedder, AnswerSettings())
+    # stored offsets say the chunk is one sentence: one passage vector, nothing split at answer time
+    whole = Chunk(chunk_id="c1", doc_id="d", text=text, sentence_spans=[(0, len(text))])
+    support.similarity("Delta epsilon zeta", whole)
+    assert embedder.encoded == 2  # the sentence and the one stored passage sentence
+    older = Chunk(chunk_id="c2", doc_id="d", text=text + " More.")  # stored before offsets: split on use
+    support.similarity("Delta epsilon zeta", older)
+    assert embedder.encoded == 2 + 4
+    assert support.similarity("Delta epsilon zeta", older) > support.similarity("Delta epsilon zeta", whole)

@@ -9,6 +9,7 @@ import pytest
 from deepcite.config import ChunkerSettings
 from deepcite.errors import ConfigError
 from deepcite.ingest import chunk_document, chunk_id, count_tokens, iter_documents
+from deepcite.ingest.readers import Block
 from deepcite.models import Document
 from deepcite.text import split_sentences
 
@@ -58,6 +59,7 @@ def test_a_short_document_is_one_chunk_with_every_field() -> None:
         "acl": ["cardio"],
         "position": 0,
         "metadata": {"meshes": ["Warfarin"]},
+        "sentence_spans": [(0, 26), (27, 46)],
     }
 
 
@@ -97,6 +99,11 @@ def test_budget_order_and_coverage_hold_for_mixed_sentence_lengths(max_tokens: i
         assert covered - start <= overlap  # what repeats is at most the overlap
         covered = start + len(chunk_words)
     assert covered == len(words)
+    # each chunk records its sentences, which are the document's sentences, whole
+    for c in chunks:
+        assert c.sentence_spans is not None
+        assert " ".join(c.sentences()) == c.text
+        assert all(s in sentences for s in c.sentences()) or max_tokens < 15  # cut only past the budget
 
 
 def test_an_overlong_sentence_is_cut_into_word_windows() -> None:
@@ -105,6 +112,31 @@ def test_an_overlong_sentence_is_cut_into_word_windows() -> None:
     assert [count_tokens(c.text) for c in chunks] == [3, 10, 10, 8]  # the 5-word tail packs with the next
     assert chunks[3].text == "W20 W21 W22 W23 W24. Short two here."
     assert chunks[1].text == " ".join(f"W{i}" for i in range(10))
+
+
+def test_a_sentence_cut_by_a_page_break_stays_whole_in_one_chunk() -> None:
+    # a PDF's blocks are pages: the sentence runs on from page 1 to page 2
+    blocks = [
+        Block("The cohort was small. The trial ran at three institutions without", 1, "Methods"),
+        Block("a control group [4]. Results came later. Nothing else happened here.", 2, "Methods"),
+    ]
+    doc = Document(id="p", text="\n\n".join(b.text for b in blocks))
+    chunks = chunk_document(doc, settings(max_tokens=12), blocks)
+    sentences = [s for c in chunks for s in c.sentences()]
+    whole = "The trial ran at three institutions without a control group [4]."
+    assert sentences == ["The cohort was small.", whole, "Results came later.", "Nothing else happened here."]
+    (spanning,) = [c for c in chunks if whole in c.sentences()]
+    assert (spanning.page, spanning.page_end) == (1, 2)
+    assert [(c.page, c.page_end) for c in chunks if c is not spanning] == [(1, None), (2, None)]
+
+
+def test_a_chunks_sentences_are_read_from_its_stored_offsets() -> None:
+    (chunk,) = chunk_document(doc_of(["Dose was 2.5 mg vs. placebo.", "It worked."]), ChunkerSettings())
+    assert chunk.sentences() == ["Dose was 2.5 mg vs. placebo.", "It worked."]
+    # the offsets are what is read: a chunk that records other boundaries gets those
+    moved = chunk.model_copy(update={"sentence_spans": [(0, 12), (13, len(chunk.text))]})
+    assert moved.sentences() == ["Dose was 2.5", "mg vs. placebo. It worked."]
+    assert moved.model_copy(update={"sentence_spans": None}).sentences() == chunk.sentences()
 
 
 def test_empty_text_gives_no_chunks() -> None:

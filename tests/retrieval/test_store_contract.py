@@ -14,8 +14,10 @@ import pytest
 
 from deepcite.errors import CollectionNotFoundError, InputError
 from deepcite.models import Filters, FusionMethod, SearchMode
-from deepcite.retrieval.bm25 import bm25_text, idf_lucene, tfc_robertson
+from deepcite.retrieval.bm25 import SparseWeights, bm25_text, idf_lucene, tfc_robertson
+from deepcite.retrieval.engine_hooks import PointData
 from deepcite.retrieval.fusion import distribution_based_score_fusion, reciprocal_rank_fusion
+from deepcite.retrieval.points import chunk_payload, point_id
 from deepcite.retrieval.store import SearchStore
 from deepcite.text import tokenize
 
@@ -503,3 +505,22 @@ def test_persistence_across_processes(tmp_path: Path, backend: str) -> None:
     assert read["collections"] == ["persist"]
     assert read["count"] == len(RECORDS) - 1
     assert read["bm25"] and all(cid.split("#")[0] != "d02" for cid, _ in read["bm25"])
+
+
+def test_sentence_offsets_round_trip_and_older_payloads_load_without_them(loaded) -> None:
+    chunk = make_chunks()[0]
+    text = "Statins lower LDL. Myalgia was rare."
+    spanned = chunk.model_copy(update={"text": text, "sentence_spans": [(0, 18), (19, 36)]})
+    loaded.upsert("papers", [spanned], vectors_for([spanned]))
+    (stored,) = [c for c in loaded.scroll("papers") if c.chunk_id == chunk.chunk_id]
+    assert stored.sentence_spans == [(0, 18), (19, 36)]
+    assert stored.sentences() == ["Statins lower LDL.", "Myalgia was rare."]
+    # a collection written before offsets were stored: the payload has no such key
+    payload = chunk_payload(spanned, 6)
+    del payload["sentence_spans"]
+    dense = [float(x) for x in vectors_for([spanned])[0]]
+    older = PointData(point_id(chunk.chunk_id), dense, SparseWeights(indices=[], values=[]), payload)
+    loaded.engine_upsert("papers", [older])
+    (stored,) = [c for c in loaded.scroll("papers") if c.chunk_id == chunk.chunk_id]
+    assert stored.sentence_spans is None
+    assert stored.sentences() == ["Statins lower LDL.", "Myalgia was rare."]  # split on use

@@ -69,7 +69,7 @@ from deepcite.answer.prompts import UNKNOWN
 from deepcite.config import AnswerSettings
 from deepcite.models import AspectType, QueryAspect
 from deepcite.retrieval.embedders import Embedder
-from deepcite.text import split_sentences, tokenize
+from deepcite.text import tokenize
 
 # a question answered by yes or no opens with an auxiliary verb
 _YES_NO = re.compile(
@@ -350,7 +350,7 @@ class ExtractiveGenerator:
         out: list[_Sentence] = []
         seen: set[str] = set()
         for chunk in chunks:
-            for raw in split_sentences(chunk.text):
+            for raw in chunk.sentences():
                 if LABEL_ONLY.match(raw):
                     continue  # a section label left on its own ("STUDY DESIGN/")
                 label, body = split_inline_label(raw)

@@ -130,12 +130,12 @@ async def _checked(
         raw = await produce()
     except InsufficientEvidenceError:
         raw = INSUFFICIENT
-    texts = {c.id: c.text for c in chunks}
-    supports = None if support is None else (lambda sentence, i: support.match(sentence, texts[i]))
+    by_id = {c.id: c for c in chunks}
+    supports = None if support is None else (lambda sentence, i: support.match(sentence, by_id[i]))
     text, check = await asyncio.to_thread(
         check_citations,
         raw,
-        list(texts),
+        list(by_id),
         settings.unsupported_policy,
         max_range_width=settings.citation_max_range_width,
         supports=supports,

@@ -6,7 +6,9 @@ A citation is kept when its passage supports its sentence:
   passage holds. At ``answer.citation_verbatim_lexical`` or above the sentence is (nearly) the passage's
   own words: supported, nothing else is computed. That is every sentence of the extractive writer.
 - **embedding**: the cosine similarity of the sentence to the passage's closest sentence (the collection's
-  embedder; a paraphrase of one finding lands close to the sentence stating it).
+  embedder; a paraphrase of one finding lands close to the sentence stating it). A passage given as a
+  :class:`~deepcite.models.Chunk` brings its sentences from ingest (``Chunk.sentence_spans``); bare text
+  is split here.
 - supported when ``citation_lexical_weight * lexical + (1 - citation_lexical_weight) * similarity`` reaches
   ``answer.citation_support_threshold``. Weights and threshold were tuned on a crafted PubMedQA set
   (``benchmarks/citation_support.py``: sentences of or about the cited abstract, and the same sentences
@@ -43,8 +45,11 @@ from deepcite.config import AnswerSettings
 from deepcite.errors import LLMError
 from deepcite.llm.client import LLMClient
 from deepcite.llm.json import chat_json
+from deepcite.models import Chunk
 from deepcite.retrieval.embedders import Embedder
-from deepcite.text import sentence_spans, split_sentences, tokenize
+from deepcite.text import sentence_spans, tokenize
+
+Passage = str | Chunk  # a cited passage: a chunk (its sentences stored at ingest) or bare text
 
 
 @runtime_checkable
@@ -107,58 +112,61 @@ class CitationSupport:
         self._settings = settings
         self._judge = judge
         self._sentences: LRUCache[str, np.ndarray] = LRUCache(maxsize=settings.embedding_cache_size)
-        self._passages: LRUCache[str, np.ndarray] = LRUCache(maxsize=settings.context_max_count)
+        # a passage's sentence vectors by its text and sentence offsets (one row per sentence)
+        self._passages: LRUCache[_PassageKey, np.ndarray] = LRUCache(maxsize=settings.context_max_count)
         self._lock = threading.Lock()
 
-    def prime(self, sentences: Sequence[str], passages: Sequence[str]) -> None:
+    def prime(self, sentences: Sequence[str], passages: Sequence[Passage]) -> None:
         """Embed the sentences and the passages' sentences not cached yet, in one batch each (many small
         encoder calls cost far more than one large one)."""
+        by_key = {_key(p): p for p in passages}
         with self._lock:
             todo = [s for s in dict.fromkeys(sentences) if s not in self._sentences]
-            texts = [p for p in dict.fromkeys(passages) if p not in self._passages]
-        split = [split_sentences(p) or [p] for p in texts]
+            keys = [k for k in by_key if k not in self._passages]
+        split = [_sentences(by_key[k]) for k in keys]
         flat = [s for parts in split for s in parts]
         vectors = self._embedder.encode(todo + flat)
         with self._lock:
             for text, vector in zip(todo, vectors[: len(todo)], strict=True):
                 self._sentences[text] = vector
             start = len(todo)
-            for text, parts in zip(texts, split, strict=True):
-                self._passages[text] = vectors[start : start + len(parts)]
+            for key, parts in zip(keys, split, strict=True):
+                self._passages[key] = vectors[start : start + len(parts)]
                 start += len(parts)
 
-    def similarity(self, sentence: str, passage: str) -> float:
+    def similarity(self, sentence: str, passage: Passage) -> float:
         """Cosine similarity of ``sentence`` to the passage's closest sentence."""
         vector = self._sentence_vector(sentence)
         return float(np.max(self._passage_vectors(passage) @ vector))
 
-    def score(self, sentence: str, passage: str) -> tuple[float, float]:
+    def score(self, sentence: str, passage: Passage) -> tuple[float, float]:
         """(lexical, combined) support; combined is the lexical score alone when that is verbatim-high."""
-        lexical = lexical_support(sentence, passage)
+        lexical = lexical_support(sentence, _text(passage))
         if lexical >= self._settings.citation_verbatim_lexical:
             return lexical, lexical
         weight = self._settings.citation_lexical_weight
         return lexical, weight * lexical + (1.0 - weight) * self.similarity(sentence, passage)
 
-    def supports(self, sentence: str, passage: str) -> bool:
+    def supports(self, sentence: str, passage: Passage) -> bool:
         """Whether ``passage`` supports ``sentence`` (the rules in the module doc)."""
         return self.match(sentence, passage).supported
 
-    def match(self, sentence: str, passage: str) -> SupportMatch:
+    def match(self, sentence: str, passage: Passage) -> SupportMatch:
         """The verdict on ``passage`` supporting ``sentence``, its combined score and the quote: the span of
         the passage that supports it (the rules in the module doc)."""
-        spans = sentence_spans(passage) or ((0, len(passage)),)
+        spans = _spans(passage)
+        text = _text(passage)
         terms = set(tokenize(sentence))
-        lexical = lexical_support(sentence, passage)
-        per_sentence = np.array([_share(terms, passage[a:b]) for a, b in spans])
+        lexical = lexical_support(sentence, text)
+        per_sentence = np.array([_share(terms, text[a:b]) for a, b in spans])
         if lexical >= self._settings.citation_verbatim_lexical:
-            start, end = self._quote(terms, passage, spans, per_sentence)
+            start, end = self._quote(terms, text, spans, per_sentence)
             return SupportMatch(supported=True, score=lexical, quote_start=start, quote_end=end)
         weight = self._settings.citation_lexical_weight
         cosine = self._passage_vectors(passage) @ self._sentence_vector(sentence)
         score = weight * lexical + (1.0 - weight) * float(np.max(cosine))
-        start, end = self._quote(terms, passage, spans, weight * per_sentence + (1.0 - weight) * cosine)
-        verdict = self._judge.judge(sentence, passage) if self._judge is not None else None
+        start, end = self._quote(terms, text, spans, weight * per_sentence + (1.0 - weight) * cosine)
+        verdict = self._judge.judge(sentence, text) if self._judge is not None else None
         supported = verdict if verdict is not None else score >= self._settings.citation_support_threshold
         return SupportMatch(supported=supported, score=score, quote_start=start, quote_end=end)
 
@@ -188,12 +196,35 @@ class CitationSupport:
                 self._sentences[sentence] = cached
         return cached
 
-    def _passage_vectors(self, passage: str) -> np.ndarray:
+    def _passage_vectors(self, passage: Passage) -> np.ndarray:
+        key = _key(passage)
         with self._lock:
-            cached = self._passages.get(passage)
+            cached = self._passages.get(key)
         if cached is None:
-            sentences = split_sentences(passage) or [passage]
-            cached = self._embedder.encode(sentences)
+            cached = self._embedder.encode(_sentences(passage))
             with self._lock:
-                self._passages[passage] = cached
+                self._passages[key] = cached
         return cached
+
+
+_PassageKey = tuple[str, tuple[tuple[int, int], ...]]
+
+
+def _key(passage: Passage) -> _PassageKey:
+    return _text(passage), tuple(_spans(passage))
+
+
+def _text(passage: Passage) -> str:
+    return passage.text if isinstance(passage, Chunk) else passage
+
+
+def _spans(passage: Passage) -> Sequence[tuple[int, int]]:
+    """The passage's sentences as character offsets (a chunk's stored at ingest), or the whole text as one
+    when it has none."""
+    spans = passage.spans() if isinstance(passage, Chunk) else sentence_spans(passage)
+    return spans or ((0, len(_text(passage))),)
+
+
+def _sentences(passage: Passage) -> list[str]:
+    text = _text(passage)
+    return [text[start:end] for start, end in _spans(passage)]

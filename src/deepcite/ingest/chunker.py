@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from itertools import groupby
 
 from deepcite.config import ChunkerSettings
@@ -30,6 +31,8 @@ CHUNK_HASH_CHARS = 12
 # sentences never cross a blank line: splitting paragraph by paragraph keeps the sentence splitter's
 # cost linear in a long document
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
+# a paragraph that ends a sentence: closing punctuation, then perhaps quotes, brackets or a citation mark
+_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]\[\d]*\s*$")
 
 
 def count_tokens(text: str) -> int:
@@ -55,30 +58,32 @@ def chunk_document(doc: Document, settings: ChunkerSettings, blocks: Sequence[Bl
 
     Sentences (:func:`deepcite.text.split_sentences`) are packed greedily up to ``settings.max_tokens``
     words; each new chunk starts with the last whole sentences of the previous one that fit in
-    ``settings.overlap_tokens`` words. A sentence longer than the budget is cut into word windows of
-    ``max_tokens`` words. A document within the budget is one chunk; an empty text gives no chunks.
+    ``settings.overlap_tokens`` words. So a chunk starts and ends on a sentence boundary, except where one
+    sentence is longer than the budget: it is cut into word windows of ``max_tokens`` words. A document
+    within the budget is one chunk; an empty text gives no chunks. Each chunk records its sentences'
+    character offsets (``Chunk.sentence_spans``), so nothing segments its text again.
 
     ``blocks`` (from a file reader) give the text with its pages and section headings: a chunk never
-    spans two sections; it records the page its first sentence is on and, when its last sentence is on a
-    later page, ``page_end``. Without blocks the document's text is one run in ``doc.section``.
+    spans two sections; a sentence cut by a page break (a block ending without closing punctuation) is
+    joined with its end on the next page. A chunk records the page its first sentence starts on and, when
+    its last sentence ends on a later page, ``page_end``. Without blocks the document's text is one run in
+    ``doc.section``.
     """
     _check(settings)
     runs = blocks or [Block(doc.text, None, doc.section)]
     chunks: list[Chunk] = []
     for section, run in groupby(runs, key=lambda block: block.section):
         units = [
-            (piece, block.page)
-            for block in run
-            for paragraph in _PARAGRAPH_BREAK.split(block.text)
-            for sentence in split_sentences(paragraph)
+            _Unit(piece, page, page_last)
+            for sentence, page, page_last in _located_sentences(run)
             for piece in _fit(sentence, settings.max_tokens)
         ]
         for packed in _pack(units, settings):
-            pages = [page for _, page in packed if page is not None]
+            pages = [page for unit in packed for page in (unit.page, unit.page_last) if page is not None]
             first, last = (min(pages), max(pages)) if pages else (None, None)
-            text = " ".join(unit for unit, _ in packed)
+            text, spans = _join(packed)
             chunks.append(
-                _make_chunk(doc, len(chunks), text, section, first, last if last != first else None)
+                _make_chunk(doc, len(chunks), text, spans, section, first, last if last != first else None)
             )
     return chunks
 
@@ -88,7 +93,45 @@ def chunk_reads(reads: Sequence[ReadDocument], settings: ChunkerSettings) -> dic
     return {r.document.id: chunk_document(r.document, settings, r.blocks) for r in reads}
 
 
-_Unit = tuple[str, int | None]  # a sentence (or a window of a long one) and its page
+@dataclass(frozen=True)
+class _Unit:
+    """A sentence (or a word window of a long one) and the pages it starts and ends on."""
+
+    text: str
+    page: int | None
+    page_last: int | None
+
+
+_Located = tuple[str, int | None, int | None]  # a sentence, the page it starts on and the page it ends on
+
+
+def _located_sentences(run: Iterable[Block]) -> Iterator[_Located]:
+    """The sentences of one section's blocks, paragraph by paragraph, with their pages. A block whose text
+    ends mid-sentence (a page break inside a sentence) carries that sentence on into the next block."""
+    carried: _Located | None = None
+    for block in run:
+        paragraphs = [p for p in _PARAGRAPH_BREAK.split(block.text) if p.strip()]
+        for i, paragraph in enumerate(paragraphs):
+            start_page = block.page
+            if carried is not None:
+                paragraph, start_page, carried = f"{carried[0]} {paragraph}", carried[1], None
+            sentences = split_sentences(paragraph)
+            located = [(s, start_page if j == 0 else block.page, block.page) for j, s in enumerate(sentences)]
+            if located and i == len(paragraphs) - 1 and not _SENTENCE_END.search(sentences[-1]):
+                carried = located.pop()
+            yield from located
+    if carried is not None:
+        yield carried
+
+
+def _join(units: Sequence[_Unit]) -> tuple[str, list[tuple[int, int]]]:
+    """The units' texts joined by one space, and each one's (start, end) offsets in the result."""
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for unit in units:
+        spans.append((start, start + len(unit.text)))
+        start += len(unit.text) + 1
+    return " ".join(unit.text for unit in units), spans
 
 
 def _pack(units: list[_Unit], settings: ChunkerSettings) -> list[list[_Unit]]:
@@ -96,11 +139,11 @@ def _pack(units: list[_Unit], settings: ChunkerSettings) -> list[list[_Unit]]:
     current: list[_Unit] = []
     size = 0
     for unit in units:
-        n = count_tokens(unit[0])
+        n = count_tokens(unit.text)
         if current and size + n > settings.max_tokens:
             chunks.append(current)
             current = _overlap(current, settings.overlap_tokens, settings.max_tokens - n)
-            size = sum(count_tokens(u) for u, _ in current)
+            size = sum(count_tokens(u.text) for u in current)
         current.append(unit)
         size += n
     if current:
@@ -123,7 +166,7 @@ def _overlap(previous: list[_Unit], overlap_tokens: int, room: int) -> list[_Uni
     carried: list[_Unit] = []
     size = 0
     for unit in reversed(previous[1:]):
-        size += count_tokens(unit[0])
+        size += count_tokens(unit.text)
         if size > budget:
             break
         carried.insert(0, unit)
@@ -131,7 +174,13 @@ def _overlap(previous: list[_Unit], overlap_tokens: int, room: int) -> list[_Uni
 
 
 def _make_chunk(
-    doc: Document, position: int, text: str, section: str | None, page: int | None, page_end: int | None
+    doc: Document,
+    position: int,
+    text: str,
+    spans: list[tuple[int, int]],
+    section: str | None,
+    page: int | None,
+    page_end: int | None,
 ) -> Chunk:
     return Chunk(
         chunk_id=chunk_id(doc.id, position, text),
@@ -151,6 +200,7 @@ def _make_chunk(
         acl=list(doc.acl),
         position=position,
         metadata=dict(doc.metadata),
+        sentence_spans=spans,
     )
 
 
