@@ -22,9 +22,11 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -43,16 +45,36 @@ from deepcite.answer.pipeline import (
 )
 from deepcite.answer.support import CitationSupport
 from deepcite.config import Settings, get_settings
-from deepcite.errors import CollectionNotFoundError, DeepciteError, InputError, NotFoundError, RequestError
+from deepcite.errors import (
+    CollectionNotFoundError,
+    DeepciteError,
+    DocumentNotFoundError,
+    ForbiddenError,
+    InputError,
+    NotFoundError,
+    RequestError,
+)
+from deepcite.ingest.report import FileProgressCallback, IngestReport, ProgressCallback
 from deepcite.llm.client import LLMClient
 from deepcite.llm.deadline import RequestCancelled, current_budget
 from deepcite.llm.factory import get_llm
-from deepcite.models import Chunk, CollectionInfo, CoverageReport, Filters, RoundReport, SearchHit, SearchMode
+from deepcite.models import (
+    Chunk,
+    CollectionInfo,
+    CollectionStats,
+    CoverageReport,
+    Document,
+    Filters,
+    RoundReport,
+    SearchHit,
+    SearchMode,
+)
 from deepcite.research.agent import ResearchAgent, ResearchResult
 from deepcite.research.llm_adapters import hop_chooser_for
 from deepcite.research.state import ExecutorState
 from deepcite.research.web.source import web_source_for
-from deepcite.retrieval.collection import Collection
+from deepcite.retrieval.check import CollectionCheck, check_collection
+from deepcite.retrieval.collection import Collection, OnError
 from deepcite.retrieval.embedders import Embedder, get_embedder
 from deepcite.retrieval.filters import FILTER_FIELDS, check_filter_fields
 from deepcite.retrieval.rerankers import load_reranker
@@ -279,9 +301,10 @@ class Engine:
             infos.append(info)
         return infos
 
-    def collection(self, name: str | None = None) -> Collection:
+    def collection(self, name: str | None = None, *, create: bool = False) -> Collection:
         """The named document collection (default ``server.default_collection``), opened once; 404 naming the
-        known ones. An internal collection (the practitioner index) is not one: it gets the same 404."""
+        known ones. An internal collection (the practitioner index) is not one: it gets the same 404, or
+        with ``create`` (a collection an ingest makes) a 400."""
         name = (name or self.settings.server.default_collection).strip()
         cached = self._collections.get(name)
         if cached is not None:
@@ -289,7 +312,13 @@ class Engine:
         with self._lock:
             if name not in self._collections:
                 store = self.store
-                if name == self.settings.practitioners.collection or not store.has_collection(name):
+                internal = name == self.settings.practitioners.collection
+                if create and internal:
+                    raise InputError(
+                        f"{name!r} is the practitioner directory's index, not a document collection; "
+                        "choose another collection name"
+                    )
+                if internal or not (create or store.has_collection(name)):
                     raise CollectionNotFoundError(name, self.collection_names())
                 self._collections[name] = Collection(name, store, self.settings, self.embedder)
             return self._collections[name]
@@ -307,6 +336,27 @@ class Engine:
             except InputError as exc:
                 raise RequestError(f"filters: {exc}") from exc
         return col
+
+    def check(self, name: str) -> CollectionCheck:
+        """Read a whole collection back and report what is damaged (see :func:`check_collection`)."""
+        return check_collection(self.store, name)  # type: ignore[arg-type]
+
+    def stats(self, name: str) -> CollectionStats:
+        """A collection's chunks, documents and chunks per source, counted over every chunk."""
+        if name == self.settings.practitioners.collection or not self.store.has_collection(name):
+            raise CollectionNotFoundError(name, self.collection_names())
+        docs: set[str] = set()
+        sources: Counter[str] = Counter()
+        for chunk in self.store.scroll(name):
+            docs.add(chunk.doc_id)
+            sources[chunk.source or "(none)"] += 1
+        return CollectionStats(
+            name=name,
+            chunks=sources.total(),
+            documents=len(docs),
+            sources=dict(sources),
+            backend=self.settings.store.backend,
+        )
 
     def count(self, name: str, groups: Groups = None) -> int:
         """How many chunks of collection ``name`` the caller with ``groups`` may read."""
@@ -437,6 +487,72 @@ class Engine:
 
         finder = await asyncio.to_thread(lambda: self.finder)
         return await search_practitioners(query, finder)
+
+    def ingest(
+        self,
+        collection: str,
+        source: str | Path | Iterable[Document],
+        *,
+        fmt: str = "auto",
+        on_error: OnError = "fail",
+        rebuild: bool = False,
+        progress: ProgressCallback | None = None,
+        on_progress: FileProgressCallback | None = None,
+        ray: str | None = None,
+    ) -> IngestReport:
+        """Read, chunk, embed and index ``source`` (a file, a folder or Documents) into ``collection``, made
+        on first ingest; ``rebuild`` drops the collection first. See :meth:`Collection.ingest`."""
+        if rebuild:
+            self.drop(collection)
+        return self.collection(collection, create=True).ingest(
+            source, fmt=fmt, on_error=on_error, progress=progress, on_progress=on_progress, ray=ray
+        )
+
+    def ingest_files(
+        self,
+        collection: str,
+        paths: Sequence[Path],
+        *,
+        names: Sequence[str] | None = None,
+        acl: Sequence[str] = (),
+        on_error: OnError = "fail",
+        on_progress: FileProgressCallback | None = None,
+    ) -> IngestReport:
+        """Ingest these files (uploads) into ``collection`` under ``names``, each document shared with the
+        ``acl`` groups. See :meth:`Collection.ingest_files`."""
+        return self.collection(collection, create=True).ingest_files(
+            paths, names=names, acl=acl, on_error=on_error, on_progress=on_progress
+        )
+
+    def remove(self, collection: str, doc_id: str, groups: Groups = None) -> int:
+        """Delete a document's chunks and its original; returns the number of chunks deleted.
+
+        NotFoundError (404) when the collection holds no such document the caller with ``groups`` may read;
+        ForbiddenError (403) when a restricted caller may read it but it is not shared with one of its
+        groups (a public document only an unrestricted caller may delete).
+        """
+        col = self.collection(collection)
+        readable = col.count(restrict_filters(Filters(doc_ids=[doc_id]), groups))
+        if not readable and (groups is not None or col.originals.get(doc_id) is None):
+            raise DocumentNotFoundError(col.name)
+        if groups is not None and not col.count(Filters(doc_ids=[doc_id], equals={"acl": list(groups)})):
+            raise ForbiddenError(
+                "this document is public or shared with groups your token does not have; only an "
+                "unrestricted token may delete it"
+            )
+        return col.delete_document(doc_id)
+
+    def drop(self, collection: str) -> None:
+        """Delete a document collection, its originals and its graph (nothing happens when it does not exist)."""
+        try:
+            col = self.collection(collection)
+        except CollectionNotFoundError:
+            return
+        with self._lock:
+            col.drop()
+            self._collections.pop(col.name, None)
+            for key in [k for k in self._agents if k[0] == col.name]:
+                del self._agents[key]
 
     def _stored(self, request_id: str, groups: Groups) -> ResponseContext:
         ctx = self.contexts.get(request_id)

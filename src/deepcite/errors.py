@@ -40,6 +40,12 @@ class IngestError(InputError):
         self.reason = message
 
 
+class ForbiddenError(InputError):
+    """The caller may read the thing but not change it: 403, saying who may."""
+
+    http_status = 403
+
+
 class CollectionNotFoundError(DeepciteError):
     """A named collection does not exist; the message lists the known collections."""
 
@@ -106,3 +112,13 @@ class NotFoundError(DeepciteError):
     """A requested object (request id, practitioner) does not exist or has expired."""
 
     http_status = 404
+
+
+class DocumentNotFoundError(NotFoundError):
+    """No document with that id in the collection that the caller may read (one 404 for missing and hidden)."""
+
+    def __init__(self, collection: str) -> None:
+        super().__init__(
+            f"no document with that id in collection {collection!r} that you may read; "
+            "take the id from a search hit's or citation's doc_id"
+        )

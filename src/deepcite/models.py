@@ -423,3 +423,13 @@ class CollectionInfo(BaseModel):
     dense_dim: int | None = Field(
         default=None, description="Dense vector size; null for a BM25-only collection."
     )
+
+
+class CollectionStats(BaseModel):
+    """``deepcite collections stats``: a collection's chunks, documents and chunks per source, read in full."""
+
+    name: str
+    chunks: int
+    documents: int
+    sources: dict[str, int] = Field(description="Chunks per source; ``(none)`` for chunks without one.")
+    backend: str

@@ -39,9 +39,9 @@ class CliState:
     def settings(self) -> Settings:
         """The settings: ``--config`` (else ``DEEPCITE_CONFIG``) under the environment."""
         if self._settings is None:
-            from deepcite.config import Settings, get_settings
+            from deepcite.config import Settings
 
-            self._settings = Settings.load(self.config) if self.config else get_settings()
+            self._settings = Settings.load(self.config)
         return self._settings
 
     def override(self, settings: Settings) -> None:

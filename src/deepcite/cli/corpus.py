@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections import Counter
-from contextlib import ExitStack, closing
 from pathlib import Path
 
 import typer
@@ -22,10 +21,9 @@ from deepcite.cli.common import (
     user_errors,
 )
 from deepcite.cli.sources import source_label
-from deepcite.config import get_settings
 from deepcite.errors import InputError
 from deepcite.ingest.report import FileStatus, IngestProgress, IngestReport
-from deepcite.models import Filters, FusionMethod, SearchMode
+from deepcite.models import FusionMethod, SearchMode
 
 SERVER_OPTION = typer.Option(
     None,
@@ -37,6 +35,7 @@ collections_app = typer.Typer(help="List, inspect and drop collections.", no_arg
 
 
 def ingest(
+    ctx: typer.Context,
     path: Path = typer.Argument(..., help="A file or folder to ingest."),
     collection: str = typer.Option(..., "--collection", "-c", help="Collection to write into."),
     fmt: str = typer.Option(
@@ -63,12 +62,11 @@ def ingest(
     ingested, unchanged, or skipped with its reason. Re-running is idempotent. When `deepcite serve` holds
     the collection (or with --server), the files are uploaded to the server, which ingests them."""
     from deepcite.cli.remote import remote_ingest, server_for
-    from deepcite.retrieval.collection import open_collection
 
-    with user_errors(), ExitStack() as stack:
+    with user_errors():
         if on_error not in ("skip", "fail"):
             raise InputError(f"--on-error must be skip or fail, not {on_error!r}")
-        settings = get_settings()
+        settings = state(ctx).settings
         url = server_for(settings, collection, server)
         if url and ray:
             raise InputError(
@@ -78,9 +76,6 @@ def ingest(
             raise InputError(
                 f"--rebuild cannot go through the server at {url}: stop `deepcite serve`, then run it again"
             )
-        col = None if url else stack.enter_context(closing(open_collection(collection, settings)))
-        if col is not None and rebuild and col.store.has_collection(collection):
-            col.drop()
         columns = [
             TextColumn("[bold]ingest[/] {task.description}"),
             BarColumn(),
@@ -100,18 +95,20 @@ def ingest(
                     task, description=f"{collection} · file {event.done}/{event.total} {event.file.file}"
                 )
 
-            if col is None:
+            if url:
                 report = remote_ingest(
                     url, collection, path, fmt=fmt, on_error=on_error, settings=settings, on_file=on_file
                 )
             else:
-                report = col.ingest(
+                report = state(ctx).engine.ingest(
+                    collection,
                     path,
                     fmt=fmt,
-                    on_error=on_error,
+                    on_error=on_error,  # type: ignore[arg-type]
+                    rebuild=rebuild,
                     progress=on_progress,
                     on_progress=on_file,
-                    ray=ray,  # type: ignore[arg-type]
+                    ray=ray,
                 )
     if json_out:
         print_json(report.to_dict())
@@ -162,6 +159,7 @@ def print_ingest_report(report: IngestReport) -> None:
 
 
 def remove(
+    ctx: typer.Context,
     document: str = typer.Argument(
         ..., help="The document id: the file's path relative to the ingested folder."
     ),
@@ -169,19 +167,22 @@ def remove(
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     """Remove a document (a file's chunks and its stored original) from a collection."""
-    from deepcite.retrieval.collection import open_collection
+    from deepcite.errors import NotFoundError
 
-    with user_errors(), closing(open_collection(collection, create=False)) as col:
+    engine = state(ctx).engine
+    with user_errors():
         doc_id = document
-        if not col.count(Filters(doc_ids=[doc_id])) and col.originals.get(doc_id) is None:
+        try:
+            chunks = engine.remove(collection, doc_id)
+        except NotFoundError:
             doc_id = Path(document).name  # a path given: a file ingested on its own has its name as id
-        chunks = col.count(Filters(doc_ids=[doc_id]))
-        if not chunks and col.originals.get(doc_id) is None:
-            raise InputError(
-                f"no document {document!r} in collection {collection!r}; give the id shown by "
-                "`deepcite search` (the file's path relative to the ingested folder)"
-            )
-        col.delete_document(doc_id)
+            try:
+                chunks = engine.remove(collection, doc_id)
+            except NotFoundError:
+                raise InputError(
+                    f"no document {document!r} in collection {collection!r}; give the id shown by "
+                    "`deepcite search` (the file's path relative to the ingested folder)"
+                ) from None
     if json_out:
         print_json({"collection": collection, "document": doc_id, "chunks_removed": chunks})
         return
@@ -249,13 +250,11 @@ def search(
 
 
 @collections_app.command("list")
-def collections_list(json_out: bool = typer.Option(False, "--json")) -> None:
+def collections_list(ctx: typer.Context, json_out: bool = typer.Option(False, "--json")) -> None:
     """List collections with their chunk counts, read from their metadata: no collection is opened, so this
     works while `deepcite serve` or an ingest holds one. An unreadable collection is listed with the reason."""
-    from deepcite.retrieval.store import open_store
-
-    with user_errors(), closing(open_store(get_settings())) as store:
-        rows = [store.describe(n) for n in store.list_collections()]
+    with user_errors():
+        rows = state(ctx).engine.collections()
     if json_out:
         print_json(rows)
         return
@@ -270,14 +269,11 @@ def collections_list(json_out: bool = typer.Option(False, "--json")) -> None:
 
 
 @collections_app.command("check")
-def collections_check(name: str, json_out: bool = typer.Option(False, "--json")) -> None:
+def collections_check(ctx: typer.Context, name: str, json_out: bool = typer.Option(False, "--json")) -> None:
     """Read a whole collection back (metadata, point count, every payload and dense vector, a BM25 search)
     and report what is damaged; exit code 1 when anything is."""
-    from deepcite.retrieval.check import check_collection
-    from deepcite.retrieval.store import open_store
-
-    with user_errors(), closing(open_store(get_settings())) as store:
-        report = check_collection(store, name)  # type: ignore[arg-type]
+    with user_errors():
+        report = state(ctx).engine.check(name)
     if json_out:
         print_json({**report.model_dump(mode="json"), "ok": report.ok})
     else:
@@ -301,47 +297,28 @@ def collections_check(name: str, json_out: bool = typer.Option(False, "--json"))
 
 
 @collections_app.command("stats")
-def collections_stats(name: str, json_out: bool = typer.Option(False, "--json")) -> None:
+def collections_stats(ctx: typer.Context, name: str, json_out: bool = typer.Option(False, "--json")) -> None:
     """Counts for one collection: chunks, documents, sources."""
-    from deepcite.retrieval.store import open_store
-
-    settings = get_settings()
-    with user_errors(), closing(open_store(settings)) as store:
-        if not store.has_collection(name):
-            from deepcite.errors import CollectionNotFoundError
-
-            raise CollectionNotFoundError(name, store.list_collections())
-        docs: set[str] = set()
-        sources: dict[str, int] = {}
-        chunks = 0
-        for chunk in store.scroll(name):
-            chunks += 1
-            docs.add(chunk.doc_id)
-            key = chunk.source or "(none)"
-            sources[key] = sources.get(key, 0) + 1
-        stats = {
-            "name": name,
-            "chunks": chunks,
-            "documents": len(docs),
-            "sources": sources,
-            "backend": settings.store.backend,
-        }
+    with user_errors():
+        stats = state(ctx).engine.stats(name)
     if json_out:
         print_json(stats)
         return
-    for key, value in stats.items():
+    for key, value in stats.model_dump().items():
         console.print(f"[bold]{key}[/]: {value}")
 
 
 @collections_app.command("drop")
 def collections_drop(
-    name: str, yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation.")
+    ctx: typer.Context,
+    name: str,
+    yes: bool = typer.Option(False, "--yes", "-y", help="Do not ask for confirmation."),
 ) -> None:
-    """Delete a collection and its files."""
-    from deepcite.retrieval.store import open_store
-
-    with user_errors(), closing(open_store(get_settings())) as store:
+    """Delete a collection, its stored originals and its graph."""
+    with user_errors():
+        engine = state(ctx).engine
+        engine.collection(name)  # 404 naming the known ones before asking
         if not yes:
             typer.confirm(f"drop collection {name!r} and all its chunks?", abort=True)
-        store.drop_collection(name)
+        engine.drop(name)
     console.print(f"dropped {name}")

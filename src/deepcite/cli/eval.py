@@ -7,13 +7,14 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from deepcite.cli.common import JSON_OPTION, console, emit, err_console, print_json, user_errors
+from deepcite.cli.common import JSON_OPTION, console, emit, err_console, print_json, state, user_errors
 
 eval_app = typer.Typer(help="Measure quality on real benchmarks.", no_args_is_help=True)
 
 
 @eval_app.command("retrieval")
 def eval_retrieval(
+    ctx: typer.Context,
     beir: Path = typer.Option(..., "--beir", help="A BEIR directory (corpus.jsonl, queries.jsonl, qrels/)."),
     modes: str = typer.Option(
         "bm25,dense,hybrid", "--modes", help="Comma-separated: bm25,dense,hybrid,graph"
@@ -29,19 +30,18 @@ def eval_retrieval(
     out: Path = typer.Option(None, "--out", help="Write the results as JSON to this file."),
 ) -> None:
     """Ingest (or reuse) a BEIR corpus and report nDCG@10, Recall@100 and MRR@10 per mode."""
-    from deepcite.config import get_settings
     from deepcite.evaluation.beir import evaluate_modes, load_beir
     from deepcite.models import FusionMethod, SearchMode
-    from deepcite.retrieval.collection import open_collection
 
     shown = err_console if json_out else console  # stdout carries the JSON alone
     with user_errors():
-        settings = get_settings()
+        engine = state(ctx).engine
+        settings = engine.settings
         data = load_beir(beir, split)
         name = collection or f"eval-{beir.resolve().name}".replace("_", "-")
-        col = open_collection(name, settings)
         shown.print(f"[bold]{name}[/]: ingesting (or reusing) {beir / 'corpus.jsonl'} …")
-        report = col.ingest(beir, fmt="beir", on_error="skip")
+        report = engine.ingest(name, beir, fmt="beir", on_error="skip")
+        col = engine.collection(name)
         shown.print(
             f"  {report.documents} documents, {report.written} chunks written, {report.unchanged} reused "
             f"in {report.seconds:.1f}s"
@@ -72,6 +72,7 @@ def eval_retrieval(
 
 @eval_app.command("answers")
 def eval_answers(
+    ctx: typer.Context,
     pubmedqa: Path = typer.Option(
         None, "--pubmedqa", help="PubMedQA PQA-L folder (ori_pqal.json, test_ground_truth.json)."
     ),
@@ -87,7 +88,6 @@ def eval_answers(
     """Offline answers against PubMedQA conclusions and HotpotQA answers, with baselines from the same run."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-    from deepcite.config import get_settings
     from deepcite.evaluation import answers
 
     if pubmedqa is None and hotpotqa is None:
@@ -96,7 +96,7 @@ def eval_answers(
     results: dict[str, object] = {}
     columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
     with user_errors(), Progress(*columns, console=console) as bar:
-        settings = get_settings()
+        settings = state(ctx).settings
         if data_dir is not None:
             settings = settings.model_copy(update={"data_dir": data_dir})
         if pubmedqa is not None:
@@ -135,6 +135,7 @@ eval_app.command("practitioners")(eval_practitioners)
 
 @eval_app.command("documents")
 def eval_documents(
+    ctx: typer.Context,
     files: Path = typer.Option(..., "--files", help="The folder of documents the questions are about."),
     questions: Path = typer.Option(
         ..., "--questions", help="Check set: JSON Lines of file, question, answer, page."
@@ -148,22 +149,21 @@ def eval_documents(
 ) -> None:
     """Phrase hit-rate on the right page per format, then (after ingesting the folder) hybrid-search and
     research evidence hit@k with page correctness, on a check set of verbatim answer phrases."""
-    from deepcite.config import get_settings
     from deepcite.evaluation.documents import chunk_hit, found_on_page, load_questions
     from deepcite.ingest.isolate import read_file_isolated
     from deepcite.research.agent import ResearchAgent
-    from deepcite.retrieval.collection import open_collection
 
     with user_errors():
-        settings = get_settings()
+        engine = state(ctx).engine
+        settings = engine.settings
         checks = load_questions(questions)
         per_format: dict[str, list[bool]] = {}
         for name in sorted({q.file for q in checks}):
             result = read_file_isolated(files / name, doc_id=name, name=name, settings=settings.ingest)
             for q in (q for q in checks if q.file == name):
                 per_format.setdefault(result.kind or "unreadable", []).append(found_on_page(result, q))
-        col = open_collection(collection, settings)
-        report = col.ingest(files, on_error="skip")
+        report = engine.ingest(collection, files, on_error="skip")
+        col = engine.collection(collection)
         scores: dict[str, dict[str, float]] = {}
         runs: dict[str, object] = {"hybrid": lambda q: [h.chunk for h in col.search(q, mode="hybrid", k=k)]}
         if research:

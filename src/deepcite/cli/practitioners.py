@@ -11,7 +11,7 @@ from rich.panel import Panel
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from deepcite.cli.common import JSON_OPTION, console, emit, err_console, print_json, user_errors
+from deepcite.cli.common import JSON_OPTION, console, emit, err_console, print_json, state, user_errors
 
 practitioners_app = typer.Typer(help="Find practitioners from a patient's own words.", no_args_is_help=True)
 
@@ -20,36 +20,31 @@ _PROBLEMS_SHOWN = 20
 
 @practitioners_app.command("import")
 def import_command(
+    ctx: typer.Context,
     path: Path = typer.Argument(..., help="The practitioner file to import."),
     fmt: str = typer.Option(..., "--format", "-f", help="cms-national | cms-reduced | csv | jsonl"),
     json_out: bool = typer.Option(False, "--json", help="Print the import report as JSON."),
 ) -> None:
     """Import (or update by NPI) practitioners into the directory, in one transaction; then index them."""
-    from deepcite.config import get_settings
-    from deepcite.practitioners.finder import PractitionerFinder
-
     with user_errors():
-        finder = PractitionerFinder.open(get_settings())
-        try:
-            columns = [SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn()]
-            with Progress(*columns, console=console, disable=json_out) as bar:
-                task = bar.add_task(f"reading {path.name}", total=None)
-                indexed = 0
+        finder = state(ctx).engine.finder
+        columns = [SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn()]
+        with Progress(*columns, console=console, disable=json_out) as bar:
+            task = bar.add_task(f"reading {path.name}", total=None)
+            indexed = 0
 
-                def on_index(n: int) -> None:
-                    nonlocal indexed
-                    indexed += n
-                    bar.update(task, description=f"indexing profiles: {indexed}")
+            def on_index(n: int) -> None:
+                nonlocal indexed
+                indexed += n
+                bar.update(task, description=f"indexing profiles: {indexed}")
 
-                report = finder.import_file(
-                    path,
-                    fmt,
-                    on_row=lambda n: bar.update(task, description=f"reading {path.name}: {n} rows"),
-                    on_index=on_index,
-                )
-            total = finder.directory.count()
-        finally:
-            finder.close()
+            report = finder.import_file(
+                path,
+                fmt,
+                on_row=lambda n: bar.update(task, description=f"reading {path.name}: {n} rows"),
+                on_index=on_index,
+            )
+        total = finder.directory.count()
     if json_out:
         print_json(report.to_dict() | {"directory_size": total})
         return
@@ -71,17 +66,13 @@ def import_command(
 
 
 @practitioners_app.command("reindex")
-def reindex_command(json_out: bool = typer.Option(False, "--json", help="Print the result as JSON.")) -> None:
+def reindex_command(
+    ctx: typer.Context, json_out: bool = typer.Option(False, "--json", help="Print the result as JSON.")
+) -> None:
     """Rewrite every profile into the search collection (after a failed sync or a settings change)."""
-    from deepcite.config import get_settings
-    from deepcite.practitioners.finder import PractitionerFinder
-
     with user_errors():
-        finder = PractitionerFinder.open(get_settings())
-        try:
-            written = finder.index.sync(finder.directory)
-        finally:
-            finder.close()
+        finder = state(ctx).engine.finder
+        written = finder.index.sync(finder.directory)
     if json_out:
         print_json({"indexed": written})
     else:
@@ -90,9 +81,10 @@ def reindex_command(json_out: bool = typer.Option(False, "--json", help="Print t
 
 @practitioners_app.command("search")
 def search_command(
+    ctx: typer.Context,
     query: str = typer.Argument(..., help='The patient\'s request, e.g. "I need SVT ablation".'),
     city: str = typer.Option(None, "--city", help="Only practitioners in this city."),
-    state: str = typer.Option(None, "--state", help="Only practitioners in this state (code or name)."),
+    region: str = typer.Option(None, "--state", help="Only practitioners in this state (code or name)."),
     zip_code: str = typer.Option(None, "--zip", help="Only practitioners at this ZIP."),
     nearby: bool = typer.Option(False, "--nearby", help="Do not filter by location: list the nearest first."),
     limit: int = typer.Option(None, "--limit", "-k", min=1, max=100, help="Results (default: setting)."),
@@ -107,15 +99,11 @@ def search_command(
 ) -> None:
     """Find practitioners for a request, with the intent analysis and every score part (and the earlier turns
     of a conversation, e.g. -m "user: my knee hurts when I run" "actually, it's for my daughter")."""
-    from deepcite.config import get_settings
-    from deepcite.llm.factory import get_llm
     from deepcite.practitioners.api import PractitionerQuery
-    from deepcite.practitioners.finder import PractitionerFinder, search_practitioners
     from deepcite.practitioners.location import Location
 
     with user_errors():
-        settings = get_settings()
-        location = Location(city=city, state=state, zip=zip_code) if (city or state or zip_code) else None
+        location = Location(city=city, state=region, zip=zip_code) if (city or region or zip_code) else None
         request = PractitionerQuery(
             user_query=query,
             messages=_messages(message or [], conversation),
@@ -123,11 +111,7 @@ def search_command(
             location_mode="nearby" if nearby else "filter",
             limit=limit,
         )
-        finder = PractitionerFinder.open(settings, llm=get_llm(settings))
-        try:
-            response = asyncio.run(search_practitioners(request, finder))
-        finally:
-            finder.close()
+        response = asyncio.run(state(ctx).engine.find_practitioners(request))
     if json_out:
         print_json(response)
         return
@@ -222,6 +206,7 @@ def _print_response(response, explain: bool = False) -> None:  # type: ignore[no
 
 
 def eval_practitioners(
+    ctx: typer.Context,
     directory: Path = typer.Option(..., "--directory", help="The practitioner file to evaluate on."),
     fmt: str = typer.Option(..., "--format", "-f", help="cms-national | cms-reduced | csv | jsonl"),
     queries: Path = typer.Option(..., "--queries", help="JSONL: {query, relevant: {specialty: grade}}"),
@@ -232,31 +217,34 @@ def eval_practitioners(
 ) -> None:
     """nDCG@10 and P@10 of plain BM25, the catalogue-only flow and the full two-stage flow on a scratch copy
     of the directory; per-specialty recall, unreached specialties and latency (p50/p95) of the full flow."""
-    from deepcite.config import get_settings
+    from deepcite.config import LLMSettings
     from deepcite.practitioners.evaluation import evaluate, load_queries
-    from deepcite.practitioners.finder import PractitionerFinder
 
     shown = err_console if json_out else console  # stdout carries the JSON alone
     with user_errors():
         items = load_queries(queries)
+        cli = state(ctx)
         with tempfile.TemporaryDirectory(prefix="deepcite-eval-") as scratch:
-            base = get_settings()
-            settings = base.model_copy(
-                update={
-                    "data_dir": Path(scratch),
-                    "practitioners": base.practitioners.model_copy(update={"db_path": None}),
-                    "store": base.store.model_copy(update={"backend": "edge"}),
-                }
+            base = cli.settings
+            cli.override(  # a scratch directory and offline analyses: reproducible figures
+                base.model_copy(
+                    update={
+                        "data_dir": Path(scratch),
+                        "practitioners": base.practitioners.model_copy(update={"db_path": None}),
+                        "store": base.store.model_copy(update={"backend": "edge"}),
+                        "llm": LLMSettings(),
+                    }
+                )
             )
-            finder = PractitionerFinder.open(settings)  # offline analyses: reproducible figures
             try:
+                finder = cli.engine.finder
                 report = finder.import_file(directory, fmt)
                 shown.print(
                     f"directory: {report.inserted} practitioners from {directory.name}; {len(items)} queries"
                 )
                 result = asyncio.run(evaluate(finder, items))
             finally:
-                finder.close()
+                cli.close()  # before the scratch directory goes
     table = Table(title=f"{queries.name} on {directory.name}")
     for column in ("system", "nDCG@10", "P@10"):
         table.add_column(column, justify="left" if column == "system" else "right")

@@ -25,7 +25,6 @@ from deepcite.cli.common import (
     user_errors,
 )
 from deepcite.cli.sources import source_label
-from deepcite.config import get_settings
 from deepcite.errors import InputError
 from deepcite.models import CoverageReport, EvidencePack
 
@@ -145,6 +144,7 @@ def _print_coverage(coverage: CoverageReport) -> None:
 
 
 def eval_multihop(
+    ctx: typer.Context,
     data: Path = typer.Option(
         ..., "--data", help="A multi-hop QA file (JSON Lines, whatever its suffix, or a JSON list)."
     ),
@@ -180,7 +180,7 @@ def eval_multihop(
     )
 
     with user_errors():
-        settings = get_settings()
+        settings = state(ctx).settings
         if data_dir is not None:
             settings = settings.model_copy(update={"data_dir": data_dir})
         loaded = load_questions(data, fmt, limit)

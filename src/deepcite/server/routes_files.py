@@ -20,7 +20,7 @@ from fastapi import APIRouter, Depends, Path
 from fastapi.responses import FileResponse
 
 from deepcite.engine import Engine
-from deepcite.errors import InputError, NotFoundError
+from deepcite.errors import DocumentNotFoundError, InputError, NotFoundError
 from deepcite.ingest.originals import OriginalsStore, StoredOriginal
 from deepcite.models import Filters
 from deepcite.server.auth import Caller, current_caller
@@ -68,14 +68,6 @@ def document_visible(engine: Engine, collection: str, doc_id: str, caller: Calle
     return store.count(collection, restrict_filters(Filters(doc_ids=[doc_id]), caller.groups)) > 0
 
 
-def not_found(collection: str) -> NotFoundError:
-    """The one 404 for a document that is missing or that the caller may not read."""
-    return NotFoundError(
-        f"no document with that id in collection {collection!r} that you may read; "
-        "take the id from a search hit's or citation's doc_id"
-    )
-
-
 def safe_filename(name: str) -> str:
     """The original's name for Content-Disposition: its last path part, without control characters,
     quotes, slashes or semicolons; ``document`` when nothing is left."""
@@ -106,7 +98,7 @@ async def original_file(
 
     def lookup() -> tuple[StoredOriginal | None, FilePath | None]:
         if not document_visible(engine, collection, document_id, caller):
-            raise not_found(collection)
+            raise DocumentNotFoundError(collection)
         return originals.get(document_id), originals.path_for(document_id)
 
     row, path = await asyncio.to_thread(lookup)

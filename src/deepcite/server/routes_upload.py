@@ -34,16 +34,12 @@ from deepcite.config import Settings
 from deepcite.engine import Engine
 from deepcite.errors import InputError
 from deepcite.ingest.report import FileProgressCallback, IngestReport
-from deepcite.models import Filters
-from deepcite.retrieval.collection import Collection
 from deepcite.server.jobs import IngestJob, IngestJobs
 from deepcite.server.limits import RequestTooLarge, StreamedLimit
 from deepcite.server.resources import EngineDep
 from deepcite.server.routes_files import (
     CallerDep,
     check_document_id,
-    document_visible,
-    not_found,
     originals_of,
     safe_filename,
 )
@@ -60,12 +56,6 @@ class DeleteResponse(BaseModel):
     collection: str
     document_id: str
     chunks_deleted: int
-
-
-class Forbidden(InputError):
-    """The caller may read the document but not delete it: 403."""
-
-    http_status = 403
 
 
 def upload_limit(settings: Settings) -> StreamedLimit:
@@ -186,8 +176,9 @@ async def upload_documents(
 
     def run(on_progress: FileProgressCallback) -> IngestReport:
         """In the job's thread: the first upload loads the embedder here, not in the request."""
-        target = Collection(collection, engine.store, settings, engine.embedder)  # ingest creates it
-        return target.ingest_files(paths, names=names, acl=acl, on_error=on_error, on_progress=on_progress)
+        return engine.ingest_files(
+            collection, paths, names=names, acl=acl, on_error=on_error, on_progress=on_progress
+        )
 
     job = _jobs(request).submit(
         collection,
@@ -234,22 +225,5 @@ async def delete_document(
     check_document_id(document_id, engine.settings.server.max_document_id_chars)
     _target(engine, collection)
 
-    def delete() -> int:
-        if not document_visible(engine, collection, document_id, caller):
-            raise not_found(collection)
-        if caller.groups is not None and not _shared_with(engine, collection, document_id, caller.groups):
-            raise Forbidden(
-                "this document is public or shared with groups your token does not have; only an "
-                "unrestricted token may delete it"
-            )
-        return Collection(collection, engine.store, engine.settings).delete_document(document_id)
-
-    deleted = await asyncio.to_thread(delete)
+    deleted = await asyncio.to_thread(engine.remove, collection, document_id, caller.groups)
     return DeleteResponse(collection=collection, document_id=document_id, chunks_deleted=deleted)
-
-
-def _shared_with(engine: Engine, collection: str, doc_id: str, groups: tuple[str, ...]) -> bool:
-    if not groups:
-        return False
-    shared = Filters(doc_ids=[doc_id], equals={"acl": list(groups)})
-    return engine.store.count(collection, shared) > 0
