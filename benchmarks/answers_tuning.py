@@ -21,14 +21,15 @@ from deepcite.answer.context import ResponseContext
 from deepcite.answer.extractive import ExtractiveGenerator
 from deepcite.answer.pipeline import AnswerResult, generate_summary
 from deepcite.config import AnswerSettings, Settings
+from deepcite.engine import Engine
 from deepcite.evaluation.answers import (
+    PUBMEDQA_COLLECTION,
     Answerer,
     SystemScores,
     load_pubmedqa,
     pubmedqa_collection,
     score_summary,
 )
-from deepcite.retrieval.embedders import get_embedder
 
 PQAL = Path("/work/shared/datasets/pubmedqa_pqal")
 OUT = Path(__file__).parent / "results" / "answers_tuning_train.json"
@@ -48,19 +49,21 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=100)
     args = parser.parse_args()
     settings = Settings(data_dir=args.data_dir)
+    engine = Engine(settings)
     items = load_pubmedqa(PQAL, "train", args.limit)
     cache = args.data_dir / f"pubmedqa-train-contexts-{args.limit}.json"
     if cache.is_file():
         contexts = [ResponseContext.model_validate(c) for c in json.loads(cache.read_text("utf-8"))]
     else:
-        answerer = Answerer(pubmedqa_collection(PQAL, settings), settings)
+        pool = engine.collection(PUBMEDQA_COLLECTION, create=True)
+        answerer = Answerer(pubmedqa_collection(PQAL, pool), settings)
         contexts = []
         for n, item in enumerate(items, start=1):
             result = answerer.agent.process(item.question)
             contexts.append(ResponseContext.from_pack(result.pack, settings.answer))
             print(f"researched {n}/{len(items)}", flush=True)
         cache.write_text(json.dumps([c.model_dump(mode="json") for c in contexts]), "utf-8")
-    embedder = get_embedder(settings)
+    embedder = engine.embedder
     rows = []
     shared = ExtractiveGenerator(
         embedder, settings.answer

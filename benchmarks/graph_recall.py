@@ -25,8 +25,9 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from deepcite.config import GraphSettings, Settings  # noqa: E402
+from deepcite.engine import Engine  # noqa: E402
 from deepcite.models import SearchMode  # noqa: E402
-from deepcite.research.multihop import RunScores, build_pool, load_questions  # noqa: E402
+from deepcite.research.multihop import RunScores, build_pool, load_questions, pool_collection_name  # noqa: E402
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 TRAIN_SETS = {
@@ -71,10 +72,11 @@ def main() -> None:
     ]
     base = Settings(data_dir=args.data_dir, graph=GraphSettings(**fixed))
     results: dict[str, object] = {"fixed": fixed, "grid": dict(axes), "sets": {}}
+    engine = Engine(base)
     for name in args.sets.split(","):
         path, fmt = TRAIN_SETS[name]
         questions = load_questions(path, fmt).questions
-        collection = build_pool(path, fmt, base)
+        collection = build_pool(engine.collection(pool_collection_name(path, fmt), create=True), path, fmt)
         if args.rebuild or EXTRACTION & fixed.keys() or not collection.graph.exists():
             started = time.perf_counter()
             collection.rebuild_graph()

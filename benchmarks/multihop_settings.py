@@ -21,8 +21,15 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from deepcite.config import Settings  # noqa: E402
+from deepcite.engine import Engine  # noqa: E402
 from deepcite.research.agent import ResearchAgent  # noqa: E402
-from deepcite.research.multihop import RunScores, build_pool, load_questions, system_settings  # noqa: E402
+from deepcite.research.multihop import (  # noqa: E402
+    RunScores,
+    build_pool,
+    load_questions,
+    pool_collection_name,
+    system_settings,
+)
 
 
 def main() -> None:
@@ -35,11 +42,13 @@ def main() -> None:
     args = parser.parse_args()
     settings = Settings(data_dir=args.data_dir)
     questions = load_questions(args.data, "auto", limit=args.limit)
-    collection = build_pool(args.data, questions.format, settings)
+    engine = Engine(settings)
+    name = pool_collection_name(args.data, questions.format)
+    collection = build_pool(engine.collection(name, create=True), args.data, questions.format)
     base = system_settings(settings, "graph_research")
     results = {}
     for spec in args.variants:
-        agent = ResearchAgent(collection, settings=base.tuned(**json.loads(spec)), use_llm=False)
+        agent = ResearchAgent(collection, base.tuned(**json.loads(spec)))
         run = RunScores()
         for q in questions.questions:
             started = time.perf_counter()

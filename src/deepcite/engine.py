@@ -10,11 +10,16 @@ Usage::
         print(response.summary, [c.title for c in response.citations])
 
 The HTTP app (``app.state.engine``, a FastAPI dependency), the MCP server (its lifespan context), the CLI
-(Typer's ``ctx.obj``) and the Python API all hold one Engine. It owns the search store (one handle for the
-data dir), the embedder, the LLM client (which remembers the structured-output mode its server accepts),
-the reranker, the web source, one research agent per collection and hop cap (its passage-vector cache kept
-across questions), the answer generator, the response-context store and the practitioner finder. Each is
-built on first use, under a lock, exactly once; :meth:`close` releases what the Engine opened.
+(Typer's ``ctx.obj``) and the Python API all hold one Engine, and call its operations: :meth:`search`,
+:meth:`research`, :meth:`ask`, :meth:`regenerate`, :meth:`ingest`, :meth:`remove`, :attr:`jobs` and
+:meth:`find_practitioners`. The Engine is the only place a shared object is built: the search store (one
+handle for the data dir), the embedder, the LLM client (which remembers the structured-output mode its
+server accepts), the reranker, HyDE, the coverage grader, the next-hop chooser, the web source, the
+citation support check, the answer generator, the response-context store, the practitioner finder, the
+ingest jobs, each collection and one research agent per collection (its passage-vector cache kept across
+questions; the hop cap is each question's). Each is built on first use, under a lock, exactly once, and
+handed to what needs it: no library constructor falls back to process settings or a module cache.
+:meth:`close` releases what the Engine opened.
 """
 
 from __future__ import annotations
@@ -54,6 +59,7 @@ from deepcite.errors import (
     NotFoundError,
     RequestError,
 )
+from deepcite.ingest.jobs import IngestJobs
 from deepcite.ingest.report import FileProgressCallback, IngestReport, ProgressCallback
 from deepcite.llm.client import LLMClient
 from deepcite.llm.deadline import RequestCancelled, current_budget
@@ -70,7 +76,7 @@ from deepcite.models import (
     SearchMode,
 )
 from deepcite.research.agent import ResearchAgent, ResearchResult
-from deepcite.research.llm_adapters import hop_chooser_for
+from deepcite.research.llm_adapters import LLMCoverageGrader, LLMHyde, hop_chooser_for
 from deepcite.research.state import ExecutorState
 from deepcite.research.web.source import web_source_for
 from deepcite.retrieval.check import CollectionCheck, check_collection
@@ -96,7 +102,7 @@ from deepcite.service import (
 if TYPE_CHECKING:
     from deepcite.practitioners.api import PractitionerQuery, PractitionerSearchResponse
     from deepcite.practitioners.finder import PractitionerFinder
-    from deepcite.research.protocols import Reranker, WebSource
+    from deepcite.research.protocols import CoverageGrader, HopChooser, HydeGenerator, Reranker, WebSource
 
 T = TypeVar("T")
 
@@ -171,13 +177,17 @@ class Engine:
         self._llm: LLMClient | None = _UNSET
         self._reranker: Reranker | None = _UNSET
         self._reranker_errors: list[str] = []
+        self._hyde: HydeGenerator | None = _UNSET
+        self._grader: CoverageGrader | None = _UNSET
+        self._hop_chooser: HopChooser | None = _UNSET
         self._web: WebSource | None = _UNSET
         self._generator: AnswerGenerator | None = None
         self._support: CitationSupport | None = None
         self._contexts: ResponseContextManager | None = None
         self._finder: PractitionerFinder | None = None
+        self._jobs: IngestJobs | None = None
         self._collections: dict[str, Collection] = {}
-        self._agents: dict[tuple[str, int | None], ResearchAgent] = {}
+        self._agents: dict[str, ResearchAgent] = {}
 
     # -- lifecycle ------------------------------------------------------------------------------------------
     def __enter__(self) -> Engine:
@@ -198,6 +208,9 @@ class Engine:
         with self._lock:
             if self._contexts is not None:
                 self._contexts.stop()
+            if self._jobs is not None:
+                self._jobs.shutdown()  # queued uploads are dropped; a running one finishes
+                self._jobs = None
             if self._finder is not None:
                 self._finder.directory.close()  # not finder.close(): the store is shared
                 self._finder = None
@@ -250,6 +263,23 @@ class Engine:
         )
 
     @property
+    def hyde(self) -> HydeGenerator | None:
+        """HyDE through the LLM (a hypothetical answer passage searched for), or None offline."""
+        return self._once("_hyde", lambda: LLMHyde(self.llm) if self.llm is not None else None, optional=True)
+
+    @property
+    def grader(self) -> CoverageGrader | None:
+        """The LLM's grading of aspect coverage, or None offline (the heuristic grades alone)."""
+        return self._once(
+            "_grader", lambda: LLMCoverageGrader(self.llm) if self.llm is not None else None, optional=True
+        )
+
+    @property
+    def hop_chooser(self) -> HopChooser | None:
+        """The LLM's choice of each next hop when ``research.next_hop.enabled``, else None."""
+        return self._once("_hop_chooser", lambda: hop_chooser_for(self.settings, self.llm), optional=True)
+
+    @property
     def web_source(self) -> WebSource | None:
         """Web evidence per sub-question when ``web.enabled``, else None."""
         return self._once("_web", lambda: web_source_for(self.settings, self.llm), optional=True)
@@ -268,6 +298,11 @@ class Engine:
     def contexts(self) -> ResponseContextManager:
         """The response contexts by request id (for regenerating a summary or an answer later)."""
         return self._once("_contexts", lambda: ResponseContextManager(self.settings.answer))
+
+    @property
+    def jobs(self) -> IngestJobs:
+        """The background ingest jobs (uploads), run one at a time; ``server.job_history`` kept readable."""
+        return self._once("_jobs", lambda: IngestJobs(self.settings.server.job_history))
 
     @property
     def finder(self) -> PractitionerFinder:
@@ -362,25 +397,27 @@ class Engine:
         """How many chunks of collection ``name`` the caller with ``groups`` may read."""
         return self.store.count(name, restrict_filters(None, groups))
 
-    def agent(self, collection: str | None = None, max_hops: int | None = None) -> ResearchAgent:
-        """The research agent of a collection and hop cap, built once (its vector cache kept across questions)."""
+    def agent(self, collection: str | None = None) -> ResearchAgent:
+        """The research agent of a collection, built once (its passage-vector cache kept across questions);
+        each question brings its own hop cap."""
         col = self.collection(collection)
-        key = (col.name, max_hops)
-        cached = self._agents.get(key)
+        cached = self._agents.get(col.name)
         if cached is not None:
             return cached
         with self._lock:
-            if key not in self._agents:
-                self._agents[key] = ResearchAgent(
+            if col.name not in self._agents:
+                self._agents[col.name] = ResearchAgent(
                     _CollectionRetriever(col),
+                    self.settings.research,
                     llm_client=self.llm,
-                    max_hops=max_hops,
-                    settings=self.settings.research,
                     reranker=self.reranker,
+                    hyde=self.hyde,
+                    grader=self.grader,
                     web_source=self.web_source,
-                    hop_chooser=hop_chooser_for(self.settings, self.llm),
+                    hop_chooser=self.hop_chooser,
+                    notes=self._reranker_errors,
                 )
-            return self._agents[key]
+            return self._agents[col.name]
 
     # -- the operations ------------------------------------------------------------------------------------------
     def search(self, request: SearchRequest, groups: Groups = None) -> SearchResponse:
@@ -401,7 +438,7 @@ class Engine:
         request = request.checked(self.settings)
         filters = restrict_filters(request.filters, groups)
         await asyncio.to_thread(self.checked_collection, request)
-        agent = await asyncio.to_thread(self.agent, request.collection, request.max_hops)
+        agent = await asyncio.to_thread(self.agent, request.collection)
         loop = asyncio.get_running_loop()
 
         def on_round(state: ExecutorState, report: RoundReport) -> None:
@@ -421,7 +458,9 @@ class Engine:
             tally = _SearchTally()
             token = _tally.set(tally)
             try:
-                result = agent.process(request.query, filters=filters, on_round=on_round)
+                result = agent.process(
+                    request.query, max_hops=request.max_hops, filters=filters, on_round=on_round
+                )
             finally:
                 _tally.reset(token)
             if tally.failure is not None and not tally.succeeded:
@@ -551,8 +590,7 @@ class Engine:
         with self._lock:
             col.drop()
             self._collections.pop(col.name, None)
-            for key in [k for k in self._agents if k[0] == col.name]:
-                del self._agents[key]
+            self._agents.pop(col.name, None)
 
     def _stored(self, request_id: str, groups: Groups) -> ResponseContext:
         ctx = self.contexts.get(request_id)

@@ -5,10 +5,13 @@ from __future__ import annotations
 import pytest
 
 from deepcite.config import ResearchSettings, Settings
+from deepcite.engine import Engine
 from deepcite.errors import CollectionNotFoundError, InputError
 from deepcite.models import Filters
 from deepcite.research.agent import ResearchAgent
+from deepcite.research.llm_adapters import LLMCoverageGrader
 from deepcite.retrieval.collection import Collection
+from deepcite.retrieval.rerankers import load_reranker
 from research.helpers import StandInLLM
 
 pytestmark = pytest.mark.slow
@@ -17,13 +20,13 @@ COMPARISON = "Compare statins and PCSK9 inhibitors"
 
 
 def _agent(collection: Collection, **kwargs) -> ResearchAgent:
-    return ResearchAgent(collection, settings=ResearchSettings(), **kwargs)
+    return ResearchAgent(collection, ResearchSettings(), **kwargs)
 
 
 def test_coverage_rises_across_hops_for_a_comparison(research_collection: Collection) -> None:
     # one passage per hop, so what each hop adds shows in the coverage
     settings = ResearchSettings().tuned(selection={"max_docs_per_round": 1})
-    result = ResearchAgent(research_collection, settings=settings).process(COMPARISON)
+    result = ResearchAgent(research_collection, settings).process(COMPARISON)
     reports = result.pack.retrieval_report
     weighted = [r.weighted_coverage for r in reports]
     assert len(reports) >= 3
@@ -90,8 +93,9 @@ def test_empty_question_is_refused(research_collection: Collection) -> None:
 def test_unknown_collection_names_the_known_ones(
     research_collection: Collection, fixture_settings: Settings
 ) -> None:
+    engine = Engine(fixture_settings, store=research_collection.store, embedder=research_collection.embedder)
     with pytest.raises(CollectionNotFoundError, match="research-fixture"):
-        ResearchAgent.for_collection("no-such-collection", fixture_settings)
+        engine.agent("no-such-collection")
 
 
 def test_failing_llm_and_missing_reranker_are_recorded_and_rounds_go_on(
@@ -101,7 +105,16 @@ def test_failing_llm_and_missing_reranker_are_recorded_and_rounds_go_on(
     settings = ResearchSettings().tuned(
         retrieval={"rerank_enabled": True, "reranker_model": "/no/such/cross-encoder"}
     )
-    agent = ResearchAgent(research_collection, llm_client=llm, settings=settings)
+    notes: list[str] = []  # what the Engine does: load the reranker once, hand the agent what went wrong
+    reranker = load_reranker(settings, notes)
+    agent = ResearchAgent(
+        research_collection,
+        settings,
+        llm_client=llm,
+        reranker=reranker,
+        grader=LLMCoverageGrader(llm),
+        notes=notes,
+    )
     result = agent.process(COMPARISON)
     errors = "\n".join(result.pack.errors)
     assert "reranker unavailable" in errors
@@ -122,9 +135,10 @@ def test_llm_steps_are_used_when_the_llm_answers(research_collection: Collection
             grade,
         ]
     )
-    result = ResearchAgent(research_collection, llm_client=llm, settings=ResearchSettings()).process(
-        "how do statins work"
+    agent = ResearchAgent(
+        research_collection, ResearchSettings(), llm_client=llm, grader=LLMCoverageGrader(llm)
     )
+    result = agent.process("how do statins work")
     assert result.subquestions[:3] == [
         "how do statins work",
         "How do statins block HMG-CoA reductase?",

@@ -94,7 +94,7 @@ def test_the_chain_runs_hop_by_hop_and_shows_in_the_pack_and_the_hop_log(
     chain_collection: Collection, caplog: pytest.LogCaptureFixture
 ) -> None:
     settings = chain_collection.settings.research.tuned(chain={"enabled": True})
-    agent = ResearchAgent(chain_collection, use_llm=False, settings=settings)
+    agent = ResearchAgent(chain_collection, settings)
     with caplog.at_level(logging.INFO, logger="deepcite.research.agent"):
         result = agent.process(QUESTION)
     hop1, hop2 = result.pack.chain
@@ -114,5 +114,5 @@ def test_the_chain_runs_hop_by_hop_and_shows_in_the_pack_and_the_hop_log(
 def test_chains_off_by_default_run_the_question_as_before(chain_collection: Collection) -> None:
     settings = chain_collection.settings.research
     assert not settings.chain.enabled
-    result = ResearchAgent(chain_collection, use_llm=False, settings=settings).process(QUESTION)
+    result = ResearchAgent(chain_collection, settings).process(QUESTION)
     assert result.pack.chain == []

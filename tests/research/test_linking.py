@@ -99,13 +99,14 @@ def test_the_research_pack_ranks_the_chain_together_and_says_which_link_lifted(c
     def ranks(order: list[str]) -> tuple[list[int], list[int]]:
         return [order.index(t) for t in chain], [order.index(t) for t in word_matches if t in order]
 
-    linked = ResearchAgent(chain_collection, use_llm=False).process(question).pack.final_evidence
+    research = chain_collection.settings.research
+    linked = ResearchAgent(chain_collection, research).process(question).pack.final_evidence
     on_chain, off_chain = ranks([c.chunk.title for c in linked])
     assert on_chain[:2] == [0, 1] and max(on_chain) < min(off_chain, default=len(linked))
     performer = linked[1].link
     assert performer is not None and performer.edge == "title_link" and performer.via == "Velvet Harbor"
-    rounds_order = chain_collection.settings.research.tuned(ranking={"enabled": False})
-    unlinked = ResearchAgent(chain_collection, use_llm=False, settings=rounds_order).process(question)
+    rounds_order = research.tuned(ranking={"enabled": False})
+    unlinked = ResearchAgent(chain_collection, rounds_order).process(question)
     on_chain, off_chain = ranks([c.chunk.title for c in unlinked.pack.final_evidence])
     assert max(on_chain) > min(off_chain)  # the rounds' order puts word matches inside the chain
     assert all(c.link is None for c in unlinked.pack.final_evidence)

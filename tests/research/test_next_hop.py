@@ -33,7 +33,7 @@ def run(collection: Collection, max_hops: int, server: FakeOpenAIServer | None =
     if server is not None:
         llm = OpenAICompatClient(LLMSettings(base_url=server.base_url, model="stand-in-model", max_retries=0))
         chooser = LLMHopChooser(llm, NextHopSettings(enabled=True), chars_per_token=4.0)
-    agent = ResearchAgent(collection, use_llm=False, settings=settings(max_hops), hop_chooser=chooser)
+    agent = ResearchAgent(collection, settings(max_hops), hop_chooser=chooser)
     return agent.process(QUESTION)
 
 
@@ -104,7 +104,13 @@ def test_eval_multihop_skips_the_llm_system_without_an_llm_and_runs_it_with_one(
         llm = LLMSettings(base_url=server.base_url, model="stand-in-model", max_retries=0)
         online = Settings(data_dir=tmp_path, llm=llm)
         assert runnable_systems(SYSTEMS, online) == (SYSTEMS, [])
-        figures = evaluate(research_collection, [question], online, systems=("llm_graph_research",))
+        figures = evaluate(
+            research_collection,
+            [question],
+            online,
+            systems=("llm_graph_research",),
+            llm=OpenAICompatClient(llm),
+        )
     assert (
         figures["llm_graph_research"]["questions"] == 1 and server.requests
     )  # the harness runs; no figure here

@@ -72,9 +72,7 @@ def test_every_node_changes_only_the_fields_it_declares(
         round=tuple(_checked(n, seen) for n in RESEARCH_PIPELINE.round),
         finalize=_checked(RESEARCH_PIPELINE.finalize, seen),
     )
-    agent = ResearchAgent(
-        research_collection, settings=ResearchSettings(), web_source=_StandInWeb(), pipeline=checked
-    )
+    agent = ResearchAgent(research_collection, ResearchSettings(), web_source=_StandInWeb(), pipeline=checked)
     result = agent.process(question)
     assert result.hops >= 3 and result.pack.final_evidence
     nodes = {

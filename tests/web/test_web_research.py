@@ -29,9 +29,9 @@ def test_research_keeps_web_evidence_under_the_subquestion_that_found_it(
             "page_timeout_s": 3.0,
         }
     )
-    agent = ResearchAgent(collection, settings=settings.research, max_hops=3, web_source=WebSearchSource(web))
+    agent = ResearchAgent(collection, settings.research, web_source=WebSearchSource(web))
 
-    result = agent.process(QUESTION)
+    result = agent.process(QUESTION, max_hops=3)
     pack = result.pack
 
     assert standin.queries[-len(result.subquestions) :] == result.subquestions
@@ -56,8 +56,8 @@ def test_research_keeps_web_evidence_under_the_subquestion_that_found_it(
 
 def test_research_without_web_source_has_no_web_evidence(indexed: tuple[Settings, Collection]) -> None:
     settings, collection = indexed
-    agent = ResearchAgent(collection, settings=settings.research, max_hops=2)
-    pack = agent.process(QUESTION).pack
+    agent = ResearchAgent(collection, settings.research)
+    pack = agent.process(QUESTION, max_hops=2).pack
     assert pack.final_evidence
     assert not any(c.chunk.source == "web" for c in pack.final_evidence)
 

@@ -89,6 +89,7 @@ def eval_answers(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from deepcite.evaluation import answers
+    from deepcite.research.multihop import pool_collection_name
 
     if pubmedqa is None and hotpotqa is None:
         console.print("[red]error:[/] give --pubmedqa FOLDER, --hotpotqa FILE or both")
@@ -96,12 +97,15 @@ def eval_answers(
     results: dict[str, object] = {}
     columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
     with user_errors(), Progress(*columns, console=console) as bar:
-        settings = state(ctx).settings
+        cli = state(ctx)
         if data_dir is not None:
-            settings = settings.model_copy(update={"data_dir": data_dir})
+            cli.override(cli.settings.model_copy(update={"data_dir": data_dir}))
+        engine = cli.engine
+        settings = engine.settings
         if pubmedqa is not None:
             items = answers.load_pubmedqa(pubmedqa, split, limit)
-            collection = answers.pubmedqa_collection(pubmedqa, settings)
+            pool = engine.collection(answers.PUBMEDQA_COLLECTION, create=True)
+            collection = answers.pubmedqa_collection(pubmedqa, pool)
             task = bar.add_task(f"pubmedqa {split}", total=len(items))
             results[f"pubmedqa_{split}"] = answers.evaluate_pubmedqa(
                 collection, items, settings, progress=lambda done, _: bar.update(task, completed=done)
@@ -110,6 +114,7 @@ def eval_answers(
             task = bar.add_task("hotpotqa", total=limit or 500)
             results["hotpotqa"] = answers.evaluate_hotpotqa(
                 hotpotqa,
+                engine.collection(pool_collection_name(hotpotqa, "ircot"), create=True),
                 settings,
                 limit=limit,
                 progress=lambda done, n: bar.update(task, completed=done, total=n),
@@ -167,7 +172,7 @@ def eval_documents(
         scores: dict[str, dict[str, float]] = {}
         runs: dict[str, object] = {"hybrid": lambda q: [h.chunk for h in col.search(q, mode="hybrid", k=k)]}
         if research:
-            agent = ResearchAgent(col, use_llm=False, settings=settings.research)
+            agent = ResearchAgent(col, settings.research)  # offline: the figures are reproducible
             runs["research"] = lambda q: [c.chunk for c in agent.process(q).pack.final_evidence[:k]]
         for label, run in runs.items():
             hits = page_ok = 0

@@ -87,7 +87,7 @@ def remote_ingest(
     """Upload the files under ``path`` to the server in batches of ``server.max_upload_files`` and wait for
     each ingest job; returns one report for them all. Corpus formats the server cannot read from an
     upload (BEIR, PubMedQA, HotpotQA, MuSiQue folders) are refused with what to do instead."""
-    from deepcite.server.jobs import IngestJob, JobState
+    from deepcite.ingest.jobs import IngestJob, JobState
 
     kind = InputFormat.from_str(fmt)
     kind = detect_format(path) if kind is InputFormat.AUTO else kind

@@ -172,17 +172,21 @@ def eval_multihop(
     from deepcite.research.multihop import (
         LLM_SYSTEMS,
         SYSTEMS,
-        build_llm_pool,
         build_pool,
         evaluate,
+        llm_pool_settings,
         load_questions,
+        pool_collection_name,
         runnable_systems,
     )
+    from deepcite.retrieval.collection import Collection
 
     with user_errors():
-        settings = state(ctx).settings
+        cli = state(ctx)
         if data_dir is not None:
-            settings = settings.model_copy(update={"data_dir": data_dir})
+            cli.override(cli.settings.model_copy(update={"data_dir": data_dir}))
+        engine = cli.engine
+        settings = engine.settings
         loaded = load_questions(data, fmt, limit)
         shown = err_console if json_out else console  # stdout carries the JSON alone
         if loaded.skipped:
@@ -197,11 +201,16 @@ def eval_multihop(
         for message in skipped:
             shown.print(message)
         shown.print(f"pooling the paragraphs of {data.name} into a collection under {settings.data_dir} …")
-        pool = build_pool(data, loaded.format, settings, name=collection)
+        name = collection or pool_collection_name(data, loaded.format)
+        pool = build_pool(engine.collection(name, create=True), data, loaded.format)
         llm_pool = None
         if set(chosen) & set(LLM_SYSTEMS):
             shown.print("the same paragraphs again, their graph with LLM triples (cached replies reused) …")
-            llm_pool = build_llm_pool(data, loaded.format, settings, name=f"{pool.name}-llm")
+            llm_pool = build_pool(
+                Collection(f"{pool.name}-llm", engine.store, llm_pool_settings(settings), engine.embedder),
+                data,
+                loaded.format,
+            )
         columns = [TextColumn("[bold]questions"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
         with Progress(*columns, console=shown) as bar:
             task = bar.add_task("eval", total=len(loaded.questions))
@@ -213,6 +222,7 @@ def eval_multihop(
                     systems=chosen,
                     progress=lambda done, _: bar.update(task, completed=done),
                     llm_pool=llm_pool,
+                    llm=engine.llm,
                 )
             )
     results["skipped_records"] = loaded.skipped

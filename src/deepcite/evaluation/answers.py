@@ -46,7 +46,7 @@ from deepcite.errors import InputError
 from deepcite.models import SearchMode
 from deepcite.research.agent import ResearchAgent
 from deepcite.research.multihop import build_pool
-from deepcite.retrieval.collection import Collection, open_collection
+from deepcite.retrieval.collection import Collection
 from deepcite.text import split_sentences, tokenize
 
 SPLITS = ("train", "test")
@@ -181,7 +181,7 @@ class Answerer:
     def __init__(self, collection: Collection, settings: Settings) -> None:
         self.collection = collection
         self.settings = settings
-        self.agent = ResearchAgent(collection, settings=settings.research, use_llm=False)
+        self.agent = ResearchAgent(collection, settings.research)
         self.generator = ExtractiveGenerator(collection.embedder, settings.answer)
 
     def ask(self, question: str) -> tuple[AnswerResult, ResponseContext, float]:
@@ -193,9 +193,9 @@ class Answerer:
         return answered, ctx, (time.perf_counter() - started) * 1000.0
 
 
-def pubmedqa_collection(folder: Path, settings: Settings) -> Collection:
-    """The PQA-L abstracts (without conclusions) in a cached collection (unchanged chunks are reused)."""
-    collection = open_collection(PUBMEDQA_COLLECTION, settings)
+def pubmedqa_collection(folder: Path, collection: Collection) -> Collection:
+    """The PQA-L abstracts (without conclusions) ingested into ``collection`` (named
+    :data:`PUBMEDQA_COLLECTION`; a cached collection's unchanged chunks are reused)."""
     collection.ingest(folder / "ori_pqal.json", fmt="pubmedqa")
     return collection
 
@@ -266,11 +266,17 @@ def best_sentence(text: str, question: str) -> str:
 
 
 def evaluate_hotpotqa(
-    path: Path, settings: Settings, *, limit: int | None = None, progress: Progress | None = None
+    path: Path,
+    collection: Collection,
+    settings: Settings,
+    *,
+    limit: int | None = None,
+    progress: Progress | None = None,
 ) -> dict[str, dict[str, float | int]]:
-    """Answer containment of deepcite's summary vs the best sentence of the top single-shot passage."""
+    """Answer containment of deepcite's summary vs the best sentence of the top single-shot passage; every
+    paragraph is pooled into ``collection`` (named with :func:`pool_collection_name` for ``"ircot"``)."""
     questions = load_hotpotqa(path, limit)
-    collection = build_pool(path, "ircot", settings)
+    build_pool(collection, path, "ircot")
     answerer = Answerer(collection, settings)
     ours, baseline, ms = 0, 0, []
     for n, (question, answers) in enumerate(questions, start=1):

@@ -1,10 +1,11 @@
 """ResearchAgent: plan a question, run the executor pipeline until its aspects are covered, return the evidence pack.
 
-from deepcite.research import ResearchAgent
-agent = ResearchAgent.for_collection("papers")
-result = agent.process("compare statins and PCSK9 inhibitors for lowering LDL")
-result.pack.final_evidence[0].chunk.title
-result.coverage.weighted_coverage
+Usage::
+
+    agent = ResearchAgent(collection, settings.research)
+    result = agent.process("compare statins and PCSK9 inhibitors for lowering LDL", max_hops=3)
+    result.pack.final_evidence[0].chunk.title
+    result.coverage.weighted_coverage
 """
 
 from __future__ import annotations
@@ -12,18 +13,17 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 import numpy as np
 from cachetools import LRUCache
 from pydantic import BaseModel, ConfigDict
 
-from deepcite.config import ResearchSettings, Settings, get_settings
+from deepcite.config import ResearchSettings
 from deepcite.llm.client import LLMClient
 from deepcite.models import CoverageReport, EvidencePack, Filters, RoundReport
 from deepcite.research.hoplog import format_chain_step, format_hop, format_next_hop, format_plan
-from deepcite.research.llm_adapters import LLMCoverageGrader, LLMHyde, hop_chooser_for
 from deepcite.research.nodes import Adapters
 from deepcite.research.nodes.should_continue import check_hop_budget
 from deepcite.research.pipeline import RESEARCH_PIPELINE, Pipeline
@@ -37,8 +37,6 @@ from deepcite.research.protocols import (
     WebSource,
 )
 from deepcite.research.state import ExecutorState, ResearchPlan
-from deepcite.research.web.source import web_source_for
-from deepcite.retrieval.rerankers import load_reranker
 
 log = logging.getLogger(__name__)
 
@@ -89,90 +87,79 @@ class _VectorCache(LRUCache[str, np.ndarray]):
 class ResearchAgent:
     """Runs the research pipeline (:data:`deepcite.research.pipeline.RESEARCH_PIPELINE`) over one retriever.
 
-    ``use_llm`` turns the LLM steps (aspects, next sub-question, coverage grading, HyDE when enabled)
-    on when ``llm_client`` is given; every one falls back to its heuristic on failure. With
-    ``adaptive_mode`` off, coverage never stops the rounds early: they run to ``max_hops`` unless
-    nothing new is left to ask. ``pipeline`` swaps in another wiring of the nodes. ``hop_chooser`` (see
-    :func:`deepcite.research.llm_adapters.hop_chooser_for`) lets an LLM choose each next hop's query when
-    ``research.next_hop.enabled``; it is independent of ``use_llm``.
+    Usage::
+
+        agent = ResearchAgent(engine.collection("papers"), settings.research)   # offline heuristics
+        result = agent.process("compare statins and PCSK9 inhibitors for lowering LDL", max_hops=3)
+
+    Everything the agent calls is handed in (the :class:`~deepcite.engine.Engine` builds each once): with
+    ``llm_client`` the planner asks the LLM for the aspects and the next sub-question; ``reranker``,
+    ``hyde``, ``grader``, ``web_source`` and ``hop_chooser`` (see
+    :func:`deepcite.research.llm_adapters.hop_chooser_for`) are used when given, and every LLM step falls
+    back to its heuristic on failure. ``notes`` are problems met while building them (a reranker that did
+    not load), reported with every result. ``pipeline`` swaps in another wiring of the nodes. One agent
+    serves any number of concurrent questions, each with its own hop cap.
     """
 
     def __init__(
         self,
         retriever: Retriever,
-        llm_client: LLMClient | None = None,
-        use_llm: bool = True,
-        adaptive_mode: bool = True,
-        min_hops: int | None = None,
-        max_hops: int | None = None,
+        settings: ResearchSettings,
         *,
-        settings: ResearchSettings | None = None,
+        llm_client: LLMClient | None = None,
         reranker: Reranker | None = None,
         hyde: HydeGenerator | None = None,
         grader: CoverageGrader | None = None,
         web_source: WebSource | None = None,
         hop_chooser: HopChooser | None = None,
+        notes: Sequence[str] = (),
         pipeline: Pipeline = RESEARCH_PIPELINE,
     ) -> None:
-        base = settings or get_settings().research
-        updates: dict[str, Any] = {}
-        if min_hops is not None:
-            updates["min_hops"] = min_hops
-        if max_hops is not None:
-            updates["max_hops"] = max_hops
-            updates["min_hops"] = min(updates.get("min_hops", base.stopping.min_hops), max_hops)
-        if not adaptive_mode:
-            updates["min_hops"] = updates.get("max_hops", base.stopping.max_hops)
-        self.settings = base.tuned(stopping=updates)
-        check_hop_budget(self.settings)
+        check_hop_budget(settings)
+        self.settings = settings
         self.retriever = retriever
         self.pipeline = pipeline
-        llm = llm_client if use_llm else None
-        self.planner = QueryPlanner(settings=self.settings, llm_client=llm)
-        self._reranker_errors: list[str] = []
-        if reranker is None:
-            reranker = load_reranker(self.settings, self._reranker_errors)
+        self.planner = QueryPlanner(settings=settings, llm_client=llm_client)
+        self._notes = notes
         self.adapters = Adapters(
-            settings=self.settings,
+            settings=settings,
             planner=self.planner,
             retriever=retriever,
             reranker=reranker,
-            hyde=hyde or (LLMHyde(llm) if llm is not None else None),
-            grader=grader or (LLMCoverageGrader(llm) if llm is not None else None),
+            hyde=hyde,
+            grader=grader,
             web=web_source,
             hop_chooser=hop_chooser,
         )
-        self._vectors = _VectorCache(self.settings.vector_cache_size)
+        self._vectors = _VectorCache(settings.vector_cache_size)
 
-    @classmethod
-    def for_collection(
-        cls,
-        name: str,
-        settings: Settings | None = None,
-        *,
-        llm_client: LLMClient | None = None,
-        **kwargs: Any,
-    ) -> ResearchAgent:
-        """An agent over an existing collection; raises CollectionNotFoundError naming the known ones."""
-        from deepcite.retrieval.collection import open_collection
-
-        settings = settings or get_settings()
-        collection = open_collection(name, settings, create=False)
-        kwargs.setdefault("web_source", web_source_for(settings, llm_client))
-        kwargs.setdefault("hop_chooser", hop_chooser_for(settings, llm_client))
-        return cls(collection, llm_client=llm_client, settings=settings.research, **kwargs)
+    def capped(self, max_hops: int | None) -> ResearchSettings:
+        """The settings of a question researched in at most ``max_hops`` hops (the setting when None); the
+        minimum is lowered to the cap when above it."""
+        if max_hops is None:
+            return self.settings
+        stopping = self.settings.stopping
+        settings = self.settings.tuned(
+            stopping={"max_hops": max_hops, "min_hops": min(stopping.min_hops, max_hops)}
+        )
+        check_hop_budget(settings)
+        return settings
 
     def process(
         self,
         question: str,
         *,
+        max_hops: int | None = None,
         filters: Filters | None = None,
         on_plan: PlanCallback | None = None,
         on_round: RoundCallback | None = None,
     ) -> ResearchResult:
-        """Plan ``question`` and run the pipeline until it stops; never raises on zero hits."""
+        """Plan ``question`` and run the pipeline until it stops, in at most ``max_hops`` hops (default: the
+        setting); never raises on zero hits."""
         started = time.perf_counter()
-        errors = list(self._reranker_errors)
+        settings = self.capped(max_hops)
+        adapters = self.adapters if settings is self.settings else replace(self.adapters, settings=settings)
+        errors = list(self._notes)
         plan = self.planner.plan(question, filters=filters, errors=errors)
         log.info(format_plan(plan))
         if on_plan:
@@ -194,7 +181,7 @@ class ResearchAgent:
             if on_round:
                 on_round(state, report)
 
-        pack = self.pipeline.run(state, self.adapters, round_done)
+        pack = self.pipeline.run(state, adapters, round_done)
         return ResearchResult(
             question=plan.question,
             pack=pack,

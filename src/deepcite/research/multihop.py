@@ -22,11 +22,11 @@ from deepcite.evaluation.ranking import recall_at
 from deepcite.ingest.loaders import paragraph_id
 from deepcite.ingest.problems import LoadProblem
 from deepcite.ingest.readers.json_records import read_records
-from deepcite.llm.factory import get_llm
+from deepcite.llm.client import LLMClient
 from deepcite.models import SearchMode
 from deepcite.research.agent import ResearchAgent
 from deepcite.research.llm_adapters import LLMHopChooser
-from deepcite.retrieval.collection import Collection, open_collection
+from deepcite.retrieval.collection import Collection
 
 FORMATS = ("ircot", "musique", "hotpot", "2wiki")
 # the ingest format that reads each file layout's paragraphs
@@ -166,9 +166,9 @@ def pool_collection_name(path: str | Path, fmt: str) -> str:
     return f"multihop-{fmt}-{digest}"
 
 
-def build_pool(path: str | Path, fmt: str, settings: Settings, *, name: str | None = None) -> Collection:
-    """Every paragraph of every question in one collection (idempotent: a cached pool is reused)."""
-    collection = open_collection(name or pool_collection_name(path, fmt), settings)
+def build_pool(collection: Collection, path: str | Path, fmt: str) -> Collection:
+    """Every paragraph of every question ingested into ``collection`` (idempotent: a cached pool is reused);
+    name it with :func:`pool_collection_name`."""
     collection.ingest(path, fmt=INGEST_FORMAT[fmt], on_error="skip")
     return collection
 
@@ -190,21 +190,21 @@ def runnable_systems(systems: tuple[str, ...], settings: Settings) -> tuple[tupl
     ]
 
 
-def build_llm_pool(path: str | Path, fmt: str, settings: Settings, *, name: str) -> Collection:
-    """The pool again as collection ``name``, its graph built with LLM triples (``graph.llm_triples``; replies
+def llm_pool_settings(settings: Settings) -> Settings:
+    """The settings of the LLM systems' pool: its graph built with LLM triples (``graph.llm_triples``; replies
     cached, so a re-run asks only for paragraphs not yet read)."""
-    graph = settings.graph.model_copy(update={"llm_triples": True})
-    return build_pool(path, fmt, settings.model_copy(update={"graph": graph}), name=name)
+    return settings.model_copy(update={"graph": settings.graph.model_copy(update={"llm_triples": True})})
 
 
-def llm_agent(collection: Collection, settings: Settings, system: str) -> ResearchAgent:
+def llm_agent(
+    collection: Collection, settings: Settings, system: str, llm: LLMClient | None
+) -> ResearchAgent:
     """The agent of an LLM system: ``system_settings`` with LLM-chosen next hops on, no other LLM step."""
-    llm = get_llm(settings)
     if llm is None:
         raise InputError(f"{system} needs an LLM: set DEEPCITE_LLM_BASE_URL and DEEPCITE_LLM_MODEL")
     research = system_settings(settings, system).tuned(next_hop={"enabled": True})
     chooser = LLMHopChooser(llm, research.next_hop, chars_per_token=settings.llm.chars_per_token)
-    return ResearchAgent(collection, settings=research, use_llm=False, hop_chooser=chooser)
+    return ResearchAgent(collection, research, hop_chooser=chooser)
 
 
 def system_settings(settings: Settings, system: str) -> ResearchSettings:
@@ -230,17 +230,18 @@ def evaluate(
     systems: tuple[str, ...] = SYSTEMS,
     progress: Progress | None = None,
     llm_pool: Collection | None = None,
+    llm: LLMClient | None = None,
 ) -> dict[str, dict[str, float]]:
     """Per question, in one run: single-shot hybrid retrieval (the question as the query), today's research
     engine, and the graph-augmented engine (research with composed-question chains and the entity graph);
-    with an LLM, the graph-augmented engine over ``llm_pool`` (default: ``collection``) with LLM hops."""
+    with ``llm``, the graph-augmented engine over ``llm_pool`` (default: ``collection``) with LLM hops."""
     unknown = set(systems) - set(SYSTEMS)
     if unknown:
         raise InputError(f"unknown system(s) {sorted(unknown)}; choose from: {', '.join(SYSTEMS)}")
     agents = {
-        name: llm_agent(llm_pool or collection, settings, name)
+        name: llm_agent(llm_pool or collection, settings, name, llm)
         if name in LLM_SYSTEMS
-        else ResearchAgent(collection, settings=system_settings(settings, name), use_llm=False)
+        else ResearchAgent(collection, system_settings(settings, name))
         for name in systems
         if name != "single_shot"
     }

@@ -35,7 +35,6 @@ from deepcite.server import (
 )
 from deepcite.server.auth import Authenticator
 from deepcite.server.errors import install_error_handlers
-from deepcite.server.jobs import IngestJobs
 from deepcite.server.limits import BodySizeLimit
 
 
@@ -61,7 +60,6 @@ def create_app(
         try:
             yield
         finally:
-            app.state.jobs.shutdown()  # queued uploads are dropped; a running one finishes
             if owned:
                 engine.close()
 
@@ -73,7 +71,6 @@ def create_app(
     )
     app.state.engine = engine
     app.state.authenticator = Authenticator(settings.api_keys)
-    app.state.jobs = IngestJobs(settings.server.job_history)  # upload ingest jobs, one at a time
     install_error_handlers(app)
     app.include_router(routes_meta.router)
     app.include_router(routes_answer.router)

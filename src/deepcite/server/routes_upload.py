@@ -33,8 +33,8 @@ from starlette.datastructures import FormData, UploadFile
 from deepcite.config import Settings
 from deepcite.engine import Engine
 from deepcite.errors import InputError
+from deepcite.ingest.jobs import IngestJob
 from deepcite.ingest.report import FileProgressCallback, IngestReport
-from deepcite.server.jobs import IngestJob, IngestJobs
 from deepcite.server.limits import RequestTooLarge, StreamedLimit
 from deepcite.server.resources import EngineDep
 from deepcite.server.routes_files import (
@@ -66,10 +66,6 @@ def upload_limit(settings: Settings) -> StreamedLimit:
         settings.server.max_upload_request_bytes,
         "server.max_upload_request_bytes",
     )
-
-
-def _jobs(request: Request) -> IngestJobs:
-    return request.app.state.jobs
 
 
 def _target(engine: Engine, collection: str) -> None:
@@ -180,7 +176,7 @@ async def upload_documents(
             collection, paths, names=names, acl=acl, on_error=on_error, on_progress=on_progress
         )
 
-    job = _jobs(request).submit(
+    job = engine.jobs.submit(
         collection,
         run,
         files=names,
@@ -193,9 +189,9 @@ async def upload_documents(
 
 
 @router.get("/jobs/{job_id}", response_model=IngestJob)
-async def job_status(request: Request, caller: CallerDep, job_id: str) -> IngestJob:
+async def job_status(engine: EngineDep, caller: CallerDep, job_id: str) -> IngestJob:
     """An upload job: its state, each file's outcome so far and, once done, the ingest report."""
-    return _jobs(request).get(job_id, caller.groups)
+    return engine.jobs.get(job_id, caller.groups)
 
 
 @router.get(
@@ -203,10 +199,10 @@ async def job_status(request: Request, caller: CallerDep, job_id: str) -> Ingest
     response_class=EventSourceResponse,
     responses={200: {"content": {"text/event-stream": {}}, "description": "state, file and done events"}},
 )
-async def job_events(request: Request, caller: CallerDep, job_id: str) -> EventSourceResponse:
+async def job_events(engine: EngineDep, caller: CallerDep, job_id: str) -> EventSourceResponse:
     """The job's progress as Server-Sent Events: ``state`` (queued, running), ``file`` per finished file
     (``{done, total, file}``), then ``done`` with the whole job. Replays from the first event."""
-    jobs = _jobs(request)
+    jobs = engine.jobs
     jobs.get(job_id, caller.groups)  # unknown or foreign job: a 404 before the stream starts
 
     async def frames() -> AsyncIterator[dict[str, str]]:
