@@ -35,11 +35,11 @@ PQAL = Path("/work/shared/datasets/pubmedqa_pqal")
 OUT = Path(__file__).parent / "results" / "answers_tuning_train.json"
 # the grid the defaults were chosen from; the results file also keeps the earlier grids (finding_weight
 # 0.3-0.7, study_support_share 0.8/0.9, sentence_relevance_weight 0/0.5/1, elided statistics, a word cap)
-GRID = {
-    "finding_weight": [0.2, 0.3],
-    "sentence_relevance_weight": [0.5, 0.7],
-    "continue_ratio": [0.75, 0.85],
-    "extractive_summary_sentences": [2, 3],
+GRID = {  # (answer sub-section, setting) -> values
+    ("extractive", "finding_weight"): [0.2, 0.3],
+    ("extractive", "sentence_relevance_weight"): [0.5, 0.7],
+    ("extractive", "continue_ratio"): [0.75, 0.85],
+    ("length", "extractive_summary_sentences"): [2, 3],
 }
 
 
@@ -70,7 +70,10 @@ def main() -> None:
     )  # its sentence-vector cache serves every candidate
     keys = list(GRID)
     for combo in itertools.product(*GRID.values()):
-        answer_settings = AnswerSettings(**dict(zip(keys, combo, strict=True)))
+        sections: dict[str, dict[str, float]] = {}
+        for (section, name), value in zip(keys, combo, strict=True):
+            sections.setdefault(section, {})[name] = value
+        answer_settings = AnswerSettings().tuned(**sections)
         generator = ExtractiveGenerator(embedder, answer_settings)
         generator._cache = shared._cache  # noqa: SLF001 - one cache across candidates (a tuning script)
         scores = SystemScores()
@@ -85,7 +88,7 @@ def main() -> None:
                 citation_check=part.check,
             )
             score_summary(scores, item, answered, ctx, 0.0)
-        row = {**dict(zip(keys, combo, strict=True)), **scores.summary()}
+        row = {**{name: value for (_, name), value in zip(keys, combo, strict=True)}, **scores.summary()}
         row["seconds"] = round(time.perf_counter() - started, 1)
         print(row, flush=True)
         rows.append(row)

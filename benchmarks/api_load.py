@@ -84,14 +84,14 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=32)
     parser.add_argument("--requests", type=int, default=512)
     parser.add_argument("--baseline-requests", type=int, default=10)
-    parser.add_argument("--context-cap", type=int, default=200, help="answer.context_max_count for the run")
+    parser.add_argument("--context-cap", type=int, default=200, help="answer.context.max_count for the run")
     parser.add_argument("--max-hops", type=int, default=None, help="Per-request max_hops (default: setting).")
     args = parser.parse_args()
 
     settings = Settings(
         data_dir=args.data_dir,
         server=ServerSettings(default_collection=args.collection),
-        answer=AnswerSettings(context_max_count=args.context_cap),
+        answer=AnswerSettings().tuned(context={"max_count": args.context_cap}),
     )
     col, info = ensure_collection(settings, args.collection, args.beir)
     pool = queries(args.beir)

@@ -12,7 +12,7 @@ cited passage is an abstract's text (its ``CONTEXTS``, without the conclusion):
   the embedder: same topic, wrong passage).
 
 Abstracts are split in two halves by position (even: tune, odd: report). The tune half picks
-``answer.citation_lexical_weight`` and ``answer.citation_support_threshold`` (the largest gap between the
+``answer.citations.lexical_weight`` and ``answer.citations.support_threshold`` (the largest gap between the
 shares of unsupported and supported citations removed, among settings removing at most
 ``--max-supported-removed`` of the supported ones); the report half is then checked with them through the
 real :func:`check_citations`. The configured defaults are checked on the report half too.
@@ -142,13 +142,11 @@ def main() -> None:
     grid = []
     for weight in WEIGHTS:
         for threshold in THRESHOLDS:
-            unsup, sup = removal(tune, weight, threshold, defaults.citation_verbatim_lexical)
+            unsup, sup = removal(tune, weight, threshold, defaults.citations.verbatim_lexical)
             grid.append((sup <= args.max_supported_removed, unsup - sup, unsup, sup, weight, threshold))
     grid.sort(reverse=True)
     _, _, tune_unsup, tune_sup, weight, threshold = grid[0]
-    tuned = defaults.model_copy(
-        update={"citation_lexical_weight": weight, "citation_support_threshold": threshold}
-    )
+    tuned = defaults.tuned(citations={"lexical_weight": weight, "support_threshold": threshold})
     result = {
         "command": f"benchmarks/citation_support.py --limit {args.limit} --seed {args.seed}",
         "abstracts": len(passages),
@@ -158,9 +156,9 @@ def main() -> None:
             report, passages, primed(CitationSupport(embedder, tuned), report, passages)
         ),
         "defaults": {
-            "citation_lexical_weight": defaults.citation_lexical_weight,
-            "citation_support_threshold": defaults.citation_support_threshold,
-            "citation_verbatim_lexical": defaults.citation_verbatim_lexical,
+            "citation_lexical_weight": defaults.citations.lexical_weight,
+            "citation_support_threshold": defaults.citations.support_threshold,
+            "citation_verbatim_lexical": defaults.citations.verbatim_lexical,
         },
         "report_half_defaults": checked(report, passages, scorer),
         "seconds": round(time.perf_counter() - started, 1),

@@ -9,7 +9,7 @@ For each code version (this tree, and ``--before`` checked out in a git worktree
 mode the routes a user waits on are timed: ``POST /api/unified-search``, the SSE stream until its ``done``
 event, and ``POST /api/quick-summary`` of that request. A request still running after ``--cap`` seconds is
 given up and counted at the cap. Settings for both versions: ``llm.timeout_s=5``, 4 retries (the default);
-this tree also gets ``answer.request_budget_s=--budget`` (target: worst request within budget + 2 s).
+this tree also gets ``answer.budget.request_s=--budget`` (target: worst request within budget + 2 s).
 Writes ``benchmarks/results/llm_faults.json``.
 """
 
@@ -139,8 +139,8 @@ def run_version(label: str, src: Path, llm_url: str, responder: Responder, args:
         "DEEPCITE_LLM_TIMEOUT_S": "5",
     }
     if label == "after":
-        env["DEEPCITE_ANSWER_REQUEST_BUDGET_S"] = str(args.budget)
-        env["DEEPCITE_ANSWER_OFFLINE_RESERVE_S"] = str(args.reserve)
+        env["DEEPCITE_ANSWER_BUDGET_REQUEST_S"] = str(args.budget)
+        env["DEEPCITE_ANSWER_BUDGET_OFFLINE_RESERVE_S"] = str(args.reserve)
     if not (data_dir / ".ingested").exists():
         subprocess.run([sys.executable, "-c", INGEST, str(CORPUS)], env=env, check=True, cwd=src.parent)
         (data_dir / ".ingested").write_text("ok")
@@ -181,8 +181,10 @@ def run_version(label: str, src: Path, llm_url: str, responder: Responder, args:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--before", help="git revision to compare with (checked out in a worktree)")
-    parser.add_argument("--budget", type=float, default=10.0, help="answer.request_budget_s for this tree")
-    parser.add_argument("--reserve", type=float, default=2.0, help="answer.offline_reserve_s for this tree")
+    parser.add_argument("--budget", type=float, default=10.0, help="answer.budget.request_s for this tree")
+    parser.add_argument(
+        "--reserve", type=float, default=2.0, help="answer.budget.offline_reserve_s for this tree"
+    )
     parser.add_argument("--cap", type=float, default=90.0, help="seconds after which a request is given up")
     parser.add_argument("--work", default="/work/bench/deadline/llm_faults", help="data dirs and worktree")
     args = parser.parse_args()

@@ -81,11 +81,35 @@ def test_unknown_key_in_environment_names_the_nearest(monkeypatch: pytest.Monkey
         Settings.load()
 
 
-def test_max_rounds_was_merged_into_max_hops(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    with pytest.raises(ConfigError, match=r"'research.max_rounds'.*replaced by 'research.stopping.max_hops'"):
-        Settings.load(_toml(tmp_path, "[research]\nmax_rounds = 4\n"))
-    monkeypatch.setenv("DEEPCITE_RESEARCH_MAX_ROUNDS", "4")
-    with pytest.raises(ConfigError, match="DEEPCITE_RESEARCH_STOPPING_MAX_HOPS"):
+@pytest.mark.parametrize(
+    ("toml", "unknown", "nearest"),
+    [
+        ("[answer]\ncitation_judge = 'llm'\n", "answer.citation_judge", "answer.citations.judge"),
+        ("[practitioners]\nfloor_ratio = 0.5\n", "practitioners.floor_ratio", "practitioners.floor.ratio"),
+        ("[research.stopping]\nmax_hop = 3\n", "research.stopping.max_hop", "research.stopping.max_hops"),
+    ],
+)
+def test_an_unknown_key_in_a_file_is_refused_with_the_nearest_known_one(
+    tmp_path: Path, toml: str, unknown: str, nearest: str
+) -> None:
+    file = _toml(tmp_path, toml)
+    with pytest.raises(ConfigError, match=rf"unknown setting {unknown!r}") as err:
+        Settings.load(file)
+    assert f"did you mean {nearest!r}" in str(err.value) and str(file) in str(err.value)
+
+
+def test_sub_sections_of_every_section_are_set_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DEEPCITE_ANSWER_CITATIONS_JUDGE", "llm")
+    monkeypatch.setenv("DEEPCITE_ANSWER_EMBEDDING_CACHE_SIZE", "7")  # a flat key beside the sub-sections
+    monkeypatch.setenv("DEEPCITE_PRACTITIONERS_SEMANTIC_ENABLED", "false")
+    monkeypatch.setenv("DEEPCITE_PRACTITIONERS_RESULT_LIMIT", "4")
+    settings = Settings.load()
+    assert settings.answer.citations.judge == "llm" and settings.answer.embedding_cache_size == 7
+    assert not settings.practitioners.semantic.enabled and settings.practitioners.result_limit == 4
+    monkeypatch.setenv("DEEPCITE_ANSWER_CITATION_JUDGE", "llm")  # the flat name of before
+    with pytest.raises(
+        ConfigError, match=r"unknown setting 'answer.citation_judge'.*'answer.citations.judge'"
+    ):
         Settings.load()
 
 
@@ -98,16 +122,15 @@ def test_wrong_type_and_bad_files(tmp_path: Path) -> None:
         Settings.load(_toml(tmp_path, "[research\n"))
 
 
-def test_research_settings_moved_into_sections_name_the_new_place(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    with pytest.raises(
-        ConfigError, match=r"'research.aspect_coverage_threshold'.*'research.coverage.threshold'"
-    ):
-        Settings.load(_toml(tmp_path, "[research]\naspect_coverage_threshold = 0.4\n"))
-    monkeypatch.setenv("DEEPCITE_RESEARCH_MIN_HOPS", "1")
-    with pytest.raises(ConfigError, match="DEEPCITE_RESEARCH_STOPPING_MIN_HOPS"):
-        Settings.load()
-    monkeypatch.delenv("DEEPCITE_RESEARCH_MIN_HOPS")
-    monkeypatch.setenv("DEEPCITE_RESEARCH_COVERAGE_KEYWORD_WEIGHT", "0.3")  # same name before and after
-    assert Settings.load().research.coverage.keyword_weight == 0.3
+def test_overlapping_keys_are_gone(tmp_path: Path) -> None:
+    """One setting per idea: the research graph section, the chain's own hop cap and the research RRF
+    constant were merged into research.retrieval/planning, research.stopping.max_hops and search.rrf_k."""
+    for toml, unknown in [
+        ("[research.graph]\nenabled = true\n", "research.graph"),
+        ("[research.retrieval]\nmerge_rrf_k = 3\n", "research.retrieval.merge_rrf_k"),
+        ("[research.chain]\nmax_hops = 3\n", "research.chain.max_hops"),
+        ("[server]\nmax_query_chars = 10\n", "server.max_query_chars"),
+        ("[answer]\nembedding_weight = 0.5\n", "answer.embedding_weight"),
+    ]:
+        with pytest.raises(ConfigError, match=rf"unknown setting {unknown!r}"):
+            Settings.load(_toml(tmp_path, toml))

@@ -14,7 +14,7 @@ import tomllib
 from contextvars import ContextVar
 from functools import lru_cache
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Self
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from pydantic.fields import FieldInfo
@@ -35,6 +35,12 @@ class _Section(BaseModel):
     """
 
     model_config = ConfigDict(extra="forbid")
+
+    def tuned(self, **sections: dict[str, Any]) -> Self:
+        """A copy with fields of the named sub-sections replaced: ``research.tuned(stopping={"max_hops": 3})``."""
+        return self.model_copy(
+            update={name: getattr(self, name).model_copy(update=values) for name, values in sections.items()}
+        )
 
 
 class StoreSettings(_Section):
@@ -163,7 +169,7 @@ class SearchSettings(_Section):
     bm25_avgdl_tolerance: float = 0.05
     default_mode: Literal["bm25", "dense", "hybrid", "graph"] = "hybrid"
     fusion: Literal["rrf", "dbsf"] = "dbsf"
-    rrf_k: int = 60
+    rrf_k: int = 60  # the RRF constant of every rank fusion: hybrid, hybrid + graph, a research round's lists
     prefetch_limit: int = 100
     default_k: int = 10
     max_k: int = 50  # the most hits one search request may ask for (HTTP, MCP, CLI)
@@ -233,7 +239,7 @@ class GraphSettings(_Section):
 class PlanningSettings(_Section):
     """How a question becomes aspects, sub-questions and each round's queries."""
 
-    max_question_chars: int = 2000
+    max_question_chars: int = 2000  # a longer question or search query is refused, on every surface
     # importance of the main aspect of a question part, of each side of a comparison, and of secondary
     # aspects (an "advantages" or "uses" clause beside the main one)
     main_aspect_importance: float = 1.0
@@ -247,6 +253,11 @@ class PlanningSettings(_Section):
     bridge_parents_per_hop: int = 1
     bridge_names_per_passage: int = 6
     bridge_entities_in_label: int = 4  # entities named in a bridge hop's sub-question text
+    # with a collection's entity graph: bridge queries per round from high-PPR entities the evidence does not
+    # yet cover, walking from the question's entities and the best `graph_seed_passages` evidence passages
+    # (0: none; 3 cost recall@5 on MuSiQue train)
+    graph_bridge_entities: int = 0
+    graph_seed_passages: int = 5
 
 
 class ResearchRetrievalSettings(_Section):
@@ -256,7 +267,11 @@ class ResearchRetrievalSettings(_Section):
     k_per_query: int = 20
     bridge_modes: list[Literal["bm25", "dense", "hybrid"]] = Field(default_factory=lambda: ["bm25"])
     bridge_k: int = 3  # hits per bridge query (an entity searched by name)
-    merge_rrf_k: int = 60
+    # the entity graph's ranked list (`graph_k` hits) beside each sub-question's searches, when the collection
+    # has a graph. Off by default: it lifts multi-hop recall but costs about 2.5x the research time (README,
+    # multi-hop); ``eval multihop`` measures it on. The round's lists are fused by RRF with search.rrf_k.
+    use_graph: bool = False
+    graph_k: int = 20
     rerank_enabled: bool = False
     reranker_model: str | None = None
     rerank_top_n: int = 30
@@ -291,8 +306,8 @@ class CoverageSettings(_Section):
     threshold: float = 0.5  # an aspect scoring at least this is covered
     weighted_threshold: float = 0.70
     core_importance: float = 0.8  # aspects at least this important must all be covered
-    keyword_weight: float = 0.5
-    embedding_weight: float = 0.5
+    # an aspect's score: keyword_weight * keyword score + (1 - keyword_weight) * embedding similarity
+    keyword_weight: float = Field(default=0.5, ge=0.0, le=1.0)
     # the best aspect-passage cosine is mapped from [cosine_floor, cosine_ceiling] onto [0, 1]
     cosine_floor: float = 0.25
     cosine_ceiling: float = 0.75
@@ -304,8 +319,7 @@ class ChainSettings(_Section):
     """Composed questions ("the spouse of the performer of Green") run as an ordered chain of hops. Off by
     default: on MuSiQue train it cost recall@5 (README, multi-hop)."""
 
-    enabled: bool = False
-    max_hops: int = 5  # the most hops a question is parsed into
+    enabled: bool = False  # a question is parsed into at most research.stopping.max_hops hops
     beam: int = 2  # answer entities of a hop carried into the next hop's queries
     answer_passages: int = 3  # a hop's best passages its answer entity is taken from
     # an answer entity scores 1/rank of its passage, times `title_weight` for a passage title, plus
@@ -317,19 +331,6 @@ class ChainSettings(_Section):
     known_weight: float = 1.0
     # the best passage of each hop is pinned in the pack at `pin_factor` times the first hop's best score
     pin_factor: float = 0.9
-
-
-class GraphResearchSettings(_Section):
-    """The entity graph in research rounds, when the collection has one. Off by default: it lifts multi-hop
-    recall but costs about 2.5x the research time (README, multi-hop); ``eval multihop`` measures it on."""
-
-    enabled: bool = False
-    k: int = 20  # hits of the graph's ranked list per sub-question (0: no graph list in the rounds)
-    # bridge queries per round from high-PPR entities the evidence does not yet cover, walking from the
-    # question's entities and the best `seed_passages` evidence passages (0: none; 3 cost recall@5 on
-    # MuSiQue train)
-    bridge_entities: int = 0
-    seed_passages: int = 5
 
 
 class NextHopSettings(_Section):
@@ -383,61 +384,70 @@ class ResearchSettings(_Section):
     coverage: CoverageSettings = Field(default_factory=CoverageSettings)
     stopping: StoppingSettings = Field(default_factory=StoppingSettings)
     chain: ChainSettings = Field(default_factory=ChainSettings)
-    graph: GraphResearchSettings = Field(default_factory=GraphResearchSettings)
     next_hop: NextHopSettings = Field(default_factory=NextHopSettings)
     ranking: EvidenceRankingSettings = Field(default_factory=EvidenceRankingSettings)
     vector_cache_size: int = 50_000  # passage vectors kept across questions by one ResearchAgent
 
-    def tuned(self, **sections: dict[str, Any]) -> ResearchSettings:
-        """A copy with fields of the named sections replaced: ``tuned(stopping={"max_hops": 3})``."""
-        return self.model_copy(
-            update={name: getattr(self, name).model_copy(update=values) for name, values in sections.items()}
-        )
 
+class AnswerLengthSettings(_Section):
+    """How many sentences each part of an answer has."""
 
-class AnswerSettings(_Section):
-    """The grounded answer stage."""
-
-    max_context_chunks: int = 12
     summary_min_sentences: int = 3
     summary_max_sentences: int = 5
     subanswer_max_sentences: int = 4
     long_answer_sentences_per_aspect: int = 3
-    support_threshold: float = 0.35
-    redundancy_threshold: float = 0.8
-    lexical_weight: float = 0.5
-    embedding_weight: float = 0.5
-    unsupported_policy: Literal["replace", "drop"] = "replace"
-    # a question's (or a regeneration's) whole time; LLM calls stop offline_reserve_s before it runs out, and
-    # what is left unanswered is written offline (the response's ``degraded`` says so)
-    request_budget_s: float = 180.0
+    extractive_summary_sentences: int = 2  # most sentences of the extractive quick summary
+
+
+class AnswerContextSettings(_Section):
+    """The evidence an answer is written from (``ResponseContext``) and how long the server keeps it."""
+
+    max_chunks: int = 12
+    max_subquery_chunks: int = 6  # evidence per sub-question handed to its sub-answer
+    ttl_s: float = 3600.0
+    max_count: int = 1000
+    cleanup_interval_s: float = 60.0
+
+
+class AnswerBudgetSettings(_Section):
+    """Time and tokens: a question's (or a regeneration's) whole time; LLM calls stop ``offline_reserve_s``
+    before it runs out, and what is left unanswered is written offline (the response's ``degraded`` says so)."""
+
+    request_s: float = 180.0
     offline_reserve_s: float = 5.0
-    # citation check (answer/citations.py, answer/support.py; tuned by benchmarks/citation_support.py): a range
-    # marker spanning more ids is dropped whole; a cited passage must support its sentence: verbatim when this
-    # share of the sentence's terms is in it, else lexical_weight * lexical + (1 - lexical_weight) * cosine to
-    # the passage's closest sentence must reach support_threshold; "llm" asks the LLM judge where it answers
-    citation_max_range_width: int = 5
-    citation_verbatim_lexical: float = 0.9
-    citation_lexical_weight: float = 0.3
-    citation_support_threshold: float = 0.58
-    citation_judge: Literal["none", "llm"] = "none"
+    tokens: int = 6000  # whole LLM request: prompt (passages trimmed to fit) + llm.max_output_tokens
+
+
+class CitationSettings(_Section):
+    """The citation check (answer/citations.py, answer/support.py; tuned by benchmarks/citation_support.py): a
+    range marker spanning more than ``max_range_width`` ids is dropped whole; a cited passage must support its
+    sentence: verbatim when ``verbatim_lexical`` of the sentence's terms is in it, else ``lexical_weight *
+    lexical + (1 - lexical_weight) * cosine`` to the passage's closest sentence must reach ``support_threshold``;
+    ``judge = "llm"`` asks the LLM judge where it answers. An unsupported sentence is replaced or dropped."""
+
+    max_range_width: int = 5
+    verbatim_lexical: float = 0.9
+    lexical_weight: float = Field(default=0.3, ge=0.0, le=1.0)
+    support_threshold: float = 0.58
+    judge: Literal["none", "llm"] = "none"
+    unsupported_policy: Literal["replace", "drop"] = "replace"
     # a citation's quote: the passage sentence that supports its claim best, widened by a neighbour while
     # that adds claim terms, up to this many sentences (answer/support.py)
     quote_max_sentences: int = Field(default=2, ge=1)
-    context_ttl_s: float = 3600.0
-    context_max_count: int = 1000
-    context_cleanup_interval_s: float = 60.0
-    token_budget: int = 6000  # whole LLM request: prompt (passages trimmed to fit) + llm.max_output_tokens
-    max_subquery_chunks: int = 6  # evidence per sub-question handed to its sub-answer
-    min_sentence_tokens: int = 3  # evidence sentences with fewer stemmed terms are never quoted
-    embedding_cache_size: int = 20_000  # sentence vectors kept by the extractive generator
-    max_embedded_sentences: int = 40  # per answer part, most lexically similar first; 0 embeds all
 
-    # the extractive writer, findings first (answer/findings.py, answer/extractive.py; the module docstring
-    # has the formulas): a sentence's value for a target is (1 - finding_weight) * relevance + finding_weight *
-    # finding score, among sentences whose support clears support_threshold. Finding score: the prior of its
-    # section's role, plus finding_cue_bonus per kind of finding cue (at most finding_cue_cap), minus an aim
-    # or method penalty. Tuned on PubMedQA train questions (benchmarks/answers_tuning.py).
+
+class ExtractiveSettings(_Section):
+    """The extractive writer, findings first (answer/extractive.py; the module docstring has the formulas): a
+    sentence's value for a target is (1 - finding_weight) * relevance + finding_weight * finding score, among
+    sentences whose support clears support_threshold. Tuned on PubMedQA train questions
+    (benchmarks/answers_tuning.py)."""
+
+    # a sentence's support for a target: lexical_weight * lexical + (1 - lexical_weight) * cosine
+    lexical_weight: float = Field(default=0.5, ge=0.0, le=1.0)
+    support_threshold: float = 0.35
+    redundancy_threshold: float = 0.8
+    min_sentence_tokens: int = 3  # evidence sentences with fewer stemmed terms are never quoted
+    max_embedded_sentences: int = 40  # per answer part, most lexically similar first; 0 embeds all
     finding_weight: float = 0.3
     descriptive_finding_weight: float = 0.1  # for what/how questions, which a description answers
     elide_statistics: bool = (
@@ -448,27 +458,46 @@ class AnswerSettings(_Section):
     )
     study_support_share: float = 0.9  # a sentence earns this share of its study's support (sentences, title)
     lexical_idf: bool = True  # weigh a target's terms by their rarity among the evidence's sentences
-    role_prior_finding: float = 0.6
-    role_prior_aim: float = 0.0
-    role_prior_background: float = 0.1
-    role_prior_method: float = 0.15
-    role_prior_unknown: float = 0.35
-    finding_cue_bonus: float = 0.15
-    finding_cue_cap: float = 0.45
-    aim_cue_penalty: float = 0.5
-    method_cue_penalty: float = 0.25
     opening_min_finding: float = 0.5  # the opening sentence is a finding this strong when any relevant one is
     opening_min_relevance: float = (
         0.5  # … and this relevant (0 at support_threshold, 1 for the best sentence)
     )
     decisive_bonus: float = 0.1  # yes/no questions: value added to a sentence that states an effect or a test
-    extractive_summary_sentences: int = 2  # most sentences of the extractive quick summary
     continue_ratio: float = (
         0.75  # a further sentence joins when its value reaches this share of the opening's
     )
     # a sentence of another study than the opening one joins only when its support for the question reaches
     # this share of the opening sentence's support (no padding from studies about something else)
     other_study_ratio: float = 1.0
+
+
+class FindingSettings(_Section):
+    """A sentence's finding score (answer/findings.py): the prior of its section's role, plus ``cue_bonus`` per
+    kind of finding cue (at most ``cue_cap``), minus an aim or method penalty."""
+
+    prior_finding: float = 0.6
+    prior_aim: float = 0.0
+    prior_background: float = 0.1
+    prior_method: float = 0.15
+    prior_unknown: float = 0.35
+    cue_bonus: float = 0.15
+    cue_cap: float = 0.45
+    aim_penalty: float = 0.5
+    method_penalty: float = 0.25
+
+
+class AnswerSettings(_Section):
+    """The grounded answer stage, one section per concern."""
+
+    length: AnswerLengthSettings = Field(default_factory=AnswerLengthSettings)
+    context: AnswerContextSettings = Field(default_factory=AnswerContextSettings)
+    budget: AnswerBudgetSettings = Field(default_factory=AnswerBudgetSettings)
+    citations: CitationSettings = Field(default_factory=CitationSettings)
+    extractive: ExtractiveSettings = Field(default_factory=ExtractiveSettings)
+    findings: FindingSettings = Field(default_factory=FindingSettings)
+    embedding_cache_size: int = (
+        20_000  # sentence vectors kept by the extractive writer and the citation check
+    )
 
 
 class LLMSettings(_Section):
@@ -500,7 +529,6 @@ class ServerSettings(_Section):
     host: str = "127.0.0.1"
     port: int = 8000
     max_request_bytes: int = 64_000
-    max_query_chars: int = 2000
     default_collection: str = "demo"
     # uploads (POST /api/collections/{collection}/documents): each file, the whole multipart body, the files
     max_upload_file_bytes: int = 50_000_000
@@ -514,68 +542,95 @@ class ServerSettings(_Section):
     client_poll_s: float = Field(default=0.5, gt=0)  # how often an upload's ingest job is asked for
 
 
-class PractitionerSettings(_Section):
-    """The practitioner finder: directory, stages and their weights."""
+class PractitionerAnalysisSettings(_Section):
+    """How a patient's words become an analysis: specialties, terms, the clinical intents they match."""
 
-    db_path: Path | None = None  # None means <data_dir>/practitioners.sqlite
-    stage_a_k: int = 50
-    result_limit: int = 15
-    intent_term_boost: float = 0.3
-    anchor_phrase_boost: float = 0.5
-    negative_penalty_min: float = 1.0
-    negative_penalty_max: float = 3.0
-    clear_confidence: float = 0.75
-    rating_boost_max: float = 0.3
-    reviews_boost_max: float = 0.2
-    experience_boost_max: float = 0.2
-    analysis_timeout_s: float = 20.0
-    max_query_chars: int = 2000
-    collection: str = "practitioners"  # the BM25-only search collection holding one profile per NPI
-    index_batch: int = 500  # profiles upserted into the search store per call
-    # quality boosts: rating/5 * rating_boost_max; log1p(reviews)/log1p(reviews_saturation) capped at 1;
-    # years of experience / experience_saturation_years capped at 1
-    reviews_saturation: int = 500
-    experience_saturation_years: int = 30
-    reference_year: int | None = None  # year experience is counted to; None means the current year
-    # stage A is "short" when fewer than the requested results fit the intent (at least this many intent
-    # terms, or an anchor phrase): the candidate set is then filled by BM25 searches on the intent terms
-    fill_min_intent_matches: int = 2
-    # nearby-first ordering applies to candidates scoring at least this fraction of the best score
-    nearby_min_score_ratio: float = 0.5
-    max_conversation_chars: int = 8000  # all messages together; older messages are dropped beyond this
+    timeout_s: float = 20.0  # an LLM analysis; the offline one is used when it fails or runs out
+    clear_confidence: float = 0.75  # an analysis this confident is clear (not ambiguous)
     max_llm_terms: int = 15  # terms kept from each list an LLM analysis returns
     max_intents: int = 2  # offline clinical intents merged into one analysis (the best first)
     # an intent that scores below this fraction of the best intent is left out (and makes the query ambiguous
     # only above it)
     secondary_intent_ratio: float = 0.5
-    # semantic stage: the patient's words against each directory specialty's name, NUCC definition sentences
-    # and catalogue cues (embedded once per directory, stored in the SQLite file); a specialty is proposed when
-    # its best cosine similarity is at least semantic_min_similarity and within semantic_margin of the best
-    semantic_enabled: bool = True
-    semantic_min_similarity: float = 0.5
-    semantic_margin: float = 0.08
-    semantic_max_specialties: int = 5
-    semantic_definition_sentences: int = 3  # NUCC definition sentences embedded per specialty
-    # the proposed specialty's practitioners get semantic_boost * similarity / best similarity; scaled by
-    # semantic_catalogue_factor when the catalogue (or LLM) has a confident intent of its own
-    semantic_boost: float = 1.0
-    semantic_catalogue_factor: float = 0.5
-    semantic_catalogue_confidence: float = 0.6  # the catalogue/LLM confidence that counts as "confident"
-    semantic_strong_similarity: float = 0.85  # a proposal this similar keeps its full boost regardless
-    semantic_fill_k: int = 15  # practitioners added per proposed specialty (nearest location filter applied)
+
+
+class PractitionerSemanticSettings(_Section):
+    """The semantic stage: the patient's words against each directory specialty's name, NUCC definition
+    sentences and catalogue cues (embedded once per directory, stored in the SQLite file). A specialty is
+    proposed when its best cosine similarity is at least ``min_similarity`` and within ``margin`` of the best;
+    its practitioners get ``boost * similarity / best similarity``, scaled by ``catalogue_factor`` when the
+    catalogue (or LLM) has an intent at least ``catalogue_confidence`` confident of its own."""
+
+    enabled: bool = True
+    min_similarity: float = 0.5
+    margin: float = 0.08
+    max_specialties: int = 5
+    definition_sentences: int = 3  # NUCC definition sentences embedded per specialty
+    boost: float = 1.0
+    catalogue_factor: float = 0.5
+    catalogue_confidence: float = 0.6
+    strong_similarity: float = 0.85  # a proposal this similar keeps its full boost regardless
+    fill_k: int = 15  # practitioners added per proposed specialty (nearest location filter applied)
+
+
+class PractitionerRankingSettings(_Section):
+    """Stage A (BM25 candidates) and stage B (the request's terms, phrases and cues re-scoring them)."""
+
+    stage_a_k: int = 50
+    intent_term_boost: float = 0.3
+    anchor_phrase_boost: float = 0.5
+    negative_penalty_min: float = 1.0
+    negative_penalty_max: float = 3.0
     # population (a child, an older adult) and urgency (crisis, emergency) cues name specialties of their own
     population_boost: float = 0.6
     urgency_boost: float = 2.0
-    # stage-B floor: a stage-A candidate with at least floor_min_bm25_share of the best BM25 whose profile
-    # literally contains an anchor phrase of the request, or whose specialty the request names, keeps at least
-    # floor_ratio of the best final score (lifted by at most floor_max_lift)
-    floor_min_bm25_share: float = 0.8
-    floor_ratio: float = 1.0
-    floor_max_lift: float = 3.0
-    # a specialty the request names strongly (semantic similarity >= semantic_strong_similarity, or urgency)
-    # with no practitioner in the results gets its best one moved to this position (at most reserved_slots_max)
+    # stage A is "short" when fewer than the requested results fit the intent (at least this many intent
+    # terms, or an anchor phrase): the candidate set is then filled by BM25 searches on the intent terms
+    fill_min_intent_matches: int = 2
+    # nearby-first ordering applies to candidates scoring at least this fraction of the best score
+    nearby_min_score_ratio: float = 0.5
+
+
+class PractitionerQualitySettings(_Section):
+    """Quality boosts: rating/5 * ``rating_boost_max``; log1p(reviews)/log1p(``reviews_saturation``) capped at
+    1; years of experience / ``experience_saturation_years`` capped at 1."""
+
+    rating_boost_max: float = 0.3
+    reviews_boost_max: float = 0.2
+    experience_boost_max: float = 0.2
+    reviews_saturation: int = 500
+    experience_saturation_years: int = 30
+    reference_year: int | None = None  # year experience is counted to; None means the current year
+
+
+class PractitionerFloorSettings(_Section):
+    """Stage B's floor and reserved slots. A stage-A candidate with at least ``min_bm25_share`` of the best BM25
+    whose profile literally contains an anchor phrase of the request, or whose specialty the request names,
+    keeps at least ``ratio`` of the best final score (lifted by at most ``max_lift``). A specialty the request
+    names strongly (semantic similarity >= semantic.strong_similarity, or urgency) with no practitioner in the
+    results gets its best one moved to ``reserved_slot_position`` (at most ``reserved_slots_max``)."""
+
+    min_bm25_share: float = 0.8
+    ratio: float = 1.0
+    max_lift: float = 3.0
     reserved_slot_position: int = 4
     reserved_slots_max: int = 2
+
+
+class PractitionerSettings(_Section):
+    """The practitioner finder: its directory and limits here, each stage's weights in its own section."""
+
+    db_path: Path | None = None  # None means <data_dir>/practitioners.sqlite
+    collection: str = "practitioners"  # the BM25-only search collection holding one profile per NPI
+    index_batch: int = 500  # profiles upserted into the search store per call
+    result_limit: int = 15
+    max_query_chars: int = 2000
+    max_conversation_chars: int = 8000  # all messages together; older messages are dropped beyond this
+    analysis: PractitionerAnalysisSettings = Field(default_factory=PractitionerAnalysisSettings)
+    semantic: PractitionerSemanticSettings = Field(default_factory=PractitionerSemanticSettings)
+    ranking: PractitionerRankingSettings = Field(default_factory=PractitionerRankingSettings)
+    quality: PractitionerQualitySettings = Field(default_factory=PractitionerQualitySettings)
+    floor: PractitionerFloorSettings = Field(default_factory=PractitionerFloorSettings)
 
 
 class WebSearchSettings(_Section):
@@ -610,55 +665,6 @@ class MCPSettings(_Section):
     groups: list[str] | None = None
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "WARNING"
 
-
-# settings that were renamed or merged: the old key names the new one in a clear error
-RENAMED_SETTINGS: dict[str, str] = {
-    "research.max_rounds": "research.stopping.max_hops",
-    "mcp.max_k": "search.max_k",
-    # the research settings split into sub-sections
-    "research.max_question_chars": "research.planning.max_question_chars",
-    "research.main_aspect_importance": "research.planning.main_aspect_importance",
-    "research.side_aspect_importance": "research.planning.side_aspect_importance",
-    "research.secondary_aspect_importance": "research.planning.secondary_aspect_importance",
-    "research.hyde_enabled": "research.planning.hyde_enabled",
-    "research.max_queries_per_round": "research.planning.max_queries_per_round",
-    "research.max_query_chars": "research.planning.max_query_chars",
-    "research.bridge_parents_per_hop": "research.planning.bridge_parents_per_hop",
-    "research.bridge_names_per_passage": "research.planning.bridge_names_per_passage",
-    "research.bridge_entities_in_label": "research.planning.bridge_entities_in_label",
-    "research.modes": "research.retrieval.modes",
-    "research.k_per_query": "research.retrieval.k_per_query",
-    "research.bridge_modes": "research.retrieval.bridge_modes",
-    "research.bridge_k": "research.retrieval.bridge_k",
-    "research.merge_rrf_k": "research.retrieval.merge_rrf_k",
-    "research.rerank_enabled": "research.retrieval.rerank_enabled",
-    "research.reranker_model": "research.retrieval.reranker_model",
-    "research.rerank_top_n": "research.retrieval.rerank_top_n",
-    "research.rerank_batch_size": "research.retrieval.rerank_batch_size",
-    "research.max_docs_per_round": "research.selection.max_docs_per_round",
-    "research.max_total_docs": "research.selection.max_total_docs",
-    "research.per_document_cap": "research.selection.per_document_cap",
-    "research.mmr_lambda": "research.selection.mmr_lambda",
-    "research.must_preserve_boost": "research.selection.must_preserve_boost",
-    "research.spread_bonus": "research.selection.spread_bonus",
-    "research.title_match_bonus": "research.selection.title_match_bonus",
-    "research.bridge_residual_weight": "research.selection.bridge_residual_weight",
-    "research.round_decay": "research.selection.round_decay",
-    "research.selection_pool": "research.selection.pool",
-    "research.selection_rank_k": "research.selection.rank_k",
-    "research.enable_aspect_coverage": "research.coverage.enabled",
-    "research.aspect_coverage_threshold": "research.coverage.threshold",
-    "research.weighted_coverage_threshold": "research.coverage.weighted_threshold",
-    "research.core_aspect_importance": "research.coverage.core_importance",
-    "research.coverage_keyword_weight": "research.coverage.keyword_weight",
-    "research.coverage_embedding_weight": "research.coverage.embedding_weight",
-    "research.coverage_cosine_floor": "research.coverage.cosine_floor",
-    "research.coverage_cosine_ceiling": "research.coverage.cosine_ceiling",
-    "research.min_hops": "research.stopping.min_hops",
-    "research.max_hops": "research.stopping.max_hops",
-    "research.no_novelty_streak": "research.stopping.no_novelty_streak",
-    "research.quality_stop_score": "research.stopping.quality_stop_score",
-}
 
 _config_file: ContextVar[Path | None] = ContextVar("deepcite_config_file", default=None)
 
@@ -702,9 +708,8 @@ class Settings(BaseSettings):
         file_secret_settings: PydanticBaseSettingsSource,
     ) -> tuple[PydanticBaseSettingsSource, ...]:
         """Init arguments, then the environment, then the TOML file: the first source to set a value wins."""
-        _refuse_renamed_env()
         file = _config_file.get()
-        env = _ResearchEnvSource(settings_cls, env_settings)
+        env = _NestedEnvSource(settings_cls, env_settings)
         if file is None:
             return init_settings, env
         return init_settings, env, _CheckedTomlSource(settings_cls, file)
@@ -747,9 +752,10 @@ def _is_section(annotation: Any) -> bool:
     return isinstance(annotation, type) and issubclass(annotation, BaseModel)
 
 
-class _ResearchEnvSource(PydanticBaseSettingsSource):
-    """The environment, with research sub-sections nested: ``DEEPCITE_RESEARCH_STOPPING_MAX_HOPS`` arrives as
-    ``research.stopping_max_hops`` and is handed on as ``research.stopping.max_hops``."""
+class _NestedEnvSource(PydanticBaseSettingsSource):
+    """The environment, with sub-sections nested: ``DEEPCITE_RESEARCH_STOPPING_MAX_HOPS`` arrives as
+    ``research.stopping_max_hops`` and is handed on as ``research.stopping.max_hops`` (likewise
+    ``DEEPCITE_ANSWER_CITATIONS_JUDGE``, ``DEEPCITE_PRACTITIONERS_SEMANTIC_ENABLED``)."""
 
     def __init__(self, settings_cls: type[BaseSettings], env: PydanticBaseSettingsSource) -> None:
         super().__init__(settings_cls)
@@ -760,26 +766,31 @@ class _ResearchEnvSource(PydanticBaseSettingsSource):
 
     def __call__(self) -> dict[str, Any]:
         data = self.env()
-        research = data.get("research")
-        if isinstance(research, dict):
-            sections = [n for n, f in ResearchSettings.model_fields.items() if _is_section(f.annotation)]
-            nested: dict[str, Any] = {}
-            for key, value in research.items():
-                section = next((s for s in sections if key.startswith(s + "_")), None)
-                if section is None:
-                    nested[key] = value
-                    continue
-                leaf = key[len(section) + 1 :]
-                field = ResearchSettings.model_fields[section].annotation.model_fields.get(leaf)  # type: ignore[union-attr]
-                if field is not None and isinstance(value, str) and self.field_is_complex(field):
-                    value = self.decode_complex_value(leaf, field, value)
-                nested.setdefault(section, {})[leaf] = value
-            data["research"] = nested
+        for name, values in data.items():
+            model = Settings.model_fields[name].annotation if name in Settings.model_fields else None
+            if isinstance(values, dict) and _is_section(model):
+                data[name] = self._nest(model, values)  # type: ignore[arg-type]
         return data
+
+    def _nest(self, model: type[BaseModel], values: dict[str, Any]) -> dict[str, Any]:
+        """``section_key`` keys of ``values`` moved into their sub-section of ``model``."""
+        sections = [n for n, f in model.model_fields.items() if _is_section(f.annotation)]
+        nested: dict[str, Any] = {}
+        for key, value in values.items():
+            section = next((s for s in sections if key.startswith(s + "_")), None)
+            if section is None or key in model.model_fields:
+                nested[key] = value
+                continue
+            leaf = key[len(section) + 1 :]
+            field = model.model_fields[section].annotation.model_fields.get(leaf)  # type: ignore[union-attr]
+            if field is not None and isinstance(value, str) and self.field_is_complex(field):
+                value = self.decode_complex_value(leaf, field, value)
+            nested.setdefault(section, {})[leaf] = value
+        return nested
 
 
 class _CheckedTomlSource(TomlConfigSettingsSource):
-    """pydantic-settings' TOML source that refuses unknown and renamed keys, naming the file."""
+    """pydantic-settings' TOML source that refuses unknown keys, naming the file and the nearest known key."""
 
     def __init__(self, settings_cls: type[BaseSettings], file: Path) -> None:
         self.file = file
@@ -796,10 +807,6 @@ def _check_keys(data: dict[str, Any], model: type[BaseModel], where: tuple[str, 
     """Raise ``ConfigError`` for the first key of ``data`` that ``model`` has no field for."""
     for key, value in data.items():
         dotted = ".".join((*where, key))
-        if dotted in RENAMED_SETTINGS:
-            raise ConfigError(
-                f"setting {dotted!r} in {file} was replaced by {RENAMED_SETTINGS[dotted]!r}; rename it"
-            )
         field = model.model_fields.get(key)
         if field is None:
             raise ConfigError(f"unknown setting {dotted!r} in {file}; {_nearest(key, model, where)}")
@@ -809,30 +816,30 @@ def _check_keys(data: dict[str, Any], model: type[BaseModel], where: tuple[str, 
 
 
 def _nearest(key: str, model: type[BaseModel], where: tuple[str, ...]) -> str:
-    """``did you mean 'section.key'?`` for the closest field of ``model``, else the fields it has."""
-    close = difflib.get_close_matches(key, list(model.model_fields), n=1)
+    """``did you mean 'section.key'?`` for the closest field of ``model`` or of its sub-sections (a flat
+    ``citation_judge`` finds ``citations.judge``), else the fields it has."""
+    paths = {name: name for name in model.model_fields}
+    for name, field in model.model_fields.items():
+        if _is_section(field.annotation):
+            for leaf in field.annotation.model_fields:  # type: ignore[union-attr]
+                paths.setdefault(f"{name}_{leaf}", f"{name}.{leaf}")
+    close = difflib.get_close_matches(key, list(paths), n=1)
     if close:
-        return f"did you mean {'.'.join((*where, close[0]))!r}?"
+        return f"did you mean {'.'.join((*where, paths[close[0]]))!r}?"
     return f"known here: {', '.join(sorted(model.model_fields))}"
 
 
 def _describe(err: Any) -> str:
     """One validation error as ``section.key: message``, with the nearest key for an unknown one."""
     loc = tuple(str(part) for part in err["loc"])
-    if err["type"] == "extra_forbidden" and len(loc) == 2:
-        section = Settings.model_fields[loc[0]].annotation
-        if isinstance(section, type) and issubclass(section, BaseModel):
-            return f"unknown setting {'.'.join(loc)!r}; {_nearest(loc[1], section, loc[:1])}"
+    if err["type"] == "extra_forbidden" and len(loc) >= 2:
+        model: Any = Settings
+        for part in loc[:-1]:
+            field = model.model_fields.get(part) if _is_section(model) else None
+            model = field.annotation if field is not None else None
+        if _is_section(model):
+            return f"unknown setting {'.'.join(loc)!r}; {_nearest(loc[-1], model, loc[:-1])}"
     return f"{'.'.join(loc)}: {err['msg']}"
-
-
-def _refuse_renamed_env() -> None:
-    """Raise ``ConfigError`` when the environment sets a renamed setting (it would be ignored in silence)."""
-    for old, new in RENAMED_SETTINGS.items():
-        name = "DEEPCITE_" + old.replace(".", "_").upper()
-        env_new = "DEEPCITE_" + new.replace(".", "_").upper()
-        if name in os.environ and name != env_new:  # a move that keeps the variable's name is no rename
-            raise ConfigError(f"environment variable {name} was replaced by {env_new}; rename it")
 
 
 @lru_cache(maxsize=1)

@@ -129,6 +129,7 @@ class _CollectionRetriever:
 
     def __init__(self, collection: Collection) -> None:
         self._collection = collection
+        self.rrf_k = collection.rrf_k
 
     def search(
         self, query: str, *, mode: SearchMode, k: int, filters: Filters | None = None
@@ -475,8 +476,8 @@ class Engine:
         """Research the question, then answer it with citations from one shared context.
 
         An empty evidence pack yields the insufficient-evidence template with ``success`` true and no
-        citations. The context is kept (``answer.context_ttl_s``) for :meth:`regenerate`. The whole request
-        runs within ``answer.request_budget_s`` (see :func:`deepcite.answer.pipeline.answer_budget`).
+        citations. The context is kept (``answer.context.ttl_s``) for :meth:`regenerate`. The whole request
+        runs within ``answer.budget.request_s`` (see :func:`deepcite.answer.pipeline.answer_budget`).
         """
         with answer_budget(self.settings.answer):
             return await self._ask(request, groups, on_hop)

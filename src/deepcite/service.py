@@ -74,10 +74,10 @@ class _Request(InputModel):
         stripped = text.strip()
         if is_blank(stripped):
             raise RequestError(f"{what} is empty; send a question, e.g. 'does aspirin prevent stroke?'")
-        limit = settings.server.max_query_chars
+        limit = settings.research.planning.max_question_chars
         if len(stripped) > limit:
             raise RequestError(
-                f"{what} is {len(stripped)} characters; the limit is {limit} (setting server.max_query_chars): "
+                f"{what} is {len(stripped)} characters; the limit is {limit} (setting research.planning.max_question_chars): "
                 "shorten it"
             )
         try:

@@ -41,7 +41,7 @@ def test_order_follows_score_not_input_order(settings: AnswerSettings) -> None:
 
 def test_cap_on_selected_chunks() -> None:
     pack = make_pack()
-    ctx = ResponseContext.from_pack(pack, AnswerSettings(max_context_chunks=3))
+    ctx = ResponseContext.from_pack(pack, AnswerSettings().tuned(context={"max_chunks": 3}))
     assert [c.chunk_id for c in ctx.selected_chunks] == ["c1", "c2", "c3"]
 
 
@@ -64,7 +64,7 @@ def test_subquestion_evidence_uses_the_global_numbering(ctx: ResponseContext) ->
 
 def test_subquestion_extras_beyond_the_selection_cap(settings: AnswerSettings) -> None:
     pack = make_pack(final=("c1", "c2", "c3"), subquestions={"a": ("c7", "c1"), "b": ("c4", "c7", "c6")})
-    ctx = ResponseContext.from_pack(pack, AnswerSettings(max_context_chunks=2))
+    ctx = ResponseContext.from_pack(pack, AnswerSettings().tuned(context={"max_chunks": 2}))
     assert [c.chunk_id for c in ctx.selected_chunks] == ["c1", "c2"]
     assert [(c.chunk_id, c.id) for c in ctx.subquery_evidence["a"]] == [("c1", 1), ("c7", 3)]
     assert [(c.chunk_id, c.id) for c in ctx.subquery_evidence["b"]] == [("c4", 4), ("c7", 3), ("c6", 5)]
@@ -74,7 +74,7 @@ def test_subquestion_extras_beyond_the_selection_cap(settings: AnswerSettings) -
 
 def test_subquestion_cap() -> None:
     pack = make_pack(subquestions={"a": ("c1", "c2", "c3", "c4")})
-    ctx = ResponseContext.from_pack(pack, AnswerSettings(max_subquery_chunks=2))
+    ctx = ResponseContext.from_pack(pack, AnswerSettings().tuned(context={"max_subquery_chunks": 2}))
     assert [c.chunk_id for c in ctx.subquery_evidence["a"]] == ["c1", "c2"]
 
 
@@ -121,7 +121,7 @@ def test_manager_put_get_delete() -> None:
 
 def test_manager_expires_by_ttl() -> None:
     clock = FakeClock()
-    manager = ResponseContextManager(AnswerSettings(context_ttl_s=60), clock=clock)
+    manager = ResponseContextManager(AnswerSettings().tuned(context={"ttl_s": 60}), clock=clock)
     manager.put(_ctx("old"))
     clock.now += 30
     manager.put(_ctx("new"))
@@ -135,7 +135,7 @@ def test_manager_expires_by_ttl() -> None:
 
 
 def test_manager_evicts_oldest_past_max_count() -> None:
-    manager = ResponseContextManager(AnswerSettings(context_max_count=3))
+    manager = ResponseContextManager(AnswerSettings().tuned(context={"max_count": 3}))
     for rid in "abcde":
         manager.put(_ctx(rid))
     assert manager.size() == 3
@@ -145,7 +145,7 @@ def test_manager_evicts_oldest_past_max_count() -> None:
 
 
 def test_replacing_a_context_refreshes_its_place() -> None:
-    manager = ResponseContextManager(AnswerSettings(context_max_count=2))
+    manager = ResponseContextManager(AnswerSettings().tuned(context={"max_count": 2}))
     manager.put(_ctx("a"))
     manager.put(_ctx("b"))
     manager.put(_ctx("a"))
@@ -158,7 +158,7 @@ def test_replacing_a_context_refreshes_its_place() -> None:
 def test_background_cleanup_thread_evicts_expired() -> None:
     clock = FakeClock()
     manager = ResponseContextManager(
-        AnswerSettings(context_ttl_s=10, context_cleanup_interval_s=0.01), clock=clock
+        AnswerSettings().tuned(context={"ttl_s": 10, "cleanup_interval_s": 0.01}), clock=clock
     )
     manager.put(_ctx("a"))
     manager.start()
@@ -176,7 +176,7 @@ def test_background_cleanup_thread_evicts_expired() -> None:
 
 
 def test_concurrent_threads_respect_the_cap() -> None:
-    manager = ResponseContextManager(AnswerSettings(context_max_count=50))
+    manager = ResponseContextManager(AnswerSettings().tuned(context={"max_count": 50}))
     errors: list[BaseException] = []
 
     def worker(n: int) -> None:

@@ -53,7 +53,7 @@ def test_summary_quotes_supporting_sentences_with_their_citations(
     text = gen.summary(ctx)
     assert_clean(text, selected_ids(ctx))
     assert text.startswith(f"{FIVEFOLD} [1].")
-    assert 1 <= len(sentences_of(text)) <= settings.summary_max_sentences
+    assert 1 <= len(sentences_of(text)) <= settings.length.summary_max_sentences
     assert cited(text) <= selected_ids(ctx)
     assert "Vitamin D" not in text  # off-topic evidence does not clear the support threshold
     assert "[12]" not in text  # the source's own reference marker is not passed off as a citation
@@ -75,7 +75,10 @@ def test_identical_sentences_are_cited_from_the_best_chunk(
 
 def test_redundancy_threshold_is_the_setting(embedder: HashingEmbedder, ctx: ResponseContext) -> None:
     never_redundant = ExtractiveGenerator(
-        embedder, AnswerSettings(redundancy_threshold=1.01, other_study_ratio=0.0, continue_ratio=0.0)
+        embedder,
+        AnswerSettings().tuned(
+            extractive={"redundancy_threshold": 1.01, "other_study_ratio": 0.0, "continue_ratio": 0.0}
+        ),
     )
     text = never_redundant.summary(ctx)
     assert text.count("fivefold") == 2 and {1, 5} <= cited(text)
@@ -96,7 +99,7 @@ def test_long_answer_has_one_section_per_aspect(gen: ExtractiveGenerator, ctx: R
     assert headings == ["Stroke risk in atrial fibrillation", "Anticoagulant treatment", "Bleeding harms"]
     sections = re.split(r"^## .+$", text, flags=re.M)[1:]
     for section in sections:
-        assert 1 <= len(sentences_of(section)) <= AnswerSettings().long_answer_sentences_per_aspect
+        assert 1 <= len(sentences_of(section)) <= AnswerSettings().length.long_answer_sentences_per_aspect
     assert "bleeding" in sections[2].lower()
     body = sentences_of(text)
     assert len(body) == len(set(body))  # no sentence used twice
@@ -127,9 +130,12 @@ def test_subanswer_uses_only_its_own_evidence(gen: ExtractiveGenerator, ctx: Res
     risk = gen.subanswer(ctx, SQ_RISK)
     assert_clean(risk, {1, 5, 7})
     assert cited(risk) == {1}  # the other studies' sentences (severity, a restatement) are not padding
-    wide = ExtractiveGenerator(HashingEmbedder(), AnswerSettings(other_study_ratio=0.0, continue_ratio=0.0))
+    wide = ExtractiveGenerator(
+        HashingEmbedder(),
+        AnswerSettings().tuned(extractive={"other_study_ratio": 0.0, "continue_ratio": 0.0}),
+    )
     assert 7 in cited(wide.subanswer(ctx, SQ_RISK))  # the sub-question's extra chunk, numbered globally
-    assert len(sentences_of(risk)) <= AnswerSettings().subanswer_max_sentences
+    assert len(sentences_of(risk)) <= AnswerSettings().length.subanswer_max_sentences
 
 
 def test_unknown_when_nothing_clears_the_support_threshold(
@@ -146,7 +152,7 @@ def test_unknown_when_nothing_clears_the_support_threshold(
 
 
 def test_support_threshold_is_the_setting(embedder: HashingEmbedder, ctx: ResponseContext) -> None:
-    strict = ExtractiveGenerator(embedder, AnswerSettings(support_threshold=0.99))
+    strict = ExtractiveGenerator(embedder, AnswerSettings().tuned(extractive={"support_threshold": 0.99}))
     assert strict.summary(ctx) == UNKNOWN
 
 
@@ -191,7 +197,7 @@ def test_embedding_cache_is_bounded(embedder: HashingEmbedder, ctx: ResponseCont
 def test_only_the_lexically_closest_sentences_are_embedded(
     embedder: HashingEmbedder, ctx: ResponseContext
 ) -> None:
-    capped = ExtractiveGenerator(embedder, AnswerSettings(max_embedded_sentences=2))
+    capped = ExtractiveGenerator(embedder, AnswerSettings().tuned(extractive={"max_embedded_sentences": 2}))
     text = capped.summary(ctx)
     titles = len({c.title for c in ctx.selected_chunks if c.title})  # each study's title is embedded once
     assert embedder.passages == 2 + titles

@@ -36,8 +36,8 @@ def context(question: str, chunks: list[ContextChunk]) -> ResponseContext:
     )
 
 
-def summary(question: str, chunks: list[ContextChunk], **settings: float) -> str:
-    return ExtractiveGenerator(HashingEmbedder(), AnswerSettings(**settings)).summary(
+def summary(question: str, chunks: list[ContextChunk], **sections: dict[str, float]) -> str:
+    return ExtractiveGenerator(HashingEmbedder(), AnswerSettings().tuned(**sections)).summary(
         context(question, chunks)
     )
 
@@ -99,7 +99,10 @@ def test_no_padding_from_a_study_about_something_else() -> None:
     assert set(cited(text)) == {1}
     assert "liver" not in text
     padded = summary(
-        STATIN_Q, chunks, other_study_ratio=0.0, continue_ratio=0.0, extractive_summary_sentences=3
+        STATIN_Q,
+        chunks,
+        extractive={"other_study_ratio": 0.0, "continue_ratio": 0.0},
+        length={"extractive_summary_sentences": 3},
     )
     assert 2 in cited(padded)  # the setting is what keeps it out
 
@@ -157,9 +160,9 @@ def test_a_part_without_evidence_is_unknown() -> None:
     chunks = [
         chunk(1, "Atrial fibrillation increased the risk of stroke fivefold (RR 5.0).", section="RESULTS")
     ]
-    text = ExtractiveGenerator(HashingEmbedder(), AnswerSettings(support_threshold=0.5)).summary(
-        context(question, chunks)
-    )
+    text = ExtractiveGenerator(
+        HashingEmbedder(), AnswerSettings().tuned(extractive={"support_threshold": 0.5})
+    ).summary(context(question, chunks))
     assert text.startswith(
         "Atrial fibrillation increased the risk of stroke fivefold [1]."
     )  # the ratio is elided

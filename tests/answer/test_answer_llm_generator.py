@@ -40,9 +40,9 @@ def server() -> Iterator[FakeOpenAIServer]:
         yield srv
 
 
-def make_settings(server: FakeOpenAIServer, **answer: Any) -> Settings:
+def make_settings(server: FakeOpenAIServer, **budget: Any) -> Settings:
     llm = LLMSettings(base_url=server.base_url, model="stand-in", max_retries=0, max_output_tokens=300)
-    return Settings(llm=llm, answer=AnswerSettings(**answer))
+    return Settings(llm=llm, answer=AnswerSettings().tuned(budget=budget))
 
 
 def make_gen(server: FakeOpenAIServer, settings: Settings) -> LLMGenerator:
@@ -98,7 +98,7 @@ def budget_for(ctx: ResponseContext, passages: int, output_tokens: int = 300) ->
 async def test_evidence_is_trimmed_to_the_token_budget(
     server: FakeOpenAIServer, ctx: ResponseContext
 ) -> None:
-    gen = make_gen(server, make_settings(server, token_budget=budget_for(ctx, 2) + 1))
+    gen = make_gen(server, make_settings(server, tokens=budget_for(ctx, 2) + 1))
     await gen.summary(ctx)
     prompt = user_prompt(server)
     shown = [c.id for c in ctx.selected_chunks if format_passage(c) in prompt]
@@ -108,7 +108,7 @@ async def test_evidence_is_trimmed_to_the_token_budget(
 async def test_budget_too_small_for_one_passage_falls_back(
     server: FakeOpenAIServer, ctx: ResponseContext
 ) -> None:
-    settings = make_settings(server, token_budget=budget_for(ctx, 1) - 1)
+    settings = make_settings(server, tokens=budget_for(ctx, 1) - 1)
     text = await make_gen(server, settings).summary(ctx)
     assert server.requests == []
     assert text == ExtractiveGenerator(HashingEmbedder(), settings.answer).summary(ctx)

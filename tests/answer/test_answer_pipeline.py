@@ -153,7 +153,7 @@ async def test_async_generators_run_on_the_loop_and_are_checked(settings: Answer
 
 
 async def test_drop_policy_applies_to_every_part() -> None:
-    settings = AnswerSettings(unsupported_policy="drop")
+    settings = AnswerSettings().tuned(citations={"unsupported_policy": "drop"})
     ctx = ResponseContext.from_pack(make_pack(), settings)
     result = await answer_context(ctx, AsyncRecordingGenerator(), settings)
     assert result.summary == UNKNOWN  # everything dropped leaves the unknown phrase, never an empty text

@@ -47,7 +47,7 @@ def test_unsupported_citation_is_removed_and_the_sentence_repaired(minilm: Embed
 def test_paraphrase_of_the_cited_passage_is_kept(minilm: Embedder) -> None:
     support = CitationSupport(minilm, AnswerSettings())
     sentence = "Compared with warfarin, apixaban prevented more strokes with less bleeding"
-    assert lexical_support(sentence, TEXTS[2]) < AnswerSettings().citation_verbatim_lexical
+    assert lexical_support(sentence, TEXTS[2]) < AnswerSettings().citations.verbatim_lexical
     assert support.supports(sentence, TEXTS[2])
     assert not support.supports(sentence, TEXTS[4])  # rate control: same topic, another finding
 

@@ -45,9 +45,13 @@ def test_a_verbatim_claim_quotes_its_own_sentence() -> None:
 
 def test_a_claim_drawing_on_two_sentences_quotes_both_up_to_the_cap() -> None:
     claim = "Warfarin reduces stroke risk, yet apixaban prevented more strokes with less bleeding"
-    wide = CitationSupport(HashingEmbedder(), AnswerSettings(quote_max_sentences=2)).match(claim, TEXTS[2])
+    wide = CitationSupport(
+        HashingEmbedder(), AnswerSettings().tuned(citations={"quote_max_sentences": 2})
+    ).match(claim, TEXTS[2])
     assert (wide.quote_start, wide.quote_end) == (0, len(TEXTS[2]))
-    narrow = CitationSupport(HashingEmbedder(), AnswerSettings(quote_max_sentences=1)).match(claim, TEXTS[2])
+    narrow = CitationSupport(
+        HashingEmbedder(), AnswerSettings().tuned(citations={"quote_max_sentences": 1})
+    ).match(claim, TEXTS[2])
     assert TEXTS[2][narrow.quote_start : narrow.quote_end] == split_sentences(TEXTS[2])[1]
 
 
@@ -69,7 +73,7 @@ def test_an_unsupported_claim_is_removed_and_still_says_what_it_was_checked_agai
 
 @pytest.mark.slow
 def test_a_paraphrase_quotes_the_sentence_it_paraphrases(minilm: Embedder) -> None:
-    support = CitationSupport(minilm, AnswerSettings(quote_max_sentences=1))
+    support = CitationSupport(minilm, AnswerSettings().tuned(citations={"quote_max_sentences": 1}))
     found = support.match(
         "Compared with warfarin, apixaban prevented more strokes with less bleeding", TEXTS[2]
     )

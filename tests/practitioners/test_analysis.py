@@ -24,7 +24,7 @@ def general(text: str):  # noqa: ANN201
 def test_named_procedure_is_clear_and_anchored() -> None:
     result = general("I need SVT ablation")
     assert result.specificity == "named_procedure"
-    assert result.confidence >= SETTINGS.clear_confidence
+    assert result.confidence >= SETTINGS.analysis.clear_confidence
     assert "cardiac electrophysiology" in result.anchor_phrases
     assert "svt ablation" in result.expansion_terms
     assert result.likely_subspecialties == ["CARDIAC ELECTROPHYSIOLOGY"]
@@ -44,7 +44,7 @@ def test_uncertainty_downgrades_a_diagnosis() -> None:
 def test_vague_request_has_low_confidence() -> None:
     result = general("I need a doctor")
     assert result.specificity == "general"
-    assert result.confidence < SETTINGS.clear_confidence
+    assert result.confidence < SETTINGS.analysis.clear_confidence
 
 
 def test_clinical_intent_reads_the_catalogue() -> None:
@@ -172,7 +172,7 @@ async def test_unusable_reply_falls_back_to_offline_with_the_reason() -> None:
 
 
 async def test_timeouts_and_errors_fall_back_to_offline() -> None:
-    fast = PractitionerSettings(analysis_timeout_s=0.05)
+    fast = PractitionerSettings().tuned(analysis={"timeout_s": 0.05})
     hung = await run_analyses(
         Conversation("CKD"),
         catalogue=CATALOGUE,

@@ -32,7 +32,7 @@ def test_semantic_stage_proposes_a_specialty_the_words_never_name(shared_finder:
     names = [p.specialty for p in proposals]
     assert "CHIROPRACTIC" in names
     chiro = next(p for p in proposals if p.specialty == "CHIROPRACTIC")
-    assert chiro.similarity >= shared_finder.settings.practitioners.semantic_min_similarity
+    assert chiro.similarity >= shared_finder.settings.practitioners.semantic.min_similarity
     assert chiro.matched.kind in ("name", "definition", "cue") and chiro.matched.text
     ranked = shared_finder.semantic.similarities("I need new glasses and an eye exam")
     assert ranked[0].specialty in ("OPTOMETRY", "OPHTHALMOLOGY")
@@ -71,9 +71,7 @@ async def test_semantic_stage_can_be_switched_off(settings_off_finder: Practitio
 @pytest.fixture
 def settings_off_finder(shared_finder: PractitionerFinder) -> PractitionerFinder:
     s = shared_finder.settings
-    off = s.model_copy(
-        update={"practitioners": s.practitioners.model_copy(update={"semantic_enabled": False})}
-    )
+    off = s.model_copy(update={"practitioners": s.practitioners.tuned(semantic={"enabled": False})})
     return PractitionerFinder(off, directory=shared_finder.directory, store=shared_finder.store)
 
 
@@ -126,17 +124,17 @@ def test_floor_keeps_a_strong_literal_stage_a_match_near_the_top() -> None:
     literal = next(c for c in ranked if c.npi == "1000000001")
     floor = [a for a in literal.adjustments if a.kind == "floor"]
     assert len(floor) == 1 and floor[0].term == "PLASTIC AND RECONSTRUCTIVE SURGERY"
-    assert 0 < floor[0].value <= settings.floor_max_lift
-    assert literal.score >= settings.floor_ratio * best - 1e-9 or floor[0].value == settings.floor_max_lift
+    assert 0 < floor[0].value <= settings.floor.max_lift
+    assert literal.score >= settings.floor.ratio * best - 1e-9 or floor[0].value == settings.floor.max_lift
     weak = next(c for c in ranked if c.npi == "1000000003")
     assert not [a for a in weak.adjustments if a.kind == "floor"]  # BM25 share below the floor's minimum
     assert ranked[0] is literal  # lifted to the best score, first on its stronger stage-A part
-    unfloored = _floor_case(PractitionerSettings(floor_ratio=0.0))
+    unfloored = _floor_case(PractitionerSettings().tuned(floor={"ratio": 0.0}))
     assert [c.npi for c in unfloored].index("1000000001") == 3  # buried under the intent-filled records
 
 
 def test_floor_lift_is_bounded() -> None:
-    settings = PractitionerSettings(floor_max_lift=0.2)
+    settings = PractitionerSettings().tuned(floor={"max_lift": 0.2})
     literal = next(c for c in _floor_case(settings) if c.npi == "1000000001")
     assert [a.value for a in literal.adjustments if a.kind == "floor"] == [pytest.approx(0.2)]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from deepcite.config import ResearchSettings
+from deepcite.config import ResearchSettings, SearchSettings
 from deepcite.llm.client import Message
 from deepcite.models import Chunk, SearchHit, SearchMode
 from deepcite.research.nodes import Adapters
@@ -68,11 +68,25 @@ def new_state(question: str, settings: ResearchSettings | None = None) -> tuple[
     return state, planner
 
 
+class NoSearch:
+    """A stand-in retriever for nodes that never search or embed: it only knows the RRF constant."""
+
+    rrf_k = SearchSettings().rrf_k
+
+    def search(self, *args: object, **kwargs: object) -> list[SearchHit]:
+        raise AssertionError("this node must not search")
+
+    def embed(self, texts: Sequence[str]) -> list[list[float]]:
+        raise AssertionError("this node must not embed")
+
+
 def adapters(
     planner: QueryPlanner,
     retriever: Retriever | None = None,
     settings: ResearchSettings | None = None,
     **kw: Any,
 ) -> Adapters:
-    """The adapters a node runs with; ``retriever`` may be None for nodes that never search."""
-    return Adapters(settings=settings or planner.settings, planner=planner, retriever=retriever, **kw)  # type: ignore[arg-type]
+    """The adapters a node runs with; without ``retriever``, a stand-in that must not be searched."""
+    return Adapters(
+        settings=settings or planner.settings, planner=planner, retriever=retriever or NoSearch(), **kw
+    )  # type: ignore[arg-type]

@@ -19,7 +19,9 @@ QUESTION = "Who is the spouse of the performer of Velvet Harbor?"
 
 
 def _with_album_evidence(collection: Collection) -> tuple:
-    settings = collection.settings.research.tuned(graph={"enabled": True, "bridge_entities": 3})
+    settings = collection.settings.research.tuned(
+        retrieval={"use_graph": True}, planning={"graph_bridge_entities": 3}
+    )
     state, planner = new_state(QUESTION, settings)
     album = collection.search("Velvet Harbor", mode=SearchMode.BM25, k=1)[0]
     state.evidence[(album.chunk.doc_id, album.chunk.chunk_id)] = Candidate(chunk=album.chunk, score=1.0)
@@ -36,7 +38,7 @@ def test_high_ppr_entities_missing_from_the_evidence_become_the_next_hop(
     propose_bridge_queries(state, adapters(planner, chain_collection, settings))
     proposed = state.graph_bridges
     held = " ".join(f"{c.chunk.title} {c.chunk.text}" for c in state.evidence.values()).lower()
-    assert proposed and len(proposed) <= settings.graph.bridge_entities
+    assert proposed and len(proposed) <= settings.planning.graph_bridge_entities
     assert all(name.lower() not in held for name in proposed)
     # each is two edges from the album, through an entity it names (Orla Brennick, Tidewater Records)
     two_hops = {"Tomas Vell", "Cork", "Dublin", "Ireland", "Aarhus"}
@@ -50,7 +52,7 @@ def test_the_graph_list_joins_the_round_only_when_on_and_says_which_entity_broug
     chain_collection: Collection,
 ) -> None:
     for on in (True, False):
-        settings = chain_collection.settings.research.tuned(graph={"enabled": on})
+        settings = chain_collection.settings.research.tuned(retrieval={"use_graph": on})
         state, planner = new_state(QUESTION, settings)
         run_with = adapters(planner, chain_collection, settings)
         prepare_round_queries(state, run_with)

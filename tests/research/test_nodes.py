@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import pytest
 
-from deepcite.config import ResearchSettings
+from deepcite.config import ResearchSettings, SearchSettings
 from deepcite.errors import ConfigError, InputError
 from deepcite.models import AspectCoverage, AspectType, Candidate, QueryAspect, SearchMode
 from deepcite.research.aspects import subquestion_for
@@ -114,7 +114,7 @@ def test_merge_dedupes_and_fuses_by_rrf_keeping_every_feature() -> None:
     state, _ = _merged_state()
     assert [c.chunk.chunk_id for c in state.candidates] == ["b", "a", "c"]  # b is in both lists
     b = state.candidates[0]
-    k = S.retrieval.merge_rrf_k
+    k = SearchSettings().rrf_k
     assert b.score == b.rrf == pytest.approx(rrf_contribution(2, k) + rrf_contribution(1, k))
     by_list = {(p.mode, p.query_index): (p.rank, p.score) for p in b.provenance}
     assert by_list == {("bm25", 0): (2, 5.0), ("dense", 1): (1, pytest.approx(0.8))}

@@ -27,7 +27,6 @@ from deepcite.config import (
     ResearchSettings,
     ServerSettings,
     Settings,
-    StoppingSettings,
 )
 from deepcite.models import Document
 from deepcite.retrieval.collection import open_collection
@@ -53,11 +52,12 @@ def server_settings(data_dir: Path, **overrides: Any) -> Settings:
     fields: dict[str, Any] = {
         "data_dir": data_dir,
         "api_keys": API_KEYS,
-        "research": ResearchSettings(stopping=StoppingSettings(min_hops=1, max_hops=3)),
-        "answer": AnswerSettings(context_max_count=50),
+        "research": ResearchSettings().tuned(
+            stopping={"min_hops": 1, "max_hops": 3}, planning={"max_question_chars": MAX_QUERY_CHARS}
+        ),
+        "answer": AnswerSettings().tuned(context={"max_count": 50}),
         "server": ServerSettings(
             max_request_bytes=MAX_REQUEST_BYTES,
-            max_query_chars=MAX_QUERY_CHARS,
             default_collection=COLLECTION,
         ),
         **overrides,

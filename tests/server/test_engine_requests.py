@@ -19,7 +19,10 @@ SETTINGS = Settings()
     ("request_", "message"),
     [
         (SearchRequest(query="  "), "query is empty"),
-        (SearchRequest(query="x" * (SETTINGS.server.max_query_chars + 1)), "setting server.max_query_chars"),
+        (
+            SearchRequest(query="x" * (SETTINGS.research.planning.max_question_chars + 1)),
+            "setting research.planning.max_question_chars",
+        ),
         (SearchRequest(query="stroke", k=0), "k must be between 1 and"),
         (SearchRequest(query="stroke", k=SETTINGS.search.max_k + 1), "setting search.max_k"),
         (SearchRequest(query="stroke", collection=" "), "collection name is empty"),
@@ -52,7 +55,7 @@ def test_http_search_uses_the_same_checks_and_hides_acl(client: httpx.Client) ->
     assert all("acl" not in hit for hit in body["hits"])
     for payload, field in (
         ({"query": "stroke", "k": 0}, "k must be"),
-        ({"query": "x" * (MAX_QUERY_CHARS + 1)}, "server.max_query_chars"),
+        ({"query": "x" * (MAX_QUERY_CHARS + 1)}, "research.planning.max_question_chars"),
         ({"query": "stroke", "mode": "fuzzy"}, "mode"),
     ):
         refused = client.post("/api/search", json=payload)

@@ -118,7 +118,7 @@ def test_regeneration_needs_a_request_id(client: httpx.Client) -> None:
 def test_query_limits_are_422_with_a_clear_message(client: httpx.Client) -> None:
     long = client.post("/api/unified-search", json={"query": "stroke " * MAX_QUERY_CHARS})
     assert long.status_code == 422
-    assert "max_query_chars" in long.json()["message"] and str(MAX_QUERY_CHARS) in long.json()["message"]
+    assert "max_question_chars" in long.json()["message"] and str(MAX_QUERY_CHARS) in long.json()["message"]
     blank = client.post("/api/unified-search", json={"query": "   "})
     assert blank.status_code == 422 and "empty" in blank.json()["message"]
     hops = client.post("/api/unified-search", json={"query": "stroke", "max_hops": 99})

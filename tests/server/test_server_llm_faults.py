@@ -66,7 +66,9 @@ def _live(index: Index, llm_server: FakeOpenAIServer, budget_s: float) -> LiveSe
     from deepcite.server.app import create_app
 
     llm = llm_settings(llm_server.base_url).model_copy(update={"timeout_s": 60.0, "call_deadline_s": 120.0})
-    answer = AnswerSettings(context_max_count=50, request_budget_s=budget_s, offline_reserve_s=RESERVE_S)
+    answer = AnswerSettings().tuned(
+        context={"max_count": 50}, budget={"request_s": budget_s, "offline_reserve_s": RESERVE_S}
+    )
     settings = index.settings.model_copy(update={"llm": llm, "answer": answer})
     return LiveServer(create_app(settings, store=index.store, embedder=index.embedder))
 
@@ -207,8 +209,8 @@ def test_cli_ask_says_when_the_answer_was_written_offline(
         "DEEPCITE_RESEARCH_STOPPING_MIN_HOPS": "1",
         "DEEPCITE_LLM_BASE_URL": llm_server.base_url,
         "DEEPCITE_LLM_MODEL": "stand-in-model",
-        "DEEPCITE_ANSWER_REQUEST_BUDGET_S": "4",
-        "DEEPCITE_ANSWER_OFFLINE_RESERVE_S": "2",
+        "DEEPCITE_ANSWER_BUDGET_REQUEST_S": "4",
+        "DEEPCITE_ANSWER_BUDGET_OFFLINE_RESERVE_S": "2",
     }
     with pytest.MonkeyPatch.context() as patch:
         for name, value in env.items():

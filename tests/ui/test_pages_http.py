@@ -18,7 +18,7 @@ def test_pages_render_with_their_settings(live_app: LiveApp, path: str) -> None:
     assert '<html lang="en">' in response.text and 'name="viewport"' in response.text
     if path == "/":
         assert 'data-default="demo"' in response.text
-        assert f'maxlength="{live_app.settings.server.max_query_chars}"' in response.text
+        assert f'maxlength="{live_app.settings.research.planning.max_question_chars}"' in response.text
 
 
 @pytest.mark.parametrize(

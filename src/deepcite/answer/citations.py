@@ -88,7 +88,9 @@ class CitationCheck(BaseModel):
     repaired: int = 0  # sentences replaced by the unknown phrase
     dropped: int = 0  # sentences removed
     invalid_ids: int = 0  # citation ids removed because they resolve to no chunk
-    ranges_dropped: int = 0  # ranges removed whole for spanning more than answer.citation_max_range_width ids
+    ranges_dropped: int = (
+        0  # ranges removed whole for spanning more than answer.citations.max_range_width ids
+    )
     supported: int = 0  # citations (sentence, id) kept because the passage supports the sentence
     removed: int = 0  # citations removed because the passage does not support the sentence
     unsupported_sentences: int = 0  # sentences whose every citation was removed (then repaired or dropped)

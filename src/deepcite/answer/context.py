@@ -3,7 +3,7 @@
 Numbering (decided once per request, so every part of the answer cites the same ids):
 
 1. The selected chunks are the pack's final evidence, deduplicated by ``(doc_id, chunk_id)`` keeping the
-   best score, ordered by score (ties: document then chunk id), capped at ``max_context_chunks``. They get
+   best score, ordered by score (ties: document then chunk id), capped at ``answer.context.max_chunks``. They get
    ``[1]..[N]``. The quick summary and the long answer cite only these.
 2. Each sub-question keeps its own evidence (at most ``max_subquery_chunks``, by score). A chunk already
    selected keeps its id; a chunk that is not gets the next free id ``N+1, N+2, …``, in order of
@@ -70,9 +70,11 @@ class ResponseContext(BaseModel):
                 numbered[candidate.key] = _to_chunk(candidate, len(numbered) + 1)
             return numbered[candidate.key]
 
-        selected = [number(c) for c in _best_first(pack.final_evidence)[: settings.max_context_chunks]]
+        selected = [number(c) for c in _best_first(pack.final_evidence)[: settings.context.max_chunks]]
         per_subquery = {
-            subquestion: [number(c) for c in _best_first(candidates)[: settings.max_subquery_chunks]]
+            subquestion: [
+                number(c) for c in _best_first(candidates)[: settings.context.context.max_subquery_chunks]
+            ]
             for subquestion, candidates in pack.subquery_evidence.items()
         }
         return cls(
@@ -110,19 +112,19 @@ class ResponseContextManager:
     """Contexts by request id for concurrent requests; thread-safe, and safe from asyncio tasks.
 
     Every operation holds a lock for a few dict operations only (no I/O, no awaits), so tasks on an
-    event loop and threads may call it alike. A context expires ``context_ttl_s`` after it was stored;
-    past ``context_max_count`` the oldest are evicted. :meth:`start` runs a daemon thread that removes
+    event loop and threads may call it alike. A context expires ``answer.context.ttl_s`` after it was stored;
+    past ``answer.context.max_count`` the oldest are evicted. :meth:`start` runs a daemon thread that removes
     expired contexts every ``context_cleanup_interval_s``; :meth:`stop` ends it. ``clock`` (monotonic
     seconds) is replaceable so tests can move time without sleeping.
     """
 
     def __init__(self, settings: AnswerSettings, *, clock: Callable[[], float] = time.monotonic) -> None:
-        self._ttl = settings.context_ttl_s
-        self._interval = settings.context_cleanup_interval_s
+        self._ttl = settings.context.ttl_s
+        self._interval = settings.context.cleanup_interval_s
         self._lock = threading.Lock()
         # cachetools' TTL cache: expiry after ``ttl``, least recently used first past ``maxsize``
         self._items: TTLCache[str, ResponseContext] = TTLCache(
-            maxsize=settings.context_max_count, ttl=settings.context_ttl_s, timer=clock
+            maxsize=settings.context.max_count, ttl=settings.context.ttl_s, timer=clock
         )
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None

@@ -19,7 +19,7 @@ def build_generator(settings: Settings, embedder: Embedder, llm: LLMClient | Non
 
 
 def build_support(settings: Settings, embedder: Embedder, llm: LLMClient | None = None) -> CitationSupport:
-    """The citation support check over ``embedder``, with the LLM judge when ``answer.citation_judge`` is
+    """The citation support check over ``embedder``, with the LLM judge when ``answer.citations.judge`` is
     "llm" and an LLM is configured."""
-    judge = LLMSupportJudge(llm) if llm is not None and settings.answer.citation_judge == "llm" else None
+    judge = LLMSupportJudge(llm) if llm is not None and settings.answer.citations.judge == "llm" else None
     return CitationSupport(embedder, settings.answer, judge)

@@ -3,11 +3,11 @@
 deepcite's idea here: a reader of an abstract answers from its results and conclusions, not from its
 aims. A sentence's role comes from its source's section label when there is one ("RESULTS",
 "MATERIALS AND METHODS", or a label glued inside the text such as "AIM: To test …"); its *finding score*
-in [0, 1] starts from that role's prior (:class:`deepcite.config.AnswerSettings` ``role_prior_*``) and
+in [0, 1] starts from that role's prior (:class:`deepcite.config.AnswerSettings` ``findings.prior_*``) and
 moves with what the sentence itself says: effects, comparisons, associations, p-values, OR/HR/CI and
-numbers with their measures raise it (``finding_cue_bonus`` per kind of cue, up to
-``finding_cue_cap``); an aim ("To determine whether …") or a method ("Patients were randomised …") lowers
-it (``aim_cue_penalty``, ``method_cue_penalty``).
+numbers with their measures raise it (``findings.cue_bonus`` per kind of cue, up to
+``findings.cue_cap``); an aim ("To determine whether …") or a method ("Patients were randomised …") lowers
+it (``findings.aim_penalty``, ``findings.method_penalty``).
 
     role_of_section("PATIENTS AND METHODS")     # SentenceRole.METHOD
     finding_score("Warfarin reduced stroke by 64% (95% CI 49-74).", None, settings)   # close to 1
@@ -124,11 +124,11 @@ def split_inline_label(sentence: str) -> tuple[str | None, str]:
 def role_prior(role: SentenceRole, settings: AnswerSettings) -> float:
     """The finding score a sentence starts from, given the role of its section."""
     return {
-        SentenceRole.FINDING: settings.role_prior_finding,
-        SentenceRole.AIM: settings.role_prior_aim,
-        SentenceRole.BACKGROUND: settings.role_prior_background,
-        SentenceRole.METHOD: settings.role_prior_method,
-        SentenceRole.UNKNOWN: settings.role_prior_unknown,
+        SentenceRole.FINDING: settings.findings.prior_finding,
+        SentenceRole.AIM: settings.findings.prior_aim,
+        SentenceRole.BACKGROUND: settings.findings.prior_background,
+        SentenceRole.METHOD: settings.findings.prior_method,
+        SentenceRole.UNKNOWN: settings.findings.prior_unknown,
     }[role]
 
 
@@ -137,11 +137,11 @@ def finding_score(sentence: str, section: str | None, settings: AnswerSettings) 
     inline, text = split_inline_label(sentence)
     score = role_prior(role_of_section(inline or section), settings)
     cues = sum(1 for pattern in _FINDING_CUES if pattern.search(text))
-    score += min(cues * settings.finding_cue_bonus, settings.finding_cue_cap)
+    score += min(cues * settings.findings.cue_bonus, settings.findings.cue_cap)
     if _AIM_CUE.search(text):
-        score -= settings.aim_cue_penalty
+        score -= settings.findings.aim_penalty
     elif _METHOD_CUE.search(text):
-        score -= settings.method_cue_penalty
+        score -= settings.findings.method_penalty
     return min(1.0, max(0.0, score))
 
 

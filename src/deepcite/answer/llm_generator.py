@@ -6,7 +6,7 @@ Usage::
     text = await gen.summary(ctx)
 
 Passages are shown best first and trimmed so that prompt plus ``llm.max_output_tokens`` fit in
-``answer.token_budget`` (estimate in :mod:`deepcite.llm.budget`). Any :class:`LLMError` (endpoint down
+``answer.budget.tokens`` (estimate in :mod:`deepcite.llm.budget`). Any :class:`LLMError` (endpoint down
 after retries, empty reply, budget too small for one passage, the call's deadline or the request's time
 budget passed) logs a warning and the part is written by the fallback instead, so an answer is always
 produced from the same context; the request's budget notes the part, for the response's ``degraded``.
@@ -60,7 +60,12 @@ class LLMGenerator:
         a = self._answer
 
         def build(chunks: Sequence[ContextChunk]) -> list[Message]:
-            return summary_messages(ctx.query, chunks, a.summary_min_sentences, a.summary_max_sentences)
+            return summary_messages(
+                ctx.query,
+                chunks,
+                a.length.length.summary_min_sentences,
+                a.length.length.summary_max_sentences,
+            )
 
         return await self._generate(
             "summary", ctx.selected_chunks, build, lambda: self._fallback.summary(ctx)
@@ -69,7 +74,7 @@ class LLMGenerator:
     async def long_answer(self, ctx: ResponseContext, aspects: Sequence[QueryAspect] | None = None) -> str:
         require_selected(ctx)
         titles = section_titles(ctx, aspects)
-        per_section = self._answer.long_answer_sentences_per_aspect
+        per_section = self._answer.length.length.long_answer_sentences_per_aspect
 
         def build(chunks: Sequence[ContextChunk]) -> list[Message]:
             return long_answer_messages(ctx.query, chunks, titles, per_section)
@@ -83,7 +88,7 @@ class LLMGenerator:
         chunks = subquery_chunks(ctx, subquestion)
         if not chunks:
             return UNKNOWN
-        limit = self._answer.subanswer_max_sentences
+        limit = self._answer.length.length.subanswer_max_sentences
 
         def build(shown: Sequence[ContextChunk]) -> list[Message]:
             return subanswer_messages(ctx.query, subquestion, shown, limit)
@@ -96,13 +101,13 @@ class LLMGenerator:
         """The prompt with as many leading chunks as the token budget allows; LLMError when none fit."""
         cpt = self._llm_settings.chars_per_token
         output = self._llm_settings.max_output_tokens
-        available = self._answer.token_budget - output - estimate_messages_tokens(build([]), cpt)
+        available = self._answer.budget.tokens - output - estimate_messages_tokens(build([]), cpt)
         count = fit_to_budget(
             [format_passage(c) for c in chunks], available, cpt, separator=PASSAGE_SEPARATOR
         )
         if count == 0:
             raise LLMError(
-                f"DEEPCITE_ANSWER_TOKEN_BUDGET={self._answer.token_budget} leaves no room for one passage "
+                f"DEEPCITE_ANSWER_BUDGET_TOKENS={self._answer.budget.tokens} leaves no room for one passage "
                 f"after the prompt and {output} output tokens; raise the budget"
             )
         if count < len(chunks):

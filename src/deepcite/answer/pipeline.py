@@ -10,8 +10,8 @@ answer against the selected chunks' ids, each sub-answer against its own evidenc
 (:class:`deepcite.answer.support.CitationSupport`) each cited chunk must also support its sentence. A part whose
 context is empty gets the insufficient-evidence template with no citations, and ``success`` stays true.
 
-Time: a question runs under :func:`answer_budget` (``answer.request_budget_s``); the LLM writer's calls end
-``answer.offline_reserve_s`` before it runs out, the parts they did not write come from the offline writer,
+Time: a question runs under :func:`answer_budget` (``answer.budget.request_s``); the LLM writer's calls end
+``answer.budget.budget.offline_reserve_s`` before it runs out, the parts they did not write come from the offline writer,
 and the result's ``degraded`` says which and why.
 """
 
@@ -102,8 +102,8 @@ class AnswerResult(BaseModel):
 
 
 def answer_budget(settings: AnswerSettings) -> AbstractContextManager[RequestBudget]:
-    """The time budget of one question or regeneration (``answer.request_budget_s``)."""
-    return request_budget(settings.request_budget_s, reserve_s=settings.offline_reserve_s)
+    """The time budget of one question or regeneration (``answer.budget.request_s``)."""
+    return request_budget(settings.budget.request_s, reserve_s=settings.budget.budget.offline_reserve_s)
 
 
 def _degraded() -> Degraded | None:
@@ -136,8 +136,8 @@ async def _checked(
         check_citations,
         raw,
         list(by_id),
-        settings.unsupported_policy,
-        max_range_width=settings.citation_max_range_width,
+        settings.citations.citations.unsupported_policy,
+        max_range_width=settings.citations.max_range_width,
         supports=supports,
     )
     latency_ms = (time.perf_counter() - start) * 1000.0

@@ -3,23 +3,23 @@
 A citation is kept when its passage supports its sentence:
 
 - **lexical**: the share of the sentence's content terms (the BM25 tokenizer's stemmed terms) that the
-  passage holds. At ``answer.citation_verbatim_lexical`` or above the sentence is (nearly) the passage's
+  passage holds. At ``answer.citations.verbatim_lexical`` or above the sentence is (nearly) the passage's
   own words: supported, nothing else is computed. That is every sentence of the extractive writer.
 - **embedding**: the cosine similarity of the sentence to the passage's closest sentence (the collection's
   embedder; a paraphrase of one finding lands close to the sentence stating it). A passage given as a
   :class:`~deepcite.models.Chunk` brings its sentences from ingest (``Chunk.sentence_spans``); bare text
   is split here.
-- supported when ``citation_lexical_weight * lexical + (1 - citation_lexical_weight) * similarity`` reaches
-  ``answer.citation_support_threshold``. Weights and threshold were tuned on a crafted PubMedQA set
+- supported when ``citations.lexical_weight * lexical + (1 - citations.lexical_weight) * similarity`` reaches
+  ``answer.citations.extractive.support_threshold``. Weights and threshold were tuned on a crafted PubMedQA set
   (``benchmarks/citation_support.py``: sentences of or about the cited abstract, and the same sentences
   citing the most similar other abstract).
-- a :class:`SupportJudge` (an NLI model or an LLM, ``answer.citation_judge``) decides instead where one is
+- a :class:`SupportJudge` (an NLI model or an LLM, ``answer.citations.judge``) decides instead where one is
   configured and gives a verdict; the lexical shortcut still applies. :class:`LLMSupportJudge` asks the LLM.
 
 The quote: :meth:`CitationSupport.match` also says *which words* of the passage support the sentence: the
 passage sentence that scores best for it (by its own lexical share when the sentence is verbatim, else by
 the same weighted lexical-and-cosine score the check uses, sentence by sentence), widened by a neighbouring
-sentence while that adds claim terms, up to ``answer.quote_max_sentences``; as character offsets into the
+sentence while that adds claim terms, up to ``answer.citations.citations.quote_max_sentences``; as character offsets into the
 passage text.
 
 Usage::
@@ -113,7 +113,7 @@ class CitationSupport:
         self._judge = judge
         self._sentences: LRUCache[str, np.ndarray] = LRUCache(maxsize=settings.embedding_cache_size)
         # a passage's sentence vectors by its text and sentence offsets (one row per sentence)
-        self._passages: LRUCache[_PassageKey, np.ndarray] = LRUCache(maxsize=settings.context_max_count)
+        self._passages: LRUCache[_PassageKey, np.ndarray] = LRUCache(maxsize=settings.context.max_count)
         self._lock = threading.Lock()
 
     def prime(self, sentences: Sequence[str], passages: Sequence[Passage]) -> None:
@@ -142,9 +142,9 @@ class CitationSupport:
     def score(self, sentence: str, passage: Passage) -> tuple[float, float]:
         """(lexical, combined) support; combined is the lexical score alone when that is verbatim-high."""
         lexical = lexical_support(sentence, _text(passage))
-        if lexical >= self._settings.citation_verbatim_lexical:
+        if lexical >= self._settings.citations.verbatim_lexical:
             return lexical, lexical
-        weight = self._settings.citation_lexical_weight
+        weight = self._settings.citations.extractive.lexical_weight
         return lexical, weight * lexical + (1.0 - weight) * self.similarity(sentence, passage)
 
     def supports(self, sentence: str, passage: Passage) -> bool:
@@ -159,25 +159,27 @@ class CitationSupport:
         terms = set(tokenize(sentence))
         lexical = lexical_support(sentence, text)
         per_sentence = np.array([_share(terms, text[a:b]) for a, b in spans])
-        if lexical >= self._settings.citation_verbatim_lexical:
+        if lexical >= self._settings.citations.verbatim_lexical:
             start, end = self._quote(terms, text, spans, per_sentence)
             return SupportMatch(supported=True, score=lexical, quote_start=start, quote_end=end)
-        weight = self._settings.citation_lexical_weight
+        weight = self._settings.citations.extractive.lexical_weight
         cosine = self._passage_vectors(passage) @ self._sentence_vector(sentence)
         score = weight * lexical + (1.0 - weight) * float(np.max(cosine))
         start, end = self._quote(terms, text, spans, weight * per_sentence + (1.0 - weight) * cosine)
         verdict = self._judge.judge(sentence, text) if self._judge is not None else None
-        supported = verdict if verdict is not None else score >= self._settings.citation_support_threshold
+        supported = (
+            verdict if verdict is not None else score >= self._settings.citations.extractive.support_threshold
+        )
         return SupportMatch(supported=supported, score=score, quote_start=start, quote_end=end)
 
     def _quote(
         self, terms: set[str], passage: str, spans: Sequence[tuple[int, int]], scores: np.ndarray
     ) -> tuple[int, int]:
         """The best-scoring sentence's span, widened by the neighbour that adds the most claim terms while
-        one does, up to ``answer.quote_max_sentences`` sentences."""
+        one does, up to ``answer.citations.citations.quote_max_sentences`` sentences."""
         first = last = int(np.argmax(scores))
         covered = _share(terms, passage[spans[first][0] : spans[last][1]])
-        while last - first + 1 < self._settings.quote_max_sentences:
+        while last - first + 1 < self._settings.citations.citations.quote_max_sentences:
             options = [(first - 1, last)] if first > 0 else []
             options += [(first, last + 1)] if last + 1 < len(spans) else []
             gains = [(_share(terms, passage[spans[a][0] : spans[b][1]]), a, b) for a, b in options]

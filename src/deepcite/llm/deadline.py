@@ -1,9 +1,9 @@
 """Time limits: each LLM call's deadline (``llm.call_deadline_s``) and each request's budget.
 
-A request's budget (``answer.request_budget_s``) lives in a context variable, set by the Engine around a
+A request's budget (``answer.budget.request_s``) lives in a context variable, set by the Engine around a
 question or a regeneration with :func:`request_budget`. Every LLM call of that request sees it, in any
 thread or task (``asyncio.to_thread`` and ``asyncio`` tasks copy the context), and ends at whichever
-comes first: its own deadline, or the budget less ``answer.offline_reserve_s`` (kept back so the offline
+comes first: its own deadline, or the budget less ``answer.budget.offline_reserve_s`` (kept back so the offline
 writer can finish what the LLM did not). The parts written offline are noted on the budget, and the
 response's ``degraded`` field says why. A cancelled request (a client that went away) cancels its budget:
 later LLM calls of that request end at once.
@@ -137,7 +137,7 @@ def call_deadline(call_deadline_s: float) -> tuple[float, float]:
             deadline, seconds = budget.llm_deadline, budget.llm_seconds
         if deadline <= now:
             raise LLMTimeoutError(
-                f"the request's LLM time ({seconds:g} s of answer.request_budget_s={budget.seconds:g}) is spent",
+                f"the request's LLM time ({seconds:g} s of answer.budget.request_s={budget.seconds:g}) is spent",
                 seconds,
             )
     return deadline, seconds

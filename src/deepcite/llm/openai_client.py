@@ -193,7 +193,7 @@ class OpenAICompatClient:
         except TimeoutError:
             raise LLMTimeoutError(
                 f"the LLM at {self._settings.base_url} (model {self.model}) did not answer within {seconds:g} s "
-                "(connect, reads and retries; settings llm.call_deadline_s and answer.request_budget_s)",
+                "(connect, reads and retries; settings llm.call_deadline_s and answer.budget.request_s)",
                 seconds,
             ) from None
 
@@ -320,7 +320,7 @@ class OpenAICompatClient:
                 raise LLMTimeoutError(  # stopped because the next try would not fit before the deadline
                     f"the LLM at {self._settings.base_url} (model {self.model}) did not answer within "
                     f"{seconds:g} s ({attempts} attempts, last: {exc}); settings llm.call_deadline_s and "
-                    "answer.request_budget_s",
+                    "answer.budget.request_s",
                     seconds,
                 ) from exc
             raise self._final_error(exc, attempts) from exc

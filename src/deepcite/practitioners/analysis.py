@@ -1,6 +1,6 @@
 """Run the three analyses in parallel: the LLM when one is configured, the offline analysis otherwise.
 
-Each LLM call has its own timeout (``PractitionerSettings.analysis_timeout_s``); a call that times out,
+Each LLM call has its own timeout (``PractitionerSettings.analysis.timeout_s``); a call that times out,
 fails or answers something unusable is replaced by the offline analysis, and :class:`AnalysisUse` says so.
 """
 
@@ -62,7 +62,7 @@ async def run_analyses(
     llm: LLMClient | None,
 ) -> Analyses:
     """Insights, general intent and clinical intent, concurrently (``asyncio.gather``)."""
-    timeout = settings.analysis_timeout_s
+    timeout = settings.analysis.timeout_s
 
     def call(make: Callable[[LLMClient], Awaitable[T]]) -> Callable[[], Awaitable[T]] | None:
         if llm is None:

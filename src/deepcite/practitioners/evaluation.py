@@ -95,8 +95,10 @@ class EvalReport:
 def catalogue_only(finder: PractitionerFinder) -> PractitionerFinder:
     """The same directory and index with the semantic stage, population, urgency and floor switched off."""
     s = finder.settings
-    off = s.practitioners.model_copy(
-        update={"semantic_enabled": False, "population_boost": 0.0, "urgency_boost": 0.0, "floor_ratio": 0.0}
+    off = s.practitioners.tuned(
+        semantic={"enabled": False},
+        ranking={"population_boost": 0.0, "urgency_boost": 0.0},
+        floor={"ratio": 0.0},
     )
     return PractitionerFinder(
         s.model_copy(update={"practitioners": off}),

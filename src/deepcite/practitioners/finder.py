@@ -9,7 +9,7 @@ Usage::
 Flow: validate the request; run insights, general and clinical intent in parallel (LLM or offline) and,
 alongside them, the semantic stage (the patient's words against every directory specialty's names, NUCC
 definition and cues); merge them into intent terms, anchors, negatives and specialty matches (semantic,
-LLM, population, urgency); stage A (BM25 on the patient's own words, top ``stage_a_k``, quality boosts);
+LLM, population, urgency); stage A (BM25 on the patient's own words, top ``ranking.stage_a_k``, quality boosts);
 fill from the intent terms when stage A holds fewer on-intent candidates than requested, and from the
 matched specialties; stage B (intent, anchor, specialty and negative terms, then the floor that keeps a
 strong literal stage-A match); location filter or nearest-first order; top ``limit``, each result with its
@@ -125,7 +125,7 @@ class PractitionerFinder:
         specialty embeddings up to date."""
         report = import_file(path, fmt, self.directory, taxonomy=self.taxonomy, on_row=on_row)
         self.index.sync(self.directory, on_batch=on_index)
-        if self.settings.practitioners.semantic_enabled:
+        if self.settings.practitioners.semantic.enabled:
             self.semantic.sync()
         return report
 
@@ -214,7 +214,7 @@ class PractitionerFinder:
                 f"not look like English; deepcite reads English requests, so please write it in English, {_EXAMPLES}"
             )
             return response
-        year = s.reference_year or date.today().year
+        year = s.quality.reference_year or date.today().year
         filters = location.filters() if filtering and location is not None else None
 
         started = time.perf_counter()
@@ -290,7 +290,7 @@ class PractitionerFinder:
     def _propose(self, text: str, specialties: list[str]) -> tuple[list[SpecialtySimilarity], float]:
         """The semantic stage's proposals and the milliseconds they took (none when it is disabled)."""
         started = time.perf_counter()
-        if not self.settings.practitioners.semantic_enabled:
+        if not self.settings.practitioners.semantic.enabled:
             return [], 0.0
         return self.semantic.propose(text, specialties), _ms(started)
 

@@ -131,7 +131,9 @@ async def llm_insights(
 ) -> Insights:
     """Insights from the LLM (``location`` given by the caller wins over the model's guess)."""
     reply = await llm.achat(_messages(_INSIGHTS_TASK, conversation), schema=INSIGHTS_SCHEMA)
-    data = _trim(_object(reply, INSIGHTS_SCHEMA), ("symptoms", "preferences"), settings.max_llm_terms)
+    data = _trim(
+        _object(reply, INSIGHTS_SCHEMA), ("symptoms", "preferences"), settings.analysis.max_llm_terms
+    )
     insights = Insights.model_validate(data)
     if conversation.location:
         insights.location = conversation.location
@@ -147,7 +149,7 @@ async def llm_general(
     data = _require_terms(
         _object(reply, GENERAL_SCHEMA), ("expansion_terms", "anchor_phrases"), "general intent"
     )
-    return GeneralIntent.model_validate(_trim(data, keys, settings.max_llm_terms))
+    return GeneralIntent.model_validate(_trim(data, keys, settings.analysis.max_llm_terms))
 
 
 async def llm_clinical(
@@ -166,4 +168,4 @@ async def llm_clinical(
     data = _require_terms(
         _object(reply, CLINICAL_SCHEMA), ("expansion_terms", "likely_subspecialties"), "clinical intent"
     )
-    return ClinicalIntent.model_validate(_trim(data, keys, settings.max_llm_terms))
+    return ClinicalIntent.model_validate(_trim(data, keys, settings.analysis.max_llm_terms))

@@ -21,7 +21,7 @@ class MergedIntent(BaseModel):
 
     ``intent_terms``: the clinical analysis's terms (expansion terms, then likely subspecialties), then the
     general analysis's, de-duplicated in order (by their stemmed tokens) and without the anchor phrases.
-    ``negative_terms`` are applied only when ``clear``: confidence >= ``clear_confidence`` and the
+    ``negative_terms`` are applied only when ``clear``: confidence >= ``analysis.clear_confidence`` and the
     specificity is named_procedure or confirmed_diagnosis. A negative term that contains, or is contained
     in, an intent term or anchor phrase is dropped.
     """
@@ -68,7 +68,10 @@ def merge_intent(
         for n in _dedupe([*clinical.negative_terms, *general.negative_terms])
         if not any(contains_phrase(p, phrase_key(n)) or contains_phrase(phrase_key(n), p) for p in positive)
     ]
-    clear = general.confidence >= settings.clear_confidence and general.specificity in CLEAR_SPECIFICITIES
+    clear = (
+        general.confidence >= settings.analysis.clear_confidence
+        and general.specificity in CLEAR_SPECIFICITIES
+    )
     return MergedIntent(
         q_patient=q_patient,
         intent_terms=terms,
@@ -93,25 +96,25 @@ def specialty_matches(
 ) -> list[SpecialtyMatch]:
     """The specialties the request points to, each with its boost.
 
-    Semantic proposals get ``semantic_boost * similarity / best``, scaled by ``semantic_catalogue_factor``
+    Semantic proposals get ``semantic.boost * similarity / best``, scaled by ``semantic.catalogue_factor``
     when the catalogue or the LLM already has a confident intent (unless the similarity reaches
-    ``semantic_strong_similarity``: a near-verbatim match of a specialty's cue stands on its own); the LLM's likely specialties that the
+    ``semantic.strong_similarity``: a near-verbatim match of a specialty's cue stands on its own); the LLM's likely specialties that the
     directory holds get the scaled boost; the population's and the urgency level's specialties get
-    ``population_boost`` and ``urgency_boost``.
+    ``ranking.population_boost`` and ``ranking.urgency_boost``.
     """
     confident = (
-        clinical.primary_intent != "unknown" and general.confidence >= settings.semantic_catalogue_confidence
+        clinical.primary_intent != "unknown" and general.confidence >= settings.semantic.catalogue_confidence
     )
-    factor = settings.semantic_catalogue_factor if confident else 1.0
+    factor = settings.semantic.catalogue_factor if confident else 1.0
     out: list[SpecialtyMatch] = []
     best = proposals[0].similarity if proposals else 0.0
     for p in proposals:
-        scale = 1.0 if p.similarity >= settings.semantic_strong_similarity else factor
+        scale = 1.0 if p.similarity >= settings.semantic.strong_similarity else factor
         out.append(
             SpecialtyMatch(
                 specialty=p.specialty,
                 source="semantic",
-                boost=round(settings.semantic_boost * scale * p.similarity / best, 4),
+                boost=round(settings.semantic.boost * scale * p.similarity / best, 4),
                 similarity=p.similarity,
                 matched_text=p.matched.text,
                 matched_kind=p.matched.kind,
@@ -119,14 +122,14 @@ def specialty_matches(
         )
     named: list[tuple[str, str, float]] = []
     if clinical_from_llm:
-        boost = settings.semantic_boost * settings.semantic_catalogue_factor
+        boost = settings.semantic.boost * settings.semantic.catalogue_factor
         named += [(name, "llm", boost) for name in clinical.likely_subspecialties]
     population = catalogue.population_of(insights.population)
     if population is not None:
-        named += [(name, "population", settings.population_boost) for name in population.specialties]
+        named += [(name, "population", settings.ranking.population_boost) for name in population.specialties]
     rule = catalogue.urgency_rule(insights.urgency)
     if rule is not None:
-        named += [(name, "urgency", settings.urgency_boost) for name in rule.specialties]
+        named += [(name, "urgency", settings.ranking.urgency_boost) for name in rule.specialties]
     seen = {(m.specialty, m.source) for m in out}
     for name, source, boost in named:
         key = (name.strip().upper(), source)

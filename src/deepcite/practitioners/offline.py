@@ -2,7 +2,7 @@
 
 Everything here reads the catalogue (triggers, weights, confidences, cues); no medical knowledge lives in
 code. The intents kept for a query are the best one plus any scoring at least
-``PractitionerSettings.secondary_intent_ratio`` of it, up to ``max_intents``.
+``PractitionerSettings.analysis.secondary_intent_ratio`` of it, up to ``analysis.max_intents``.
 """
 
 from __future__ import annotations
@@ -52,8 +52,8 @@ def kept_intents(text: str, catalogue: Catalogue, settings: PractitionerSettings
     matches = match_intents(text, catalogue)
     if not matches:
         return []
-    floor = matches[0].score * settings.secondary_intent_ratio
-    return [m for m in matches if m.score >= floor][: settings.max_intents]
+    floor = matches[0].score * settings.analysis.secondary_intent_ratio
+    return [m for m in matches if m.score >= floor][: settings.analysis.max_intents]
 
 
 def _specificity(matches: list[IntentMatch], catalogue: Catalogue, uncertain: bool) -> Specificity:

@@ -2,21 +2,21 @@
 
 Stage A score = BM25 / best BM25 in the list (0..1) + rating boost + reviews boost + experience boost:
 
-- rating:     ``rating_boost_max * rating / 5``
-- reviews:    ``reviews_boost_max * min(1, log(1 + reviews) / log(1 + reviews_saturation))``
-- experience: ``experience_boost_max * min(1, years since graduation / experience_saturation_years)``
+- rating:     ``quality.rating_boost_max * rating / 5``
+- reviews:    ``quality.reviews_boost_max * min(1, log(1 + reviews) / log(1 + reviews_saturation))``
+- experience: ``quality.experience_boost_max * min(1, years since graduation / experience_saturation_years)``
 
 so quality never adds more than the three maxima together (0.7 by default). Candidates added from the
 intent terms (the fill) have no BM25 part: they did not match the patient's words.
 
-Stage B adds ``intent_term_boost`` per intent term and ``anchor_phrase_boost`` per anchor phrase found in
+Stage B adds ``ranking.intent_term_boost`` per intent term and ``ranking.anchor_phrase_boost`` per anchor phrase found in
 the profile, each specialty match's boost to the practitioners of that specialty (semantic stage, LLM,
 population, urgency), and, only when the query is clear, subtracts per negative term found a penalty that
-grows linearly from ``negative_penalty_min`` at ``clear_confidence`` to ``negative_penalty_max`` at
+grows linearly from ``ranking.negative_penalty_min`` at ``analysis.clear_confidence`` to ``ranking.negative_penalty_max`` at
 confidence 1. Then the floor: a stage-A candidate with a strong BM25 part (at least
-``floor_min_bm25_share``) whose profile literally contains an anchor phrase of the request, or whose
-specialty the request points to, is lifted to ``floor_ratio`` of the best score (by at most
-``floor_max_lift``), so stage B never buries a strong literal match.
+``floor.min_bm25_share``) whose profile literally contains an anchor phrase of the request, or whose
+specialty the request points to, is lifted to ``floor.ratio`` of the best score (by at most
+``floor.max_lift``), so stage B never buries a strong literal match.
 """
 
 from __future__ import annotations
@@ -70,14 +70,18 @@ def quality_boosts(practitioner: Practitioner, settings: PractitionerSettings, y
     """The bounded rating, reviews and experience boosts (only those the record has data for)."""
     out: list[Adjustment] = []
     if practitioner.rating is not None:
-        out.append(Adjustment(kind="rating", value=settings.rating_boost_max * practitioner.rating / 5.0))
+        out.append(
+            Adjustment(kind="rating", value=settings.quality.rating_boost_max * practitioner.rating / 5.0)
+        )
     if practitioner.review_count:
-        share = math.log1p(practitioner.review_count) / math.log1p(settings.reviews_saturation)
-        out.append(Adjustment(kind="reviews", value=settings.reviews_boost_max * min(1.0, share)))
+        share = math.log1p(practitioner.review_count) / math.log1p(settings.quality.reviews_saturation)
+        out.append(Adjustment(kind="reviews", value=settings.quality.reviews_boost_max * min(1.0, share)))
     years = practitioner.years_of_experience(year)
     if years:
-        share = years / settings.experience_saturation_years
-        out.append(Adjustment(kind="experience", value=settings.experience_boost_max * min(1.0, share)))
+        share = years / settings.quality.experience_saturation_years
+        out.append(
+            Adjustment(kind="experience", value=settings.quality.experience_boost_max * min(1.0, share))
+        )
     return out
 
 
@@ -111,8 +115,8 @@ def stage_a(
     filters: Filters | None,
     year: int,
 ) -> list[PractitionerCandidate]:
-    """BM25 on the patient's words (top ``stage_a_k``), re-ordered by BM25 share plus quality boosts."""
-    hits = index.search(q_patient, settings.stage_a_k, filters) if q_patient.strip() else []
+    """BM25 on the patient's words (top ``ranking.stage_a_k``), re-ordered by BM25 share plus quality boosts."""
+    hits = index.search(q_patient, settings.ranking.stage_a_k, filters) if q_patient.strip() else []
     practitioners = practitioners_of(chunk.doc_id for chunk, _ in hits)
     candidates = _candidates(hits, practitioners, settings, year, source="stage_a")
     return sorted(candidates, key=lambda c: -c.stage_a_score)
@@ -129,7 +133,7 @@ def match_intent(candidate: PractitionerCandidate, merged: MergedIntent) -> None
 def on_intent(candidate: PractitionerCandidate, settings: PractitionerSettings) -> bool:
     """Whether a candidate fits the intent: enough intent terms, or any anchor phrase."""
     return bool(candidate.matched_anchors) or len(candidate.matched_terms) >= max(
-        1, settings.fill_min_intent_matches
+        1, settings.ranking.fill_min_intent_matches
     )
 
 
@@ -147,15 +151,19 @@ def fill_candidates(
     filters: Filters | None,
     year: int,
 ) -> list[PractitionerCandidate]:
-    """Up to ``stage_a_k`` new candidates from one BM25 search per anchor phrase and intent term, taken in
+    """Up to ``ranking.stage_a_k`` new candidates from one BM25 search per anchor phrase and intent term, taken in
     turn (best hit of each phrase, then the second of each …) so that a phrase shared by a large specialty
     does not crowd out a small one; fill candidates have no BM25 part."""
-    ranked = [index.search(phrase, settings.stage_a_k, filters) for phrase in fill_phrases(merged)]
+    ranked = [index.search(phrase, settings.ranking.stage_a_k, filters) for phrase in fill_phrases(merged)]
     seen = set(existing)
     picked: list[tuple[Chunk, float]] = []
-    for depth in range(settings.stage_a_k):
+    for depth in range(settings.ranking.stage_a_k):
         for hits in ranked:
-            if depth < len(hits) and hits[depth][0].doc_id not in seen and len(picked) < settings.stage_a_k:
+            if (
+                depth < len(hits)
+                and hits[depth][0].doc_id not in seen
+                and len(picked) < settings.ranking.stage_a_k
+            ):
                 seen.add(hits[depth][0].doc_id)
                 picked.append(hits[depth])
     practitioners = practitioners_of(chunk.doc_id for chunk, _ in picked)
@@ -170,12 +178,12 @@ def specialty_candidates(
     settings: PractitionerSettings,
     year: int,
 ) -> list[PractitionerCandidate]:
-    """Up to ``semantic_fill_k`` practitioners of each matched specialty not already considered: a small
+    """Up to ``semantic.fill_k`` practitioners of each matched specialty not already considered: a small
     specialty whose records share no word with the request is still reached."""
     seen = set(existing)
     out: list[PractitionerCandidate] = []
     for specialty in dict.fromkeys(m.specialty for m in merged.specialties):
-        for practitioner in practitioners_of_specialty(specialty, settings.semantic_fill_k):
+        for practitioner in practitioners_of_specialty(specialty, settings.semantic.fill_k):
             if practitioner.npi in seen:
                 continue
             seen.add(practitioner.npi)
@@ -189,11 +197,11 @@ def specialty_candidates(
 
 def negative_penalty(confidence: float, settings: PractitionerSettings) -> float:
     """The penalty per negative term at this confidence (min at the clear threshold, max at 1.0)."""
-    span = max(1e-9, 1.0 - settings.clear_confidence)
-    share = min(1.0, max(0.0, (confidence - settings.clear_confidence) / span))
+    span = max(1e-9, 1.0 - settings.analysis.clear_confidence)
+    share = min(1.0, max(0.0, (confidence - settings.analysis.clear_confidence) / span))
     return (
-        settings.negative_penalty_min
-        + (settings.negative_penalty_max - settings.negative_penalty_min) * share
+        settings.ranking.negative_penalty_min
+        + (settings.ranking.negative_penalty_max - settings.ranking.negative_penalty_min) * share
     )
 
 
@@ -206,11 +214,11 @@ def stage_b(
         match_intent(candidate, merged)
         for term in candidate.matched_terms:
             candidate.adjustments.append(
-                Adjustment(kind="intent_term", term=term, value=settings.intent_term_boost)
+                Adjustment(kind="intent_term", term=term, value=settings.ranking.intent_term_boost)
             )
         for anchor in candidate.matched_anchors:
             candidate.adjustments.append(
-                Adjustment(kind="anchor_phrase", term=anchor, value=settings.anchor_phrase_boost)
+                Adjustment(kind="anchor_phrase", term=anchor, value=settings.ranking.anchor_phrase_boost)
             )
         specialty = (candidate.practitioner.primary_specialty or "").upper()
         for match in merged.specialties:
@@ -232,7 +240,7 @@ def floor_reason(
 ) -> str | None:
     """Why a candidate keeps the floor (its anchor phrase or specialty), or None when it does not."""
     share = sum(a.value for a in candidate.adjustments if a.kind == "bm25")
-    if candidate.source != "stage_a" or share < settings.floor_min_bm25_share:
+    if candidate.source != "stage_a" or share < settings.floor.min_bm25_share:
         return None
     if candidate.matched_anchors:
         return candidate.matched_anchors[0]
@@ -243,13 +251,13 @@ def floor_reason(
 def apply_floor(
     candidates: list[PractitionerCandidate], merged: MergedIntent, settings: PractitionerSettings
 ) -> None:
-    """Lift strong literal stage-A matches to ``floor_ratio`` of the best score (bounded by ``floor_max_lift``)."""
+    """Lift strong literal stage-A matches to ``floor.ratio`` of the best score (bounded by ``floor.max_lift``)."""
     best = max((c.score for c in candidates), default=0.0)
     if best <= 0:
         return
-    line = best * settings.floor_ratio
+    line = best * settings.floor.ratio
     for candidate in candidates:
-        lift = min(settings.floor_max_lift, line - candidate.score)
+        lift = min(settings.floor.max_lift, line - candidate.score)
         if lift <= 0:
             continue
         reason = floor_reason(candidate, merged, settings)
@@ -260,19 +268,19 @@ def apply_floor(
 def reserve_slots(
     ranked: list[PractitionerCandidate], merged: MergedIntent, limit: int, settings: PractitionerSettings
 ) -> list[PractitionerCandidate]:
-    """A specialty the request names strongly (a semantic match of at least ``semantic_strong_similarity``,
+    """A specialty the request names strongly (a semantic match of at least ``semantic.strong_similarity``,
     or the urgency level's) that has no practitioner in the top ``limit`` gets its best practitioner moved to
-    position ``reserved_slot_position``: a request about two things ("spinal adjustment for lower back pain")
+    position ``floor.reserved_slot_position``: a request about two things ("spinal adjustment for lower back pain")
     shows both. Moved candidates carry a zero ``reserved_slot`` adjustment that says why."""
     strong = [
         m.specialty
         for m in merged.specialties
-        if m.source == "urgency" or (m.similarity or 0.0) >= settings.semantic_strong_similarity
+        if m.source == "urgency" or (m.similarity or 0.0) >= settings.semantic.strong_similarity
     ]
     shown = {(c.practitioner.primary_specialty or "").upper() for c in ranked[:limit]}
     moved: list[PractitionerCandidate] = []
     for specialty in dict.fromkeys(strong):
-        if specialty in shown or len(moved) >= settings.reserved_slots_max:
+        if specialty in shown or len(moved) >= settings.floor.reserved_slots_max:
             continue
         best = next(
             (c for c in ranked if (c.practitioner.primary_specialty or "").upper() == specialty), None
@@ -284,20 +292,20 @@ def reserve_slots(
     if not moved:
         return ranked
     rest = [c for c in ranked if all(c is not m for m in moved)]
-    at = min(settings.reserved_slot_position, len(rest))
+    at = min(settings.floor.reserved_slot_position, len(rest))
     return [*rest[:at], *moved, *rest[at:]]
 
 
 def order_nearby(
     candidates: list[PractitionerCandidate], location: Location, settings: PractitionerSettings
 ) -> list[PractitionerCandidate]:
-    """Nearest first among candidates scoring at least ``nearby_min_score_ratio`` of the best; the rest after.
+    """Nearest first among candidates scoring at least ``ranking.nearby_min_score_ratio`` of the best; the rest after.
 
     Within a proximity tier the score order is kept.
     """
     if not candidates:
         return candidates
-    floor = candidates[0].score * settings.nearby_min_score_ratio if candidates[0].score > 0 else 0.0
+    floor = candidates[0].score * settings.ranking.nearby_min_score_ratio if candidates[0].score > 0 else 0.0
     strong = [c for c in candidates if c.score >= floor]
     weak = [c for c in candidates if c.score < floor]
     strong.sort(

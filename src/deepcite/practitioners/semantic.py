@@ -1,7 +1,7 @@
 """The semantic stage: the patient's words against every directory specialty, with deepcite's own embedder.
 
 Each specialty present in the directory is described by short texts: its names (the CMS name, the NUCC
-label and display name), the first ``semantic_definition_sentences`` sentences of its NUCC definitions, and
+label and display name), the first ``semantic.definition_sentences`` sentences of its NUCC definitions, and
 the cues of the catalogue intents it is the best fit for (their label and trigger phrases). The texts are
 embedded once, when the directory changes, and stored in the directory's SQLite file
 (``specialty_vectors``, keyed by the embedding model), so a search embeds only the request. A specialty's
@@ -127,7 +127,7 @@ class SemanticStage:
 
     def _wanted(self, specialties: Iterable[str]) -> list[SpecialtyText]:
         s = self.settings.practitioners
-        return specialty_texts(specialties, self.taxonomy, self.catalogue, s.semantic_definition_sentences)
+        return specialty_texts(specialties, self.taxonomy, self.catalogue, s.semantic.definition_sentences)
 
     def sync(self, specialties: Iterable[str] | None = None) -> int:
         """Embed the texts of the directory's specialties that are not stored yet and drop the stale ones;
@@ -191,8 +191,8 @@ class SemanticStage:
         return sorted(ranked, key=lambda r: (-r.similarity, r.specialty))
 
     def propose(self, text: str, specialties: Sequence[str] | None = None) -> list[SpecialtySimilarity]:
-        """The specialties the request is about: at least ``semantic_min_similarity``, within
-        ``semantic_margin`` of the best, at most ``semantic_max_specialties``."""
+        """The specialties the request is about: at least ``semantic.min_similarity``, within
+        ``semantic.margin`` of the best, at most ``semantic.max_specialties``."""
         return select_proposals(self.similarities(text, specialties), self.settings.practitioners)
 
 
@@ -200,7 +200,7 @@ def select_proposals(
     ranked: list[SpecialtySimilarity], settings: PractitionerSettings
 ) -> list[SpecialtySimilarity]:
     """The proposed specialties among ``ranked`` (best first)."""
-    if not ranked or ranked[0].similarity < settings.semantic_min_similarity:
+    if not ranked or ranked[0].similarity < settings.semantic.min_similarity:
         return []
-    line = max(settings.semantic_min_similarity, ranked[0].similarity - settings.semantic_margin)
-    return [r for r in ranked if r.similarity >= line][: settings.semantic_max_specialties]
+    line = max(settings.semantic.min_similarity, ranked[0].similarity - settings.semantic.margin)
+    return [r for r in ranked if r.similarity >= line][: settings.semantic.max_specialties]

@@ -46,7 +46,7 @@ def normalize_question(question: str, max_chars: int) -> tuple[str, list[str]]:
         cut = text[:max_chars].rsplit(" ", 1)[0] or text[:max_chars]
         warnings.append(
             f"the question was {len(text)} characters; only the first {len(cut)} were used "
-            f"(limit {max_chars}, setting research.max_question_chars)"
+            f"(limit {max_chars}, setting research.planning.max_question_chars)"
         )
         log.warning(warnings[-1])
         text = cut

@@ -210,16 +210,17 @@ def llm_agent(
 def system_settings(settings: Settings, system: str) -> ResearchSettings:
     """The research settings of one evaluated system: today's engine (as it was before the entity graph) has
     chains, the graph, the linked final order and top-k novelty stopping off; the graph-augmented engine has
-    the graph on, with the configured ``research.chain``, ``research.graph``, ``research.ranking`` and
-    ``research.stopping``."""
+    the graph's list on (``research.retrieval.use_graph``), with the configured ``research.chain``, graph bridges
+    (``research.planning``), ``research.ranking`` and ``research.stopping``."""
     if system == "research":
         return settings.research.tuned(
             chain={"enabled": False},
-            graph={"enabled": False},
+            retrieval={"use_graph": False},
+            planning={"graph_bridge_entities": 0},
             ranking={"enabled": False},
             stopping={"novelty_top_k": 0},
         )
-    return settings.research.tuned(graph={"enabled": True})
+    return settings.research.tuned(retrieval={"use_graph": True})
 
 
 def evaluate(

@@ -62,7 +62,7 @@ class QueryPlanner:
             if set(keywords_of(sub)) != set(keywords_of(taken.question)) and sub not in subquestions:
                 subquestions.append(sub)
         chain = (
-            decompose(taken.question, max_hops=self.settings.chain.max_hops)
+            decompose(taken.question, max_hops=self.settings.stopping.max_hops)
             if self.settings.chain.enabled
             else []
         )

@@ -25,6 +25,11 @@ class Retriever(Protocol):
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-length dense vectors of passages (rows align with ``texts``)."""
 
+    @property
+    def rrf_k(self) -> int:
+        """The RRF constant the retriever fuses ranked lists with (``search.rrf_k``); a research round fuses
+        its lists with the same one."""
+
 
 @runtime_checkable
 class GraphRetriever(Retriever, Protocol):

@@ -545,6 +545,11 @@ class Collection:
             for rank, (c, score) in enumerate(fused[:k], start=1)
         ]
 
+    @property
+    def rrf_k(self) -> int:
+        """The RRF constant of every fusion over this collection's lists (``search.rrf_k``)."""
+        return self.settings.search.rrf_k
+
     def embed_query(self, query: str) -> list[float]:
         """The query's dense vector."""
         return self.embedder.encode([query], kind="query")[0].tolist()

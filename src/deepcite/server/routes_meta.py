@@ -22,7 +22,7 @@ async def healthz(request: Request, engine: EngineDep) -> HealthResponse:
         status="ok",
         version=__version__,
         contexts=engine.contexts.size(),
-        context_cap=engine.settings.answer.context_max_count,
+        context_cap=engine.settings.answer.context.max_count,
         auth=authenticator.enabled,
     )
 

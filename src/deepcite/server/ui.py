@@ -51,7 +51,7 @@ async def research_page(request: Request) -> HTMLResponse:
         page="research",
         default_collection=settings.server.default_collection,
         max_hops=settings.research.stopping.max_hops,
-        max_question_chars=settings.server.max_query_chars,
+        max_question_chars=settings.research.planning.max_question_chars,
     )
 
 

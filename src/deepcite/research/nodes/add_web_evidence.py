@@ -21,7 +21,7 @@ def add_web_evidence(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     goes on; without a web source the node does nothing."""
     if adapters.web is None:
         return state
-    k = adapters.settings.retrieval.merge_rrf_k
+    k = adapters.retriever.rrf_k
     sub = state.subquestion
     chunks, errors = adapters.web.search(sub)
     state.errors.extend(f"round {state.round}: {error}" for error in errors)

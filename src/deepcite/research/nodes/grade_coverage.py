@@ -44,16 +44,15 @@ def heuristic_coverage(
     evidence_vectors: np.ndarray,
     settings: ResearchSettings,
 ) -> dict[str, float]:
-    """Per aspect: ``keyword_weight * keyword_score + embedding_weight * similarity_score``, normalised."""
+    """Per aspect: ``keyword_weight * keyword_score + (1 - keyword_weight) * similarity_score``."""
     stems = [set(tokenize(passage_text(c.chunk))) for c in evidence]
     leads = [set(tokenize(_lead(c, settings.coverage.lead_window_chars))) for c in evidence]
-    wk, we = settings.coverage.keyword_weight, settings.coverage.embedding_weight
-    total = (wk + we) or 1.0
+    wk = settings.coverage.keyword_weight
     scores: dict[str, float] = {}
     for i, aspect in enumerate(aspects):
         cos = evidence_vectors @ aspect_vectors[i] if len(evidence) else np.zeros(0)
         sim = similarity_score(cos, settings.coverage.cosine_floor, settings.coverage.cosine_ceiling)
-        scores[aspect.aspect] = (wk * keyword_score(aspect, stems, leads) + we * sim) / total
+        scores[aspect.aspect] = wk * keyword_score(aspect, stems, leads) + (1.0 - wk) * sim
     return scores
 
 

@@ -10,7 +10,7 @@ from deepcite.retrieval.fusion import rrf_contribution
 
 @node(reads=("results", "round"), writes=("candidates", "counts"))
 def merge_candidates(state: ExecutorState, adapters: Adapters) -> ExecutorState:
-    """One :class:`Candidate` per (doc_id, chunk_id), scored by RRF over the lists (``merge_rrf_k``), with
+    """One :class:`Candidate` per (doc_id, chunk_id), scored by RRF over the lists (the retriever's ``search.rrf_k``), with
     a :class:`Provenance` per hit so every list's rank and score is kept (and, for a graph hit, the entity
     and edge that brought the passage in)."""
     merged: dict[tuple[str, str], Candidate] = {}
@@ -21,7 +21,7 @@ def merge_candidates(state: ExecutorState, adapters: Adapters) -> ExecutorState:
             cand = merged.get(key)
             if cand is None:
                 cand = merged[key] = Candidate(chunk=hit.chunk)
-            cand.rrf += rrf_contribution(hit.rank, adapters.settings.retrieval.merge_rrf_k)
+            cand.rrf += rrf_contribution(hit.rank, adapters.retriever.rrf_k)
             cand.provenance.append(
                 Provenance(
                     round=state.round,

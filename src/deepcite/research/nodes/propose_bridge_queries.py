@@ -14,14 +14,16 @@ from deepcite.research.state import ExecutorState
     writes=("graph_bridges", "errors"),
 )
 def propose_bridge_queries(state: ExecutorState, adapters: Adapters) -> ExecutorState:
-    """With ``research.graph.enabled`` and a retriever that keeps a graph: seed Personalized PageRank with the
-    question's entities and the best ``graph.seed_passages`` evidence passages, and keep up to
-    ``graph.bridge_entities`` entities the walk reached (not the question's own) that no evidence passage
+    """With a retriever that keeps a graph: seed Personalized PageRank with the question's entities and the
+    best ``research.planning.graph_seed_passages`` evidence passages, and keep up to
+    ``research.planning.graph_bridge_entities`` entities the walk reached (not the question's own) that no evidence passage
     names and no earlier hop followed. A walk that fails is recorded in ``errors`` and proposes nothing."""
-    settings, retriever = adapters.settings.graph, adapters.retriever
-    if not settings.enabled or settings.bridge_entities < 1 or not isinstance(retriever, GraphRetriever):
+    settings, retriever = adapters.settings.planning, adapters.retriever
+    if settings.graph_bridge_entities < 1 or not isinstance(retriever, GraphRetriever):
         return state
-    best = sorted(state.evidence.values(), key=lambda c: (-c.score, c.first_round))[: settings.seed_passages]
+    best = sorted(state.evidence.values(), key=lambda c: (-c.score, c.first_round))[
+        : settings.graph_seed_passages
+    ]
     if not best:
         return state
     try:
@@ -37,7 +39,7 @@ def propose_bridge_queries(state: ExecutorState, adapters: Adapters) -> Executor
         if entity.seed or not name or name.lower() in taken or name.lower() in held:
             continue
         proposed.append(name)
-        if len(proposed) >= settings.bridge_entities:
+        if len(proposed) >= settings.graph_bridge_entities:
             break
     state.graph_bridges = proposed
     return state

@@ -15,12 +15,16 @@ _GRAPH_KINDS = frozenset(["subquestion", "chain"])  # queries that also take the
 @node(reads=("plan", "queries", "round"), writes=("results", "counts", "errors"))
 def run_retrieval(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     """One result list per query and mode (``bridge_k`` hits for a query of one entity's name); a failing
-    search is recorded in ``errors`` and the round goes on. With ``research.graph.enabled`` and a retriever
-    that keeps an entity graph, sub-question and chain queries add the graph's ranked list
-    (``graph.k`` hits)."""
+    search is recorded in ``errors`` and the round goes on. With ``research.retrieval.use_graph`` and a
+    retriever that keeps an entity graph, sub-question and chain queries add the graph's ranked list
+    (``research.retrieval.graph_k`` hits)."""
     settings = adapters.settings
     filters = state.plan.intake.filters
-    graph = settings.graph.enabled and settings.graph.k > 0 and isinstance(adapters.retriever, GraphRetriever)
+    graph = (
+        settings.retrieval.use_graph
+        and settings.retrieval.graph_k > 0
+        and isinstance(adapters.retriever, GraphRetriever)
+    )
     results: list[QueryResult] = []
     for query in state.queries:
         named = query.kind in _ENTITY_KINDS
@@ -30,7 +34,7 @@ def run_retrieval(state: ExecutorState, adapters: Adapters) -> ExecutorState:
             modes.append("graph")
         for mode_name in modes:
             mode = SearchMode.from_str(mode_name)
-            depth = settings.graph.k if mode is SearchMode.GRAPH else k
+            depth = settings.retrieval.graph_k if mode is SearchMode.GRAPH else k
             try:
                 hits = adapters.retriever.search(query.text, mode=mode, k=depth, filters=filters)
             except DeepciteError as exc:
