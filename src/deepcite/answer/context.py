@@ -72,9 +72,7 @@ class ResponseContext(BaseModel):
 
         selected = [number(c) for c in _best_first(pack.final_evidence)[: settings.context.max_chunks]]
         per_subquery = {
-            subquestion: [
-                number(c) for c in _best_first(candidates)[: settings.context.context.max_subquery_chunks]
-            ]
+            subquestion: [number(c) for c in _best_first(candidates)[: settings.context.max_subquery_chunks]]
             for subquestion, candidates in pack.subquery_evidence.items()
         }
         return cls(

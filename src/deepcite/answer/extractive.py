@@ -116,7 +116,7 @@ class ExtractiveGenerator:
     def summary(self, ctx: ResponseContext) -> str:
         """Up to ``extractive_summary_sentences`` sentences, shaped by the question (module docstring)."""
         require_selected(ctx)
-        limit = self._settings.length.length.length.extractive_summary_sentences
+        limit = self._settings.length.extractive_summary_sentences
         sides = _comparison_sides(ctx.aspects)
         parts = [] if sides else _parts(ctx.aspects)
         targets = [ctx.query, *(_aspect_target(a) for a in (sides or parts))]
@@ -148,7 +148,7 @@ class ExtractiveGenerator:
         sub-questions: one untitled section.
         """
         require_selected(ctx)
-        limit = self._settings.length.length.length.long_answer_sentences_per_aspect
+        limit = self._settings.length.long_answer_sentences_per_aspect
         titles = section_titles(ctx, aspects)
         by_title = {a.aspect: a for a in (ctx.aspects if aspects is None else aspects)}
         targets = [_aspect_target(by_title[t]) if t in by_title else t for t in titles] or [ctx.query]
@@ -186,9 +186,7 @@ class ExtractiveGenerator:
         scores = self._score(
             [subquestion], subquery_chunks(ctx, subquestion), [_findings_first(subquestion, None)]
         )
-        return _write(
-            scores, self._findings(scores, 0, self._settings.length.length.length.subanswer_max_sentences)
-        )
+        return _write(scores, self._findings(scores, 0, self._settings.length.subanswer_max_sentences))
 
     # -- selection --------------------------------------------------------------------------------
 
@@ -214,8 +212,8 @@ class ExtractiveGenerator:
             i
             for i in pool
             if scores.findings_first[target]
-            and scores.sentences[i].finding >= s.extractive.extractive.extractive.opening_min_finding
-            and scores.relevance[i, target] >= s.extractive.extractive.extractive.opening_min_relevance
+            and scores.sentences[i].finding >= s.extractive.opening_min_finding
+            and scores.relevance[i, target] >= s.extractive.opening_min_relevance
         ]
         opening = self._order(scores, target, strong or pool)[0]
         rest = self._pick(scores, target, limit - 1, pool, [*taken, opening], opening if focused else None)
@@ -237,8 +235,7 @@ class ExtractiveGenerator:
         chosen: list[int] = []
         for i in self._order(scores, target, [i for i in candidates if i not in taken]):
             if len(chosen) >= limit or (
-                opening is not None
-                and value[i] < s.extractive.extractive.extractive.continue_ratio * value[opening]
+                opening is not None and value[i] < s.extractive.continue_ratio * value[opening]
             ):
                 break
             other_study = (
@@ -246,13 +243,10 @@ class ExtractiveGenerator:
                 and scores.findings_first[target]
                 and scores.sentences[i].study != scores.sentences[opening].study
             )
-            if (
-                other_study
-                and support[i] < s.extractive.extractive.extractive.other_study_ratio * support[opening]
-            ):
+            if other_study and support[i] < s.extractive.other_study_ratio * support[opening]:
                 continue
             similarity = [float(scores.vectors[i] @ scores.vectors[k]) for k in (*taken, *chosen)]
-            if not any(sim >= s.extractive.extractive.extractive.redundancy_threshold for sim in similarity):
+            if not any(sim >= s.extractive.redundancy_threshold for sim in similarity):
                 chosen.append(i)
         return chosen
 
@@ -272,11 +266,7 @@ class ExtractiveGenerator:
 
     def _eligible(self, scores: _Scores, target: int, candidates: Iterable[int] | None = None) -> list[int]:
         pool = range(len(scores.sentences)) if candidates is None else candidates
-        return [
-            i
-            for i in pool
-            if scores.support[i, target] >= self._settings.extractive.extractive.extractive.support_threshold
-        ]
+        return [i for i in pool if scores.support[i, target] >= self._settings.extractive.support_threshold]
 
     @staticmethod
     def _order(scores: _Scores, target: int, pool: Iterable[int]) -> list[int]:
@@ -299,44 +289,39 @@ class ExtractiveGenerator:
                 [], np.zeros((0, 1), np.float32), empty, empty, empty, np.zeros(len(targets), bool)
             )
         target_terms = [frozenset(tokenize(t)) for t in targets]
-        weights = _term_weights(sentences, s.extractive.extractive.extractive.lexical_idf)
+        weights = _term_weights(sentences, s.extractive.lexical_idf)
         lexical = np.array(
             [[_overlap(x.terms, t, weights) for t in target_terms] for x in sentences], dtype=np.float32
         )
-        cap = s.extractive.extractive.extractive.max_embedded_sentences or len(sentences)
+        cap = s.extractive.max_embedded_sentences or len(sentences)
         best_lexical = lexical.max(axis=1)
         embed = sorted(range(len(sentences)), key=lambda i: (-best_lexical[i], i))[:cap]
         target_vecs = self._vectors(targets, "query")
         vectors = np.zeros((len(sentences), target_vecs.shape[1]), dtype=np.float32)
         vectors[embed] = self._vectors([sentences[i].text for i in embed], "passage")
         cosine = np.clip(vectors @ target_vecs.T, 0.0, None)
-        own = (
-            s.extractive.extractive.extractive.lexical_weight * lexical
-            + (1.0 - s.extractive.extractive.extractive.lexical_weight) * cosine
-        )
+        own = s.extractive.lexical_weight * lexical + (1.0 - s.extractive.lexical_weight) * cosine
         support = np.maximum(
             own,
-            s.extractive.extractive.extractive.study_support_share
+            s.extractive.study_support_share
             * self._study_support(sentences, own, target_terms, target_vecs, weights),
         )
         first = np.array(findings_first, dtype=bool)
         weight = np.where(
             first,
-            s.extractive.extractive.extractive.finding_weight,
-            s.extractive.extractive.extractive.descriptive_finding_weight,
+            s.extractive.finding_weight,
+            s.extractive.descriptive_finding_weight,
         )[None, :]
         finding = np.array([x.finding for x in sentences], dtype=np.float32)[:, None]
         decisive = np.array([x.decisive for x in sentences], dtype=np.float32)[:, None]
-        finding = np.minimum(
-            1.0, finding + s.extractive.extractive.extractive.decisive_bonus * decisive * first[None, :]
-        )
-        floor = s.extractive.extractive.extractive.support_threshold
+        finding = np.minimum(1.0, finding + s.extractive.decisive_bonus * decisive * first[None, :])
+        floor = s.extractive.support_threshold
         best = np.maximum(support.max(axis=0, keepdims=True), floor + 1e-6)
         boosted = np.clip((support - floor) / (best - floor), 0.0, 1.0)
         alone = own / np.maximum(own.max(axis=0, keepdims=True), 1e-6)  # what the sentence itself says
         relevance = (
-            1.0 - s.extractive.extractive.extractive.sentence_relevance_weight
-        ) * boosted + s.extractive.extractive.extractive.sentence_relevance_weight * alone
+            1.0 - s.extractive.sentence_relevance_weight
+        ) * boosted + s.extractive.sentence_relevance_weight * alone
         value = (1.0 - weight) * relevance + weight * finding
         return _Scores(sentences, vectors, support, relevance, value, first)
 
@@ -363,8 +348,7 @@ class ExtractiveGenerator:
                 terms = frozenset(tokenize(titles[name]))
                 lexical = np.array([_overlap(terms, t, weights) for t in target_terms], dtype=np.float32)
                 title = (
-                    s.extractive.extractive.extractive.lexical_weight * lexical
-                    + (1.0 - s.extractive.extractive.extractive.lexical_weight) * cosine[k]
+                    s.extractive.lexical_weight * lexical + (1.0 - s.extractive.lexical_weight) * cosine[k]
                 )
                 best[name] = np.maximum(best[name], title)
         return np.vstack([best[x.study] for x in sentences])
@@ -381,16 +365,9 @@ class ExtractiveGenerator:
                 text = re.sub(
                     r"\s+([.,;:!?])", r"\1", re.sub(r"\s{2,}", " ", CITATION_RE.sub("", body))
                 ).strip()
-                shown = (
-                    elide_statistics(text)
-                    if self._settings.extractive.extractive.extractive.elide_statistics
-                    else text
-                )
+                shown = elide_statistics(text) if self._settings.extractive.elide_statistics else text
                 terms = tokenize(shown)
-                if (
-                    len(terms) >= self._settings.extractive.extractive.extractive.min_sentence_tokens
-                    and shown not in seen
-                ):
+                if len(terms) >= self._settings.extractive.min_sentence_tokens and shown not in seen:
                     seen.add(shown)  # the same sentence in two chunks is cited from the first (best) one
                     section = label or chunk.section
                     out.append(

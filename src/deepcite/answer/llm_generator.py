@@ -63,8 +63,8 @@ class LLMGenerator:
             return summary_messages(
                 ctx.query,
                 chunks,
-                a.length.length.summary_min_sentences,
-                a.length.length.summary_max_sentences,
+                a.length.summary_min_sentences,
+                a.length.summary_max_sentences,
             )
 
         return await self._generate(
@@ -74,7 +74,7 @@ class LLMGenerator:
     async def long_answer(self, ctx: ResponseContext, aspects: Sequence[QueryAspect] | None = None) -> str:
         require_selected(ctx)
         titles = section_titles(ctx, aspects)
-        per_section = self._answer.length.length.long_answer_sentences_per_aspect
+        per_section = self._answer.length.long_answer_sentences_per_aspect
 
         def build(chunks: Sequence[ContextChunk]) -> list[Message]:
             return long_answer_messages(ctx.query, chunks, titles, per_section)
@@ -88,7 +88,7 @@ class LLMGenerator:
         chunks = subquery_chunks(ctx, subquestion)
         if not chunks:
             return UNKNOWN
-        limit = self._answer.length.length.subanswer_max_sentences
+        limit = self._answer.length.subanswer_max_sentences
 
         def build(shown: Sequence[ContextChunk]) -> list[Message]:
             return subanswer_messages(ctx.query, subquestion, shown, limit)

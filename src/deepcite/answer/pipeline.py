@@ -11,7 +11,7 @@ answer against the selected chunks' ids, each sub-answer against its own evidenc
 context is empty gets the insufficient-evidence template with no citations, and ``success`` stays true.
 
 Time: a question runs under :func:`answer_budget` (``answer.budget.request_s``); the LLM writer's calls end
-``answer.budget.budget.offline_reserve_s`` before it runs out, the parts they did not write come from the offline writer,
+``answer.budget.offline_reserve_s`` before it runs out, the parts they did not write come from the offline writer,
 and the result's ``degraded`` says which and why.
 """
 
@@ -103,7 +103,7 @@ class AnswerResult(BaseModel):
 
 def answer_budget(settings: AnswerSettings) -> AbstractContextManager[RequestBudget]:
     """The time budget of one question or regeneration (``answer.budget.request_s``)."""
-    return request_budget(settings.budget.request_s, reserve_s=settings.budget.budget.offline_reserve_s)
+    return request_budget(settings.budget.request_s, reserve_s=settings.budget.offline_reserve_s)
 
 
 def _degraded() -> Degraded | None:
@@ -136,7 +136,7 @@ async def _checked(
         check_citations,
         raw,
         list(by_id),
-        settings.citations.citations.unsupported_policy,
+        settings.citations.unsupported_policy,
         max_range_width=settings.citations.max_range_width,
         supports=supports,
     )

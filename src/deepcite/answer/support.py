@@ -10,7 +10,7 @@ A citation is kept when its passage supports its sentence:
   :class:`~deepcite.models.Chunk` brings its sentences from ingest (``Chunk.sentence_spans``); bare text
   is split here.
 - supported when ``citations.lexical_weight * lexical + (1 - citations.lexical_weight) * similarity`` reaches
-  ``answer.citations.extractive.support_threshold``. Weights and threshold were tuned on a crafted PubMedQA set
+  ``answer.citations.support_threshold``. Weights and threshold were tuned on a crafted PubMedQA set
   (``benchmarks/citation_support.py``: sentences of or about the cited abstract, and the same sentences
   citing the most similar other abstract).
 - a :class:`SupportJudge` (an NLI model or an LLM, ``answer.citations.judge``) decides instead where one is
@@ -19,7 +19,7 @@ A citation is kept when its passage supports its sentence:
 The quote: :meth:`CitationSupport.match` also says *which words* of the passage support the sentence: the
 passage sentence that scores best for it (by its own lexical share when the sentence is verbatim, else by
 the same weighted lexical-and-cosine score the check uses, sentence by sentence), widened by a neighbouring
-sentence while that adds claim terms, up to ``answer.citations.citations.quote_max_sentences``; as character offsets into the
+sentence while that adds claim terms, up to ``answer.citations.quote_max_sentences``; as character offsets into the
 passage text.
 
 Usage::
@@ -144,7 +144,7 @@ class CitationSupport:
         lexical = lexical_support(sentence, _text(passage))
         if lexical >= self._settings.citations.verbatim_lexical:
             return lexical, lexical
-        weight = self._settings.citations.extractive.lexical_weight
+        weight = self._settings.citations.lexical_weight
         return lexical, weight * lexical + (1.0 - weight) * self.similarity(sentence, passage)
 
     def supports(self, sentence: str, passage: Passage) -> bool:
@@ -162,13 +162,13 @@ class CitationSupport:
         if lexical >= self._settings.citations.verbatim_lexical:
             start, end = self._quote(terms, text, spans, per_sentence)
             return SupportMatch(supported=True, score=lexical, quote_start=start, quote_end=end)
-        weight = self._settings.citations.extractive.lexical_weight
+        weight = self._settings.citations.lexical_weight
         cosine = self._passage_vectors(passage) @ self._sentence_vector(sentence)
         score = weight * lexical + (1.0 - weight) * float(np.max(cosine))
         start, end = self._quote(terms, text, spans, weight * per_sentence + (1.0 - weight) * cosine)
         verdict = self._judge.judge(sentence, text) if self._judge is not None else None
         supported = (
-            verdict if verdict is not None else score >= self._settings.citations.extractive.support_threshold
+            verdict if verdict is not None else score >= self._settings.citations.support_threshold
         )
         return SupportMatch(supported=supported, score=score, quote_start=start, quote_end=end)
 
@@ -176,10 +176,10 @@ class CitationSupport:
         self, terms: set[str], passage: str, spans: Sequence[tuple[int, int]], scores: np.ndarray
     ) -> tuple[int, int]:
         """The best-scoring sentence's span, widened by the neighbour that adds the most claim terms while
-        one does, up to ``answer.citations.citations.quote_max_sentences`` sentences."""
+        one does, up to ``answer.citations.quote_max_sentences`` sentences."""
         first = last = int(np.argmax(scores))
         covered = _share(terms, passage[spans[first][0] : spans[last][1]])
-        while last - first + 1 < self._settings.citations.citations.quote_max_sentences:
+        while last - first + 1 < self._settings.citations.quote_max_sentences:
             options = [(first - 1, last)] if first > 0 else []
             options += [(first, last + 1)] if last + 1 < len(spans) else []
             gains = [(_share(terms, passage[spans[a][0] : spans[b][1]]), a, b) for a, b in options]
