@@ -167,9 +167,7 @@ class CitationSupport:
         score = weight * lexical + (1.0 - weight) * float(np.max(cosine))
         start, end = self._quote(terms, text, spans, weight * per_sentence + (1.0 - weight) * cosine)
         verdict = self._judge.judge(sentence, text) if self._judge is not None else None
-        supported = (
-            verdict if verdict is not None else score >= self._settings.citations.support_threshold
-        )
+        supported = verdict if verdict is not None else score >= self._settings.citations.support_threshold
         return SupportMatch(supported=supported, score=score, quote_start=start, quote_end=end)
 
     def _quote(
