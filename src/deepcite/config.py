@@ -666,6 +666,16 @@ class MCPSettings(_Section):
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "WARNING"
 
 
+class SavedAnswerSettings(_Section):
+    """Saved answers (``<data dir>/answers.sqlite``, :mod:`deepcite.saved_answers`): every answer is kept
+    until more than ``max_answers`` are saved (the oldest go first) or it is deleted."""
+
+    path: Path | None = None  # None means <data_dir>/answers.sqlite
+    max_answers: int = Field(default=500, ge=0)  # 0 saves nothing
+    list_limit: int = Field(default=100, ge=1)  # most recent saved answers one listing returns
+    busy_timeout_s: float = Field(default=30.0, gt=0)  # wait this long for another writer of the file
+
+
 _config_file: ContextVar[Path | None] = ContextVar("deepcite_config_file", default=None)
 
 
@@ -697,6 +707,7 @@ class Settings(BaseSettings):
     practitioners: PractitionerSettings = Field(default_factory=PractitionerSettings)
     web: WebSearchSettings = Field(default_factory=WebSearchSettings)
     mcp: MCPSettings = Field(default_factory=MCPSettings)
+    saved: SavedAnswerSettings = Field(default_factory=SavedAnswerSettings)
 
     @classmethod
     def settings_customise_sources(
@@ -746,6 +757,10 @@ class Settings(BaseSettings):
     @property
     def practitioners_db(self) -> Path:
         return self.practitioners.db_path or (self.data_dir / "practitioners.sqlite")
+
+    @property
+    def saved_answers_db(self) -> Path:
+        return self.saved.path or (self.data_dir / "answers.sqlite")
 
 
 def _is_section(annotation: Any) -> bool:

@@ -25,6 +25,7 @@ handed to what needs it: no library constructor falls back to process settings o
 from __future__ import annotations
 
 import asyncio
+import logging
 import threading
 import time
 from collections import Counter
@@ -58,6 +59,7 @@ from deepcite.errors import (
     InputError,
     NotFoundError,
     RequestError,
+    StoreError,
 )
 from deepcite.ingest.jobs import IngestJobs
 from deepcite.ingest.report import FileProgressCallback, IngestReport, ProgressCallback
@@ -83,8 +85,10 @@ from deepcite.retrieval.check import CollectionCheck, check_collection
 from deepcite.retrieval.collection import Collection, OnError
 from deepcite.retrieval.embedders import Embedder, get_embedder
 from deepcite.retrieval.filters import FILTER_FIELDS, check_filter_fields
+from deepcite.retrieval.points import validate_collection_name
 from deepcite.retrieval.rerankers import load_reranker
 from deepcite.retrieval.store import SearchStore, open_store
+from deepcite.saved_answers import SavedAnswer, SavedAnswerList, SavedAnswers, new_saved_answer
 from deepcite.service import (
     AskResponse,
     Groups,
@@ -105,6 +109,7 @@ if TYPE_CHECKING:
     from deepcite.research.protocols import CoverageGrader, HopChooser, HydeGenerator, Reranker, WebSource
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -185,6 +190,7 @@ class Engine:
         self._generator: AnswerGenerator | None = None
         self._support: CitationSupport | None = None
         self._contexts: ResponseContextManager | None = None
+        self._saved: SavedAnswers | None = None
         self._finder: PractitionerFinder | None = None
         self._jobs: IngestJobs | None = None
         self._collections: dict[str, Collection] = {}
@@ -304,6 +310,11 @@ class Engine:
     def jobs(self) -> IngestJobs:
         """The background ingest jobs (uploads), run one at a time; ``server.job_history`` kept readable."""
         return self._once("_jobs", lambda: IngestJobs(self.settings.server.job_history))
+
+    @property
+    def saved(self) -> SavedAnswers:
+        """The saved answers of the data dir: every answer, the newest ``saved.max_answers`` kept."""
+        return self._once("_saved", lambda: SavedAnswers.open(self.settings))
 
     @property
     def finder(self) -> PractitionerFinder:
@@ -480,9 +491,16 @@ class Engine:
         runs within ``answer.budget.request_s`` (see :func:`deepcite.answer.pipeline.answer_budget`).
         """
         with answer_budget(self.settings.answer):
-            return await self._ask(request, groups, on_hop)
+            return (await self._answer(request, groups, on_hop)).response
 
-    async def _ask(self, request: QuestionRequest, groups: Groups, on_hop: HopCallback | None) -> AskResponse:
+    async def _answer(
+        self,
+        request: QuestionRequest,
+        groups: Groups,
+        on_hop: HopCallback | None,
+        previous: SavedAnswer | None = None,
+    ) -> SavedAnswer:
+        """Research and answer ``request``, and save the answer (a re-run of ``previous`` when given)."""
         request = request.checked(self.settings)
         started = time.perf_counter()
         result = await self.research(request, groups, on_hop)
@@ -494,12 +512,26 @@ class Engine:
         generator = await asyncio.to_thread(lambda: self.generator)  # may load the model once
         support = await asyncio.to_thread(lambda: self.support)
         answered = await answer_context(ctx, generator, self.settings.answer, support)
-        return AskResponse(
+        response = AskResponse(
             **answered.model_dump(exclude={"coverage", "retrieval_report", "retrieval_latency_ms"}),
             coverage=result.coverage,
             retrieval_report=result.pack.retrieval_report,
             retrieval_latency_ms=retrieval_ms,
         )
+        saved = new_saved_answer(
+            collection=request.collection or self.settings.server.default_collection,
+            request=request,
+            settings=self.settings,
+            pack=result.pack,
+            response=response,
+            acl_groups=ctx.acl_groups,
+            previous=previous,
+        )
+        try:
+            await asyncio.to_thread(self.saved.save, saved)
+        except StoreError as exc:  # the answer still reaches the caller; the log says why it was not kept
+            log.error("answer %s was not saved: %s", response.request_id, exc)
+        return saved
 
     def ask_sync(self, request: QuestionRequest, groups: Groups = None) -> AskResponse:
         """:meth:`ask` for code without an event loop."""
@@ -520,6 +552,35 @@ class Engine:
                 return _part_response(ctx, "summary", result)
             result = await generate_long_answer(ctx, generator, self.settings.answer, support)
             return _part_response(ctx, "answer", result)
+
+    def saved_answers(
+        self, collection: str | None = None, groups: Groups = None, limit: int | None = None
+    ) -> SavedAnswerList:
+        """The newest saved answers of a collection (default ``server.default_collection``) that the caller
+        with ``groups`` may read."""
+        name = (collection or self.settings.server.default_collection).strip()
+        try:
+            validate_collection_name(name, self.settings.store.max_collection_name_chars)
+        except InputError as exc:
+            raise RequestError(f"collection: {exc}") from exc
+        return SavedAnswerList(collection=name, answers=self.saved.list(name, groups, limit))
+
+    def saved_answer(self, answer_id: str, groups: Groups = None) -> SavedAnswer:
+        """One saved answer; NotFoundError when there is none the caller may read."""
+        return self.saved.get(answer_id, groups)
+
+    def delete_saved_answer(self, answer_id: str, groups: Groups = None) -> None:
+        """Delete a saved answer the caller may read; NotFoundError otherwise."""
+        self.saved.delete(answer_id, groups)
+
+    async def rerun(self, answer_id: str, groups: Groups = None) -> SavedAnswer:
+        """Ask a saved answer's question again, as it was asked, against the collection as it is now; the new
+        answer is saved with ``rerun_of`` and ``changes``: which cited passages were added, removed or
+        changed. NotFoundError when there is no saved answer the caller may read."""
+        previous = await asyncio.to_thread(self.saved.get, answer_id, groups)
+        request = previous.request.model_copy(update={"collection": previous.collection})
+        with answer_budget(self.settings.answer):
+            return await self._answer(request, groups, None, previous)
 
     async def find_practitioners(self, query: PractitionerQuery) -> PractitionerSearchResponse:
         """Ranked practitioners for a patient's request, with the intent behind them and the timings."""

@@ -37,12 +37,15 @@ from deepcite.engine import Engine
 from deepcite.models import Candidate, CollectionInfo, CoverageReport, Filters, RoundReport, SearchMode
 from deepcite.practitioners.api import ChatMessage, PractitionerQuery, PractitionerSearchResponse
 from deepcite.public_errors import public_error
+from deepcite.saved_answers import SavedAnswer, SavedAnswerList
 from deepcite.service import AskResponse, Passage, QuestionRequest, SearchRequest, SearchResponse
 
 INSTRUCTIONS = """deepcite answers questions from the user's own document collections (for example PubMed
 abstracts) with every sentence tied to a numbered passage. Use `ask` for a cited answer, `research` for the
 evidence and how well it covers the question, `search` for a quick ranked list of passages, and
-`list_collections` to see what can be searched. `find_practitioners` matches a patient's request to
+`list_collections` to see what can be searched. Every answer is saved: `saved_answers` lists a collection's
+past questions, `saved_answer` reads one back, `rerun_answer` asks it again against the collection as it is
+now (saying which cited passages changed) and `delete_saved_answer` removes one. `find_practitioners` matches a patient's request to
 clinicians in the user's practitioner directory. Quote the [n] citations and their titles/PMIDs/URLs when you
 pass an answer on; do not add claims the passages do not support."""
 
@@ -82,6 +85,9 @@ CollectionArg = Annotated[
     Field(description="Collection (see list_collections); default: the server's default collection."),
 ]
 QuestionArg = Annotated[str, Field(description="The question, in plain words.")]
+AnswerIdArg = Annotated[
+    str, Field(min_length=1, description="A saved answer's id (an ask's request_id; see saved_answers).")
+]
 MaxHopsArg = Annotated[
     int | None,
     Field(description="At most this many research hops (1..the server's research.stopping.max_hops)."),
@@ -94,6 +100,10 @@ class CollectionsResult(BaseModel):
 
     collections: list[CollectionInfo]
     default: str
+
+
+class DeletedAnswer(BaseModel):
+    deleted: str
 
 
 class EvidencePassage(Passage):
@@ -253,10 +263,53 @@ async def ask(
     engine = _engine(ctx)
     request = QuestionRequest(query=question, collection=collection, max_hops=max_hops)
     response = await engine.ask(request, engine.settings.mcp.groups)
-    limit = engine.settings.mcp.max_passage_chars
-    for citation in response.citations:  # cut, but never inside the quote: its offsets stay true
-        citation.text = _cut(citation.text, max(limit, citation.quote_end))
-    return response.model_copy(update={"retrieval_report": []})
+    return _brief(response, engine.settings.mcp.max_passage_chars)
+
+
+def _brief(response: AskResponse, limit: int) -> AskResponse:
+    """The response without its retrieval report, passage texts cut (never inside the quote: its offsets
+    stay true)."""
+    citations = [
+        c.model_copy(update={"text": _cut(c.text, max(limit, c.quote_end))}) for c in response.citations
+    ]
+    return response.model_copy(update={"retrieval_report": [], "citations": citations})
+
+
+def _brief_saved(saved: SavedAnswer, limit: int) -> SavedAnswer:
+    """A saved answer as a tool returns it: the response brief, the evidence pack's passages left out (the
+    citations hold the passages the answer cites)."""
+    pack = saved.pack.model_copy(update={"final_evidence": [], "subquery_evidence": {}})
+    return saved.model_copy(update={"response": _brief(saved.response, limit), "pack": pack})
+
+
+async def saved_answers(ctx: Context, collection: CollectionArg = None) -> SavedAnswerList:
+    """The newest saved answers of a collection (every `ask` is saved): id, question, time, how many
+    passages it cites. Read one with saved_answer."""
+    engine = _engine(ctx)
+    return await asyncio.to_thread(engine.saved_answers, collection, engine.settings.mcp.groups)
+
+
+async def saved_answer(ctx: Context, answer_id: AnswerIdArg) -> SavedAnswer:
+    """One saved answer: the question as asked, the settings used, the answer with its citations and
+    quotes, the citation check's counts, and for a re-run which cited passages changed."""
+    engine = _engine(ctx)
+    saved = await asyncio.to_thread(engine.saved_answer, answer_id, engine.settings.mcp.groups)
+    return _brief_saved(saved, engine.settings.mcp.max_passage_chars)
+
+
+async def rerun_answer(ctx: Context, answer_id: AnswerIdArg) -> SavedAnswer:
+    """Ask a saved question again against the collection as it is now; the new answer is saved and its
+    `changes` list which cited passages were added, removed or changed. Takes a few seconds."""
+    engine = _engine(ctx)
+    saved = await engine.rerun(answer_id, engine.settings.mcp.groups)
+    return _brief_saved(saved, engine.settings.mcp.max_passage_chars)
+
+
+async def delete_saved_answer(ctx: Context, answer_id: AnswerIdArg) -> DeletedAnswer:
+    """Delete a saved answer."""
+    engine = _engine(ctx)
+    await asyncio.to_thread(engine.delete_saved_answer, answer_id, engine.settings.mcp.groups)
+    return DeletedAnswer(deleted=answer_id)
 
 
 async def find_practitioners(
@@ -298,6 +351,13 @@ TOOLS: dict[str, tuple[str, Callable[..., Awaitable[BaseModel]]]] = {
     "research": ("Research a question", research),
     "ask": ("Ask for a cited answer", ask),
     "find_practitioners": ("Find practitioners", find_practitioners),
+    "saved_answers": ("List saved answers", saved_answers),
+    "saved_answer": ("Read a saved answer", saved_answer),
+}
+# tools that change what is saved
+WRITE_TOOLS: dict[str, tuple[str, Callable[..., Awaitable[BaseModel]]]] = {
+    "rerun_answer": ("Re-run a saved answer", rerun_answer),
+    "delete_saved_answer": ("Delete a saved answer", delete_saved_answer),
 }
 
 
@@ -328,6 +388,9 @@ def build_server(engine: Engine | Settings | None = None) -> MCPServer:
     read_only = ToolAnnotations(read_only_hint=True, open_world_hint=settings.web.enabled)
     for name, (title, fn) in TOOLS.items():
         server.add_tool(fn, name=name, title=title, annotations=read_only, structured_output=True)
+    writes = ToolAnnotations(read_only_hint=False, open_world_hint=settings.web.enabled)
+    for name, (title, fn) in WRITE_TOOLS.items():
+        server.add_tool(fn, name=name, title=title, annotations=writes, structured_output=True)
     return server
 
 

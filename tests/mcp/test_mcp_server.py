@@ -19,7 +19,10 @@ from mcp.client.streamable_http import streamable_http_client
 
 QUESTION = "Does atrial fibrillation increase the risk of stroke, and how is it treated?"
 DEEPCITE = str(Path(sys.executable).parent / "deepcite")
-TOOLS = {"search", "research", "ask", "find_practitioners", "list_collections"}
+TOOLS = {
+    "search", "research", "ask", "find_practitioners", "list_collections",
+    "saved_answers", "saved_answer", "rerun_answer", "delete_saved_answer",
+}  # fmt: skip
 
 pytestmark = pytest.mark.slow
 

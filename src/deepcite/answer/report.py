@@ -1,13 +1,16 @@
-"""The answer as a report a researcher can keep: Markdown, and its references as BibTeX or RIS.
+"""The answer as a report a researcher can keep: Markdown, its references as BibTeX or RIS, its evidence
+table as CSV.
 
     text = render_report(result, ReportFormat.from_str("markdown"))
 
 The Markdown report holds the question, the quick summary, the answer by aspect, each sub-question's
 answer, a reference list keyed by the same ``[n]`` ids the text cites (title, authors and year where known,
-PMID and DOI links, file and pages, section) and the citation check's counts. BibTeX and RIS hold one
-entry per cited source document (its passages' ids listed in a note), so a reference manager imports
-each study once. The command line (``deepcite ask --format``) and the HTTP API
-(``GET /api/answers/{request_id}/report``) both render through this module.
+PMID and DOI links, file and pages, section), the evidence table (:mod:`deepcite.answer.evidence`: each
+cited sentence, the quote of the passage it cites, its page, support score and verdict) and the citation
+check's counts. BibTeX and RIS hold one entry per cited source document (its passages' ids listed in a
+note), so a reference manager imports each study once. CSV is the evidence table alone. The command line
+(``deepcite ask --format``) and the HTTP API (``POST /api/report``, ``GET /api/answers/{id}/report``) all
+render through this module.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
+from deepcite.answer.evidence import EvidenceRow, evidence_csv, evidence_rows
 from deepcite.answer.pipeline import AnswerResult, Citation
 from deepcite.models import _ChoiceEnum
 
@@ -26,6 +30,7 @@ class ReportFormat(_ChoiceEnum):
     MARKDOWN = "markdown"
     BIBTEX = "bibtex"
     RIS = "ris"
+    CSV = "csv"  # the evidence table
 
     @property
     def media_type(self) -> str:
@@ -40,8 +45,14 @@ _MEDIA_TYPES = {
     ReportFormat.MARKDOWN: "text/markdown; charset=utf-8",
     ReportFormat.BIBTEX: "application/x-bibtex; charset=utf-8",
     ReportFormat.RIS: "application/x-research-info-systems; charset=utf-8",
+    ReportFormat.CSV: "text/csv; charset=utf-8",
 }
-_EXTENSIONS = {ReportFormat.MARKDOWN: "md", ReportFormat.BIBTEX: "bib", ReportFormat.RIS: "ris"}
+_EXTENSIONS = {
+    ReportFormat.MARKDOWN: "md",
+    ReportFormat.BIBTEX: "bib",
+    ReportFormat.RIS: "ris",
+    ReportFormat.CSV: "csv",
+}
 
 
 def render_report(result: AnswerResult, fmt: ReportFormat) -> str:
@@ -50,13 +61,16 @@ def render_report(result: AnswerResult, fmt: ReportFormat) -> str:
         return markdown_report(result)
     if fmt is ReportFormat.BIBTEX:
         return bibtex_references(cited_sources(result))
+    if fmt is ReportFormat.CSV:
+        return evidence_csv(evidence_rows(result))
     return ris_references(cited_sources(result))
 
 
 def report_filename(result: AnswerResult, fmt: ReportFormat) -> str:
     """A file name for the report: ``deepcite-<first words of the question>.<ext>``."""
     words = re.findall(r"[a-z0-9]+", result.query.lower())[:8]
-    return f"deepcite-{'-'.join(words) or result.request_id}.{fmt.extension}"
+    kind = "-evidence" if fmt is ReportFormat.CSV else ""
+    return f"deepcite-{'-'.join(words) or result.request_id}{kind}.{fmt.extension}"
 
 
 def cited_references(result: AnswerResult) -> list[Citation]:
@@ -85,6 +99,9 @@ def markdown_report(result: AnswerResult) -> str:
             lines += [f"### {sub.subquestion}", "", sub.answer, ""]
     lines += ["## References", ""]
     lines += [f"{c.id}. {_reference_line(c)}" for c in cited_references(result)] or ["None."]
+    rows = evidence_rows(result)
+    if rows:
+        lines += ["", "## Evidence table", "", *_evidence_table(rows)]
     lines += [
         "",
         "## Citation check",
@@ -96,6 +113,26 @@ def markdown_report(result: AnswerResult) -> str:
         "",
     ]
     return "\n".join(lines)
+
+
+def _evidence_table(rows: list[EvidenceRow]) -> list[str]:
+    """The evidence rows as a Markdown table (pipes and line breaks in the texts escaped)."""
+
+    def cell(value: object) -> str:
+        return re.sub(r"\s+", " ", str(value)).replace("|", "\\|").strip()
+
+    lines = [
+        "| Claim | Quote | Document | Page | Support | Verdict |",
+        "| --- | --- | --- | --- | --- | --- |",
+    ]
+    for row in rows:
+        page = "" if row.page is None else str(row.page)
+        score = "" if row.score is None else f"{row.score:.2f}"
+        document = f"[{row.citation}] {row.title or row.doc_id}"
+        lines.append(
+            f"| {cell(row.claim)} | {cell(row.quote)} | {cell(document)} | {page} | {score} | {row.verdict} |"
+        )
+    return lines
 
 
 def _demote(text: str) -> str:

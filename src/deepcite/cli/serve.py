@@ -40,7 +40,9 @@ def ask(
     groups: list[str] = GROUP_OPTION,
     json_out: bool = JSON_OPTION,
     report_format: str = typer.Option(
-        None, "--format", help="Print a report instead: markdown, or the references as bibtex or ris."
+        None,
+        "--format",
+        help="Print a report instead: markdown, the references as bibtex or ris, the evidence table as csv.",
     ),
     out: Path = typer.Option(
         None, "--out", help="Write to this file: the --format report (default markdown), or JSON with --json."

@@ -30,6 +30,7 @@ from deepcite.server import (
     routes_meta,
     routes_practitioners,
     routes_report,
+    routes_saved,
     routes_upload,
     ui,
 )
@@ -75,6 +76,7 @@ def create_app(
     app.include_router(routes_meta.router)
     app.include_router(routes_answer.router)
     app.include_router(routes_report.router)
+    app.include_router(routes_saved.router)
     app.include_router(routes_practitioners.router)
     app.include_router(routes_files.router)
     app.include_router(routes_upload.router)

@@ -43,7 +43,19 @@ def _page(request: Request, template: str, **context: object) -> HTMLResponse:
 
 @router.get("/", response_class=HTMLResponse)
 async def research_page(request: Request) -> HTMLResponse:
-    """The research page: a question, a collection, live hops, then the cited summary and answer."""
+    """The research page: a question, a collection, live hops, then the cited summary and answer; past
+    questions of the collection to reopen, re-run or delete."""
+    return _research(request, answer_id="")
+
+
+@router.get("/answers/{answer_id}", response_class=HTMLResponse)
+async def saved_answer_page(request: Request, answer_id: str) -> HTMLResponse:
+    """The research page reopening a saved answer (its stable URL); the page reads it from
+    ``/api/answers/{answer_id}`` with the caller's token, so one it may not read shows the API's 404."""
+    return _research(request, answer_id=answer_id)
+
+
+def _research(request: Request, answer_id: str) -> HTMLResponse:
     settings = _settings(request)
     return _page(
         request,
@@ -52,6 +64,7 @@ async def research_page(request: Request) -> HTMLResponse:
         default_collection=settings.server.default_collection,
         max_hops=settings.research.stopping.max_hops,
         max_question_chars=settings.research.planning.max_question_chars,
+        answer_id=answer_id,
     )
 
 

@@ -1,4 +1,5 @@
-/* Research page: streams the hops, then shows the cited summary, answer, sub-question tabs and report. */
+/* Research page: streams the hops, then shows the cited summary, answer, sub-question tabs, evidence table and
+   report; lists the collection's saved answers to reopen (/answers/{id}), re-run or delete. */
 "use strict";
 
 (function () {
@@ -30,34 +31,62 @@
     report: $("report"),
     reportBody: document.querySelector("#report-table tbody"),
     reportMeta: $("report-meta"),
+    past: $("past"),
+    pastList: $("past-list"),
+    pastEmpty: $("past-empty"),
+    pastCollection: $("past-collection"),
+    changes: $("changes"),
+    changesList: $("changes-list"),
+    changesMeta: $("changes-meta"),
+    evidence: $("evidence"),
+    evidenceBody: document.querySelector("#evidence-table tbody"),
   };
+  const answersUrl = form.dataset.answersUrl;
 
-  let run = { controller: null, collection: "", citations: new Map(), summary: null, answer: null };
+  let run = { controller: null, collection: "", citations: new Map(), summary: null, answer: null, savedId: null };
 
-  /* ---------- "Download report": the answer held here, rendered by POST /api/report ---------- */
-  const REPORT_FORMATS = [["markdown", "Report (Markdown)"], ["bibtex", "References (BibTeX)"], ["ris", "References (RIS)"]];
+  /* ---------- "Download report": the saved answer's report (GET /api/answers/{id}/report), or the answer
+     held here rendered by POST /api/report when it was not saved ---------- */
+  const REPORT_FORMATS = [
+    ["markdown", "Report (Markdown)"], ["bibtex", "References (BibTeX)"], ["ris", "References (RIS)"], ["csv", "Evidence table (CSV)"],
+  ];
   const reportFormat = el(
     "select", { id: "report-format", "aria-label": "Report format" },
     REPORT_FORMATS.map(([value, label]) => el("option", { value }, label))
   );
   const reportButton = el("button", { type: "button", id: "download-report" }, "Download report");
-  const reportBar = el("div", { id: "report-download", class: "report-download", hidden: true }, reportFormat, " ", reportButton);
+  const evidenceButton = el("button", { type: "button", id: "download-evidence", class: "secondary" }, "Download evidence table (CSV)");
+  const reportBar = el(
+    "div", { id: "report-download", class: "report-download", hidden: true }, reportFormat, " ", reportButton, " ", evidenceButton
+  );
   ui.answer.append(reportBar);
-  reportButton.addEventListener("click", downloadReport);
+  reportButton.addEventListener("click", () => downloadReport(reportFormat.value, reportButton));
+  evidenceButton.addEventListener("click", () => downloadReport("csv", evidenceButton));
 
-  async function downloadReport() {
-    if (!run.result) return;
-    const { authHeaders, readError } = window.deepcite;
-    // the report lists references, not passages: citation texts stay here
-    const citations = (run.result.citations || []).map((c) => ({ ...c, text: "" }));
+  async function reportResponse(format) {
+    const { authHeaders } = window.deepcite;
+    if (run.savedId) {
+      const url = answersUrl + "/" + encodeURIComponent(run.savedId) + "/report?format=" + encodeURIComponent(format);
+      const response = await fetch(url, { headers: authHeaders() });
+      if (response.status !== 404) return response;
+    }
+    // not saved (or deleted since): the answer held here; references need no passage texts, quotes do
+    const keepTexts = format === "markdown" || format === "csv";
+    const citations = (run.result.citations || []).map((c) => (keepTexts ? c : { ...c, text: "" }));
     const body = { ...run.result, citations, coverage: null, retrieval_report: [] };
-    reportButton.disabled = true;
+    return fetch("/api/report?format=" + encodeURIComponent(format), {
+      method: "POST",
+      headers: { "Content-Type": "application/json", ...authHeaders() },
+      body: JSON.stringify(body),
+    });
+  }
+
+  async function downloadReport(format, button) {
+    if (!run.result) return;
+    const { readError } = window.deepcite;
+    button.disabled = true;
     try {
-      const response = await fetch("/api/report?format=" + encodeURIComponent(reportFormat.value), {
-        method: "POST",
-        headers: { "Content-Type": "application/json", ...authHeaders() },
-        body: JSON.stringify(body),
-      });
+      const response = await reportResponse(format);
       if (!response.ok) throw await readError(response);
       const named = /filename="([^"]+)"/.exec(response.headers.get("Content-Disposition") || "");
       const link = el("a", { download: named ? named[1] : "deepcite-report" });
@@ -69,11 +98,21 @@
     } catch (err) {
       showError(err.message || String(err));
     } finally {
-      reportButton.disabled = false;
+      button.disabled = false;
     }
   }
 
-  loadCollections();
+  loadCollections().then(() => {
+    const id = form.dataset.answerId;
+    if (id) openSaved(id, false);
+    else loadPast();
+  });
+  ui.collection.addEventListener("change", () => loadPast());
+  window.addEventListener("popstate", () => {
+    const found = /^\/answers\/([^/]+)$/.exec(window.location.pathname);
+    if (found) openSaved(decodeURIComponent(found[1]), false);
+    else resetResults();
+  });
   // the "Add documents" panel announces a collection that gained documents: list it and select it
   document.addEventListener("deepcite:collections-changed", (event) => loadCollections(event.detail && event.detail.collection));
   form.addEventListener("submit", (event) => {
@@ -109,14 +148,19 @@
   }
 
   function resetResults() {
-    for (const section of [ui.error, ui.hops, ui.summary, ui.answer, ui.subanswers, ui.sources, ui.report]) show(section, false);
-    for (const node of [ui.hopList, ui.summaryText, ui.answerText, ui.tabs, ui.panels, ui.sourceList, ui.reportBody]) clear(node);
+    for (const section of [ui.error, ui.hops, ui.summary, ui.answer, ui.subanswers, ui.sources, ui.report, ui.changes, ui.evidence]) {
+      show(section, false);
+    }
+    for (const node of [ui.hopList, ui.summaryText, ui.answerText, ui.tabs, ui.panels, ui.sourceList, ui.reportBody, ui.changesList, ui.evidenceBody]) {
+      clear(node);
+    }
     ui.check.textContent = "";
     ui.reportMeta.textContent = "";
     run.citations = new Map();
     run.summary = null;
     run.answer = null;
     run.result = null;
+    run.savedId = null;
     show(reportBar, false);
   }
 
@@ -142,16 +186,19 @@
     if (ui.maxHops.value) params.set("max_hops", ui.maxHops.value);
     setBusy(true, "Researching…");
     let finished = false;
+    let answered = null;
     try {
       await streamEvents(
         form.dataset.streamUrl + "?" + params.toString(),
         (name, data) => {
           if (name === "done" || name === "error") finished = true;
+          if (name === "done" && data && data.request_id) answered = data.request_id;
           handleEvent(name, data);
         },
         run.controller.signal
       );
       if (!finished) showError("The connection closed before the answer was complete. Please try again.");
+      if (answered) await remember(answered);
     } catch (err) {
       if (err.name !== "AbortError") showError(err.message);
     } finally {
@@ -287,6 +334,7 @@
         (check.repaired ?? 0) + " repaired, " + (check.dropped ?? 0) + " dropped, " + (check.invalid_ids ?? 0) + " invalid ids removed.";
     }
     renderSubanswers(result.subanswers || []);
+    renderEvidence(result);
     renderSources(result.citations || []);
     run.result = result;
     show(reportBar, true);
@@ -298,6 +346,170 @@
     clear(ui.sourceList);
     for (const chunk of citations) ui.sourceList.append(sourceItem(run.citations.get(Number(chunk.id)) || chunk, run.citations, false));
     show(ui.sources, citations.length > 0);
+  }
+
+  /* ---------- evidence table: each cited sentence, the quote of the passage it cites, the verdict ---------- */
+
+  function renderEvidence(result) {
+    clear(ui.evidenceBody);
+    const claims = (result.citation_check && result.citation_check.claims) || [];
+    for (const claim of claims) {
+      const chunk = run.citations.get(Number(claim.id));
+      if (!chunk) continue;
+      const quote = String(chunk.text || "").slice(claim.quote_start, claim.quote_end);
+      ui.evidenceBody.append(
+        el(
+          "tr",
+          { class: "verdict-" + claim.verdict },
+          el("td", {}, claim.claim),
+          el("td", {}, el("mark", { class: "quote" }, quote)),
+          el("td", {}, "[" + claim.id + "] " + (chunk.title || chunk.doc_id)),
+          el("td", { class: "num" }, typeof chunk.page === "number" ? chunk.page : ""),
+          el("td", { class: "num" }, typeof claim.score === "number" ? claim.score.toFixed(2) : ""),
+          el("td", {}, claim.verdict)
+        )
+      );
+    }
+    show(ui.evidence, ui.evidenceBody.children.length > 0);
+  }
+
+  /* ---------- saved answers: the collection's past questions, reopen, re-run, delete ---------- */
+
+  function when(iso) {
+    const date = new Date(iso);
+    return Number.isNaN(date.getTime()) ? String(iso || "") : date.toLocaleString();
+  }
+
+  function answerUrl(id) {
+    return answersUrl + "/" + encodeURIComponent(id);
+  }
+
+  /** List the selected collection's saved answers; resolves to their ids (newest first). */
+  async function loadPast() {
+    const collection = ui.collection.value;
+    ui.pastCollection.textContent = collection ? "in " + collection : "";
+    let answers = [];
+    try {
+      answers = (await getJSON(answersUrl + "?collection=" + encodeURIComponent(collection))).answers || [];
+    } catch (err) {
+      clear(ui.pastList);
+      ui.pastEmpty.textContent = "Could not list the saved answers (" + err.message + ").";
+      show(ui.pastEmpty, true);
+      return [];
+    }
+    clear(ui.pastList);
+    for (const info of answers) {
+      const open = el("a", { href: "/answers/" + encodeURIComponent(info.id), class: "past-open" }, info.question);
+      open.addEventListener("click", (event) => {
+        event.preventDefault();
+        openSaved(info.id, true);
+      });
+      const rerun = el("button", { type: "button", class: "secondary past-rerun", "aria-label": "Re-run: " + info.question }, "Re-run");
+      rerun.addEventListener("click", () => rerunSaved(info.id));
+      const remove = el("button", { type: "button", class: "secondary past-delete", "aria-label": "Delete: " + info.question }, "Delete");
+      remove.addEventListener("click", () => deleteSaved(info.id));
+      const meta = [when(info.created_at), info.cited + " passages cited"];
+      if (info.rerun_of) meta.push("re-run");
+      ui.pastList.append(
+        el("li", { "data-answer-id": info.id }, open, " ", el("span", { class: "meta" }, meta.join(" · ")), " ", rerun, " ", remove)
+      );
+    }
+    ui.pastEmpty.textContent = "No saved answers in this collection yet: every answer is saved here.";
+    show(ui.pastEmpty, answers.length === 0);
+    return answers.map((a) => a.id);
+  }
+
+  /** After an answer: its stable URL in the address bar when it was saved, and the list brought up to date. */
+  async function remember(id) {
+    const saved = await loadPast();
+    if (!saved.includes(id)) return;
+    run.savedId = id;
+    window.history.pushState({ answer: id }, "", "/answers/" + encodeURIComponent(id));
+  }
+
+  function selectCollection(name) {
+    if (![...ui.collection.options].some((o) => o.value === name)) ui.collection.append(el("option", { value: name }, name));
+    ui.collection.value = name;
+  }
+
+  function showSaved(saved, push) {
+    ui.question.value = saved.question;
+    selectCollection(saved.collection);
+    run.collection = saved.collection;
+    ui.maxHops.value = (saved.request && saved.request.max_hops) || "";
+    showResult(saved.response);
+    run.savedId = saved.id;
+    renderChanges(saved);
+    if (push) window.history.pushState({ answer: saved.id }, "", "/answers/" + encodeURIComponent(saved.id));
+  }
+
+  async function openSaved(id, push) {
+    if (run.controller) run.controller.abort();
+    resetResults();
+    setBusy(true, "Opening the saved answer…");
+    try {
+      const saved = await getJSON(answerUrl(id));
+      showSaved(saved, push);
+      setBusy(false, "Saved answer of " + when(saved.created_at) + ".");
+    } catch (err) {
+      setBusy(false, "");
+      showError(err.message);
+    }
+    await loadPast();
+  }
+
+  async function rerunSaved(id) {
+    if (run.controller) run.controller.abort();
+    resetResults();
+    setBusy(true, "Asking the saved question again, against the collection as it is now…");
+    try {
+      const saved = await window.deepcite.postJSON(answerUrl(id) + "/rerun", {});
+      showSaved(saved, true);
+      setBusy(false, "Re-run done.");
+    } catch (err) {
+      setBusy(false, "");
+      showError(err.message);
+    }
+    await loadPast();
+  }
+
+  async function deleteSaved(id) {
+    if (!window.confirm("Delete this saved answer? It cannot be reopened afterwards.")) return;
+    const { authHeaders, readError } = window.deepcite;
+    const response = await fetch(answerUrl(id), { method: "DELETE", headers: authHeaders() });
+    if (!response.ok) showError((await readError(response)).message);
+    else if (run.savedId === id) {
+      run.savedId = null;
+      window.history.replaceState(null, "", "/");
+    }
+    await loadPast();
+  }
+
+  function renderChanges(saved) {
+    clear(ui.changesList);
+    if (!saved.rerun_of) return;
+    const counts = { changed: 0, removed: 0, added: 0, unchanged: 0 };
+    for (const change of saved.changes || []) {
+      counts[change.status] += 1;
+      const ids = [change.before ? "was [" + change.before + "]" : "", change.after ? "now [" + change.after + "]" : ""].filter(Boolean);
+      ui.changesList.append(
+        el(
+          "li",
+          { class: "change", "data-status": change.status },
+          el("span", { class: "badge change-" + change.status }, change.status),
+          " ",
+          change.title || change.doc_id,
+          ids.length ? el("span", { class: "meta" }, " (" + ids.join(", ") + ")") : null
+        )
+      );
+    }
+    clear(ui.changesMeta);
+    ui.changesMeta.append(
+      "Cited passages against ",
+      el("a", { href: "/answers/" + encodeURIComponent(saved.rerun_of) }, "the earlier answer"),
+      ": " + Object.entries(counts).map(([status, n]) => n + " " + status).join(", ") + "."
+    );
+    show(ui.changes, true);
   }
 
   /* ---------- sub-question tabs (WAI-ARIA tabs: arrows, Home, End) ---------- */

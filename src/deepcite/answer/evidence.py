@@ -1,0 +1,73 @@
+"""The evidence table of an answer: one row per cited sentence and passage it cited, as the citation check
+judged them (claim, quote, document, page, support score, verdict), as records and as CSV.
+
+    rows = evidence_rows(result)
+    text = evidence_csv(rows)
+
+A sentence citing two passages gives two rows; a citation the check removed stays in the table with the
+verdict ``removed`` and the words it was checked against, so a reader sees what was dropped and why.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+
+from pydantic import BaseModel
+
+from deepcite.answer.pipeline import AnswerResult
+
+
+class EvidenceRow(BaseModel):
+    """One cited sentence and one passage it cited."""
+
+    part: str  # "summary", "answer" or the sub-question
+    claim: str
+    citation: int
+    quote: str
+    doc_id: str
+    title: str
+    file: str | None = None
+    page: int | None = None
+    page_end: int | None = None
+    score: float | None = None
+    verdict: str
+
+
+CSV_COLUMNS = tuple(EvidenceRow.model_fields)
+
+
+def evidence_rows(result: AnswerResult) -> list[EvidenceRow]:
+    """The rows of ``result``'s evidence table, in the order the texts cite (summary, answer, sub-answers)."""
+    by_id = {c.id: c for c in result.citations}
+    rows = []
+    for claim in result.citation_check.claims:
+        cited = by_id.get(claim.id)
+        if cited is None:
+            continue
+        rows.append(
+            EvidenceRow(
+                part=claim.part,
+                claim=claim.claim,
+                citation=claim.id,
+                quote=cited.text[claim.quote_start : claim.quote_end],
+                doc_id=cited.doc_id,
+                title=cited.title,
+                file=cited.file,
+                page=cited.page,
+                page_end=cited.page_end,
+                score=None if claim.score is None else round(claim.score, 4),
+                verdict=claim.verdict,
+            )
+        )
+    return rows
+
+
+def evidence_csv(rows: list[EvidenceRow]) -> str:
+    """The rows as CSV with a header line (``csv`` module quoting: commas, quotes and line breaks survive)."""
+    out = io.StringIO()
+    writer = csv.DictWriter(out, fieldnames=CSV_COLUMNS, lineterminator="\n")
+    writer.writeheader()
+    for row in rows:
+        writer.writerow({k: "" if v is None else v for k, v in row.model_dump().items()})
+    return out.getvalue()
