@@ -33,7 +33,7 @@ from lxml import etree
 from lxml import html as lxml_html
 
 from deepcite.config import IngestSettings
-from deepcite.evaluation.documents import CheckQuestion, load_questions, normalize
+from deepcite.evaluation.documents import CheckQuestion, holds, load_questions
 from deepcite.ingest.readers import detect_kind, read_file
 
 RESULTS = Path(__file__).parent / "results"
@@ -125,7 +125,7 @@ PACKAGES = {
 
 def found(pages: PageTexts, question: CheckQuestion) -> bool:
     text = pages.get(question.page, "") if question.page is not None and len(pages) > 1 else pages[None]
-    return normalize(question.answer) in normalize(text)
+    return holds(text, question)
 
 
 def install_mb(packages: list[str]) -> float:

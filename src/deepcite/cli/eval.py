@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from pathlib import Path
 
 import typer
@@ -174,22 +175,29 @@ def eval_documents(
         if research:
             agent = ResearchAgent(col, settings.research)  # offline: the figures are reproducible
             runs["research"] = lambda q: [c.chunk for c in agent.process(q).pack.final_evidence[:k]]
+        kinds: dict[str, dict[str, float]] = {}
         for label, run in runs.items():
             hits = page_ok = 0
+            per_kind: dict[str, list[bool]] = {}
             for q in checks:
                 results = [chunk_hit(chunk, q) for chunk in run(q.question)]  # type: ignore[operator]
                 found = [page for hit, page in results if hit]
                 hits += bool(found)
                 page_ok += bool(found) and found[0]
+                per_kind.setdefault(q.kind, []).append(bool(found))
+                per_kind.setdefault("blind" if q.blind else "not blind", []).append(bool(found))
             scores[label] = {
                 f"hit@{k}": round(hits / len(checks), 3),
                 "page_correct_of_hits": round(page_ok / hits, 3) if hits else 0.0,
             }
+            kinds[label] = {kind: round(sum(v) / len(v), 3) for kind, v in sorted(per_kind.items())}
     summary = {
         "questions": len(checks),
         "phrase_on_page": {fmt: round(sum(v) / len(v), 3) for fmt, v in sorted(per_format.items())},
         "phrase_on_page_counts": {fmt: [sum(v), len(v)] for fmt, v in sorted(per_format.items())},
         "retrieval": scores,
+        f"hit@{k}_per_kind": kinds,
+        "questions_per_kind": dict(sorted(Counter(q.kind for q in checks).items())),
         "ingest": {"files": len(report.files), "chunks": report.chunks, "seconds": round(report.seconds, 1)},
     }
     if json_out:
@@ -203,3 +211,6 @@ def eval_documents(
     console.print(table)
     for label, values in scores.items():
         console.print(f"[bold]{label}[/]: " + ", ".join(f"{key} {value}" for key, value in values.items()))
+        console.print(
+            f"  hit@{k} per kind: " + ", ".join(f"{kind} {value}" for kind, value in kinds[label].items())
+        )

@@ -2,7 +2,11 @@
 
 A phrase counts as found on a page when it occurs, after NFKC and whitespace normalisation (and case
 folding), in the text a reader gave for that page (for formats without pages: anywhere in the file), or
-in a chunk whose page span holds that page. ``eval/real_docs_questions.jsonl`` is the project's set.
+in a chunk whose page span holds that page. An answer given as several phrases (a table row's label and
+its value) counts only when all of them are in the same page text or chunk. Each question names its
+``kind`` (``table``, ``multi-column``, ``prose``, ``scan``, ``slide`` …) so hit rates can be reported per
+kind, and whether it was written ``blind``: from the source document itself, before deepcite's reading of
+that file was looked at. ``eval/real_docs_questions.jsonl`` is the project's set.
 """
 
 from __future__ import annotations
@@ -19,14 +23,21 @@ from deepcite.models import Chunk
 
 
 class CheckQuestion(BaseModel):
-    """One question: the file it is about, a short verbatim answer phrase, and the page it is on
-    (the slide number for slides; ``None`` for formats without pages)."""
+    """One question: the file it is about, a short verbatim answer phrase (or phrases that must occur
+    together), the page it is on (the slide number for slides; ``None`` for formats without pages), its
+    kind, and whether it was written blind."""
 
     id: str
     file: str
     question: str
-    answer: str
+    answer: str | list[str]
     page: int | None = None
+    kind: str = "prose"
+    blind: bool = False
+
+    def phrases(self) -> list[str]:
+        """The normalised answer phrases, all of which a text must hold."""
+        return [normalize(a) for a in ([self.answer] if isinstance(self.answer, str) else self.answer)]
 
 
 def load_questions(path: Path) -> list[CheckQuestion]:
@@ -51,24 +62,28 @@ def normalize(text: str) -> str:
 
 def found_on_page(result: ReadResult, question: CheckQuestion) -> bool:
     """Whether a reader's result holds the answer phrase on the question's page."""
-    phrase = normalize(question.answer)
     for read in result.documents:
         blocks = read.blocks or []
         if question.page is None or not blocks:
-            if phrase in normalize(read.document.text):
+            if holds(read.document.text, question):
                 return True
             continue
-        page_text = " ".join(b.text for b in blocks if b.page == question.page)
-        if phrase in normalize(page_text):
+        if holds(" ".join(b.text for b in blocks if b.page == question.page), question):
             return True
     return False
 
 
 def chunk_hit(chunk: Chunk, question: CheckQuestion) -> tuple[bool, bool]:
     """(the chunk is of the question's file and holds the phrase, and its page span holds the page)."""
-    if chunk.file != question.file or normalize(question.answer) not in normalize(chunk.text):
+    if chunk.file != question.file or not holds(chunk.text, question):
         return False, False
     if question.page is None:
         return True, True
     last = chunk.page_end or chunk.page
     return True, chunk.page is not None and last is not None and chunk.page <= question.page <= last
+
+
+def holds(text: str, question: CheckQuestion) -> bool:
+    """Whether ``text`` holds every answer phrase of ``question`` (normalised)."""
+    normalized = normalize(text)
+    return all(phrase in normalized for phrase in question.phrases())
