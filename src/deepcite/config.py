@@ -139,6 +139,15 @@ class IngestSettings(_Section):
     margin_share: float = 0.08
     repeated_line_share: float = 0.4
     column_gap_share: float = 0.04  # a line narrower than half the page minus this share sits in a column
+    # PDF tables found by PyMuPDF (the optional `tables` extra, AGPL) and read row by row with headers;
+    # only pages drawing this many horizontal rules (paths at most this thick, at least this wide, in
+    # points) are searched; smaller grids are left as text
+    pdf_tables: bool = True
+    table_min_rules: int = 2
+    table_rule_max_thickness: float = 3.0
+    table_rule_min_width: float = 30.0
+    table_min_rows: int = 2
+    table_min_columns: int = 2
     # files read are written (chunked, embedded, indexed) once this much text is pending, so progress is
     # reported as files are done; more text per batch lets the embedder sort by length and pad less
     batch_chars: int = 100_000

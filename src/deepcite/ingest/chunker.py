@@ -24,6 +24,7 @@ from itertools import groupby
 from deepcite.config import ChunkerSettings
 from deepcite.errors import ConfigError
 from deepcite.ingest.readers.base import Block, ReadDocument
+from deepcite.ingest.readers.tables import split_row
 from deepcite.models import Chunk, Document
 from deepcite.text import split_sentences
 
@@ -65,8 +66,10 @@ def chunk_document(doc: Document, settings: ChunkerSettings, blocks: Sequence[Bl
 
     ``blocks`` (from a file reader) give the text with its pages and section headings: a chunk never
     spans two sections; a sentence cut by a page break (a block ending without closing punctuation) is
-    joined with its end on the next page. A chunk records the page its first sentence starts on and, when
-    its last sentence ends on a later page, ``page_end``. Without blocks the document's text is one run in
+    joined with its end on the next page. A table block's rows are units of their own (a row longer than
+    the budget is cut between cells, each piece led by the row's first cell: :func:`split_row`). A chunk
+    records the page its first sentence starts on and, when its last sentence ends on a later page,
+    ``page_end``. Without blocks the document's text is one run in
     ``doc.section``.
     """
     _check(settings)
@@ -75,8 +78,10 @@ def chunk_document(doc: Document, settings: ChunkerSettings, blocks: Sequence[Bl
     for section, run in groupby(runs, key=lambda block: block.section):
         units = [
             _Unit(piece, page, page_last)
-            for sentence, page, page_last in _located_sentences(run)
-            for piece in _fit(sentence, settings.max_tokens)
+            for sentence, page, page_last, row in _located_sentences(run)
+            for piece in (
+                split_row(sentence, settings.max_tokens) if row else _fit(sentence, settings.max_tokens)
+            )
         ]
         for packed in _pack(units, settings):
             pages = [page for unit in packed for page in (unit.page, unit.page_last) if page is not None]
@@ -102,7 +107,8 @@ class _Unit:
     page_last: int | None
 
 
-_Located = tuple[str, int | None, int | None]  # a sentence, the page it starts on and the page it ends on
+# a sentence (or a table row), the page it starts on, the page it ends on, and whether it is a table row
+_Located = tuple[str, int | None, int | None, bool]
 
 
 def _located_sentences(run: Iterable[Block]) -> Iterator[_Located]:
@@ -110,13 +116,18 @@ def _located_sentences(run: Iterable[Block]) -> Iterator[_Located]:
     ends mid-sentence (a page break inside a sentence) carries that sentence on into the next block."""
     carried: _Located | None = None
     for block in run:
+        if block.table:  # one unit per row: a row (its cells led by their headers) is kept whole
+            yield from ((row, block.page, block.page, True) for row in block.text.splitlines() if row.strip())
+            continue  # a sentence cut by a page break goes on after the table
         paragraphs = [p for p in _PARAGRAPH_BREAK.split(block.text) if p.strip()]
         for i, paragraph in enumerate(paragraphs):
             start_page = block.page
             if carried is not None:
                 paragraph, start_page, carried = f"{carried[0]} {paragraph}", carried[1], None
             sentences = split_sentences(paragraph)
-            located = [(s, start_page if j == 0 else block.page, block.page) for j, s in enumerate(sentences)]
+            located = [
+                (s, start_page if j == 0 else block.page, block.page, False) for j, s in enumerate(sentences)
+            ]
             if located and i == len(paragraphs) - 1 and not _SENTENCE_END.search(sentences[-1]):
                 carried = located.pop()
             yield from located

@@ -29,11 +29,14 @@ class SkipReason(StrEnum):
 
 @dataclass(frozen=True)
 class Block:
-    """A run of text from one page (``None`` for formats without pages) under one section heading."""
+    """A run of text from one page (``None`` for formats without pages) under one section heading; a
+    ``table`` block holds one table row a line, each cell led by its column header, and is chunked row by
+    row (a row is never cut from its header)."""
 
     text: str
     page: int | None = None
     section: str | None = None
+    table: bool = False
 
 
 @dataclass

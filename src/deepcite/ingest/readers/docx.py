@@ -1,4 +1,5 @@
-"""Word documents (DOCX) through python-docx: paragraphs and tables in body order, headings as sections."""
+"""Word documents (DOCX) through python-docx: paragraphs and tables in body order, headings as sections;
+each table a block of its own, read row by row with its header (:mod:`deepcite.ingest.readers.tables`)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from docx.text.paragraph import Paragraph
 from deepcite.config import IngestSettings
 from deepcite.ingest.readers.archive import zip_bomb
 from deepcite.ingest.readers.base import Block, ReadResult, document_from_blocks
+from deepcite.ingest.readers.tables import table_lines
 
 _HEADING_STYLES = ("heading", "title")
 _MAX_TITLE_CHARS = 200  # a first paragraph this short stands in for a missing title
@@ -30,7 +32,11 @@ class DocxReader:
         first: str | None = None
         for item in document.iter_inner_content():
             if isinstance(item, Table):
-                current.extend(_table_rows(item))
+                if rows := table_lines(_grid(item)):
+                    if current:
+                        blocks.append(Block("\n\n".join(current), None, section))
+                        current = []
+                    blocks.append(Block("\n".join(rows), None, section, table=True))
                 continue
             text = item.text.strip()
             if not text:
@@ -61,14 +67,6 @@ def _is_heading(paragraph: Paragraph) -> bool:
     return (paragraph._p.style or "").lower().startswith(_HEADING_STYLES)
 
 
-def _table_rows(table: Table) -> list[str]:
-    rows = []
-    for row in table.rows:
-        cells: list[str] = []
-        for cell in row.cells:
-            text = " ".join(cell.text.split())
-            if text and (not cells or cells[-1] != text):  # merged cells repeat their text
-                cells.append(text)
-        if cells:
-            rows.append(" | ".join(cells))
-    return rows
+def _grid(table: Table) -> list[list[str]]:
+    """The table's cell texts row by row (a merged cell repeats its text in each column it spans)."""
+    return [[cell.text for cell in row.cells] for row in table.rows]

@@ -13,6 +13,10 @@ deepcite's own idea here is the layout pass over PDFium's text segments:
 - **Sections.** A short line that numbers the next section in sequence ("3 Method", "3.2 Data"), or names a
   well-known one (Abstract, References …), starts a section; everything after "References" or
   "Bibliography" is labelled ``References`` until the next section heading.
+- **Tables.** Where a table finder (:mod:`deepcite.ingest.readers.pdf_tables`) puts a table, the
+  segments inside it are replaced by the table read row by row, each cell led by its column header
+  (:mod:`deepcite.ingest.readers.tables`); the table keeps its place in the reading order and becomes a
+  block of its own, which the chunker keeps whole row by row.
 - **Scanned pages.** A page one image covers (``ingest.scanned_image_coverage``), or an image page with
   almost no text, is scanned: its text comes from tesseract (:mod:`deepcite.ingest.ocr`) when installed;
   otherwise the file is skipped as ``scanned`` with the fix to apply.
@@ -32,6 +36,8 @@ import pypdfium2.raw as pdfium_c
 from deepcite.config import IngestSettings
 from deepcite.ingest import ocr
 from deepcite.ingest.readers.base import Block, ReadResult, SkipReason, document_from_blocks
+from deepcite.ingest.readers.pdf_tables import Box, TableGrid, find_tables
+from deepcite.ingest.readers.tables import table_lines
 
 _SOFT_HYPHEN = "\x02"  # PDFium's mark for a hyphen it found at a line end
 _HYPHEN_BREAK = re.compile(r"(\w)[\x02\-\u00ad]\n(?=[a-z])")
@@ -62,6 +68,7 @@ class _Segment:
     right: float
     top: float
     text: str
+    table: bool = False  # a whole table, its rows one a line
 
 
 @dataclass
@@ -70,6 +77,7 @@ class _Line:
     top: float
     height: float
     in_margin: bool
+    table: bool = False
 
 
 class PdfReader:
@@ -88,12 +96,12 @@ class PdfReader:
                 SkipReason.CORRUPT, f"not a readable PDF ({exc}); the file may be damaged"
             )
         try:
-            return self._read(pdf, doc_id=doc_id, name=name, settings=settings)
+            return self._read(pdf, path, doc_id=doc_id, name=name, settings=settings)
         finally:
             pdf.close()
 
     def _read(
-        self, pdf: pdfium.PdfDocument, *, doc_id: str, name: str, settings: IngestSettings
+        self, pdf: pdfium.PdfDocument, path: Path, *, doc_id: str, name: str, settings: IngestSettings
     ) -> ReadResult:
         n_pages = len(pdf)
         if n_pages == 0:
@@ -103,6 +111,16 @@ class PdfReader:
                 SkipReason.TOO_LARGE,
                 f"the PDF has {n_pages} pages, over the {settings.max_pages} limit (setting ingest.max_pages)",
             )
+        tables = (
+            find_tables(
+                path,
+                [i for i in range(n_pages) if _ruled(pdf[i], settings)],
+                min_rows=settings.table_min_rows,
+                min_columns=settings.table_min_columns,
+            )
+            if settings.pdf_tables
+            else {}
+        )
         pages: list[list[_Line]] = []
         scanned: list[int] = []
         for index in range(n_pages):
@@ -115,7 +133,7 @@ class PdfReader:
                         f"page {index + 1} is {width / _INCH:.0f} x {height / _INCH:.0f} inches, over the "
                         f"{settings.max_page_area_sq_in:g} square-inch limit (setting ingest.max_page_area_sq_in)",
                     )
-                lines = _page_lines(page, width, height, settings)
+                lines = _page_lines(page, width, height, settings, tables.get(index, []))
                 if _is_scanned(page, width, height, lines, settings):
                     scanned.append(index)
                 pages.append(lines)
@@ -149,8 +167,10 @@ class PdfReader:
         return result
 
 
-def _page_lines(page: pdfium.PdfPage, width: float, height: float, settings: IngestSettings) -> list[_Line]:
-    """The page's text lines in reading order."""
+def _page_lines(
+    page: pdfium.PdfPage, width: float, height: float, settings: IngestSettings, tables: list[TableGrid]
+) -> list[_Line]:
+    """The page's text lines in reading order; a table is one line of its own (its rows)."""
     textpage = page.get_textpage()
     try:
         segments = []
@@ -162,6 +182,8 @@ def _page_lines(page: pdfium.PdfPage, width: float, height: float, settings: Ing
             if (top - bottom) > 2 * (right - left) and len(text.strip()) > 2:
                 continue  # rotated text: a margin stamp, an axis label
             segments.append(_Segment(left, bottom, right, top, text))
+        for table in tables:
+            segments = _with_table(segments, table, textpage)
     finally:
         textpage.close()
     middle = width / 2
@@ -170,7 +192,8 @@ def _page_lines(page: pdfium.PdfPage, width: float, height: float, settings: Ing
     right_side = [s for s in segments if s.left >= middle - gap and s.right > middle + gap]
     spanning = [s for s in segments if s.right > middle + gap and s.left < middle - gap]
     in_columns = sum(len(s.text) for s in left_side) + sum(len(s.text) for s in right_side)
-    two_columns = bool(left_side and right_side) and in_columns > 2 * sum(len(s.text) for s in spanning)
+    across = sum(len(s.text) for s in spanning if not s.table)  # a table's rows say nothing of the columns
+    two_columns = bool(left_side and right_side) and in_columns > 2 * across
     if not two_columns:
         ordered = _lines(segments)
     else:
@@ -185,8 +208,96 @@ def _page_lines(page: pdfium.PdfPage, width: float, height: float, settings: Ing
             upper = cut
     margin = settings.margin_share * height
     for line in ordered:
-        line.in_margin = line.top > height - margin or line.top - line.height < margin
+        line.in_margin = not line.table and (line.top > height - margin or line.top - line.height < margin)
     return ordered
+
+
+def _with_table(segments: list[_Segment], table: TableGrid, textpage: pdfium.PdfTextPage) -> list[_Segment]:
+    """``segments`` with those inside ``table`` replaced by one segment holding the table's rows, each cell
+    led by its header; unchanged when the table reads as fewer than two rows."""
+    chars = _chars(textpage, table.box)
+    grid = [line for row in table.rows for line in _row_lines(row, chars)]
+    lines = table_lines(grid)
+    outside = [s for s in segments if not _centre_in(s, table.box)]
+    if len(lines) < 2 or len(outside) == len(segments):
+        return segments
+    left, bottom, right, top = table.box
+    return [*outside, _Segment(left, bottom, right, top, "\n".join(lines), table=True)]
+
+
+@dataclass
+class _Char:
+    text: str
+    left: float
+    right: float
+    middle: float  # the vertical centre of its line box (PDFium's loose box: the same for a whole line)
+    height: float
+
+
+def _chars(textpage: pdfium.PdfTextPage, box: Box) -> list[_Char]:
+    """The characters (generated spaces included) whose centre lies in ``box``."""
+    left, bottom, right, top = box
+    chars = []
+    for index in range(textpage.count_chars()):
+        text = chr(pdfium_c.FPDFText_GetUnicode(textpage, index))
+        if text.isspace():
+            continue  # spaces are put back from the gaps between characters
+        x0, y0, x1, y1 = textpage.get_charbox(index, loose=True)
+        if left <= (x0 + x1) / 2 <= right and bottom <= (y0 + y1) / 2 <= top:
+            chars.append(_Char(text, x0, x1, (y0 + y1) / 2, y1 - y0))
+    return chars
+
+
+def _row_lines(row: list[Box | None], chars: list[_Char]) -> list[list[str]]:
+    """One grid row's cell texts, printed line by line: a table finder can put several printed rows (not
+    ruled off from each other) into one grid row. A line with text in one cell only continues the line
+    above (a cell wrapped over two lines)."""
+    boxes = [cell for cell in row if cell]
+    if not boxes:
+        return []
+    bottom, top = min(b[1] for b in boxes), max(b[3] for b in boxes)
+    printed: list[list[_Char]] = []
+    for char in sorted((c for c in chars if bottom <= c.middle <= top), key=lambda c: -c.middle):
+        if printed and abs(printed[-1][0].middle - char.middle) < max(char.height, 1.0) / 2:
+            printed[-1].append(char)
+        else:
+            printed.append([char])
+    lines: list[list[str]] = []
+    for line in printed:
+        cells = [
+            _cell_text([c for c in line if cell[0] <= (c.left + c.right) / 2 <= cell[2]]) if cell else ""
+            for cell in row
+        ]
+        if lines and sum(bool(c) for c in cells) <= 1:
+            lines[-1] = [_continue(a, b) for a, b in zip(lines[-1], cells, strict=True)]
+        else:
+            lines.append(cells)
+    return lines
+
+
+def _continue(text: str, more: str) -> str:
+    """A cell's text with the next printed line of it: joined at a line-end hyphen, else by a space."""
+    return text + more if text.endswith("-") else f"{text} {more}".strip()
+
+
+def _cell_text(chars: list[_Char]) -> str:
+    """The characters left to right, a space where the gap between two is wider than a word gap."""
+    text = ""
+    previous: _Char | None = None
+    for char in sorted(chars, key=lambda c: c.left):
+        if previous and char.left - previous.right > _WORD_GAP * char.height:
+            text += " "
+        text += char.text
+        previous = char
+    return _join([_clean(text)])
+
+
+def _centre_in(segment: _Segment, box: Box) -> bool:
+    left, bottom, right, top = box
+    return (
+        left <= (segment.left + segment.right) / 2 <= right
+        and bottom <= (segment.bottom + segment.top) / 2 <= top
+    )
 
 
 def _lines(segments: list[_Segment]) -> list[_Line]:
@@ -194,12 +305,20 @@ def _lines(segments: list[_Segment]) -> list[_Line]:
     lines: list[list[_Segment]] = []
     for segment in sorted(segments, key=lambda s: (-s.top, s.left)):
         height = segment.top - segment.bottom
-        if lines and abs(lines[-1][0].top - segment.top) < max(height, 1.0) / 2:
+        if (
+            lines
+            and not segment.table
+            and not lines[-1][0].table
+            and abs(lines[-1][0].top - segment.top) < max(height, 1.0) / 2
+        ):
             lines[-1].append(segment)
         else:
             lines.append([segment])
     out = []
     for parts in lines:
+        if parts[0].table:
+            out.append(_Line(parts[0].text, parts[0].top, parts[0].top - parts[0].bottom, False, table=True))
+            continue
         parts.sort(key=lambda s: s.left)
         text = ""
         previous: _Segment | None = None
@@ -222,6 +341,24 @@ def _lines(segments: list[_Segment]) -> list[_Line]:
 def _clean(text: str) -> str:
     text = unicodedata.normalize("NFKC", text.replace("\r", " ").replace("\x00", ""))
     return re.sub(r"[ \t]+", " ", text).strip()
+
+
+def _ruled(page: pdfium.PdfPage, settings: IngestSettings) -> bool:
+    """Whether the page draws at least ``ingest.table_min_rules`` horizontal rules, as a ruled table does:
+    only such pages are given to the table finder, which finds tables by their rules."""
+    rules = 0
+    try:
+        for path in page.get_objects(filter=[pdfium_c.FPDF_PAGEOBJ_PATH], max_depth=3):
+            left, bottom, right, top = path.get_bounds()
+            rules += (
+                top - bottom <= settings.table_rule_max_thickness
+                and right - left >= settings.table_rule_min_width
+            )
+            if rules >= settings.table_min_rules:
+                return True
+    finally:
+        page.close()
+    return False
 
 
 def _is_scanned(
@@ -278,6 +415,12 @@ def _blocks(pages: list[list[_Line]]) -> list[Block]:
     for page_no, lines in enumerate(pages, start=1):
         current: list[str] = []
         for line in lines:
+            if line.table:
+                if current:
+                    blocks.append(Block(_join(current), page_no, section))
+                    current = []
+                blocks.append(Block(line.text, page_no, section, table=True))
+                continue
             heading = _heading(line.text, last_number, seen_references)
             if heading is not None:
                 if current:

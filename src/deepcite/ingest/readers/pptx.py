@@ -1,4 +1,5 @@
-"""Slides (PPTX) through python-pptx: one page per slide, the slide's title as its section."""
+"""Slides (PPTX) through python-pptx: one page per slide, the slide's title as its section; each table a
+block of its own, read row by row with its header (:mod:`deepcite.ingest.readers.tables`)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from pptx.shapes.base import BaseShape
 from deepcite.config import IngestSettings
 from deepcite.ingest.readers.archive import zip_bomb
 from deepcite.ingest.readers.base import Block, ReadResult, document_from_blocks
+from deepcite.ingest.readers.tables import table_lines
 
 _MAX_SECTION_CHARS = 120  # a slide "title" that is a whole text box is cut to its first line, this long
 
@@ -26,13 +28,24 @@ class PptxReader:
         blocks: list[Block] = []
         for number, slide in enumerate(deck.slides, start=1):
             title_shape = slide.shapes.title
-            title = _first_line(title_shape.text_frame.text) if title_shape is not None else None
-            lines = list(_shape_lines(slide.shapes))
+            section = (_first_line(title_shape.text_frame.text) if title_shape is not None else None) or (
+                f"Slide {number}"
+            )
+            lines: list[str] = []
+            for shape in _shapes(slide.shapes):
+                if getattr(shape, "has_table", False) and shape.has_table:
+                    if rows := table_lines([[cell.text for cell in row.cells] for row in shape.table.rows]):
+                        blocks.append(Block("\n".join(line for line in lines if line), number, section))
+                        blocks.append(Block("\n".join(rows), number, section, table=True))
+                        lines = []
+                elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
+                    frame = shape.text_frame
+                    lines.append(
+                        "\n".join(" ".join(p.text.split()) for p in frame.paragraphs if p.text.strip())
+                    )
             if slide.has_notes_slide and slide.notes_slide.notes_text_frame is not None:
                 lines.append(slide.notes_slide.notes_text_frame.text.strip())
-            blocks.append(
-                Block("\n".join(line for line in lines if line), number, title or f"Slide {number}")
-            )
+            blocks.append(Block("\n".join(line for line in lines if line), number, section))
         core = deck.core_properties
         result = document_from_blocks(
             blocks,
@@ -50,13 +63,10 @@ def _first_line(text: str) -> str | None:
     return line[:_MAX_SECTION_CHARS] or None
 
 
-def _shape_lines(shapes: Iterable[BaseShape]) -> Iterator[str]:
+def _shapes(shapes: Iterable[BaseShape]) -> Iterator[BaseShape]:
+    """The shapes in order, group shapes opened."""
     for shape in shapes:
         if shape.shape_type == MSO_SHAPE_TYPE.GROUP:
-            yield from _shape_lines(shape.shapes)
-        elif getattr(shape, "has_table", False) and shape.has_table:
-            for row in shape.table.rows:
-                cells = [" ".join(c.text.split()) for c in row.cells]
-                yield " | ".join(c for c in cells if c)
-        elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
-            yield "\n".join(" ".join(p.text.split()) for p in shape.text_frame.paragraphs if p.text.strip())
+            yield from _shapes(shape.shapes)
+        else:
+            yield shape
