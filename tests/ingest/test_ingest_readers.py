@@ -107,7 +107,7 @@ def test_docx_keeps_headings_as_sections_and_core_properties() -> None:
     assert doc.document.title == "A Perspective on Explanations of Molecular Prediction Models"
     assert doc.document.authors[0] == "Geemi P. Wellawatte"
     assert {"Abstract", "Introduction", "Tables"} <= {b.section for b in doc.blocks}
-    assert "SHAP | Feature attribution" in doc.document.text  # tables kept, row by row
+    assert "Method: SHAP | Explanation type: Feature attribution" in doc.document.text  # rows with headers
     assert all(b.page is None for b in doc.blocks)
 
 
