@@ -128,10 +128,14 @@ def main() -> None:
         seconds = time.perf_counter() - start
         with_caption = sum(len(c) for c in captions.values())
         hit_pages = sum(len(captions[f] & set(rows)) for f, rows in found.items())
-        false_tables = sum(len(t) for f, rows in found.items() for p, t in rows.items() if p not in captions[f])
+        false_tables = sum(
+            len(t) for f, rows in found.items() for p, t in rows.items() if p not in captions[f]
+        )
         rows_ok = 0
         for q in table_questions:
-            phrases = [normalize(a) for a in (q["answer"] if isinstance(q["answer"], list) else [q["answer"]])]
+            phrases = [
+                normalize(a) for a in (q["answer"] if isinstance(q["answer"], list) else [q["answer"]])
+            ]
             rows = [normalize(r) for t in found.get(q["file"], {}).get(q["page"], []) for r in t]
             rows_ok += any(all(p in row for p in phrases) for row in rows)
         results[name] = {

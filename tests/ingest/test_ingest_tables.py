@@ -123,6 +123,8 @@ def test_docx_and_pptx_tables_keep_their_header_with_every_row(name: str, page: 
 
 
 def test_a_check_answer_of_several_phrases_needs_them_all_in_one_text() -> None:
-    question = CheckQuestion(id="q", file="f", question="?", answer=["Google Scholar", "0.0609"], kind="table")
+    question = CheckQuestion(
+        id="q", file="f", question="?", answer=["Google Scholar", "0.0609"], kind="table"
+    )
     assert holds("Method: Google Scholar | Recall@20: 0.0609", question)
     assert not holds("Method: Google Scholar | Recall@20: 0.1514", question)
