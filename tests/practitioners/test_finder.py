@@ -8,10 +8,11 @@ from pathlib import Path
 import pytest
 
 from deepcite.config import Settings
-from deepcite.errors import InputError, NotFoundError
+from deepcite.errors import ConfigError, InputError, NotFoundError
 from deepcite.practitioners.api import ChatMessage, PractitionerQuery
 from deepcite.practitioners.finder import PractitionerFinder, search_practitioners
 from deepcite.practitioners.location import Location
+from deepcite.practitioners.pipeline import FINDER_PIPELINE, FinderState, Stage
 from practitioners.conftest import MAINE, RemoteLLMStandIn, make_settings
 
 
@@ -207,3 +208,54 @@ def test_request_json_shape() -> None:
     )
     assert request.user_query == "I need SVT ablation" and request.limit == 5
     assert isinstance(request.location, Location) and request.location.state == "ME"
+
+
+# -- the finder as a pipeline of named stages ---------------------------------------------------------
+
+
+def test_the_stages_are_listed_in_order_by_name() -> None:
+    assert [s.name for s in FINDER_PIPELINE.stages] == [
+        "analyse",
+        "merge_analyses",
+        "refuse_unknown_location",
+        "refuse_foreign_words",
+        "run_stage_a",
+        "fill_from_intent",
+        "fill_from_specialties",
+        "run_stage_b",
+        "order_by_proximity",
+        "reserve_specialty_slots",
+        "write_results",
+    ]
+    assert all(s.run.__name__ == s.name for s in FINDER_PIPELINE.stages)
+    with pytest.raises(ConfigError, match="no finder stage named 'stage_c'.*run_stage_b"):
+        FINDER_PIPELINE.replaced("stage_c", FINDER_PIPELINE.stages[0])
+
+
+async def test_a_swapped_stage_runs_in_its_place(shared_finder: PractitionerFinder) -> None:
+    seen: list[int] = []
+
+    def no_fill(state: FinderState, finder: PractitionerFinder) -> None:
+        seen.append(len(state.candidates))
+
+    finder = PractitionerFinder(
+        shared_finder.settings,
+        directory=shared_finder.directory,
+        store=shared_finder.store,
+        pipeline=FINDER_PIPELINE.replaced("fill_from_intent", Stage("no_fill", no_fill, "stage_a")),
+    )
+    request = PractitionerQuery(user_query="I need SVT ablation")
+    filled = await shared_finder.search(request)
+    unfilled = await finder.search(request)
+    assert filled.filled_from_intent and not unfilled.filled_from_intent
+    assert len(seen) == 1  # the swapped stage ran once, where the fill was
+    assert "intent_fill" not in {r.source for r in unfilled.results}
+    assert unfilled.timings_ms.stage_a > 0 and unfilled.timings_ms.stage_b > 0
+
+
+async def test_a_stage_that_answers_stops_the_rest(shared_finder: PractitionerFinder) -> None:
+    response = await shared_finder.search(
+        PractitionerQuery(user_query="knee pain", location="Atlantis, ME", location_mode="filter")  # type: ignore[arg-type]
+    )
+    assert response.results == [] and "no practitioner in the directory is at" in str(response.reason)
+    assert response.timings_ms.stage_b == 0.0  # no stage B stage ran

@@ -6,20 +6,19 @@ Usage::
     finder.import_file(Path("maine.csv"), "cms-reduced")      # once
     response = await search_practitioners(PractitionerQuery(userQuery="I need SVT ablation"), finder)
 
-Flow: validate the request; run insights, general and clinical intent in parallel (LLM or offline) and,
-alongside them, the semantic stage (the patient's words against every directory specialty's names, NUCC
-definition and cues); merge them into intent terms, anchors, negatives and specialty matches (semantic,
-LLM, population, urgency); stage A (BM25 on the patient's own words, top ``ranking.stage_a_k``, quality boosts);
-fill from the intent terms when stage A holds fewer on-intent candidates than requested, and from the
-matched specialties; stage B (intent, anchor, specialty and negative terms, then the floor that keeps a
-strong literal stage-A match); location filter or nearest-first order; top ``limit``, each result with its
-explanation. Crisis and emergency requests carry their guidance first (``emergency``).
+Flow: validate the request, then the stages of :data:`deepcite.practitioners.pipeline.FINDER_PIPELINE`, listed
+as data there: run insights, general and clinical intent in parallel (LLM or offline) and, alongside them, the
+semantic stage (the patient's words against every directory specialty's names, NUCC definition and cues);
+merge them into intent terms, anchors, negatives and specialty matches (semantic, LLM, population, urgency);
+stage A (BM25 on the patient's own words, top ``ranking.stage_a_k``, quality boosts); fill from the intent
+terms when stage A holds fewer on-intent candidates than requested, and from the matched specialties; stage B
+(intent, anchor, specialty and negative terms, then the floor that keeps a strong literal stage-A match);
+location filter or nearest-first order; top ``limit``, each result with its explanation. Crisis and emergency
+requests carry their guidance first (``emergency``).
 """
 
 from __future__ import annotations
 
-import asyncio
-import time
 from collections.abc import Callable, Iterable
 from datetime import date
 from pathlib import Path
@@ -28,50 +27,29 @@ from deepcite.config import Settings
 from deepcite.errors import InputError, NotFoundError, RequestError
 from deepcite.llm.client import LLMClient
 from deepcite.models import Chunk
-from deepcite.practitioners.analysis import Analyses, run_analyses
+from deepcite.practitioners.analysis import Analyses
 from deepcite.practitioners.api import (
     Emergency,
     IntentReport,
     PractitionerQuery,
     PractitionerResult,
     PractitionerSearchResponse,
-    Timings,
 )
 from deepcite.practitioners.catalogue import Catalogue
 from deepcite.practitioners.directory import Directory
 from deepcite.practitioners.importers import ImportReport, import_file
 from deepcite.practitioners.index import ProfileIndex
 from deepcite.practitioners.location import Location, close_matches, parse_location
-from deepcite.practitioners.merge import MergedIntent, merge_intent, request_specialties, specialty_matches
+from deepcite.practitioners.merge import MergedIntent
 from deepcite.practitioners.offline import Conversation
-from deepcite.practitioners.ranking import (
-    PractitionerCandidate,
-    explain,
-    fill_candidates,
-    match_intent,
-    on_intent,
-    order_nearby,
-    reserve_slots,
-    specialty_candidates,
-    stage_a,
-    stage_b,
-)
+from deepcite.practitioners.pipeline import EXAMPLES, FINDER_PIPELINE, FinderPipeline, FinderState
+from deepcite.practitioners.ranking import PractitionerCandidate, explain
 from deepcite.practitioners.records import Practitioner, PractitionerProfile
-from deepcite.practitioners.semantic import SemanticStage, SpecialtySimilarity
+from deepcite.practitioners.semantic import SemanticStage
 from deepcite.practitioners.taxonomy import Taxonomy
 from deepcite.retrieval.store import SearchStore
 from deepcite.text import raw_tokens, tokenize
 from deepcite.validation import is_blank
-
-_EXAMPLES = "e.g. 'I need SVT ablation' or 'my knee hurts when I run'"
-
-
-def _non_ascii_letters(text: str) -> bool:
-    return any(ord(ch) > 127 and ch.isalpha() for ch in text)
-
-
-def _ms(start: float) -> float:
-    return round((time.perf_counter() - start) * 1000.0, 2)
 
 
 class PractitionerFinder:
@@ -87,6 +65,7 @@ class PractitionerFinder:
         taxonomy: Taxonomy | None = None,
         catalogue: Catalogue | None = None,
         semantic: SemanticStage | None = None,
+        pipeline: FinderPipeline = FINDER_PIPELINE,
     ) -> None:
         self.settings = settings
         self.directory = directory
@@ -96,6 +75,7 @@ class PractitionerFinder:
         self.catalogue = catalogue or Catalogue.load()
         self.index = ProfileIndex(store, settings, self.taxonomy)
         self.semantic = semantic or SemanticStage(directory, self.taxonomy, self.catalogue, settings)
+        self.pipeline = pipeline
 
     @classmethod
     def open(
@@ -143,7 +123,7 @@ class PractitionerFinder:
     # -- search -------------------------------------------------------------------------------------------
 
     async def search(self, request: PractitionerQuery) -> PractitionerSearchResponse:
-        """Answer one request (see the module docstring for the flow)."""
+        """Answer one request: check it, then run :attr:`pipeline`'s stages (the module docstring has the flow)."""
         s = self.settings.practitioners
         conversation, notes = self._conversation(request)
         if self.directory.count() == 0:
@@ -153,127 +133,17 @@ class PractitionerFinder:
             )
         self.ensure_index()
         location = self._location(request)
-        limit = request.limit or s.result_limit
-        specialties = sorted(self.directory.primary_specialties())
-        started = time.perf_counter()
-        analyses, (proposals, semantic_ms) = await asyncio.gather(
-            run_analyses(
-                conversation,
-                catalogue=self.catalogue,
-                settings=s,
-                cities=self.directory.cities(),
-                specialties=specialties,
-                llm=self.llm,
-            ),
-            asyncio.to_thread(self._propose, conversation.patient_text, specialties),
-        )
-        analysis_ms = _ms(started)
-        merged = merge_intent(
-            self.clean_query(conversation.patient_text), analyses.general, analyses.clinical, s
-        )
-        known = set(specialties)
-        merged.specialties = specialty_matches(
-            proposals,
-            insights=analyses.insights,
-            general=analyses.general,
-            clinical=analyses.clinical,
-            clinical_from_llm=analyses.used["clinical"].source == "llm",
-            catalogue=self.catalogue,
-            taxonomy=self.taxonomy,
-            known=known,
-            settings=s,
-        )
-        merged.request_specialties = request_specialties(
-            merged.specialties, analyses.general, analyses.clinical, known
-        )
-        note = self.catalogue.urgency_note(analyses.insights.urgency)
-        if note:
-            notes.append(note)
-        response = PractitionerSearchResponse(
-            emergency=self._emergency(conversation, analyses),
-            results=[],
-            specialties=merged.specialties,
-            intent=self._intent_report(merged, analyses),
-            timings_ms=Timings(analysis=analysis_ms, stage_a=0.0, stage_b=0.0, semantic=semantic_ms),
-            analysis_used=analyses.used,
+        state = FinderState(
+            request=request,
+            conversation=conversation,
             notes=notes,
             location=location,
+            filtering=location is not None and request.location_mode == "filter",
+            limit=request.limit or s.result_limit,
+            year=s.quality.reference_year or date.today().year,
+            specialties=sorted(self.directory.primary_specialties()),
         )
-        filtering = location is not None and request.location_mode == "filter"
-        if (
-            filtering
-            and location is not None
-            and self.directory.count_at(city=location.city, state=location.state, zip_code=location.zip) == 0
-        ):
-            response.reason = self._unknown_location(location)
-            return response
-        if not merged.intent_terms and not merged.anchor_phrases and _non_ascii_letters(request.user_query):
-            # foreign words would only meet stray BM25 matches (hospital names, initials): say why instead
-            response.reason = (
-                "the request names no symptom, condition, procedure or specialty deepcite recognises and does "
-                f"not look like English; deepcite reads English requests, so please write it in English, {_EXAMPLES}"
-            )
-            return response
-        year = s.quality.reference_year or date.today().year
-        filters = location.filters() if filtering and location is not None else None
-
-        started = time.perf_counter()
-        candidates = stage_a(self.index, self._lookup, merged.q_patient, s, filters, year)
-        for candidate in candidates:
-            match_intent(candidate, merged)
-        fitting = sum(on_intent(c, s) for c in candidates)
-        if fitting < limit:
-            added = fill_candidates(
-                self.index, self._lookup, merged, {c.npi for c in candidates}, s, filters, year
-            )
-            if added:
-                candidates.extend(added)
-                response.filled_from_intent = True
-                response.fill_reason = (
-                    f"stage A found {len(candidates) - len(added)} candidates for the patient's words, "
-                    f"{fitting} of them fitting the intent (fewer than the {limit} requested); added "
-                    f"{len(added)} from the intent terms and anchor phrases"
-                )
-        where = location if filtering else None
-        candidates.extend(
-            specialty_candidates(
-                lambda specialty, k: self.directory.with_specialty(
-                    specialty,
-                    k,
-                    city=where.city if where else None,
-                    state=where.state if where else None,
-                    zip_code=where.zip if where else None,
-                ),
-                merged,
-                {c.npi for c in candidates},
-                self.taxonomy,
-                s,
-                year,
-            )
-        )
-        response.timings_ms.stage_a = _ms(started)
-
-        started = time.perf_counter()
-        ranked = stage_b(candidates, merged, s)
-        nearby = (
-            location
-            if (location is not None and not filtering)
-            else self._mentioned(analyses, response.notes)
-        )
-        if nearby is not None:
-            ranked = order_nearby(ranked, nearby, s)
-        ranked = reserve_slots(ranked, merged, limit, s)
-        intent = self.catalogue.by_id.get(analyses.clinical.primary_intent)
-        label = (
-            intent.label
-            if intent
-            else (analyses.clinical.primary_intent if analyses.clinical.primary_intent != "unknown" else None)
-        )
-        response.results = [self._result(c, year, nearby, merged, label) for c in ranked[:limit]]
-        response.timings_ms.stage_b = _ms(started)
-        if not response.results:
-            response.reason = self._empty_reason(request, merged, location if filtering else None)
-        return response
+        return await self.pipeline.run(state, self)
 
     def clean_query(self, user_query: str) -> str:
         """The patient's words for stage A (every user turn of the conversation): lower-case, without stop
@@ -284,17 +154,10 @@ class PractitionerFinder:
 
     # -- helpers ------------------------------------------------------------------------------------------
 
-    def _lookup(self, npis: Iterable[str]) -> dict[str, Practitioner]:
+    def lookup(self, npis: Iterable[str]) -> dict[str, Practitioner]:
         return self.directory.get_many(npis)
 
-    def _propose(self, text: str, specialties: list[str]) -> tuple[list[SpecialtySimilarity], float]:
-        """The semantic stage's proposals and the milliseconds they took (none when it is disabled)."""
-        started = time.perf_counter()
-        if not self.settings.practitioners.semantic.enabled:
-            return [], 0.0
-        return self.semantic.propose(text, specialties), _ms(started)
-
-    def _emergency(self, conversation: Conversation, analyses: Analyses) -> Emergency | None:
+    def emergency(self, conversation: Conversation, analyses: Analyses) -> Emergency | None:
         level = analyses.insights.urgency
         rule = self.catalogue.urgency_rule(level)
         if rule is None or level not in ("crisis", "emergency"):
@@ -307,12 +170,12 @@ class PractitionerFinder:
         s = self.settings.practitioners
         query = request.user_query.strip()
         if is_blank(query):
-            raise RequestError(f"userQuery is empty: describe what you need, {_EXAMPLES}")
+            raise RequestError(f"userQuery is empty: describe what you need, {EXAMPLES}")
         if len(query) > s.max_query_chars:
             raise RequestError(
                 f"userQuery is {len(query)} characters long; the limit is {s.max_query_chars} "
                 "(DEEPCITE_PRACTITIONERS_MAX_QUERY_CHARS). Say the main need in a sentence or two, "
-                + _EXAMPLES
+                + EXAMPLES
             )
         notes: list[str] = []
         kept: list[tuple[str, str]] = []
@@ -334,11 +197,11 @@ class PractitionerFinder:
             if not raw_tokens(conversation.patient_text):
                 raise InputError(
                     "the request has no words deepcite can read (it searches English text in the Latin "
-                    f"alphabet); please write it in English, {_EXAMPLES}"
+                    f"alphabet); please write it in English, {EXAMPLES}"
                 )
             raise InputError(
                 f"the request {query!r} holds only common words (stop words such as 'the', 'and', 'I'); "
-                f"describe a symptom, condition, procedure or specialty, {_EXAMPLES}"
+                f"describe a symptom, condition, procedure or specialty, {EXAMPLES}"
             )
         return conversation, notes
 
@@ -352,7 +215,7 @@ class PractitionerFinder:
             raise InputError(f"cannot read location {raw!r}: {exc}") from None
         return None if location.is_empty() else location
 
-    def _mentioned(self, analyses: Analyses, notes: list[str]) -> Location | None:
+    def mentioned(self, analyses: Analyses, notes: list[str]) -> Location | None:
         """A directory city the patient named in the conversation, for nearby-first ordering."""
         said = analyses.insights.location
         if not said:
@@ -366,7 +229,7 @@ class PractitionerFinder:
         notes.append(f"results near {location.city.title()} (mentioned in the conversation) are listed first")
         return location
 
-    def _unknown_location(self, location: Location) -> str:
+    def unknown_location(self, location: Location) -> str:
         where = location.label()
         reason = f"no practitioner in the directory is at {where}"
         if location.city:
@@ -375,7 +238,7 @@ class PractitionerFinder:
                 reason += f"; did you mean {' or '.join(s.title() for s in suggestions)}?"
         return reason + " Check the spelling, use a ZIP or state only, or set locationMode to 'nearby'."
 
-    def _empty_reason(
+    def empty_reason(
         self, request: PractitionerQuery, merged: MergedIntent, location: Location | None
     ) -> str:
         if location is not None:
@@ -386,11 +249,11 @@ class PractitionerFinder:
         reason = (
             f"no practitioner profile contains the words of {request.user_query.strip()!r}, and the request "
             f"names no symptom, condition, procedure or specialty deepcite recognises; describe the problem "
-            f"in other words, {_EXAMPLES}"
+            f"in other words, {EXAMPLES}"
         )
         return reason
 
-    def _intent_report(self, merged: MergedIntent, analyses: Analyses) -> IntentReport:
+    def intent_report(self, merged: MergedIntent, analyses: Analyses) -> IntentReport:
         return IntentReport(
             q_patient=merged.q_patient,
             intent_terms=merged.intent_terms,
@@ -402,7 +265,7 @@ class PractitionerFinder:
             clinical=analyses.clinical,
         )
 
-    def _result(
+    def result(
         self,
         candidate: PractitionerCandidate,
         year: int,
