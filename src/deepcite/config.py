@@ -139,6 +139,10 @@ class IngestSettings(_Section):
     margin_share: float = 0.08
     repeated_line_share: float = 0.4
     column_gap_share: float = 0.04  # a line narrower than half the page minus this share sits in a column
+    # three or more columns: a gutter is a strip at least this share of the page wide that less than a third
+    # of the text crosses; a column holding less than this share of the page's characters is none
+    column_gutter_share: float = 0.012
+    column_min_share: float = 0.1
     # PDF tables found by PyMuPDF (the optional `tables` extra, AGPL) and read row by row with headers;
     # only pages drawing this many horizontal rules (paths at most this thick, at least this wide, in
     # points) are searched; smaller grids are left as text

@@ -1,11 +1,13 @@
 """Tables read as tables: rows with their column headers, never split from them, on the right page.
 
-Fixtures (tests/fixtures/docs, see its README): two pages of a real two-column paper with two ruled result
-tables (pasa.pdf pages 7-8), and a DOCX and a PPTX with a small table made with python-docx/python-pptx.
+Fixtures (tests/fixtures/docs, see its README): two pages of a real two-column paper with ruled result
+tables (pasa.pdf pages 7-8), a DOCX and a PPTX with a small table (python-docx/python-pptx), and a
+three-column page made with reportlab.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -128,3 +130,15 @@ def test_a_check_answer_of_several_phrases_needs_them_all_in_one_text() -> None:
     )
     assert holds("Method: Google Scholar | Recall@20: 0.0609", question)
     assert not holds("Method: Google Scholar | Recall@20: 0.1514", question)
+
+
+def test_a_three_column_page_reads_column_by_column() -> None:
+    # paragraphs 1..24 flow down the first column, then the second, then the third; a paragraph cut at
+    # the foot of a column goes on at the head of the next
+    (doc,) = read("three-column-notice.pdf").documents
+    text = " ".join(doc.document.text.split())
+    assert [int(n) for n in re.findall(r"Paragraph (\d+)\.", text)] == list(range(1, 25))
+    for topic in ("sampling", "permits", "tribal consultation"):
+        sentence = f"The agency proposes that each regulated facility keep records of {topic} for five years"
+        assert sentence in text
+    assert text.startswith("Notice of Proposed Rulemaking: Water Quality Standards Paragraph 1.")

@@ -24,12 +24,14 @@ deepcite's own idea here is the layout pass over PDFium's text segments:
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+import numpy as np
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
@@ -188,13 +190,24 @@ def _page_lines(
         textpage.close()
     middle = width / 2
     gap = settings.column_gap_share * width
-    left_side = [s for s in segments if s.right <= middle + gap]
-    right_side = [s for s in segments if s.left >= middle - gap and s.right > middle + gap]
-    spanning = [s for s in segments if s.right > middle + gap and s.left < middle - gap]
-    in_columns = sum(len(s.text) for s in left_side) + sum(len(s.text) for s in right_side)
+    columns = _columns(segments, width, settings)
+    if len(columns) > 2:
+        in_column: list[list[_Segment]] = [[] for _ in columns]
+        spanning = []
+        for segment in segments:
+            index = next(
+                (i for i, (lo, hi) in enumerate(columns) if lo <= segment.left and segment.right <= hi), None
+            )
+            (spanning if index is None else in_column[index]).append(segment)
+    else:  # two columns: split at the middle, as most papers are set
+        in_column = [
+            [s for s in segments if s.right <= middle + gap],
+            [s for s in segments if s.left >= middle - gap and s.right > middle + gap],
+        ]
+        spanning = [s for s in segments if s.right > middle + gap and s.left < middle - gap]
+    in_columns = sum(len(s.text) for column in in_column for s in column)
     across = sum(len(s.text) for s in spanning if not s.table)  # a table's rows say nothing of the columns
-    two_columns = bool(left_side and right_side) and in_columns > 2 * across
-    if not two_columns:
+    if not (all(in_column) and in_columns > 2 * across):
         ordered = _lines(segments)
     else:
         ordered = []
@@ -202,14 +215,52 @@ def _page_lines(
         upper = float("inf")
         for cut in [*bands, float("-inf")]:
             band = lambda s, lo=cut, hi=upper: lo < s.top <= hi  # noqa: E731
-            ordered += _lines([s for s in left_side if band(s)])
-            ordered += _lines([s for s in right_side if band(s)])
+            for column in in_column:
+                ordered += _lines([s for s in column if band(s)])
             ordered += _lines([s for s in spanning if s.top == cut])
             upper = cut
     margin = settings.margin_share * height
     for line in ordered:
         line.in_margin = not line.table and (line.top > height - margin or line.top - line.height < margin)
     return ordered
+
+
+def _columns(segments: list[_Segment], width: float, settings: IngestSettings) -> list[tuple[float, float]]:
+    """The x-ranges of the page's text columns, left to right (each reaching to the middle of the gutters
+    beside it), or ``[]`` for a page read as one column.
+
+    A gutter is a vertical strip at least ``ingest.column_gutter_share`` of the page wide that the text
+    crosses (full-width titles, captions) with less than a third of the characters that cross the fullest
+    point of a column; a column holding less than ``ingest.column_min_share`` of the characters (a
+    figure's labels, an indented list) is joined to its neighbour.
+    """
+    text = [s for s in segments if not s.table and s.text.strip()]  # a table's rows say nothing of columns
+    if len(text) < 2:
+        return []
+    left, right = math.floor(min(s.left for s in text)), math.ceil(max(s.right for s in text))
+    crossing = np.zeros(right - left + 2)
+    for s in text:
+        crossing[int(s.left) - left] += len(s.text.strip())
+        crossing[math.ceil(s.right) - left + 1] -= len(s.text.strip())
+    crossing = np.cumsum(crossing)[:-1]
+    total = float(sum(len(s.text.strip()) for s in text))
+    open_x = np.flatnonzero(crossing * 3 < crossing.max())
+    gutters = [
+        (float(run[0] + left), float(run[-1] + left + 1))
+        for run in np.split(open_x, np.flatnonzero(np.diff(open_x) > 1) + 1)
+        if run.size and run[-1] - run[0] + 1 >= settings.column_gutter_share * width
+    ]
+    while gutters:  # a column reaches to the middle of the gutters beside it
+        edges = [float(left), *((lo + hi) / 2 for lo, hi in gutters), float(right) + 1]
+        columns = list(zip(edges, edges[1:], strict=False))
+        chars = [
+            sum(len(s.text.strip()) for s in text if lo <= s.left and s.right <= hi) for lo, hi in columns
+        ]
+        smallest = min(range(len(columns)), key=chars.__getitem__)
+        if chars[smallest] >= settings.column_min_share * total:
+            return columns
+        gutters.pop(min(smallest, len(gutters) - 1))
+    return []
 
 
 def _with_table(segments: list[_Segment], table: TableGrid, textpage: pdfium.PdfTextPage) -> list[_Segment]:
