@@ -21,6 +21,7 @@ import uvicorn
 
 from deepcite.config import Settings
 from deepcite.evaluation.beir import load_beir
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.retrieval.collection import Collection, open_collection
 from deepcite.retrieval.embedders import get_embedder
 from deepcite.retrieval.store import open_store
@@ -57,7 +58,7 @@ def ensure_collection(settings: Settings, name: str, beir: Path) -> tuple[Collec
     info: dict[str, Any] = {"collection": name, "data_dir": str(settings.data_dir), "ingested": False}
     if not store.has_collection(name) or col.count() == 0:
         print(f"ingesting {beir} into {name!r} (once) …", flush=True)
-        report = col.ingest(beir, fmt="beir", on_error="skip")
+        report = IngestPipeline(col).ingest(beir, fmt="beir", on_error="skip")
         info.update(ingested=True, ingest=report.to_dict())
     info["chunks"] = col.count()
     return col, info

@@ -30,6 +30,7 @@ import numpy as np  # noqa: E402
 from deepcite.config import GraphSettings, Settings  # noqa: E402
 from deepcite.ingest.chunker import chunk_document  # noqa: E402
 from deepcite.ingest.loaders import iter_documents  # noqa: E402
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.models import Chunk, Document  # noqa: E402
 from deepcite.research.multihop import load_questions  # noqa: E402
 from deepcite.retrieval.collection import open_collection  # noqa: E402
@@ -138,7 +139,7 @@ def ingest_pair(work: Path, docs: list[Document]) -> dict[str, object]:
         data = work / f"ingest-{label}"
         shutil.rmtree(data, ignore_errors=True)
         settings = Settings(data_dir=data, graph=GraphSettings(enabled=enabled))
-        report = open_collection("pool", settings, embedder=embedder).ingest(docs)
+        report = IngestPipeline(open_collection("pool", settings, embedder=embedder)).ingest(docs)
         out[label] = {
             k: round(getattr(report, k), 2)
             for k in ("seconds", "embed_seconds", "index_seconds", "graph_seconds")

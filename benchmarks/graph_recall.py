@@ -79,7 +79,7 @@ def main() -> None:
         collection = build_pool(engine.collection(pool_collection_name(path, fmt), create=True), path, fmt)
         if args.rebuild or EXTRACTION & fixed.keys() or not collection.graph.exists():
             started = time.perf_counter()
-            collection.rebuild_graph()
+            engine.ingest_pipeline(collection.name).rebuild_graph()
             print(
                 f"{name}: graph rebuilt in {time.perf_counter() - started:.1f}s: {collection.graph.stats()}"
             )

@@ -55,6 +55,7 @@ from fuzz_cases import CATEGORIES, LEAK_MARKERS, Case, Deep, problems, sendable,
 
 import deepcite  # noqa: E402
 from deepcite.config import Settings  # noqa: E402
+from deepcite.ingest.pipeline import IngestPipeline  # noqa: E402
 from deepcite.models import Document  # noqa: E402
 from deepcite.retrieval.collection import open_collection  # noqa: E402
 
@@ -170,7 +171,7 @@ def prepare(data_dir: Path) -> Settings:
             if line.strip()
         ]
         collection = open_collection(COLLECTION, settings)
-        collection.ingest(docs)
+        IngestPipeline(collection).ingest(docs)
         try:
             from deepcite.practitioners.directory import Directory
             from deepcite.practitioners.finder import PractitionerFinder

@@ -26,6 +26,7 @@ from pathlib import Path
 
 from deepcite.config import IngestSettings, Settings
 from deepcite.ingest.chunker import chunk_document
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.ingest.readers import read_file
 from deepcite.retrieval.collection import open_collection, passage_text
 
@@ -36,8 +37,9 @@ import sys
 from pathlib import Path
 from deepcite.config import Settings
 from deepcite.retrieval.collection import open_collection
+from deepcite.ingest.pipeline import IngestPipeline
 settings = Settings(data_dir=Path(sys.argv[2]))
-open_collection("mem", settings).ingest(Path(sys.argv[1]), on_error="fail")
+IngestPipeline(open_collection("mem", settings)).ingest(Path(sys.argv[1]), on_error="fail")
 """
 
 
@@ -103,7 +105,7 @@ def main() -> None:
     try:
         settings = Settings(data_dir=tmp)
         col = open_collection("bench", settings)
-        report = col.ingest(args.files, on_error="skip")
+        report = IngestPipeline(col).ingest(args.files, on_error="skip")
         out["ingest"] = {
             "files": len(report.files),
             "skipped": [f.file for f in report.skipped_files],

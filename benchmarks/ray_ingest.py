@@ -6,8 +6,8 @@
 Each run ingests the same first ``--docs`` SciFact passages (the BEIR corpus) into a fresh collection
 with default settings (``embedder.ingest_batch_docs`` records per batch):
 
-- ``single``: ``Collection.ingest`` in this process, the model loaded before the clock starts;
-- ``ray1``: ``Collection.ingest(ray="local")`` with one actor holding both CPUs (``ray.cpus_per_worker=2``,
+- ``single``: ``IngestPipeline.ingest`` in this process, the model loaded before the clock starts;
+- ``ray1``: ``IngestPipeline.ingest(ray="local")`` with one actor holding both CPUs (``ray.cpus_per_worker=2``,
   so its torch gets two threads, as this process has);
 - ``ray2``: two actors of one CPU each.
 
@@ -41,9 +41,11 @@ from deepcite.config import Settings
 from deepcite.ingest.chunker import chunk_reads
 from deepcite.ingest.distributed import LOCAL, RayIngest
 from deepcite.ingest.loaders import iter_documents
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.ingest.readers import ReadDocument
+from deepcite.ingest.steps import WritePlan
 from deepcite.models import Document
-from deepcite.retrieval.collection import WritePlan, open_collection
+from deepcite.retrieval.collection import open_collection
 from deepcite.retrieval.embedders import get_embedder
 
 RESULTS = Path(__file__).parent / "results"
@@ -75,14 +77,15 @@ def one_run(name: str, folder: Path, root: Path, round_: int) -> dict[str, Any]:
     options = RUNS[name]
     settings = Settings(data_dir=root / f"{name}-{round_}", ray={"local_cpus": 2, **(options or {})})
     col = open_collection("bench", settings, embedder=get_embedder(Settings()))
+    pipeline = IngestPipeline(col)
     batches: list[int] = []
-    report = col.ingest(
+    report = pipeline.ingest(
         folder, fmt="beir", ray=LOCAL if options else None, progress=lambda d, w: batches.append(d)
     )
     startup = 0.0
     if options:
         t0 = time.perf_counter()
-        with RayIngest.start(col, LOCAL, embedder=get_embedder):
+        with RayIngest.start(pipeline.steps, LOCAL, embedder=get_embedder):
             startup = time.perf_counter() - t0
     steady = report.seconds - startup
     return {

@@ -32,6 +32,7 @@ from deepcite.config import Settings
 from deepcite.evaluation.beir import load_beir
 from deepcite.ingest.chunker import chunk_document
 from deepcite.ingest.loaders import iter_documents
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.models import Chunk, Document, FusionMethod, SearchMode
 from deepcite.retrieval.collection import open_collection, passage_text
 from deepcite.retrieval.embedders import get_embedder
@@ -94,7 +95,7 @@ def main() -> None:
     # 2. deepcite ingest (embedding + indexing) into a fresh collection; keep the vectors for step 4
     recorder = RecordingEmbedder(embedder)
     col = open_collection("bench", settings, embedder=recorder)
-    report = col.ingest(docs)
+    report = IngestPipeline(col).ingest(docs)
     out["ingest"] = {
         "chunks_per_s": round(report.written / report.seconds, 2),
         "embed_chunks_per_s": round(report.written / report.embed_seconds, 2),
@@ -166,7 +167,7 @@ def main() -> None:
         noisy /= np.linalg.norm(noisy, axis=1, keepdims=True)
         for start in range(0, len(replica), 512):
             store.upsert(big, replica[start : start + 512], noisy[start : start + 512])
-    store.optimize(big)  # as Collection.ingest does: build the HNSW index before serving
+    store.optimize(big)  # as IngestPipeline.ingest does: build the HNSW index before serving
     index_seconds = time.perf_counter() - t0
     n_big = store.count(big)
     out["large"] = {"chunks": n_big, "index_chunks_per_s": round(n_big / index_seconds, 2)}

@@ -5,7 +5,7 @@ Usage::
     import deepcite
 
     col = deepcite.open_collection("papers")
-    col.ingest("corpus.jsonl")
+    deepcite.IngestPipeline(col).ingest("corpus.jsonl")
 
     with deepcite.Engine(deepcite.Settings.load()) as engine:  # one per process: built once, shared
         found = engine.search(deepcite.SearchRequest(query="statins and muscle pain", collection="papers"))
@@ -23,12 +23,14 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:
     from deepcite.config import Settings
     from deepcite.engine import Engine
+    from deepcite.ingest.pipeline import IngestPipeline
     from deepcite.retrieval.collection import Collection, open_collection
     from deepcite.service import QuestionRequest, SearchRequest
 
 __all__ = [
     "Collection",
     "Engine",
+    "IngestPipeline",
     "QuestionRequest",
     "SearchRequest",
     "Settings",
@@ -41,6 +43,7 @@ _LAZY = {
     "Collection": "deepcite.retrieval.collection",
     "open_collection": "deepcite.retrieval.collection",
     "Engine": "deepcite.engine",
+    "IngestPipeline": "deepcite.ingest.pipeline",
     "QuestionRequest": "deepcite.service",
     "SearchRequest": "deepcite.service",
     "Settings": "deepcite.config",

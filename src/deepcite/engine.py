@@ -62,6 +62,7 @@ from deepcite.errors import (
     StoreError,
 )
 from deepcite.ingest.jobs import IngestJobs
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.ingest.report import FileProgressCallback, IngestReport, ProgressCallback
 from deepcite.llm.client import LLMClient
 from deepcite.llm.deadline import RequestCancelled, current_budget
@@ -370,6 +371,12 @@ class Engine:
                 self._collections[name] = Collection(name, store, self.settings, self.embedder)
             return self._collections[name]
 
+    def ingest_pipeline(self, name: str) -> IngestPipeline:
+        """An ingest into collection ``name`` (created on its first write) with this Engine's store and
+        embedder, and its LLM client to read triples when ``graph.llm_triples`` is on."""
+        collection = self.collection(name, create=True)
+        return IngestPipeline(collection, llm=self.llm if self.settings.graph.llm_triples else None)
+
     def checked_collection(self, request: SearchRequest | QuestionRequest) -> Collection:
         """The collection a checked ``request`` names, its filter fields checked against it: 404 for an
         unknown collection, RequestError (422) for a field that is neither a Chunk field nor a metadata key
@@ -602,10 +609,10 @@ class Engine:
         ray: str | None = None,
     ) -> IngestReport:
         """Read, chunk, embed and index ``source`` (a file, a folder or Documents) into ``collection``, made
-        on first ingest; ``rebuild`` drops the collection first. See :meth:`Collection.ingest`."""
+        on first ingest; ``rebuild`` drops the collection first. See :meth:`IngestPipeline.ingest`."""
         if rebuild:
             self.drop(collection)
-        return self.collection(collection, create=True).ingest(
+        return self.ingest_pipeline(collection).ingest(
             source, fmt=fmt, on_error=on_error, progress=progress, on_progress=on_progress, ray=ray
         )
 
@@ -620,8 +627,8 @@ class Engine:
         on_progress: FileProgressCallback | None = None,
     ) -> IngestReport:
         """Ingest these files (uploads) into ``collection`` under ``names``, each document shared with the
-        ``acl`` groups. See :meth:`Collection.ingest_files`."""
-        return self.collection(collection, create=True).ingest_files(
+        ``acl`` groups. See :meth:`IngestPipeline.ingest_files`."""
+        return self.ingest_pipeline(collection).ingest_files(
             paths, names=names, acl=acl, on_error=on_error, on_progress=on_progress
         )
 

@@ -103,6 +103,26 @@ class GraphLink(BaseModel):
     relation: str | None = Field(default=None, exclude_if=lambda v: v is None)  # absent without triples
 
 
+class TripleCounts(BaseModel):
+    """What LLM triple extraction did during an ingest (``graph.llm_triples``): passages answered from the
+    cache, passages asked, the requests sent, passages given triples, and why the others kept their offline
+    entities only (reason -> passages)."""
+
+    cached: int = 0
+    asked: int = 0
+    requests: int = 0
+    extracted: int = 0
+    triples: int = 0
+    failed: dict[str, int] = Field(default_factory=dict)
+
+    def add(self, other: TripleCounts) -> None:
+        """Add ``other``'s counts to these."""
+        for name in ("cached", "asked", "requests", "extracted", "triples"):
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        for reason, n in other.failed.items():
+            self.failed[reason] = self.failed.get(reason, 0) + n
+
+
 class SearchHit(BaseModel):
     """A chunk returned by a search, with its score and rank in that result list."""
 

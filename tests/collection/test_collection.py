@@ -11,6 +11,7 @@ import pytest
 
 from deepcite.config import Settings
 from deepcite.errors import CollectionNotFoundError, IngestError, InputError
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.models import Document, Filters, SearchMode
 from deepcite.retrieval.collection import open_collection, passage_text
 
@@ -39,9 +40,9 @@ def write_jsonl(path: Path, records: list[dict]) -> Path:
 
 def test_ingest_is_idempotent_and_searchable(settings: Settings, minilm) -> None:
     col = open_collection("notes", settings, embedder=minilm)
-    first = col.ingest(DOCS)
+    first = IngestPipeline(col).ingest(DOCS)
     assert (first.documents, first.written, first.unchanged) == (3, 3, 0)
-    second = col.ingest(DOCS)
+    second = IngestPipeline(col).ingest(DOCS)
     assert (second.written, second.unchanged) == (0, 3)
     assert col.count() == 3
     for mode in SearchMode:
@@ -51,11 +52,11 @@ def test_ingest_is_idempotent_and_searchable(settings: Settings, minilm) -> None
 
 def test_changed_document_is_replaced_whole(settings: Settings, minilm) -> None:
     col = open_collection("notes", settings, embedder=minilm)
-    col.ingest(DOCS)
+    IngestPipeline(col).ingest(DOCS)
     changed = DOCS[1].model_copy(
         update={"text": "Statins reduce cardiovascular events in secondary prevention."}
     )
-    report = col.ingest([changed])
+    report = IngestPipeline(col).ingest([changed])
     assert report.written == 1
     assert col.count() == 3
     texts = [c.text for c in col.store.scroll("notes", Filters(doc_ids=["st"]))]
@@ -69,24 +70,24 @@ def test_bad_line_fails_before_anything_is_written(tmp_path: Path, settings: Set
         fh.write("{not json\n")
     col = open_collection("strict", settings, embedder=minilm)
     with pytest.raises(IngestError) as err:
-        col.ingest(path)
+        IngestPipeline(col).ingest(path)
     assert f"{path}:2" in str(err.value)
     assert not col.store.has_collection("strict") or col.count() == 0
 
-    report = col.ingest(path, on_error="skip")
+    report = IngestPipeline(col).ingest(path, on_error="skip")
     assert report.written == 1
     assert [(p.line, "JSON" in p.reason or "json" in p.reason) for p in report.skipped] == [(2, True)]
 
 
 def test_unknown_collection_names_the_known_ones(settings: Settings, minilm) -> None:
-    open_collection("alpha", settings, embedder=minilm).ingest(DOCS[:1])
+    IngestPipeline(open_collection("alpha", settings, embedder=minilm)).ingest(DOCS[:1])
     with pytest.raises(CollectionNotFoundError, match="alpha"):
         open_collection("beta", settings, create=False, embedder=minilm)
 
 
 def test_search_rejects_empty_query_and_bad_k(settings: Settings, minilm) -> None:
     col = open_collection("notes", settings, embedder=minilm)
-    col.ingest(DOCS)
+    IngestPipeline(col).ingest(DOCS)
     with pytest.raises(InputError):
         col.search("   ")
     with pytest.raises(InputError):
@@ -97,7 +98,7 @@ def test_search_rejects_empty_query_and_bad_k(settings: Settings, minilm) -> Non
 
 def test_acl_groups_never_leak(settings: Settings, minilm) -> None:
     col = open_collection("notes", settings, embedder=minilm)
-    col.ingest(DOCS)
+    IngestPipeline(col).ingest(DOCS)
     outsider = col.search("vitamin D bone density", k=10, filters=Filters(acl_groups=["team-b"]))
     assert "vd" not in {h.chunk.doc_id for h in outsider}
     member = col.search("vitamin D bone density", k=10, filters=Filters(acl_groups=["team-a"]))
@@ -143,7 +144,7 @@ def test_eval_retrieval_reports_every_mode(tmp_path: Path) -> None:
 
 def test_vectors_are_read_back_not_re_embedded(settings: Settings, minilm) -> None:
     col = open_collection("notes", settings, embedder=minilm)
-    col.ingest(DOCS)
+    IngestPipeline(col).ingest(DOCS)
     chunks = list(col.store.scroll("notes"))
     stored = col.vectors(chunks)
     fresh = col.embed([passage_text(c) for c in chunks])

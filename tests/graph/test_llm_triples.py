@@ -1,13 +1,13 @@
 """LLM triple extraction at ingest (graph.llm_triples): relation edges the walk follows, the cache, resuming an
 interrupted ingest, and the offline fallback. Real Edge store, real SQLite, real MiniLM, the real OpenAI-compatible
-client; the LLM itself is the stand-in HTTP server of tests/llm/fake_openai_server.py (no LLM runs here)."""
+client handed to the ingest pipeline as the Engine hands it; the LLM itself is the stand-in HTTP server of
+tests/llm/fake_openai_server.py (no LLM runs here)."""
 
 from __future__ import annotations
 
 import json
 import re
-import signal
-import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +15,9 @@ import pytest
 from llm.fake_openai_server import Fail, FakeOpenAIServer
 
 from deepcite.config import GraphSettings, LLMSettings, Settings
+from deepcite.ingest.pipeline import IngestPipeline
+from deepcite.llm.client import LLMClient, Message
+from deepcite.llm.factory import get_llm
 from deepcite.models import Document
 from deepcite.retrieval.collection import Collection, open_collection
 from deepcite.retrieval.embedders import Embedder
@@ -83,6 +86,34 @@ def settings_for(tmp_path: Path, server: FakeOpenAIServer | None, **graph: Any) 
     return Settings(data_dir=tmp_path / "data", llm=llm, graph=GraphSettings(**graph))
 
 
+def pipeline(col: Collection, llm: LLMClient | None = None) -> IngestPipeline:
+    """The collection's ingest with the LLM client of its settings (as the Engine builds it), or ``llm``."""
+    return IngestPipeline(col, llm=llm or get_llm(col.settings))
+
+
+class CtrlCOnRequest:
+    """Stand-in for the user pressing Ctrl-C while the LLM reads: from request number ``at`` on, a request
+    raises KeyboardInterrupt instead of being sent (it reaches the ingest through the extraction's wait, as
+    the signal would); the earlier ones go to the real client. No signal, so nothing depends on when one
+    lands, and no request slips out after the interrupt however the threads are scheduled."""
+
+    def __init__(self, llm: LLMClient, at: int) -> None:
+        self.llm, self.at, self.calls = llm, at, 0
+
+    @property
+    def model(self) -> str:
+        return self.llm.model
+
+    def chat(self, messages: Sequence[Message], **options: Any) -> str:
+        self.calls += 1
+        if self.calls >= self.at:
+            raise KeyboardInterrupt
+        return self.llm.chat(messages, **options)
+
+    async def achat(self, messages: Sequence[Message], **options: Any) -> str:
+        return await self.llm.achat(messages, **options)
+
+
 def ranked_docs(col: Collection) -> list[str]:
     return [p.doc_id for p in col.graph_walk(QUESTION, seed_chunk_ids=[]).passages]
 
@@ -91,11 +122,11 @@ def test_triples_add_relations_that_lead_the_walk_to_a_passage_offline_entities_
     tmp_path: Path, minilm: Embedder
 ) -> None:
     offline = open_collection("songs", settings_for(tmp_path / "offline", None), embedder=minilm)
-    offline.ingest(DOCS)
+    IngestPipeline(offline).ingest(DOCS)
     assert "quint" not in ranked_docs(offline)  # nothing offline links the song to its performer
     with FakeOpenAIServer(triples_reply) as server:
         col = open_collection("songs", settings_for(tmp_path, server), embedder=minilm)
-        report = col.ingest(DOCS)
+        report = pipeline(col).ingest(DOCS)
     assert report.triples is not None
     assert (report.triples.asked, report.triples.extracted, report.triples.triples) == (6, 6, 2)
     assert report.triples.requests == 2 and not report.triples.failed  # 4 passages a request
@@ -111,14 +142,14 @@ def test_triples_add_relations_that_lead_the_walk_to_a_passage_offline_entities_
 def test_cached_replies_are_not_asked_again(tmp_path: Path, minilm: Embedder) -> None:
     with FakeOpenAIServer(triples_reply) as server:
         col = open_collection("songs", settings_for(tmp_path, server, llm_triples_batch=1), embedder=minilm)
-        col.ingest(DOCS)
+        pipeline(col).ingest(DOCS)
         assert len(server.requests) == 6 and col.triple_cache.count() == 6
-        col.rebuild_graph()  # every passage again, all from the cache
-        col.ingest(DOCS)  # nothing changed
+        pipeline(col).rebuild_graph()  # every passage again, all from the cache
+        pipeline(col).ingest(DOCS)  # nothing changed
         assert len(server.requests) == 6
         assert col.graph.stats().relations == 2
         changed = Document(id="d4", title="Oak Valley", text="Oak Valley is a village in Ohio.")
-        report = col.ingest([*DOCS[:5], changed])
+        report = pipeline(col).ingest([*DOCS[:5], changed])
         assert [t for body in server.requests[6:] for t in asked_titles(body)] == ["Oak Valley"]
         assert report.triples is not None and (report.triples.asked, report.triples.cached) == (1, 0)
 
@@ -126,24 +157,17 @@ def test_cached_replies_are_not_asked_again(tmp_path: Path, minilm: Embedder) ->
 def test_an_interrupted_ingest_resumes_asking_only_for_passages_not_done(
     tmp_path: Path, minilm: Embedder
 ) -> None:
-    main = threading.main_thread().ident
-    assert main is not None
-
-    def interrupt_on_third(body: dict[str, Any]) -> str:
-        if len(server.requests) == 3:  # Ctrl-C while the third passage is being read
-            signal.pthread_kill(main, signal.SIGINT)
-        return triples_reply(body)
-
-    with FakeOpenAIServer(interrupt_on_third) as server:
+    with FakeOpenAIServer(triples_reply) as server:
         settings = settings_for(tmp_path, server, llm_triples_batch=1, llm_triples_concurrency=1)
         col = open_collection("songs", settings, embedder=minilm)
-        with pytest.raises(KeyboardInterrupt):
-            col.ingest(DOCS)
+        llm = get_llm(settings)
+        assert llm is not None
+        with pytest.raises(KeyboardInterrupt):  # Ctrl-C while the third passage is being read
+            pipeline(col, CtrlCOnRequest(llm, at=3)).ingest(DOCS)
         first = [t for body in server.requests for t in asked_titles(body)]
         done = col.triple_cache.count()
-        assert 0 < done < len(DOCS) and col.count() == 0  # interrupted before the batch was written
-        server.responder = triples_reply
-        report = Collection(col.name, col.store, settings, minilm).ingest(DOCS)
+        assert done == len(first) == 2 and col.count() == 0  # interrupted before the batch was written
+        report = pipeline(Collection(col.name, col.store, settings, minilm)).ingest(DOCS)
         again = [t for body in server.requests[len(first) :] for t in asked_titles(body)]
     assert len(again) == len(DOCS) - done  # only what the cache lacks
     assert set(again) | set(first[:done]) == {d.title for d in DOCS}
@@ -160,7 +184,7 @@ def test_a_bad_reply_leaves_the_offline_entities_and_counts_why(
 ) -> None:
     with FakeOpenAIServer(lambda body: answer) as server:
         col = open_collection("songs", settings_for(tmp_path, server, llm_triples_batch=3), embedder=minilm)
-        report = col.ingest(DOCS)
+        report = pipeline(col).ingest(DOCS)
     assert report.triples is not None
     assert report.triples.failed == {reason: 6} and report.triples.extracted == 0
     assert col.count() == 6 and col.graph.stats().passages == 6 and col.graph.stats().relations == 0
@@ -170,5 +194,5 @@ def test_a_bad_reply_leaves_the_offline_entities_and_counts_why(
 
 def test_no_llm_configured_keeps_the_offline_graph(tmp_path: Path, minilm: Embedder) -> None:
     settings = settings_for(tmp_path, None, llm_triples=True)
-    report = open_collection("songs", settings, embedder=minilm).ingest(DOCS)
+    report = IngestPipeline(open_collection("songs", settings, embedder=minilm)).ingest(DOCS)
     assert report.triples is None and report.written == 6

@@ -1,4 +1,4 @@
-"""Folders of real documents through Collection.ingest: every file accounted for, fail and skip, re-ingest,
+"""Folders of real documents through IngestPipeline.ingest: every file accounted for, fail and skip, re-ingest,
 remove, originals kept; the real MiniLM embedder and the real on-disk store."""
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from deepcite.config import Settings
 from deepcite.errors import IngestError
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.ingest.readers import SkipReason
 from deepcite.ingest.report import FileStatus, IngestProgress
 from deepcite.models import Filters
@@ -43,7 +44,7 @@ def test_fail_writes_nothing_and_names_every_failed_file(
     with pytest.raises(
         IngestError, match=r"2 problems, nothing was written.*locked.pdf: the PDF is encrypted"
     ):
-        col.ingest(folder, on_error="fail")
+        IngestPipeline(col).ingest(folder, on_error="fail")
     assert not col.store.has_collection("docs") or col.count() == 0
 
 
@@ -52,7 +53,7 @@ def test_skip_accounts_for_every_file_and_keeps_pages(
 ) -> None:
     col = open_collection("docs", settings, embedder=minilm)
     events: list[IngestProgress] = []
-    report = col.ingest_files(
+    report = IngestPipeline(col).ingest_files(
         sorted(p for p in folder.rglob("*") if p.is_file() and not p.name.startswith(".")),
         names=None,
         acl=["team"],
@@ -85,13 +86,13 @@ def test_reingest_is_idempotent_changed_file_replaced_and_remove_deletes(
     for bad in ("locked.pdf", "photo.png"):
         (folder / bad).unlink()
     col = open_collection("docs", settings, embedder=minilm)
-    first = col.ingest(folder, on_error="fail")
+    first = IngestPipeline(col).ingest(folder, on_error="fail")
     ids = {c.chunk_id for c in col.store.scroll("docs")}
-    again = col.ingest(folder, on_error="fail")
+    again = IngestPipeline(col).ingest(folder, on_error="fail")
     assert again.written == 0 and {f.status for f in again.files} == {FileStatus.UNCHANGED}
     assert {c.chunk_id for c in col.store.scroll("docs")} == ids and first.written == len(ids)
     shutil.copy(DOCS / "paper-excerpt.docx", folder / "dpr-page.pdf")  # same name, new content
-    changed = col.ingest(folder, on_error="fail")
+    changed = IngestPipeline(col).ingest(folder, on_error="fail")
     assert {f.file: f.status for f in changed.files}["dpr-page.pdf"] is FileStatus.INGESTED
     texts = " ".join(c.text for c in col.store.scroll("docs", Filters(doc_ids=["dpr-page.pdf"])))
     assert "Molecular" in texts and "Dense Passage" not in texts  # replaced whole

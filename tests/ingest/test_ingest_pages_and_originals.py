@@ -6,9 +6,9 @@ from pathlib import Path
 
 from deepcite.config import ChunkerSettings, Settings
 from deepcite.ingest.chunker import chunk_document
-from deepcite.ingest.originals import OriginalsStore
 from deepcite.ingest.readers import Block
 from deepcite.models import Document
+from deepcite.retrieval.originals import OriginalsStore
 
 
 def test_a_chunk_crossing_a_page_break_records_page_and_page_end() -> None:

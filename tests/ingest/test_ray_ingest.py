@@ -23,6 +23,7 @@ import pytest
 
 from deepcite.config import Settings
 from deepcite.errors import ConfigError, IngestError
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.ingest.report import IngestProgress, IngestReport
 from deepcite.retrieval.collection import Collection, open_collection
 from deepcite.retrieval.embedders import Embedder
@@ -89,7 +90,7 @@ def ingest(
     def on_file(event: IngestProgress) -> None:
         run.files.append((event.done, event.total, event.file.file, event.file.status.value))
 
-    run.report = col.ingest(
+    run.report = IngestPipeline(col).ingest(
         source,
         on_error="skip",
         progress=lambda d, w: run.progress.append((d, w)),
@@ -191,7 +192,7 @@ def killing_a_worker_at_first_progress(col: Collection, **options: Any) -> Inges
             killed.append(newest_ingest_worker_pid())
             os.kill(killed[0], signal.SIGKILL)  # as the kernel's OOM killer would
 
-    report = col.ingest(SAMPLE_CORPUS, progress=progress, ray="local", **options)
+    report = IngestPipeline(col).ingest(SAMPLE_CORPUS, progress=progress, ray="local", **options)
     assert killed
     return report
 
@@ -205,7 +206,7 @@ def test_a_worker_lost_for_good_stops_the_ingest_and_a_rerun_finishes_it(
     interrupted = col.count()
     assert 0 < interrupted < single_corpus.collection.count()
 
-    rerun = col.ingest(SAMPLE_CORPUS, ray="local")
+    rerun = IngestPipeline(col).ingest(SAMPLE_CORPUS, ray="local")
     assert_same_collection(col, single_corpus.collection)  # nothing lost, nothing doubled
     assert rerun.unchanged == interrupted  # what was written is not embedded again
     assert rerun.written == single_corpus.report.written - interrupted
@@ -223,7 +224,7 @@ def test_a_killed_worker_is_restarted_and_the_ingest_completes(
 def test_more_worker_cpus_than_the_cluster_has_is_a_config_error(tmp_path: Path) -> None:
     col = open_collection("c", small_batches(tmp_path, workers=2, cpus_per_worker=2))
     with pytest.raises(ConfigError, match="need 4 CPUs, but the Ray cluster has 2"):
-        col.ingest(SAMPLE_CORPUS, ray="local")
+        IngestPipeline(col).ingest(SAMPLE_CORPUS, ray="local")
 
 
 def test_a_model_the_workers_cannot_load_is_named(tmp_path: Path) -> None:
@@ -232,7 +233,7 @@ def test_a_model_the_workers_cannot_load_is_named(tmp_path: Path) -> None:
     with pytest.raises(
         IngestError, match="the Ray workers could not start: .*cannot load sentence-transformers model"
     ):
-        open_collection("c", settings).ingest(SAMPLE_CORPUS, ray="local")
+        IngestPipeline(open_collection("c", settings)).ingest(SAMPLE_CORPUS, ray="local")
 
 
 def test_cli_ingest_on_ray(tmp_path: Path, single_corpus: Ingested) -> None:

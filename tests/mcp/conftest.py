@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from deepcite.config import Settings
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.practitioners.directory import Directory
 from deepcite.practitioners.finder import PractitionerFinder
 from deepcite.retrieval.collection import open_collection
@@ -23,7 +24,7 @@ def mcp_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     data_dir = tmp_path_factory.mktemp("mcp-data")
     settings = Settings(data_dir=data_dir)
     collection = open_collection("demo", settings)
-    collection.ingest(CORPUS)
+    IngestPipeline(collection).ingest(CORPUS)
     finder = PractitionerFinder(settings, directory=Directory.open(settings), store=collection.store)
     finder.import_file(PRACTITIONERS, "jsonl")
     finder.close()

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from deepcite.config import ResearchSettings, Settings
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.retrieval.collection import Collection
 from deepcite.retrieval.embedders import Embedder
 
@@ -31,7 +32,7 @@ def research_collection(fixture_settings: Settings, minilm: Embedder) -> Collect
     from deepcite.retrieval.collection import open_collection
 
     collection = open_collection(COLLECTION, fixture_settings, embedder=minilm)
-    collection.ingest(CORPUS, fmt="jsonl")
+    IngestPipeline(collection).ingest(CORPUS, fmt="jsonl")
     return collection
 
 
@@ -45,5 +46,5 @@ def chain_collection(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder)
 
     settings = Settings(data_dir=tmp_path_factory.mktemp("chain-data"))
     collection = open_collection("chain-fixture", settings, embedder=minilm)
-    collection.ingest(CHAIN_CORPUS, fmt="jsonl")
+    IngestPipeline(collection).ingest(CHAIN_CORPUS, fmt="jsonl")
     return collection

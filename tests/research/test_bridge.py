@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from deepcite.config import Settings
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.models import Candidate, SearchMode
 from deepcite.research.nodes import prepare_round_queries, propose_bridge_queries, run_retrieval
 from deepcite.research.protocols import GraphRetriever
@@ -78,6 +79,6 @@ def test_no_graph_no_proposal_and_a_failing_walk_is_recorded(
     assert state.graph_bridges == [] and not state.errors
     off = Settings(data_dir=tmp_path / "data", graph={"enabled": False})
     no_graph = open_collection("bridge-off", off, embedder=minilm)
-    no_graph.ingest(CORPUS, fmt="jsonl")
+    IngestPipeline(no_graph).ingest(CORPUS, fmt="jsonl")
     propose_bridge_queries(state, adapters(planner, no_graph, settings))
     assert state.graph_bridges == [] and "graph walk failed" in state.errors[-1]

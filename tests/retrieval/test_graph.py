@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from deepcite.config import GraphSettings, Settings
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.models import Document, Filters, SearchMode
 from deepcite.retrieval.collection import Collection, open_collection
 from deepcite.retrieval.embedders import Embedder
@@ -59,7 +60,7 @@ ENTITY_LED = {"passage_seed_weight": 0.05, "first_hop_k": 2}
 def collection(tmp_path: Path, minilm: Embedder) -> Collection:
     settings = Settings(data_dir=tmp_path / "data", graph=GraphSettings(**ENTITY_LED))
     col = open_collection("songs", settings, embedder=minilm)
-    col.ingest(DOCS)
+    IngestPipeline(col).ingest(DOCS)
     return col
 
 
@@ -102,7 +103,7 @@ def test_graph_hits_obey_filters(collection: Collection) -> None:
 def test_hybrid_fuses_the_graph_when_asked(tmp_path: Path, minilm: Embedder) -> None:
     settings = Settings(data_dir=tmp_path / "data", graph=GraphSettings(in_hybrid=True, **ENTITY_LED))
     col = open_collection("songs", settings, embedder=minilm)
-    col.ingest(DOCS)
+    IngestPipeline(col).ingest(DOCS)
     hits = col.search(QUESTION, mode="hybrid", k=6)
     assert "quint" in [h.chunk.doc_id for h in hits]
     assert any(h.graph is not None for h in hits)
@@ -111,7 +112,7 @@ def test_hybrid_fuses_the_graph_when_asked(tmp_path: Path, minilm: Embedder) -> 
 def test_reingest_and_delete_keep_the_graph_current(collection: Collection) -> None:
     before = collection.graph.stats()
     changed = Document(id="green", title="Green (song)", text="Green is a 1998 song performed by Ida Holm.")
-    report = collection.ingest([changed])
+    report = IngestPipeline(collection).ingest([changed])
     assert report.written == 1
     walk = collection.graph_walk(QUESTION)
     names = {e.name for e in walk.entities}
@@ -135,8 +136,10 @@ def test_collection_without_a_graph_builds_it_on_first_walk(collection: Collecti
 def test_near_duplicate_names_are_joined_by_embedding(tmp_path: Path, minilm: Embedder) -> None:
     settings = Settings(data_dir=tmp_path / "data", graph=GraphSettings(synonyms=True, synonym_threshold=0.8))
     col = open_collection("songs", settings, embedder=minilm)
-    col.ingest(DOCS[:2])
-    col.ingest([Document(id="brandt", title="Painters of Ohio", text="Oscar Brandt painted barns in Ohio.")])
+    IngestPipeline(col).ingest(DOCS[:2])
+    IngestPipeline(col).ingest(
+        [Document(id="brandt", title="Painters of Ohio", text="Oscar Brandt painted barns in Ohio.")]
+    )
     assert col.graph.stats().synonyms >= 1  # "Oskar Brandt" (first ingest) ~ "Oscar Brandt" (second)
     walk = col.graph_walk("Oskar Brandt", seed_chunk_ids=[])
     assert "brandt" in {p.doc_id for p in walk.passages}

@@ -28,6 +28,7 @@ from deepcite.config import (
     ServerSettings,
     Settings,
 )
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.models import Document
 from deepcite.retrieval.collection import open_collection
 from deepcite.retrieval.embedders import Embedder, get_embedder
@@ -81,7 +82,7 @@ def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
     docs = [
         Document.model_validate(json.loads(line)) for line in CORPUS.read_text().splitlines() if line.strip()
     ]
-    open_collection(COLLECTION, settings, store=store, embedder=embedder).ingest(docs)
+    IngestPipeline(open_collection(COLLECTION, settings, store=store, embedder=embedder)).ingest(docs)
     yield Index(settings, store, embedder)
     store.close()
 

@@ -11,6 +11,7 @@ import pytest
 from mcp import Client
 
 from deepcite.config import Settings
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.mcp_server import build_server
 from deepcite.retrieval.collection import open_collection
 from deepcite.retrieval.store import open_store
@@ -25,7 +26,9 @@ def pdf_data_dir(index: Index, tmp_path_factory: pytest.TempPathFactory) -> Path
     data_dir = tmp_path_factory.mktemp("mcp-files")
     settings = Settings(data_dir=data_dir)
     store = open_store(settings)
-    report = open_collection("papers", settings, store=store, embedder=index.embedder).ingest_files([PDF])
+    report = IngestPipeline(
+        open_collection("papers", settings, store=store, embedder=index.embedder)
+    ).ingest_files([PDF])
     assert [f.status for f in report.files] == ["ingested"]
     store.close()
     return data_dir

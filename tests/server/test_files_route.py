@@ -15,6 +15,7 @@ from typing import Any
 import httpx
 import pytest
 
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.retrieval.collection import open_collection
 from deepcite.retrieval.store import open_store
 from deepcite.server.app import create_app
@@ -37,7 +38,7 @@ def files_server(index: Index, tmp_path_factory: pytest.TempPathFactory) -> Iter
     store = open_store(settings)
     col = open_collection(COLLECTION, settings, store=store, embedder=index.embedder)
     for name, acl in ((CARDIO_DOC, ["cardiology"]), (ONCO_DOC, ["oncology"]), (PUBLIC_DOC, [])):
-        report = col.ingest_files([PDF], names=[name], acl=acl)
+        report = IngestPipeline(col).ingest_files([PDF], names=[name], acl=acl)
         assert [f.status for f in report.files] == ["ingested"], report.files
     app = create_app(settings, store=store, embedder=index.embedder)
     with FilesServer(app) as server:

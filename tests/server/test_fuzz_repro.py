@@ -10,6 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.models import Document
 from deepcite.retrieval.collection import open_collection
 from server.conftest import ADMIN, COLLECTION, Index, LiveServer, headers
@@ -187,7 +188,9 @@ def with_metadata(index: Index) -> str:
         )
         for i, (j, m) in enumerate([("BMJ", "Statins"), ("Lancet", "Stroke")])
     ]
-    open_collection(name, index.settings, store=index.store, embedder=index.embedder).ingest(docs)
+    IngestPipeline(open_collection(name, index.settings, store=index.store, embedder=index.embedder)).ingest(
+        docs
+    )
     return name
 
 

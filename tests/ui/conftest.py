@@ -12,6 +12,7 @@ import pytest
 from web.standin import StandinWeb, serve_app, standin_web
 
 from deepcite.config import Settings
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.models import Document
 from deepcite.practitioners.directory import Directory
 from deepcite.practitioners.finder import PractitionerFinder
@@ -62,10 +63,10 @@ def live_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApp]:
             }
         )
         collection = open_collection("demo", settings)
-        collection.ingest(CORPUS)
+        IngestPipeline(collection).ingest(CORPUS)
         # a collection that exists but holds nothing: research finds no evidence there
         empty = open_collection("empty", settings, store=collection.store, embedder=collection.embedder)
-        empty.ingest([Document(id="placeholder", text="A placeholder removed right away.")])
+        IngestPipeline(empty).ingest([Document(id="placeholder", text="A placeholder removed right away.")])
         empty.delete_document("placeholder")
         finder = PractitionerFinder(settings, directory=Directory.open(settings), store=collection.store)
         finder.import_file(PRACTITIONERS, "jsonl")

@@ -14,6 +14,7 @@ import pytest
 from web.standin import serve_app
 
 from deepcite.config import Settings
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.retrieval.collection import open_collection
 from deepcite.server.app import create_app
 from ui.conftest import keep_for_readme, screenshot
@@ -132,7 +133,7 @@ def auth_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         update={"server": settings.server.model_copy(update={"default_collection": "papers"})}
     )
     collection = open_collection("papers", settings)
-    collection.ingest_files([PDF], acl=["cardiology"])
+    IngestPipeline(collection).ingest_files([PDF], acl=["cardiology"])
     app = create_app(settings, store=collection.store, embedder=collection.embedder)
     with serve_app(lambda port: app) as port:
         yield f"http://127.0.0.1:{port}"

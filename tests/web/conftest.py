@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from deepcite.config import Settings
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.retrieval.collection import Collection, open_collection
 from web.standin import StandinWeb, standin_web
 
@@ -26,6 +27,6 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings
     """A fresh data dir whose collection ``demo`` holds the server test corpus (a real index, one store)."""
     settings = Settings(data_dir=tmp_path_factory.mktemp("web-data"))
     collection = open_collection("demo", settings)
-    collection.ingest(CORPUS)
+    IngestPipeline(collection).ingest(CORPUS)
     yield settings, collection
     collection.store.close()

@@ -210,6 +210,7 @@ def eval_multihop(
                 Collection(f"{pool.name}-llm", engine.store, llm_pool_settings(settings), engine.embedder),
                 data,
                 loaded.format,
+                llm=engine.llm,
             )
         columns = [TextColumn("[bold]questions"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
         with Progress(*columns, console=shown) as bar:

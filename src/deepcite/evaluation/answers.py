@@ -43,6 +43,7 @@ from deepcite.answer.pipeline import AnswerResult, answer_context
 from deepcite.answer.prompts import INSUFFICIENT, UNKNOWN
 from deepcite.config import Settings
 from deepcite.errors import InputError
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.models import SearchMode
 from deepcite.research.agent import ResearchAgent
 from deepcite.research.multihop import build_pool
@@ -196,7 +197,7 @@ class Answerer:
 def pubmedqa_collection(folder: Path, collection: Collection) -> Collection:
     """The PQA-L abstracts (without conclusions) ingested into ``collection`` (named
     :data:`PUBMEDQA_COLLECTION`; a cached collection's unchanged chunks are reused)."""
-    collection.ingest(folder / "ori_pqal.json", fmt="pubmedqa")
+    IngestPipeline(collection).ingest(folder / "ori_pqal.json", fmt="pubmedqa")
     return collection
 
 

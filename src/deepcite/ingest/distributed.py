@@ -2,16 +2,14 @@
 
 Usage::
 
-    col = deepcite.open_collection("papers")
-    col.ingest("corpus.jsonl", ray="local")   # Ray on this machine; a cluster: "auto", "ray://head:10001"
+    IngestPipeline(collection).ingest("corpus.jsonl", ray="local")  # a cluster: "auto", "ray://head:10001"
 
     deepcite ingest papers/ --collection papers --ray local      # the same from the CLI
 
 Each actor (:class:`IngestWorker`) loads the embedding model once, then takes batches: a file to read
 (in the same bounded child process as a single-process ingest) and chunk, a batch of a corpus's records to
 chunk, or the texts of a batch's chunks to embed. This process (the driver) does what a single-process
-ingest does between those steps, with the same code (:class:`~deepcite.retrieval.collection.Collection`):
-it loads a corpus's records, groups files and records into the same write batches, checks each batch's
+ingest does between those steps, with the same code (:class:`~deepcite.ingest.steps.IngestSteps`): it loads a corpus's records, groups files and records into the same write batches, checks each batch's
 chunk ids against the store and sends only the chunks of new or changed documents to be embedded, and
 writes the batches to the store in input order. So the chunk ids, payloads, vectors and BM25 weights are
 those of a single-process ingest; a re-run after an interruption embeds and writes only what is missing;
@@ -26,21 +24,19 @@ finishes it.
 from __future__ import annotations
 
 import logging
-import time
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
 from deepcite.config import RaySettings, Settings
 from deepcite.errors import ConfigError, DeepciteError, IngestError
-from deepcite.ingest.chunker import chunk_reads
-from deepcite.ingest.readers import ReadDocument, ReadResult
+from deepcite.ingest.readers import ReadResult
 from deepcite.ingest.report import (
     FileProgressCallback,
     FileReport,
@@ -49,15 +45,11 @@ from deepcite.ingest.report import (
     ProgressCallback,
     read_file_report,
 )
-from deepcite.models import Chunk, Document
-
-if TYPE_CHECKING:
-    from deepcite.retrieval.collection import Collection, FileRead, WritePlan
-    from deepcite.retrieval.embedders import Embedder
+from deepcite.ingest.steps import ChunksByDoc, FileRead, IngestSteps, WritePlan, chunk_batch, embed_texts
+from deepcite.models import Document
+from deepcite.retrieval.embedders import Embedder
 
 LOCAL = "local"  # the address that starts Ray on this machine
-
-ChunksByDoc = dict[str, list[Chunk]]
 
 
 class IngestWorker:
@@ -75,17 +67,15 @@ class IngestWorker:
     def read(self, path: Path, name: str, acl: Sequence[str]) -> tuple[FileReport, ReadResult, ChunksByDoc]:
         """One file read (:func:`read_file_report`) and its documents chunked."""
         file, result = read_file_report(path, name, acl, self._settings.ingest)
-        return file, result, chunk_reads(result.documents, self._settings.chunker)
+        return file, result, chunk_batch(result.documents, self._settings.chunker)
 
     def chunk(self, docs: list[Document]) -> ChunksByDoc:
         """A batch of records chunked."""
-        return chunk_reads([ReadDocument(d) for d in docs], self._settings.chunker)
+        return chunk_batch(docs, self._settings.chunker)
 
     def embed(self, texts: list[str]) -> tuple[np.ndarray, float]:
         """The texts' passage vectors, and the seconds the model took."""
-        t0 = time.perf_counter()
-        vectors = self._embedder.encode(texts, kind="passage")
-        return vectors, time.perf_counter() - t0
+        return embed_texts(self._embedder, texts)
 
 
 @dataclass
@@ -102,15 +92,16 @@ class RayIngest:
     """The driver of a Ray ingest into one collection: a pool of :class:`IngestWorker` actors.
 
     Made by :meth:`start` (a context manager that stops the actors, and Ray if it started it);
-    :meth:`Collection.ingest <deepcite.retrieval.collection.Collection.ingest>` with ``ray=`` uses it.
+    :class:`~deepcite.ingest.pipeline.IngestPipeline` with ``ray=`` uses it. ``steps`` are the ingest's
+    steps that touch the collection, run here in the driver.
     """
 
-    def __init__(self, ray: ModuleType, collection: Collection, workers: list[Any]) -> None:
+    def __init__(self, ray: ModuleType, steps: IngestSteps, workers: list[Any]) -> None:
         self._ray = ray
-        self._collection = collection
+        self._steps = steps
         self.workers = workers
         self.dim = 0  # the model's vector size, once the actors have loaded it
-        self._window = len(workers) * collection.settings.ray.batches_in_flight
+        self._window = len(workers) * steps.settings.ray.batches_in_flight
         self._queued = [0] * len(workers)  # calls sent to each actor and not yet collected
         self._sent_to: dict[Any, int] = {}
         self._chunks: dict[str, ChunksByDoc] = {}  # chunks of files read, by file name, until written
@@ -118,17 +109,16 @@ class RayIngest:
     @classmethod
     @contextmanager
     def start(
-        cls, collection: Collection, address: str, *, embedder: Callable[[Settings], Embedder]
+        cls, steps: IngestSteps, address: str, *, embedder: Callable[[Settings], Embedder]
     ) -> Iterator[RayIngest]:
         """Join Ray at ``address`` (``"local"``: start it on this machine; a process already connected to
         Ray keeps that connection), start the actors and wait until each has loaded ``embedder(settings)``."""
         ray = _import_ray()
-        settings = collection.settings.ray
-        started_here = _connect(ray, address, settings)
+        started_here = _connect(ray, address, steps.settings.ray)
         workers: list[Any] = []
         try:
-            workers = _start_workers(ray, collection.settings, embedder)
-            pool = cls(ray, collection, workers)
+            workers = _start_workers(ray, steps.settings, embedder)
+            pool = cls(ray, steps, workers)
             pool.dim = [pool._get(w.dim.remote()) for w in workers][0]  # every model loaded
             yield pool
         finally:
@@ -142,9 +132,8 @@ class RayIngest:
         self, batches: Iterable[list[Document]], report: IngestReport, progress: ProgressCallback | None
     ) -> None:
         """Chunk and embed ``batches`` of records on the actors and write them in order, as
-        :meth:`Collection.ingest <deepcite.retrieval.collection.Collection.ingest>` does in one process."""
-        col = self._collection
-        col.store.create_collection(col.name, dense_dim=self.dim)
+        :meth:`IngestPipeline.ingest <deepcite.ingest.pipeline.IngestPipeline.ingest>` does in one process."""
+        self._steps.open(self.dim)
         pending: deque[_Write] = deque()
         for batch, chunks in self._ordered(("chunk", (batch,), batch) for batch in batches):
             pending.append(self._plan(chunks, len(batch), report))
@@ -164,7 +153,7 @@ class RayIngest:
             ("read", (path.resolve(), name, list(acl)), path) for path, name in zip(paths, names, strict=True)
         )
         for path, (file, result, chunks) in self._ordered(calls):
-            self._collection._account(file, result, report)
+            self._steps.account(file, result, report)
             self._chunks[file.file] = chunks
             yield file, path, result
 
@@ -177,15 +166,15 @@ class RayIngest:
         on_progress: FileProgressCallback | None,
     ) -> None:
         """Embed and write the files read by :meth:`read_files`, grouped as a single-process ingest
-        groups them (``Collection._file_groups``), in order, finishing each file as its group is written."""
-        col = self._collection
+        groups them (:meth:`IngestSteps.file_groups`), in order, finishing each file as its group is written."""
+        steps = self._steps
         pending: deque[_Write] = deque()
         done = 0
         for group in groups:
             if group[0][0].status is FileStatus.SKIPPED:
                 pending.append(_Write(None, group=group))
             else:
-                col.store.create_collection(col.name, dense_dim=self.dim)
+                steps.open(self.dim)
                 chunks: ChunksByDoc = {}
                 for file, _, _ in group:
                     chunks.update(self._chunks.pop(file.file))
@@ -193,20 +182,20 @@ class RayIngest:
                 write.group = group
                 pending.append(write)
             for write in self._written(pending, report, keep=self._window):
-                done = col._files_written(
+                done = steps.files_written(
                     write.group or [], write.plan, report, done, total, progress, on_progress
                 )
         for write in self._written(pending, report, keep=0):
-            done = col._files_written(
+            done = steps.files_written(
                 write.group or [], write.plan, report, done, total, progress, on_progress
             )
 
     # -- the steps -----------------------------------------------------------------------------------
     def _plan(self, chunks: ChunksByDoc, documents: int, report: IngestReport) -> _Write:
-        """Check a batch against the store (``Collection._plan_write``) and send its new chunks to be
+        """Check a batch against the store (:meth:`IngestSteps.plan`) and send its new chunks to be
         embedded; its counts wait beside it, so progress counts only what is written, as in one process."""
         counted = IngestReport(collection=report.collection)
-        plan = self._collection._plan_write(chunks, documents, counted)
+        plan = self._steps.plan(chunks, documents, counted)
         return _Write(plan, counted, self._call("embed", plan.texts) if plan.chunks else None)
 
     def _written(self, pending: deque[_Write], report: IngestReport, *, keep: int) -> Iterator[_Write]:
@@ -222,7 +211,7 @@ class RayIngest:
             if head.plan is not None and head.vectors is not None:
                 vectors, seconds = self._get(head.vectors)
                 report.embed_seconds += seconds
-                self._collection._store_chunks(head.plan, vectors, report)
+                self._steps.write(head.plan, vectors, report)
             if head.counted is not None:
                 report.documents += head.counted.documents
                 report.chunks += head.counted.chunks
@@ -268,7 +257,7 @@ class RayIngest:
             if exc.actor_init_failed:  # the model could not be built: the error's last line says why
                 reason = str(exc).strip().splitlines()[-1]
                 raise IngestError(f"the Ray workers could not start: {reason}") from exc
-            restarts = self._collection.settings.ray.max_restarts
+            restarts = self._steps.settings.ray.max_restarts
             raise IngestError(
                 f"a Ray worker stopped ({type(exc).__name__}) after {restarts} restarts (setting "
                 "ray.max_restarts); the batches written so far are kept. Run the same ingest again to "

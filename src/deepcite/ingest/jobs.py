@@ -4,7 +4,7 @@ append-only list of progress events that any number of SSE clients can follow fr
 Usage::
 
     jobs = IngestJobs(history=100)
-    job = jobs.submit("papers", run=lambda on_progress: collection.ingest_files(paths, on_progress=on_progress),
+    job = jobs.submit("papers", run=lambda on_progress: pipeline.ingest_files(paths, on_progress=on_progress),
                       files=["pasa.pdf"], owner=("cardiology",), cleanup=tmp.cleanup)
     async for name, data in jobs.events(job.job_id): ...
 

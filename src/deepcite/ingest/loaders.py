@@ -203,7 +203,7 @@ def load_files(root: Path, *, settings: IngestSettings | None = None) -> Iterato
     """The documents of a file or folder of files, each read in this process by the reader of its type
     (:mod:`deepcite.ingest.readers`); a file that cannot be read is one problem naming the reason. The id
     of a file's document is its path relative to the folder (the file name for a single file).
-    :meth:`deepcite.retrieval.collection.Collection.ingest` reads files in a bounded child process and
+    :meth:`deepcite.ingest.pipeline.IngestPipeline.ingest` reads files in a bounded child process and
     keeps their pages and sections; this is the plain reading for scripts."""
     settings = settings or IngestSettings()
     base = root.parent if root.is_file() else root

@@ -14,6 +14,7 @@ from deepcite.config import IngestSettings
 from deepcite.ingest.isolate import read_file_isolated
 from deepcite.ingest.problems import LoadProblem
 from deepcite.ingest.readers.base import ReadResult, SkipReason
+from deepcite.models import TripleCounts
 
 
 class FileStatus(StrEnum):
@@ -72,26 +73,6 @@ class IngestProgress(BaseModel):
 
 ProgressCallback = Callable[[int, int], None]  # (documents done, chunks written)
 FileProgressCallback = Callable[[IngestProgress], None]
-
-
-class TripleCounts(BaseModel):
-    """What LLM triple extraction did during an ingest (``graph.llm_triples``): passages answered from the
-    cache, passages asked, the requests sent, passages given triples, and why the others kept their offline
-    entities only (reason -> passages)."""
-
-    cached: int = 0
-    asked: int = 0
-    requests: int = 0
-    extracted: int = 0
-    triples: int = 0
-    failed: dict[str, int] = Field(default_factory=dict)
-
-    def add(self, other: TripleCounts) -> None:
-        """Add ``other``'s counts to these."""
-        for name in ("cached", "asked", "requests", "extracted", "triples"):
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        for reason, n in other.failed.items():
-            self.failed[reason] = self.failed.get(reason, 0) + n
 
 
 class IngestReport(BaseModel):

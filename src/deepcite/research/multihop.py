@@ -20,6 +20,7 @@ from deepcite.config import ResearchSettings, Settings
 from deepcite.errors import InputError
 from deepcite.evaluation.ranking import recall_at
 from deepcite.ingest.loaders import paragraph_id
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.ingest.problems import LoadProblem
 from deepcite.ingest.readers.json_records import read_records
 from deepcite.llm.client import LLMClient
@@ -166,10 +167,12 @@ def pool_collection_name(path: str | Path, fmt: str) -> str:
     return f"multihop-{fmt}-{digest}"
 
 
-def build_pool(collection: Collection, path: str | Path, fmt: str) -> Collection:
+def build_pool(
+    collection: Collection, path: str | Path, fmt: str, *, llm: LLMClient | None = None
+) -> Collection:
     """Every paragraph of every question ingested into ``collection`` (idempotent: a cached pool is reused);
-    name it with :func:`pool_collection_name`."""
-    collection.ingest(path, fmt=INGEST_FORMAT[fmt], on_error="skip")
+    name it with :func:`pool_collection_name`. ``llm`` reads triples when ``graph.llm_triples`` is on."""
+    IngestPipeline(collection, llm=llm).ingest(path, fmt=INGEST_FORMAT[fmt], on_error="skip")
     return collection
 
 

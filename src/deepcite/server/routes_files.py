@@ -5,7 +5,7 @@ file at that page. The file is served only to a caller whose ACL groups may read
 rule as search: a public document, or one shared with one of the caller's groups); any other caller gets
 the same 404 as for a document that does not exist, so existence does not leak. Ids are checked before
 use and files are found only through the collection's manifest
-(:class:`~deepcite.ingest.originals.OriginalsStore`): nothing from the URL is ever joined into a path.
+(:class:`~deepcite.retrieval.originals.OriginalsStore`): nothing from the URL is ever joined into a path.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from fastapi.responses import FileResponse
 
 from deepcite.engine import Engine
 from deepcite.errors import DocumentNotFoundError, InputError, NotFoundError
-from deepcite.ingest.originals import OriginalsStore, StoredOriginal
 from deepcite.models import Filters
+from deepcite.retrieval.originals import OriginalsStore, StoredOriginal
 from deepcite.server.auth import Caller, current_caller
 from deepcite.server.resources import EngineDep
 from deepcite.service import restrict_filters

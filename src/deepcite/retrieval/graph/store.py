@@ -21,7 +21,7 @@ store and with a Qdrant cluster.
 from __future__ import annotations
 
 import sqlite3
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,10 +29,10 @@ from pathlib import Path
 import numpy as np
 
 from deepcite.config import GraphSettings, Settings
-from deepcite.ingest.originals import OriginalsStore
 from deepcite.models import Chunk
 from deepcite.retrieval.graph.extract import Mention, entity_key, passage_mentions
 from deepcite.retrieval.graph.triples import PassageFacts
+from deepcite.retrieval.originals import OriginalsStore
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -208,6 +208,26 @@ class EntityGraph:
             if embed is not None and cfg.synonyms and new_keys:
                 self._join_synonyms(db, [(ids[k], names[k]) for k in new_keys], embed)
             self._bump(db)
+
+    def rebuild(
+        self,
+        chunks: Iterable[Chunk],
+        *,
+        batch: int,
+        embed: Embed | None = None,
+        facts: Callable[[Sequence[Chunk]], Mapping[str, PassageFacts] | None] | None = None,
+    ) -> GraphStats:
+        """Build the graph again from ``chunks`` (every stored chunk of the collection), ``batch`` passages
+        per transaction; ``facts`` gives each batch's LLM facts (``graph.llm_triples``) when on."""
+        self.clear()
+        pending: list[Chunk] = []
+        for chunk in chunks:
+            pending.append(chunk)
+            if len(pending) >= batch:
+                self.add(pending, embed=embed, facts=facts(pending) if facts else None)
+                pending = []
+        self.add(pending, embed=embed, facts=facts(pending) if facts and pending else None)  # makes the file
+        return self.stats()
 
     def delete_documents(self, doc_ids: Sequence[str]) -> None:
         """Remove the passages of these documents, and entities no passage mentions any more."""

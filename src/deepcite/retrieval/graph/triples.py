@@ -32,11 +32,10 @@ from pathlib import Path
 from typing import Any
 
 from deepcite.config import GraphSettings
-from deepcite.ingest.report import TripleCounts
 from deepcite.llm.client import LLMClient, Message
 from deepcite.llm.deadline import failure_reason
 from deepcite.llm.json import chat_json
-from deepcite.models import Chunk
+from deepcite.models import Chunk, TripleCounts
 from deepcite.retrieval.graph.extract import entity_key
 
 SYSTEM_PROMPT = (

@@ -2,7 +2,7 @@
 
 Usage::
 
-    from deepcite.ingest.originals import OriginalsStore
+    from deepcite.retrieval.originals import OriginalsStore
 
     originals = OriginalsStore.for_collection(settings, "papers")
     originals.put("pasa.pdf", Path("in/pasa.pdf"), media_type="application/pdf")
