@@ -28,11 +28,11 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 import numpy as np  # noqa: E402
 
 from deepcite.config import GraphSettings, Settings  # noqa: E402
+from deepcite.evaluation.multihop import load_questions  # noqa: E402
 from deepcite.ingest.chunker import chunk_document  # noqa: E402
 from deepcite.ingest.loaders import iter_documents  # noqa: E402
 from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.models import Chunk, Document  # noqa: E402
-from deepcite.research.multihop import load_questions  # noqa: E402
 from deepcite.retrieval.collection import open_collection  # noqa: E402
 from deepcite.retrieval.embedders import get_embedder  # noqa: E402
 from deepcite.retrieval.graph import EntityGraph, GraphWalker  # noqa: E402

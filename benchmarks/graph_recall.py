@@ -4,7 +4,7 @@ dev or the HotpotQA-500): single-shot hybrid, graph mode, and hybrid fused with 
     nice -n 10 .venv/bin/python benchmarks/graph_recall.py --data-dir /work/bench/graph/recall \
         --grid damping=0.3,0.5 --grid passage_seed_weight=0.05,0.1
 
-Each question file's paragraphs are pooled into one collection (``deepcite.research.multihop.build_pool``);
+Each question file's paragraphs are pooled into one collection (``deepcite.evaluation.multihop.build_pool``);
 recall@5/@10 and all-supporting recall@10 as ``deepcite eval multihop`` scores them. Each question's hybrid
 list (k=10) is computed once and seeds every walk, as it does in ``Collection.search``. ``--grid key=v1,v2``
 sweeps ``graph.*`` settings (every combination); ``--set key=value`` fixes one. A change of an extraction
@@ -26,8 +26,8 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from deepcite.config import GraphSettings, Settings  # noqa: E402
 from deepcite.engine import Engine  # noqa: E402
+from deepcite.evaluation.multihop import RunScores, build_pool, load_questions, pool_collection_name  # noqa: E402
 from deepcite.models import SearchMode  # noqa: E402
-from deepcite.research.multihop import RunScores, build_pool, load_questions, pool_collection_name  # noqa: E402
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
 TRAIN_SETS = {

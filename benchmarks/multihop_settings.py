@@ -22,14 +22,14 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from deepcite.config import Settings  # noqa: E402
 from deepcite.engine import Engine  # noqa: E402
-from deepcite.research.agent import ResearchAgent  # noqa: E402
-from deepcite.research.multihop import (  # noqa: E402
+from deepcite.evaluation.multihop import (  # noqa: E402
     RunScores,
     build_pool,
     load_questions,
     pool_collection_name,
     system_settings,
 )
+from deepcite.research.agent import ResearchAgent  # noqa: E402
 
 
 def main() -> None:

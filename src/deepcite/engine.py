@@ -62,7 +62,7 @@ from deepcite.errors import (
     StoreError,
 )
 from deepcite.ingest.jobs import IngestJobs
-from deepcite.ingest.pipeline import IngestPipeline
+from deepcite.ingest.pipeline import IngestPipeline, OnError
 from deepcite.ingest.report import FileProgressCallback, IngestReport, ProgressCallback
 from deepcite.llm.client import LLMClient
 from deepcite.llm.deadline import RequestCancelled, current_budget
@@ -83,7 +83,7 @@ from deepcite.research.llm_adapters import LLMCoverageGrader, LLMHyde, hop_choos
 from deepcite.research.state import ExecutorState
 from deepcite.research.web.source import web_source_for
 from deepcite.retrieval.check import CollectionCheck, check_collection
-from deepcite.retrieval.collection import Collection, OnError
+from deepcite.retrieval.collection import Collection
 from deepcite.retrieval.embedders import Embedder, get_embedder
 from deepcite.retrieval.filters import FILTER_FIELDS, check_filter_fields
 from deepcite.retrieval.points import validate_collection_name

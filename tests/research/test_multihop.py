@@ -10,8 +10,8 @@ from typer.testing import CliRunner
 
 from deepcite.cli.main import app
 from deepcite.errors import InputError
+from deepcite.evaluation.multihop import RunScores, load_questions
 from deepcite.ingest.loaders import paragraph_id
-from deepcite.research.multihop import RunScores, load_questions
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "research"
 IRCOT = FIXTURES / "multihop_ircot.jsonl"

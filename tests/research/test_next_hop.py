@@ -12,10 +12,10 @@ import pytest
 from llm.fake_openai_server import Fail, FakeOpenAIServer
 
 from deepcite.config import LLMSettings, NextHopSettings, ResearchSettings, Settings
+from deepcite.evaluation.multihop import SYSTEMS, MultihopQuestion, evaluate, runnable_systems
 from deepcite.llm.openai_client import OpenAICompatClient
 from deepcite.research.agent import ResearchAgent, ResearchResult
 from deepcite.research.llm_adapters import LLMHopChooser
-from deepcite.research.multihop import SYSTEMS, MultihopQuestion, evaluate, runnable_systems
 from deepcite.retrieval.collection import Collection
 
 QUESTION = "Where was the director of The Quiet Beacon born?"

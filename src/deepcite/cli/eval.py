@@ -90,7 +90,7 @@ def eval_answers(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from deepcite.evaluation import answers
-    from deepcite.research.multihop import pool_collection_name
+    from deepcite.evaluation.multihop import pool_collection_name
 
     if pubmedqa is None and hotpotqa is None:
         console.print("[red]error:[/] give --pubmedqa FOLDER, --hotpotqa FILE or both")

@@ -169,7 +169,7 @@ def eval_multihop(
 ) -> None:
     """Pool every paragraph, then compare single-shot hybrid retrieval, today's research engine and the
     graph-augmented engine (chains and the entity graph) in one run."""
-    from deepcite.research.multihop import (
+    from deepcite.evaluation.multihop import (
         LLM_SYSTEMS,
         SYSTEMS,
         build_pool,

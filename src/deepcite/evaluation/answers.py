@@ -43,10 +43,10 @@ from deepcite.answer.pipeline import AnswerResult, answer_context
 from deepcite.answer.prompts import INSUFFICIENT, UNKNOWN
 from deepcite.config import Settings
 from deepcite.errors import InputError
+from deepcite.evaluation.multihop import build_pool
 from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.models import SearchMode
 from deepcite.research.agent import ResearchAgent
-from deepcite.research.multihop import build_pool
 from deepcite.retrieval.collection import Collection
 from deepcite.text import split_sentences, tokenize
 
