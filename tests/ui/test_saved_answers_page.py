@@ -21,6 +21,7 @@ import pytest
 from web.standin import serve_app
 
 from deepcite.config import ServerSettings, Settings
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.retrieval.collection import open_collection
 from deepcite.retrieval.embedders import Embedder
 from deepcite.server.app import create_app
@@ -104,7 +105,7 @@ def keyed_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[P
     """A data dir holding the server corpus (with its ACL groups), closed again so each app opens it."""
     data_dir = tmp_path_factory.mktemp("saved-ui")
     collection = open_collection("demo", Settings(data_dir=data_dir))
-    collection.ingest(SERVER_CORPUS)
+    IngestPipeline(collection).ingest(SERVER_CORPUS)
     embedder = collection.embedder
     collection.store.close()
     yield data_dir, embedder
