@@ -151,23 +151,46 @@ def eval_documents(
     research: bool = typer.Option(
         True, "--research/--no-research", help="Also score the research evidence pack."
     ),
+    quotes: bool = typer.Option(
+        True, "--quotes/--no-quotes", help="Also answer each question and check its citations' quotes."
+    ),
     json_out: bool = JSON_OPTION,
 ) -> None:
     """Phrase hit-rate on the right page per format, then (after ingesting the folder) hybrid-search and
-    research evidence hit@k with page correctness, on a check set of verbatim answer phrases."""
-    from deepcite.evaluation.documents import chunk_hit, found_on_page, load_questions
+    research evidence hit@k with page correctness, on a check set of verbatim answer phrases; with
+    ``--quotes``, each question is answered and every cited passage's quote checked: the chunk text at its
+    offsets, and for PDFs on the cited page."""
+    from deepcite.evaluation.documents import (
+        QuoteCheck,
+        check_quotes,
+        chunk_hit,
+        found_on_page,
+        load_questions,
+        page_texts,
+    )
     from deepcite.ingest.isolate import read_file_isolated
     from deepcite.research.agent import ResearchAgent
+    from deepcite.saved_answers import cited_citations
+    from deepcite.service import QuestionRequest
 
     with user_errors():
         engine = state(ctx).engine
         settings = engine.settings
         checks = load_questions(questions)
         per_format: dict[str, list[bool]] = {}
+        pages: dict[str, dict[int, str]] = {}
         for name in sorted({q.file for q in checks}):
             result = read_file_isolated(files / name, doc_id=name, name=name, settings=settings.ingest)
+            pages[name] = page_texts(result)
             for q in (q for q in checks if q.file == name):
                 per_format.setdefault(result.kind or "unreadable", []).append(found_on_page(result, q))
+
+        def pages_of(name: str) -> dict[int, str]:  # a cited file no question is about is read on demand
+            if name not in pages:
+                read = read_file_isolated(files / name, doc_id=name, name=name, settings=settings.ingest)
+                pages[name] = page_texts(read)
+            return pages[name]
+
         report = engine.ingest(collection, files, on_error="skip")
         col = engine.collection(collection)
         scores: dict[str, dict[str, float]] = {}
@@ -191,6 +214,11 @@ def eval_documents(
                 "page_correct_of_hits": round(page_ok / hits, 3) if hits else 0.0,
             }
             kinds[label] = {kind: round(sum(v) / len(v), 3) for kind, v in sorted(per_kind.items())}
+        quoted = QuoteCheck()
+        if quotes:
+            for q in checks:
+                answered = engine.ask_sync(QuestionRequest(query=q.question, collection=collection))
+                quoted = quoted.add(check_quotes(cited_citations(answered), pages_of))
     summary = {
         "questions": len(checks),
         "phrase_on_page": {fmt: round(sum(v) / len(v), 3) for fmt, v in sorted(per_format.items())},
@@ -198,6 +226,7 @@ def eval_documents(
         "retrieval": scores,
         f"hit@{k}_per_kind": kinds,
         "questions_per_kind": dict(sorted(Counter(q.kind for q in checks).items())),
+        **({"quotes": quoted.rates()} if quotes else {}),
         "ingest": {"files": len(report.files), "chunks": report.chunks, "seconds": round(report.seconds, 1)},
     }
     if json_out:
@@ -213,4 +242,8 @@ def eval_documents(
         console.print(f"[bold]{label}[/]: " + ", ".join(f"{key} {value}" for key, value in values.items()))
         console.print(
             f"  hit@{k} per kind: " + ", ".join(f"{kind} {value}" for kind, value in kinds[label].items())
+        )
+    if quotes:
+        console.print(
+            "[bold]quotes[/]: " + ", ".join(f"{key} {value}" for key, value in quoted.rates().items())
         )

@@ -7,16 +7,21 @@ its value) counts only when all of them are in the same page text or chunk. Each
 ``kind`` (``table``, ``multi-column``, ``prose``, ``scan``, ``slide`` …) so hit rates can be reported per
 kind, and whether it was written ``blind``: from the source document itself, before deepcite's reading of
 that file was looked at. ``eval/real_docs_questions.jsonl`` is the project's set.
+
+:func:`check_quotes` measures the answers' quotes: each cited passage's quote must be the chunk text at its
+offsets, and for paged files (PDF) lie on the cited page as the reader read it (white space ignored).
 """
 
 from __future__ import annotations
 
 import json
 import unicodedata
+from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from pydantic import BaseModel, ValidationError
 
+from deepcite.answer.pipeline import Citation
 from deepcite.errors import InputError
 from deepcite.ingest.readers import ReadResult
 from deepcite.models import Chunk
@@ -87,3 +92,64 @@ def holds(text: str, question: CheckQuestion) -> bool:
     """Whether ``text`` holds every answer phrase of ``question`` (normalised)."""
     normalized = normalize(text)
     return all(phrase in normalized for phrase in question.phrases())
+
+
+class QuoteCheck(BaseModel):
+    """Counts over the cited passages of some answers: quotes that are the chunk text at their offsets, and
+    for passages of paged files, quotes on the cited page (the page a citation opens at) or on any page the
+    chunk spans."""
+
+    citations: int = 0
+    in_chunk: int = 0
+    paged: int = 0
+    on_cited_page: int = 0
+    on_chunk_pages: int = 0
+
+    def add(self, other: QuoteCheck) -> QuoteCheck:
+        return QuoteCheck(**{k: getattr(self, k) + getattr(other, k) for k in QuoteCheck.model_fields})
+
+    def rates(self) -> dict[str, float | int]:
+        """The shares, with the counts they are of."""
+        return {
+            "citations": self.citations,
+            "quote_in_chunk": round(self.in_chunk / self.citations, 3) if self.citations else 0.0,
+            "paged_citations": self.paged,
+            "quote_on_cited_page": round(self.on_cited_page / self.paged, 3) if self.paged else 0.0,
+            "quote_on_chunk_pages": round(self.on_chunk_pages / self.paged, 3) if self.paged else 0.0,
+        }
+
+
+def page_texts(result: ReadResult) -> dict[int, str]:
+    """A read file's text per page, white space removed (empty for formats without pages)."""
+    pages: dict[int, list[str]] = {}
+    for read in result.documents:
+        for block in read.blocks:
+            if block.page is not None:
+                pages.setdefault(block.page, []).append(block.text)
+    return {page: _squeezed(" ".join(texts)) for page, texts in pages.items()}
+
+
+def check_quotes(citations: Iterable[Citation], pages_of: Callable[[str], dict[int, str]]) -> QuoteCheck:
+    """Check the quotes of ``citations`` (those a text cites); ``pages_of(file)`` gives a file's
+    :func:`page_texts`."""
+    check = QuoteCheck()
+    for citation in citations:
+        check.citations += 1
+        quote = citation.quote
+        check.in_chunk += bool(quote) and citation.text[citation.quote_start : citation.quote_end] == quote
+        if not citation.file or citation.page is None:
+            continue
+        pages = pages_of(citation.file)
+        if not pages:
+            continue
+        check.paged += 1
+        squeezed = _squeezed(quote)
+        spanned = range(citation.page, (citation.page_end or citation.page) + 1)
+        check.on_cited_page += bool(squeezed) and squeezed in pages.get(citation.page, "")
+        check.on_chunk_pages += bool(squeezed) and any(squeezed in pages.get(p, "") for p in spanned)
+    return check
+
+
+def _squeezed(text: str) -> str:
+    """NFKC, case-folded, every white space removed."""
+    return "".join(unicodedata.normalize("NFKC", text).casefold().split())
