@@ -683,4 +683,5 @@ def _part_response(ctx: ResponseContext, name: str, part: PartResult) -> PartRes
         latency_ms=part.latency_ms,
         chunks_used=len(part.check.cited_ids),
         degraded=part.degraded,
+        insufficient=part.insufficient,
     )

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, computed_field
 
 from deepcite.answer.citations import CitationCheck
 from deepcite.answer.context import ResponseContext
@@ -165,38 +165,23 @@ class SearchResponse(BaseModel):
     hits: list[Passage]
 
 
-class HopEvent(BaseModel):
-    """One finished research hop, with the coverage reached so far (streamed to clients as it happens)."""
+class HopEvent(RoundReport):
+    """One finished research hop: its round's report, the evidence held so far and the coverage reached
+    (streamed to clients as it happens)."""
 
-    hop: int
-    subquestion: str
-    queries: list[str]
-    selected: int
-    new_evidence: int
     evidence_total: int
-    coverage_percentage: float
-    weighted_coverage: float
-    uncovered_aspects: list[str]
-    decision: str
-    reason: str
     coverage: CoverageReport
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def hop(self) -> int:
+        """The hop's number (its round)."""
+        return self.round
 
     @classmethod
     def from_round(cls, state: ExecutorState, report: RoundReport, coverage: CoverageReport) -> HopEvent:
-        return cls(
-            hop=report.round,
-            subquestion=report.subquestion,
-            queries=report.queries,
-            selected=len(report.selected),
-            new_evidence=report.new_evidence,
-            evidence_total=len(state.evidence),
-            coverage_percentage=report.coverage_percentage,
-            weighted_coverage=report.weighted_coverage,
-            uncovered_aspects=report.uncovered_aspects,
-            decision=report.decision,
-            reason=report.reason,
-            coverage=coverage,
-        )
+        """The event of ``report``, the round ``state`` just finished."""
+        return cls(**dict(report), evidence_total=len(state.evidence), coverage=coverage)
 
 
 HopCallback = Callable[[HopEvent], None]
@@ -227,3 +212,4 @@ class PartResponse(BaseModel):
     latency_ms: float
     chunks_used: int
     degraded: Degraded | None = None  # set when the LLM writer fell back to the offline one
+    insufficient: bool = False  # no evidence to write from: the text is the insufficient-evidence template

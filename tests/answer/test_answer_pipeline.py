@@ -24,7 +24,7 @@ from deepcite.models import EvidencePack, QueryAspect
 RESPONSE_KEYS = {
     "success", "request_id", "query", "summary", "answer", "subanswers", "citations", "coverage",
     "retrieval_report", "citation_check", "retrieval_latency_ms", "summary_latency_ms", "answer_latency_ms",
-    "total_chunks", "chunks_used_summary", "chunks_used_answer", "degraded",
+    "total_chunks", "chunks_used_summary", "chunks_used_answer", "degraded", "insufficient",
 }  # fmt: skip
 
 
@@ -67,6 +67,7 @@ async def test_extractive_pipeline_end_to_end(settings: AnswerSettings, embedder
     assert result.summary_latency_ms >= 0 and result.answer_latency_ms >= 0
     assert set(result.model_dump()) == RESPONSE_KEYS
     assert result.degraded is None  # nothing fell back: no LLM was asked
+    assert result.insufficient is False
 
 
 async def test_empty_pack_gives_the_insufficient_template(
@@ -75,7 +76,7 @@ async def test_empty_pack_gives_the_insufficient_template(
     pack = EvidencePack(question=QUESTION, subquery_evidence={SQ_RISK: []})
     result = await answer(pack, ASPECTS, ExtractiveGenerator(embedder, settings), settings)
     assert result.success is True
-    assert result.summary == result.answer == INSUFFICIENT
+    assert result.summary == result.answer == INSUFFICIENT and result.insufficient is True
     assert result.subanswers[0].answer == INSUFFICIENT and result.subanswers[0].citations == []
     assert result.citations == [] and result.total_chunks == 0
     assert (result.chunks_used_summary, result.chunks_used_answer, result.citation_check.cited) == (0, 0, 0)
@@ -84,7 +85,7 @@ async def test_empty_pack_gives_the_insufficient_template(
 async def test_only_subquestion_evidence(settings: AnswerSettings, embedder: HashingEmbedder) -> None:
     pack = make_pack(final=(), subquestions={SQ_DRUGS: ("c2", "c3")})
     result = await answer(pack, ASPECTS, ExtractiveGenerator(embedder, settings), settings)
-    assert result.summary == result.answer == INSUFFICIENT
+    assert result.summary == result.answer == INSUFFICIENT and result.insufficient is True
     assert result.subanswers[0].citations and [c.id for c in result.citations] == [1, 2]
 
 

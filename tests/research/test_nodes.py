@@ -9,7 +9,7 @@ import pytest
 
 from deepcite.config import ResearchSettings, SearchSettings
 from deepcite.errors import ConfigError, InputError
-from deepcite.models import AspectCoverage, AspectType, Candidate, QueryAspect, SearchMode
+from deepcite.models import AspectCoverage, AspectType, Candidate, QueryAspect, SearchMode, Selection
 from deepcite.research.aspects import subquestion_for
 from deepcite.research.llm_adapters import LLMHyde
 from deepcite.research.nodes import (
@@ -331,3 +331,28 @@ def test_with_novelty_top_k_a_round_is_new_only_when_it_changes_the_packs_top() 
     state.round = 5
     should_continue(state, run)
     assert state.done and state.stop_reason == "no new evidence for 2 rounds"
+
+
+def test_add_evidence_holds_a_copy_then_folds_later_findings_into_it() -> None:
+    state, _ = new_state("Do statins prevent stroke?")
+    first = Candidate(
+        chunk=chunk("a", "Statins cut stroke."),
+        score=0.5,
+        selections=[Selection(round=1, rank=1, relevance=0.9)],
+        subquestions=["statins"],
+    )
+    held, new = state.add_evidence(first)
+    assert new and held is not first and held == first  # a copy: later edits of the round's list stay out
+    again = first.model_copy(
+        update={"score": 0.3, "rerank": 2.0, "selections": [Selection(round=2, rank=4, relevance=0.4)]}
+    )
+    held, new = state.add_evidence(again.model_copy(update={"subquestions": ["statins", "stroke"]}))
+    assert not new and held is state.evidence[first.key]
+    assert (held.score, held.rerank, held.first_round) == (0.5, 2.0, 1)  # best score, latest rerank
+    assert [s.round for s in held.selections] == [1, 2] and held.subquestions == ["statins", "stroke"]
+    late = Candidate(
+        chunk=chunk("b", "Stroke risk."), score=0.5, selections=[Selection(round=2, rank=1, relevance=1)]
+    )
+    state.add_evidence(late)
+    assert [c.chunk.chunk_id for c in state.best_evidence()] == ["a", "b"]  # ties: the earlier round first
+    assert [c.chunk.chunk_id for c in state.best_evidence(1)] == ["a"]

@@ -76,7 +76,7 @@ def test_empty_context_answers_with_the_insufficient_evidence_template(client: h
     body = response.json()
     assert body["success"] is True
     assert body["citations"] == [] and body["total_chunks"] == 0
-    assert body["summary"] == INSUFFICIENT and body["answer"] == INSUFFICIENT
+    assert body["summary"] == INSUFFICIENT and body["answer"] == INSUFFICIENT and body["insufficient"] is True
     # the stored context has no chunks: regeneration is refused with 422
     for route in ("/api/quick-summary", "/api/detailed-answer"):
         again = client.post(route, json={"request_id": body["request_id"]})
@@ -189,7 +189,14 @@ def test_health_docs_and_collections(client: httpx.Client) -> None:
     assert health["status"] == "ok" and health["auth"] is True
     assert 0 <= health["contexts"] <= health["context_cap"]
     assert client.get("/docs").status_code == 200
-    paths = client.get("/openapi.json").json()["paths"]
+    spec = client.get("/openapi.json").json()
+    paths = spec["paths"]
+    # the stream's events are published: one schema per event, chosen by its SSE event name
+    events = spec["components"]["schemas"]["StreamEvent"]["discriminator"]["mapping"]
+    assert set(events) == {"hop", "summary", "answer", "done", "error"}
+    for path, method in (("/api/unified-search/stream", "get"), ("/api/unified-search", "post")):
+        stream = paths[path][method]["responses"]["200"]["content"]["text/event-stream"]
+        assert stream["schema"]["$ref"] == "#/components/schemas/StreamEvent"
     for path in (
         "/api/unified-search",
         "/api/unified-search/stream",

@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 import pytest
 
+from deepcite.server.sse import StreamEvent
 from server.conftest import ADMIN, LiveServer, assert_citations_resolve, headers
 
 pytestmark = pytest.mark.slow
@@ -30,6 +31,8 @@ def read_events(response: httpx.Response) -> list[tuple[str, Any]]:
 
 
 def assert_event_order(events: list[tuple[str, Any]]) -> dict[str, Any]:
+    for name, data in events:  # every event is the published record of its name
+        assert StreamEvent.model_validate({"event": name, "data": data}).root.event == name
     names = [name for name, _ in events]
     hops = names.count("hop")
     assert hops >= 1
@@ -42,6 +45,7 @@ def assert_event_order(events: list[tuple[str, Any]]) -> dict[str, Any]:
     assert {"aspect", "coverage_score"} <= set(first_hop["coverage"]["aspects"][0])
     summary, answer = events[-3][1], events[-2][1]
     assert summary["summary"] == done["summary"] and answer["answer"] == done["answer"]
+    assert summary["insufficient"] is answer["insufficient"] is done["insufficient"] is False
     assert summary["request_id"] == answer["request_id"] == done["request_id"]
     assert_citations_resolve(done)
     return done

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from deepcite.errors import ConfigError, LLMError
-from deepcite.models import CoverageReport, Filters
+from deepcite.models import CoverageReport, Filters, RoundReport
 from deepcite.server.auth import Authenticator, UnauthorizedError, parse_api_keys
 from deepcite.server.sse import ask_events
 from deepcite.service import AskResponse, HopCallback, HopEvent, restrict_filters
@@ -43,12 +43,15 @@ def test_requested_groups_are_narrowed_never_widened() -> None:
 
 
 def hop(n: int) -> HopEvent:
-    return HopEvent(
-        hop=n, subquestion=f"q{n}", queries=[], selected=0, new_evidence=0, evidence_total=0,
-        coverage_percentage=0.0, weighted_coverage=0.0, uncovered_aspects=[], decision="continue",
-        reason="", coverage=CoverageReport(threshold=0.5, total_aspects=0, coverage_percentage=0.0,
-                                           weighted_coverage=0.0, uncovered_count=0),
+    report = RoundReport(
+        round=n, subquestion=f"q{n}", queries=[], candidates_before_fusion=0, candidates_after_fusion=0,
+        candidates_after_rerank=0, selected=[], new_evidence=0, coverage_percentage=0.0, weighted_coverage=0.0,
+        uncovered_aspects=[], decision="continue", reason="",
     )  # fmt: skip
+    coverage = CoverageReport(
+        threshold=0.5, total_aspects=0, coverage_percentage=0.0, weighted_coverage=0.0, uncovered_count=0
+    )
+    return HopEvent(**dict(report), evidence_total=0, coverage=coverage)
 
 
 def collect(run) -> list[tuple[str, dict]]:  # type: ignore[no-untyped-def]

@@ -77,6 +77,7 @@ class PartResult(BaseModel):
     check: CitationCheck
     latency_ms: float
     degraded: Degraded | None = None  # set when the LLM writer fell back to the offline one
+    insufficient: bool = False  # no evidence to write from: the text is the insufficient-evidence template
 
 
 class AnswerResult(BaseModel):
@@ -87,6 +88,9 @@ class AnswerResult(BaseModel):
     query: str
     summary: str
     answer: str
+    # no evidence to answer from: summary and answer are the insufficient-evidence template (clients show a
+    # notice instead of an answer)
+    insufficient: bool = False
     subanswers: list[SubAnswer] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)  # every chunk of the context, by id
     coverage: AspectCoverage | None = None  # filled by the caller
@@ -126,10 +130,11 @@ async def _checked(
     support: CitationSupport | None,
 ) -> PartResult:
     start = time.perf_counter()
+    insufficient = False
     try:
         raw = await produce()
     except InsufficientEvidenceError:
-        raw = INSUFFICIENT
+        raw, insufficient = INSUFFICIENT, True
     by_id = {c.id: c for c in chunks}
     supports = None if support is None else (lambda sentence, i: support.match(sentence, by_id[i]))
     text, check = await asyncio.to_thread(
@@ -141,7 +146,13 @@ async def _checked(
         supports=supports,
     )
     latency_ms = (time.perf_counter() - start) * 1000.0
-    return PartResult(text=text, check=check.for_part(part), latency_ms=latency_ms, degraded=_degraded())
+    return PartResult(
+        text=text,
+        check=check.for_part(part),
+        latency_ms=latency_ms,
+        degraded=_degraded(),
+        insufficient=insufficient,
+    )
 
 
 async def generate_summary(
@@ -201,6 +212,7 @@ async def answer_context(
         query=ctx.query,
         summary=summary.text,
         answer=long_answer.text,
+        insufficient=summary.insufficient and long_answer.insufficient,
         subanswers=[
             SubAnswer(
                 subquestion=q,

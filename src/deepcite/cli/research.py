@@ -97,7 +97,7 @@ def _print_hop(out, hop: HopEvent) -> None:  # noqa: ANN001 - a rich Console
     colour = "green" if hop.decision == "stop" else "blue"
     out.print(f"[bold]hop {hop.hop}[/] {hop.subquestion}")
     out.print(
-        f"  {hop.selected} selected ({hop.new_evidence} new, {hop.evidence_total} in evidence) · coverage "
+        f"  {len(hop.selected)} selected ({hop.new_evidence} new, {hop.evidence_total} in evidence) · coverage "
         f"{hop.coverage_percentage:.0f}% (weighted {hop.weighted_coverage:.2f})"
     )
     if hop.uncovered_aspects:

@@ -15,7 +15,7 @@ from dataclasses import replace
 
 from deepcite.config import ResearchSettings
 from deepcite.llm.client import LLMClient
-from deepcite.models import Candidate, ChainStep, Filters, QueryAspect
+from deepcite.models import ChainStep, Filters, QueryAspect
 from deepcite.research import llm_adapters
 from deepcite.research.aspects import bridge_subquestion, heuristic_aspects, keywords_of, subquestion_for
 from deepcite.research.chain import decompose, fill
@@ -158,7 +158,7 @@ class QueryPlanner:
                 self.llm,
                 state.plan.question,
                 [a.aspect for a in state.coverage.get_uncovered_aspects(threshold)],
-                [c.chunk.text for c in best_evidence(state, self.settings.planning.bridge_parents_per_hop)],
+                [c.chunk.text for c in state.best_evidence(self.settings.planning.bridge_parents_per_hop)],
                 state.asked,
             )
         except Exception as exc:  # noqa: BLE001 - any LLM failure falls back to the heuristic
@@ -175,7 +175,7 @@ class QueryPlanner:
         (``bridge_modes``), and each parent adds a residual query of the question's words it lacks."""
         s = self.settings
         question = state.plan.question
-        parents = [c for c in best_evidence(state, len(state.evidence)) if c.key not in state.used_parents][
+        parents = [c for c in state.best_evidence() if c.key not in state.used_parents][
             : s.planning.bridge_parents_per_hop
         ]
         queries: list[RoundQuery] = []
@@ -223,7 +223,3 @@ def _chosen_query(state: ExecutorState) -> RoundQuery | None:
     if choice.answered or not choice.next_query or choice.next_query.lower() in earlier:
         return None
     return RoundQuery(choice.next_query, choice.next_query, kind="next_hop", focus=choice.entity or None)
-
-
-def best_evidence(state: ExecutorState, n: int) -> list[Candidate]:
-    return sorted(state.evidence.values(), key=lambda c: (-c.score, c.first_round))[:n]

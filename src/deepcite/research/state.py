@@ -104,3 +104,25 @@ class ExecutorState:
     def __post_init__(self) -> None:
         if not self.coverage.aspects:
             self.coverage.aspects = list(self.plan.aspects)
+
+    def add_evidence(self, cand: Candidate) -> tuple[Candidate, bool]:
+        """Hold ``cand`` (a copy) as evidence, or fold this finding of it into the passage already held: the
+        best score, the latest fusion and rerank scores, and every selection, provenance and sub-question.
+        Returns the held passage and whether it is new."""
+        held = self.evidence.get(cand.key)
+        if held is None:
+            held = self.evidence[cand.key] = cand.model_copy(deep=True)
+            return held, True
+        held.score = max(held.score, cand.score)
+        held.rrf = cand.rrf
+        held.rerank = cand.rerank if cand.rerank is not None else held.rerank
+        held.selections.extend(cand.selections)
+        held.provenance.extend(cand.provenance)
+        held.subquestions.extend(s for s in cand.subquestions if s not in held.subquestions)
+        return held, False
+
+    def best_evidence(self, n: int | None = None) -> list[Candidate]:
+        """The evidence best first (the one order used everywhere): score, then the earlier round, then the
+        chunk id; the first ``n`` when given."""
+        ranked = sorted(self.evidence.values(), key=lambda c: (-c.score, c.first_round, c.chunk.chunk_id))
+        return ranked if n is None else ranked[:n]

@@ -18,7 +18,7 @@ from deepcite.server.auth import Caller, current_caller
 from deepcite.server.disconnect import cancel_on_disconnect
 from deepcite.server.resources import EngineDep
 from deepcite.server.schemas import RequestIdRequest, UnifiedSearchRequest
-from deepcite.server.sse import event_stream
+from deepcite.server.sse import EventStream, StreamEvent, event_stream
 from deepcite.service import (
     AskResponse,
     HopCallback,
@@ -71,7 +71,10 @@ async def _stream(request: QuestionRequest, engine: EngineDep, caller: Caller) -
     "/unified-search",
     response_model=AskResponse,
     responses={
-        200: {"content": {"text/event-stream": {}}, "description": "JSON, or SSE when stream is true"}
+        200: {
+            "content": {"text/event-stream": {"schema": {"$ref": "#/components/schemas/StreamEvent"}}},
+            "description": "JSON, or Server-Sent Events (hop..., summary, answer, done) when stream is true",
+        }
     },
 )
 async def unified_search(
@@ -85,7 +88,13 @@ async def unified_search(
     return await cancel_on_disconnect(http, engine.ask(request, caller.groups), poll_s)
 
 
-@router.get("/unified-search/stream", response_class=EventSourceResponse)
+@router.get(
+    "/unified-search/stream",
+    response_class=EventStream,
+    responses={
+        200: {"model": StreamEvent, "description": "Server-Sent Events: hop..., summary, answer, done"}
+    },
+)
 async def unified_search_stream(
     engine: EngineDep,
     caller: CallerDep,

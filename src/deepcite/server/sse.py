@@ -10,43 +10,109 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any
+from typing import Annotated, Literal
 
 import anyio
+from pydantic import BaseModel, Field, RootModel
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
+from deepcite.answer.pipeline import Citation, SubAnswer
 from deepcite.public_errors import public_error
 from deepcite.service import AskResponse, HopCallback, HopEvent
 
 AskRunner = Callable[[HopCallback], Awaitable[AskResponse]]
 
 
-def _event(name: str, data: Any) -> ServerSentEvent:
-    return ServerSentEvent(event=name, data=json.dumps(data, ensure_ascii=False, default=str))
+class SummaryEvent(BaseModel):
+    """The ``summary`` event: the quick summary and the citations it uses."""
+
+    request_id: str
+    summary: str
+    insufficient: bool
+    citations: list[Citation]
+    chunks_used_summary: int
+    summary_latency_ms: float
+
+    @classmethod
+    def of(cls, response: AskResponse) -> SummaryEvent:
+        cited = [c for c in response.citations if f"[{c.id}]" in response.summary]
+        return cls(**response.model_dump(include=set(cls.model_fields) - {"citations"}), citations=cited)
 
 
-def _parts(response: AskResponse) -> list[tuple[str, dict[str, Any]]]:
-    body = response.model_dump(mode="json")
-    summary_ids = {c["id"] for c in body["citations"] if f"[{c['id']}]" in response.summary}
-    summary = {
-        "request_id": body["request_id"],
-        "summary": body["summary"],
-        "citations": [c for c in body["citations"] if c["id"] in summary_ids],
-        "chunks_used_summary": body["chunks_used_summary"],
-        "summary_latency_ms": body["summary_latency_ms"],
-    }
-    answer = {
-        "request_id": body["request_id"],
-        "answer": body["answer"],
-        "subanswers": body["subanswers"],
-        "citations": body["citations"],
-        "chunks_used_answer": body["chunks_used_answer"],
-        "answer_latency_ms": body["answer_latency_ms"],
-    }
-    return [("summary", summary), ("answer", answer), ("done", body)]
+class AnswerEvent(BaseModel):
+    """The ``answer`` event: the long answer, the sub-answers and every citation of the context."""
+
+    request_id: str
+    answer: str
+    insufficient: bool
+    subanswers: list[SubAnswer]
+    citations: list[Citation]
+    chunks_used_answer: int
+    answer_latency_ms: float
+
+    @classmethod
+    def of(cls, response: AskResponse) -> AnswerEvent:
+        return cls.model_validate(response.model_dump(include=set(cls.model_fields)))
+
+
+class StreamError(BaseModel):
+    """The ``error`` event: a failure after the stream started, as a JSON answer would have said it."""
+
+    error: str
+    message: str
+    status: int
+
+
+class HopMessage(BaseModel):
+    event: Literal["hop"] = "hop"
+    data: HopEvent
+
+
+class SummaryMessage(BaseModel):
+    event: Literal["summary"] = "summary"
+    data: SummaryEvent
+
+
+class AnswerMessage(BaseModel):
+    event: Literal["answer"] = "answer"
+    data: AnswerEvent
+
+
+class DoneMessage(BaseModel):
+    event: Literal["done"] = "done"
+    data: AskResponse
+
+
+class ErrorMessage(BaseModel):
+    event: Literal["error"] = "error"
+    data: StreamError
+
+
+class StreamEvent(
+    RootModel[
+        Annotated[
+            HopMessage | SummaryMessage | AnswerMessage | DoneMessage | ErrorMessage,
+            Field(discriminator="event"),
+        ]
+    ]
+):
+    """One event of the unified search stream: its SSE ``event`` name and its ``data`` (JSON); published in
+    the OpenAPI schema of the streaming routes."""
+
+
+class EventStream(EventSourceResponse):
+    """sse-starlette's response, with its media type on the class so FastAPI documents the events under
+    ``text/event-stream``."""
+
+    media_type = "text/event-stream"
+
+
+def _sent(
+    message: HopMessage | SummaryMessage | AnswerMessage | DoneMessage | ErrorMessage,
+) -> ServerSentEvent:
+    return ServerSentEvent(event=message.event, data=message.data.model_dump_json())
 
 
 async def ask_events(run: AskRunner) -> AsyncIterator[ServerSentEvent]:
@@ -61,15 +127,18 @@ async def ask_events(run: AskRunner) -> AsyncIterator[ServerSentEvent]:
     try:
         with receive:
             async for hop in receive:
-                yield _event("hop", hop.model_dump(mode="json"))
+                yield _sent(HopMessage(data=hop))
         try:
             response = await task
         except Exception as exc:  # the message a JSON answer would have had (no trace, no server path)
             err = public_error(exc, where="unified search stream")
-            yield _event("error", {"error": err.error, "message": err.message, "status": err.status})
+            yield _sent(
+                ErrorMessage(data=StreamError(error=err.error, message=err.message, status=err.status))
+            )
             return
-        for name, payload in _parts(response):
-            yield _event(name, payload)
+        yield _sent(SummaryMessage(data=SummaryEvent.of(response)))
+        yield _sent(AnswerMessage(data=AnswerEvent.of(response)))
+        yield _sent(DoneMessage(data=response))
     finally:
         if not task.done():
             task.cancel()
@@ -77,6 +146,6 @@ async def ask_events(run: AskRunner) -> AsyncIterator[ServerSentEvent]:
                 await task
 
 
-def event_stream(run: AskRunner) -> EventSourceResponse:
+def event_stream(run: AskRunner) -> EventStream:
     """The streaming HTTP response (sse-starlette sends it uncached, with proxy buffering off)."""
-    return EventSourceResponse(ask_events(run))
+    return EventStream(ask_events(run))

@@ -51,9 +51,7 @@ def add_web_evidence(state: ExecutorState, adapters: Adapters) -> ExecutorState:
             ],
             subquestions=[sub],
         )
-        if cand.key not in state.evidence:
-            state.evidence[cand.key] = cand.model_copy(deep=True)
-            state.new_evidence += 1
+        state.new_evidence += state.add_evidence(cand)[1]
         added.append(cand)
     state.selected = [*state.selected, *added]
     own = state.subquery_evidence.setdefault(sub, [])

@@ -7,7 +7,6 @@ from dataclasses import replace
 
 from deepcite.llm.deadline import failure_reason
 from deepcite.research.nodes.base import Adapters, node
-from deepcite.research.planner import best_evidence
 from deepcite.research.state import ExecutorState
 
 
@@ -19,7 +18,7 @@ def choose_next_hop(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     settings, chooser = adapters.settings, adapters.hop_chooser
     if chooser is None or not settings.next_hop.enabled or state.round >= settings.stopping.max_hops:
         return state
-    shown = best_evidence(state, settings.next_hop.evidence_passages)
+    shown = state.best_evidence(settings.next_hop.evidence_passages)
     try:
         choice = chooser.choose(
             state.plan.question, [(c.chunk.title, c.chunk.text) for c in shown], state.asked

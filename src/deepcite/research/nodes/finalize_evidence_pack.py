@@ -18,7 +18,7 @@ def pack_order(state: ExecutorState, adapters: Adapters) -> list[Candidate]:
     order weighs that order with each passage's relevance to the whole question and its links to the others.
     """
     settings = adapters.settings
-    ranked = sorted(state.evidence.values(), key=lambda c: (-c.score, c.first_round, c.chunk.chunk_id))
+    ranked = state.best_evidence()
     per_doc: dict[str, int] = {}
     final: list[Candidate] = []
     for cand in ranked:

@@ -54,7 +54,7 @@ def follow_chain(state: ExecutorState, adapters: Adapters) -> ExecutorState:
             continue
         held = state.evidence.get(cand.key)
         if held is None:
-            held = state.evidence[cand.key] = cand.model_copy(deep=True)
+            held, _ = state.add_evidence(cand)
             held.selections.append(Selection(round=state.round, rank=0, relevance=0.0))
         held.score = max(held.score, s.chain.pin_factor**hop * selection_score(1, 1, s))
         break

@@ -68,7 +68,7 @@ def grade_coverage(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     """
     settings, retriever, grader = adapters.settings, adapters.retriever, adapters.grader
     aspects = state.plan.aspects
-    evidence = sorted(state.evidence.values(), key=lambda c: -c.score)
+    evidence = state.best_evidence()
     coverage = AspectCoverage(
         aspects=aspects,
         covered_by_hop=dict(state.coverage.covered_by_hop),

@@ -21,9 +21,7 @@ def propose_bridge_queries(state: ExecutorState, adapters: Adapters) -> Executor
     settings, retriever = adapters.settings.planning, adapters.retriever
     if settings.graph_bridge_entities < 1 or not isinstance(retriever, GraphRetriever):
         return state
-    best = sorted(state.evidence.values(), key=lambda c: (-c.score, c.first_round))[
-        : settings.graph_seed_passages
-    ]
+    best = state.best_evidence(settings.graph_seed_passages)
     if not best:
         return state
     try:

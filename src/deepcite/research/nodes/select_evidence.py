@@ -163,17 +163,7 @@ def select_evidence(state: ExecutorState, adapters: Adapters) -> ExecutorState:
             Selection(round=state.round, rank=rank, relevance=float(relevance[chosen[rank - 1]]))
         )
         cand.score = selection_score(rank, state.round, settings)
-        old = state.evidence.get(cand.key)
-        if old is None:
-            state.evidence[cand.key] = cand.model_copy(deep=True)
-            new += 1
-            continue
-        old.score = max(old.score, cand.score)
-        old.rrf = cand.rrf
-        old.rerank = cand.rerank if cand.rerank is not None else old.rerank
-        old.selections.extend(cand.selections)
-        old.provenance.extend(cand.provenance)
-        old.subquestions.extend(s for s in cand.subquestions if s not in old.subquestions)
+        new += state.add_evidence(cand)[1]
     state.new_evidence = new
     state.subquery_evidence[state.subquestion] = [c.model_copy(deep=True) for c in state.selected]
     return state

@@ -4,7 +4,6 @@
 
 (function () {
   const { el, clear, show, getJSON, streamEvents, renderAnswer, sourceItem } = window.deepcite;
-  const INSUFFICIENT_PREFIX = "Based on the available sources, there is insufficient evidence";
   const form = document.getElementById("research-form");
   if (!form) return;
 
@@ -43,7 +42,7 @@
   };
   const answersUrl = form.dataset.answersUrl;
 
-  let run = { controller: null, collection: "", citations: new Map(), summary: null, answer: null, savedId: null };
+  let run = { controller: null, collection: "", citations: new Map(), summary: null, answer: null, insufficient: false, savedId: null };
 
   /* ---------- "Download report": the saved answer's report (GET /api/answers/{id}/report), or the answer
      held here rendered by POST /api/report when it was not saved ---------- */
@@ -159,6 +158,7 @@
     run.citations = new Map();
     run.summary = null;
     run.answer = null;
+    run.insufficient = false;
     run.result = null;
     run.savedId = null;
     show(reportBar, false);
@@ -288,13 +288,10 @@
     return data ? data[key] ?? data.text ?? "" : "";
   }
 
-  function isInsufficient(text) {
-    return String(text || "").trim().startsWith(INSUFFICIENT_PREFIX);
-  }
-
-  function renderPart(section, container, text) {
+  /* `insufficient` is the response's own flag: no evidence to answer from, the text is the template */
+  function renderPart(section, container, text, insufficient) {
     show(section, true);
-    if (isInsufficient(text)) {
+    if (insufficient) {
       clear(container);
       container.append(
         el("div", { class: "notice insufficient", role: "status" }, el("h3", {}, "Not enough evidence"), el("p", {}, text))
@@ -307,14 +304,16 @@
   function showSummary(data) {
     rememberCitations(data && data.citations);
     run.summary = textOf(data, "summary");
-    renderPart(ui.summary, ui.summaryText, run.summary);
+    run.insufficient = Boolean(data && data.insufficient);
+    renderPart(ui.summary, ui.summaryText, run.summary, run.insufficient);
     ui.status.textContent = "Summary ready, writing the answer…";
   }
 
   function showLongAnswer(data) {
     rememberCitations(data && data.citations);
     run.answer = textOf(data, "answer");
-    renderPart(ui.answer, ui.answerText, run.answer);
+    run.insufficient = Boolean(data && data.insufficient);
+    renderPart(ui.answer, ui.answerText, run.answer, run.insufficient);
   }
 
   function showResult(result) {
@@ -325,8 +324,9 @@
     rememberCitations(result.citations);
     if (result.summary !== undefined) run.summary = result.summary;
     if (result.answer !== undefined) run.answer = result.answer;
-    if (run.summary !== null) renderPart(ui.summary, ui.summaryText, run.summary);
-    if (run.answer !== null) renderPart(ui.answer, ui.answerText, run.answer);
+    run.insufficient = Boolean(result.insufficient);
+    if (run.summary !== null) renderPart(ui.summary, ui.summaryText, run.summary, run.insufficient);
+    if (run.answer !== null) renderPart(ui.answer, ui.answerText, run.answer, run.insufficient);
     const check = result.citation_check;
     if (check) {
       ui.check.textContent =
