@@ -9,8 +9,9 @@ import it as ``from llm.fake_openai_server import FakeOpenAIServer``; ``tests/``
         client = OpenAICompatClient(LLMSettings(base_url=server.base_url, model="stand-in"))
         client.chat([{"role": "user", "content": "hi"}])   # -> "hello" after one retry
 
-It serves ``POST /v1/chat/completions`` and ``GET /v1/models``. Each chat request takes the next scripted
-action; when the script is empty, ``responder(request_body)`` writes the reply (default: ``"ok"``), or
+It serves ``POST /v1/chat/completions``, ``POST /v1/embeddings`` (a :class:`Reply` answers with
+:func:`stand_in_embedding` of each input, in reverse order) and ``GET /v1/models``. Each request takes the
+next scripted action; when the script is empty, ``responder(request_body)`` writes the reply (default: ``"ok"``), or
 returns the action to take.
 ``reject_json_schema`` / ``reject_json_object`` make it answer 400 to that ``response_format`` type,
 like servers that do not support structured output. Every request body is kept in ``requests``.
@@ -24,6 +25,7 @@ answer was complete (a client that gave up, or whose work was cancelled).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import select
 import socket
@@ -92,6 +94,28 @@ def completion_body(content: str, model: str) -> dict[str, Any]:
             }
         ],
         "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
+    }
+
+
+EMBEDDING_DIM = 6
+
+
+def stand_in_embedding(text: str) -> list[float]:
+    """A deterministic vector of ``text`` (from its SHA-256), what the stand-in embeddings endpoint returns."""
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return [float(b) - 127.5 for b in digest[:EMBEDDING_DIM]]
+
+
+def embeddings_body(texts: list[str], model: str) -> dict[str, Any]:
+    """An OpenAI embeddings list for ``texts``, rows in reverse order (clients must sort by ``index``)."""
+    data = [
+        {"object": "embedding", "index": i, "embedding": stand_in_embedding(t)} for i, t in enumerate(texts)
+    ]
+    return {
+        "object": "list",
+        "data": data[::-1],
+        "model": model,
+        "usage": {"prompt_tokens": 1, "total_tokens": 1},
     }
 
 
@@ -202,7 +226,8 @@ class FakeOpenAIServer:
             def do_POST(self) -> None:  # http.server's naming
                 length = int(self.headers.get("Content-Length") or 0)
                 raw = self.rfile.read(length)
-                if not self.path.rstrip("/").endswith("/chat/completions"):
+                embeddings = self.path.rstrip("/").endswith("/embeddings")
+                if not embeddings and not self.path.rstrip("/").endswith("/chat/completions"):
                     self._send(404, json.dumps({"error": {"message": f"no route {self.path}"}}))
                     return
                 body = json.loads(raw or b"{}")
@@ -224,7 +249,14 @@ class FakeOpenAIServer:
                     if action.delay_s:
                         time.sleep(action.delay_s)
                     model = str(body.get("model", "stand-in"))
-                    self._send(200, json.dumps(completion_body(action.content, model)))
+                    if embeddings:
+                        texts = body.get("input") or []
+                        self._send(
+                            200,
+                            json.dumps(embeddings_body([texts] if isinstance(texts, str) else texts, model)),
+                        )
+                    else:
+                        self._send(200, json.dumps(completion_body(action.content, model)))
 
             def _hang(self, action: Hang) -> None:
                 deadline = time.monotonic() + action.seconds

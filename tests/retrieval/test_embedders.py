@@ -11,9 +11,11 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import numpy as np
 import pytest
+from llm.fake_openai_server import EMBEDDING_DIM, Fail, FakeOpenAIServer, Hang, stand_in_embedding
 
-from deepcite.config import EmbedderSettings, Settings
+from deepcite.config import EmbedderSettings, LLMSettings, Settings
 from deepcite.errors import ConfigError, EmbedderError
+from deepcite.llm.retry import RetryPolicy
 from deepcite.retrieval.embedders import Embedder, OpenAIEmbedder, get_embedder
 
 STANDIN_DIM = 6
@@ -54,6 +56,16 @@ class _StandinEmbeddings(BaseHTTPRequestHandler):
         pass
 
 
+async def _no_wait(seconds: float) -> None:
+    return None
+
+
+def embedder_for(base_url: str, model: str, **kwargs: object) -> OpenAIEmbedder:
+    """An embedder with one quick retry (no real waits) and a 30 s deadline per call."""
+    retry = RetryPolicy(LLMSettings(max_retries=1), asleep=_no_wait)
+    return OpenAIEmbedder(base_url, model, retry=retry, call_deadline_s=30.0, **kwargs)  # type: ignore[arg-type]
+
+
 @pytest.fixture
 def endpoint() -> Iterator[str]:
     _StandinEmbeddings.requests = []
@@ -66,7 +78,7 @@ def endpoint() -> Iterator[str]:
 
 
 def test_openai_embedder_batches_orders_and_normalises(endpoint: str) -> None:
-    embedder = OpenAIEmbedder(endpoint, "text-embed", "sk-test", batch_size=2, query_prefix="query: ")
+    embedder = embedder_for(endpoint, "text-embed", api_key="sk-test", batch_size=2, query_prefix="query: ")
     texts = ["alpha", "beta", "gamma", "delta", "epsilon"]
     vectors = embedder.encode(texts)
     assert vectors.shape == (5, STANDIN_DIM) and vectors.dtype == np.float32
@@ -85,18 +97,53 @@ def test_openai_embedder_batches_orders_and_normalises(endpoint: str) -> None:
 
 
 def test_openai_embedder_probes_dim_and_sends_dimensions(endpoint: str) -> None:
-    assert OpenAIEmbedder(endpoint, "m").dim == STANDIN_DIM
-    OpenAIEmbedder(endpoint, "m", dimensions=STANDIN_DIM).encode(["x"])
+    assert embedder_for(endpoint, "m").dim == STANDIN_DIM
+    embedder_for(endpoint, "m", dimensions=STANDIN_DIM).encode(["x"])
     assert _StandinEmbeddings.requests[-1]["body"]["dimensions"] == STANDIN_DIM
 
 
 def test_openai_embedder_errors_are_clear(endpoint: str) -> None:
     with pytest.raises(EmbedderError, match="HTTP 500: model exploded"):
-        OpenAIEmbedder(endpoint, "broken").encode(["x"])
+        embedder_for(endpoint, "broken").encode(["x"])
     with pytest.raises(EmbedderError, match="unreachable"):
-        OpenAIEmbedder("http://127.0.0.1:9/v1", "m", timeout_s=2).encode(["x"])
+        embedder_for("http://127.0.0.1:9/v1", "m", timeout_s=2).encode(["x"])
     with pytest.raises(ConfigError, match="needs base_url and model"):
-        OpenAIEmbedder("", "m")
+        embedder_for("", "m")
+
+
+def test_a_429_with_retry_after_is_waited_out_and_the_batch_sent_again() -> None:
+    waits: list[float] = []
+
+    async def record(seconds: float) -> None:
+        waits.append(seconds)
+
+    with FakeOpenAIServer() as server:
+        server.script(Fail(429, retry_after="3"))
+        retry = RetryPolicy(LLMSettings(max_retries=2), asleep=record)
+        embedder = OpenAIEmbedder(server.base_url, "m", retry=retry, call_deadline_s=30.0)
+        vectors = embedder.encode(["alpha", "beta"])
+        assert waits == [3.0]  # the Retry-After, exactly
+        assert [r["input"] for r in server.requests] == [["alpha", "beta"]] * 2
+        expected = np.asarray(stand_in_embedding("beta"))
+        assert vectors.shape == (2, EMBEDDING_DIM)
+        assert np.allclose(vectors[1], expected / np.linalg.norm(expected), atol=1e-6)
+        server.script(Fail(429, retry_after="3"), Fail(503), Fail(503))  # more failures than retries
+        with pytest.raises(EmbedderError, match="HTTP 503"):
+            embedder.encode(["gamma"])
+        server.script(Fail(429, retry_after="600"))  # longer than llm.backoff_max_s: no retry
+        with pytest.raises(EmbedderError, match="HTTP 429"):
+            embedder.encode(["delta"])
+        embedder.close()
+
+
+def test_a_call_past_its_deadline_is_an_embedder_error() -> None:
+    with FakeOpenAIServer() as server:
+        server.script(Hang(30.0))
+        retry = RetryPolicy(LLMSettings(max_retries=0), asleep=_no_wait)
+        embedder = OpenAIEmbedder(server.base_url, "m", retry=retry, call_deadline_s=0.5)
+        with pytest.raises(EmbedderError, match=r"did not answer within 0.5 s.*llm.call_deadline_s"):
+            embedder.encode(["alpha"])
+        embedder.close()
 
 
 def test_get_embedder_is_cached_per_configuration(endpoint: str) -> None:

@@ -68,6 +68,19 @@ def test_html_text_skips_scripts_navigation_and_footers() -> None:
         assert noise not in text
 
 
+def test_html_text_of_a_decoded_xhtml_page_leaves_hidden_blocks_out() -> None:
+    page = (
+        '<?xml version="1.0" encoding="iso-8859-1"?><html><head><title>Warfarin – dosing</title></head>'
+        "<body><article><p>Warfarin doses are adjusted to keep the INR between two and three in most "
+        "patients.</p><div style='display:none'>tracking pixel text</div><p hidden>secret note</p>"
+        "</article></body></html>"
+    )
+    title, text = html_to_text(page)
+    assert title == "Warfarin – dosing" and "INR between two and three" in text
+    assert "tracking pixel" not in text and "secret note" not in text
+    assert html_to_text("") == ("", "")
+
+
 def test_extractive_summary_keeps_the_sentences_about_the_question_in_page_order() -> None:
     settings = WebSearchSettings(summary_sentences=2)
     _, text = html_to_text((PAGES / "af-stroke.html").read_text(encoding="utf-8"))

@@ -5,14 +5,10 @@ Usage::
     client = OpenAICompatClient(LLMSettings(base_url="http://127.0.0.1:11434/v1", model="llama3.1"))
     text = client.chat([{"role": "user", "content": "Say hi"}])
 
-Retries are this module's job alone (the SDK's own are switched off): 429, 5xx, timeouts and connection
-errors are retried up to ``max_retries`` times with exponential backoff and full jitter
-(``backoff_initial_s`` doubling, capped at ``backoff_max_s``); a ``Retry-After`` / ``retry-after-ms``
-header is waited out exactly, and one asking for longer than ``backoff_max_s`` ends the call at once.
-The SDK's ``max_retries`` covers the same errors and honours Retry-After, but not these rules: its backoff
-bounds are fixed (0.5 s to 8 s, not the settings), a Retry-After above two minutes is replaced by its own short
-backoff where deepcite gives up at once and says so, and its waits cannot be recorded by a test; so
-tenacity drives the retries and the SDK makes single attempts.
+Retries follow :class:`deepcite.llm.retry.RetryPolicy` (the SDK's own are switched off), the policy the
+embeddings endpoint shares: 429, 5xx, timeouts and dropped connections are retried with exponential backoff
+and full jitter, a ``Retry-After`` is waited out exactly, one asking for longer than ``backoff_max_s`` ends
+the call at once.
 
 Deadlines: ``timeout_s`` bounds each network step (the SDK's httpx timeout: connect, one read), so a server
 that sends a byte now and then would hold a call for ever; ``call_deadline_s`` bounds the whole call
@@ -30,67 +26,30 @@ that worked for later calls. Parse replies with :func:`deepcite.llm.json.chat_js
 from __future__ import annotations
 
 import asyncio
-import email.utils
 import json
 import logging
 import threading
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
-from datetime import UTC, datetime
 from functools import partial
 from typing import Any, Literal
 
 import anyio
 import openai
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
-from tenacity.wait import wait_random_exponential
 
 from deepcite.config import LLMSettings
 from deepcite.errors import ConfigError, LLMError, LLMTimeoutError
 from deepcite.llm.client import Message
 from deepcite.llm.deadline import call_deadline
 from deepcite.llm.portal import BackgroundLoop
+from deepcite.llm.retry import NO_KEY, RetryPolicy, is_transient, retry_after_seconds
 
 log = logging.getLogger(__name__)
 
 StructuredOutput = Literal["json_schema", "json_object", "prompt"]
 _LEVELS: tuple[StructuredOutput, ...] = ("json_schema", "json_object", "prompt")
 _SCHEMA_NAME = "deepcite_output"
-# local servers (Ollama, llama.cpp, vLLM) need no key, but the SDK refuses an empty one
-_NO_KEY = "not-needed"
-
-
-def retry_after_seconds(error: BaseException | None) -> float | None:
-    """Seconds a 429/5xx response asks the client to wait (``retry-after-ms`` or ``Retry-After``)."""
-    if not isinstance(error, openai.APIStatusError):
-        return None
-    headers = error.response.headers
-    millis = headers.get("retry-after-ms")
-    if millis:
-        try:
-            return max(0.0, float(millis) / 1000.0)
-        except ValueError:
-            pass
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    try:
-        return max(0.0, float(value))
-    except ValueError:
-        pass
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, (when - datetime.now(UTC)).total_seconds())
-
-
-def _is_transient(error: BaseException) -> bool:
-    """429, 5xx, timeouts and dropped connections may succeed when tried again."""
-    if isinstance(error, openai.APIConnectionError):  # includes APITimeoutError
-        return True
-    return isinstance(error, openai.APIStatusError) and (error.status_code == 429 or error.status_code >= 500)
 
 
 def _schema_instruction(schema: dict[str, Any]) -> str:
@@ -119,7 +78,7 @@ class OpenAICompatClient:
                 "(e.g. http://127.0.0.1:11434/v1) and DEEPCITE_LLM_MODEL"
             )
         self._settings = settings
-        self._asleep = asleep
+        self._retry = RetryPolicy(settings, asleep=asleep)
         self._level_lock = threading.Lock()
         self._level: StructuredOutput = settings.structured_output
         self._loop = BackgroundLoop()  # where synchronous callers' calls run
@@ -202,7 +161,7 @@ class OpenAICompatClient:
     def _client_kwargs(self) -> dict[str, Any]:
         return {
             "base_url": self._settings.base_url,
-            "api_key": self._settings.api_key or _NO_KEY,
+            "api_key": self._settings.api_key or NO_KEY,
             "timeout": self._settings.timeout_s,
             "max_retries": 0,  # retries are ours (see module docstring)
         }
@@ -272,51 +231,16 @@ class OpenAICompatClient:
                 self._level = lower
         return lower
 
-    # -- retries ----------------------------------------------------------------------------------
-
-    def _wait(self, state: RetryCallState) -> float:
-        error = state.outcome.exception() if state.outcome else None
-        after = retry_after_seconds(error)
-        if after is not None:
-            return after
-        jitter = wait_random_exponential(
-            multiplier=self._settings.backoff_initial_s, max=self._settings.backoff_max_s
-        )
-        return float(jitter(state))
-
-    def _should_retry(self, error: BaseException) -> bool:
-        if not _is_transient(error):
-            return False
-        after = retry_after_seconds(error)
-        return after is None or after <= self._settings.backoff_max_s
-
-    def _retry_policy(self, end: float) -> dict[str, Any]:
-        def wait_would_pass_deadline(state: RetryCallState) -> bool:
-            return time.monotonic() + (state.upcoming_sleep or 0.0) >= end
-
-        return {
-            "stop": stop_after_attempt(self._settings.max_retries + 1) | wait_would_pass_deadline,
-            "wait": self._wait,
-            "retry": retry_if_exception(self._should_retry),
-            "reraise": True,
-            "before_sleep": self._log_retry,
-        }
-
-    def _log_retry(self, state: RetryCallState) -> None:
-        error = state.outcome.exception() if state.outcome else None
-        wait = state.next_action.sleep if state.next_action else 0.0
-        log.warning("LLM call failed (%s); retry %d in %.2fs", error, state.attempt_number, wait)
-
     async def _awith_retries(self, call: Callable[[], Awaitable[str]], deadline: tuple[float, float]) -> str:
         end, seconds = deadline
-        retrying = AsyncRetrying(sleep=self._asleep, **self._retry_policy(end))
+        retrying = self._retry.retrying(end)
         try:
             return await retrying(call)
         except openai.BadRequestError:
             raise
         except (openai.OpenAIError, ValueError) as exc:
             attempts = retrying.statistics.get("attempt_number", 1)
-            if self._should_retry(exc) and attempts <= self._settings.max_retries:
+            if self._retry.should_retry(exc) and attempts <= self._settings.max_retries:
                 raise LLMTimeoutError(  # stopped because the next try would not fit before the deadline
                     f"the LLM at {self._settings.base_url} (model {self.model}) did not answer within "
                     f"{seconds:g} s ({attempts} attempts, last: {exc}); settings llm.call_deadline_s and "
@@ -341,7 +265,7 @@ class OpenAICompatClient:
             )
         if isinstance(error, ValueError):  # the SDK could not decode the body
             return LLMError(f"{where} sent a response that is not valid JSON ({error}); check the server")
-        if _is_transient(error):
+        if is_transient(error):
             return LLMError(
                 f"{where} still failing after {attempts} attempts: {error}; "
                 "check the server or raise DEEPCITE_LLM_TIMEOUT_S / DEEPCITE_LLM_MAX_RETRIES"

@@ -15,14 +15,19 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Sequence
+from functools import partial
 from typing import Any, Literal, Protocol, runtime_checkable
 
-import httpx
+import anyio
 import numpy as np
+import openai
 
-from deepcite.config import EmbedderSettings, Settings, get_settings
+from deepcite.config import Settings, get_settings
 from deepcite.errors import ConfigError, EmbedderError
+from deepcite.llm.portal import BackgroundLoop
+from deepcite.llm.retry import NO_KEY, RetryPolicy
 
 
 @runtime_checkable
@@ -139,10 +144,14 @@ class SentenceTransformerEmbedder:
 
 
 class OpenAIEmbedder:
-    """An OpenAI-compatible ``POST {base_url}/embeddings`` endpoint (OpenAI, vLLM, Ollama, llama.cpp, TEI).
+    """An OpenAI-compatible ``POST {base_url}/embeddings`` endpoint (OpenAI, vLLM, Ollama, llama.cpp, TEI),
+    called through the ``openai`` SDK.
 
     ``base_url`` includes the version path (``http://host:8000/v1``). Batched by ``batch_size``; rows are
-    re-ordered by the response's ``index`` and L2-normalised.
+    re-ordered by the response's ``index`` and L2-normalised. A failing call is retried by ``retry`` (the
+    policy the LLM client uses: 429 with its Retry-After, 5xx, timeouts, dropped connections), each call
+    bounded by ``timeout_s`` per network step and ``call_deadline_s`` in all, so one 429 no longer ends an
+    ingest. The request's LLM budget does not apply: an offline answer still embeds its query.
     """
 
     def __init__(
@@ -151,6 +160,8 @@ class OpenAIEmbedder:
         model: str,
         api_key: str | None = None,
         *,
+        retry: RetryPolicy,
+        call_deadline_s: float,
         batch_size: int = 64,
         dimensions: int | None = None,
         timeout_s: float = 60.0,
@@ -164,8 +175,16 @@ class OpenAIEmbedder:
             )
         if batch_size < 1:
             raise ConfigError(f"embedder batch_size must be at least 1, not {batch_size}")
-        headers = {"Authorization": f"Bearer {api_key}"} if api_key else {}
-        self._client = httpx.Client(base_url=base_url.rstrip("/"), headers=headers, timeout=timeout_s)
+        self._client_kwargs: dict[str, Any] = {
+            "base_url": base_url.rstrip("/"),
+            "api_key": api_key or NO_KEY,
+            "timeout": timeout_s,
+            "max_retries": 0,  # retries are the shared policy's
+        }
+        self._loop = BackgroundLoop()  # the async client runs here; encode() is called from threads
+        self._async: openai.AsyncOpenAI | None = None
+        self._retry = retry
+        self._call_deadline_s = call_deadline_s
         self._url = base_url
         self._model = model
         self._dimensions = dimensions
@@ -186,27 +205,39 @@ class OpenAIEmbedder:
         return self._dim
 
     def _post(self, batch: list[str]) -> np.ndarray:
-        body: dict[str, Any] = {"model": self._model, "input": batch}
-        if self._dimensions:
-            body["dimensions"] = self._dimensions
+        end = time.monotonic() + self._call_deadline_s
         try:
-            response = self._client.post("/embeddings", json=body)
-        except httpx.HTTPError as exc:
-            raise EmbedderError(f"embedding endpoint {self._url} unreachable: {exc}; check base_url") from exc
-        if response.status_code != 200:
+            data = self._loop.call(self._aembed_until, batch, end)
+        except TimeoutError:
             raise EmbedderError(
-                f"embedding endpoint {self._url} answered HTTP {response.status_code}: {response.text[:300]}"
-            )
-        try:
-            data = sorted(response.json()["data"], key=lambda item: item["index"])
-            array = np.asarray([item["embedding"] for item in data], dtype=np.float32)
-        except (ValueError, KeyError, TypeError) as exc:
+                f"embedding endpoint {self._url} did not answer within {self._call_deadline_s:g} s (connect, "
+                "reads and retries; setting llm.call_deadline_s)"
+            ) from None
+        except openai.APIStatusError as exc:
+            raise EmbedderError(
+                f"embedding endpoint {self._url} answered HTTP {exc.status_code}: {exc.response.text[:300]}"
+            ) from exc
+        except openai.APIConnectionError as exc:
+            raise EmbedderError(f"embedding endpoint {self._url} unreachable: {exc}; check base_url") from exc
+        except (openai.OpenAIError, ValueError) as exc:
             raise EmbedderError(f"embedding endpoint {self._url} sent an unexpected body: {exc}") from exc
+        rows = sorted(data, key=lambda item: item.index)
+        array = np.asarray([item.embedding for item in rows], dtype=np.float32)
         if array.ndim != 2 or array.shape[0] != len(batch):
             raise EmbedderError(
                 f"embedding endpoint {self._url} returned {array.shape[0]} vectors for {len(batch)}"
             )
         return array
+
+    async def _aembed_until(self, batch: list[str], end: float) -> list[Any]:
+        """One batch's embeddings, retried by the shared policy, ended at ``end`` (monotonic time)."""
+        if self._async is None:
+            self._async = openai.AsyncOpenAI(**self._client_kwargs)
+        extra = {"dimensions": self._dimensions} if self._dimensions else {}
+        call = partial(self._async.embeddings.create, model=self._model, input=batch, **extra)
+        with anyio.fail_after(max(0.0, end - time.monotonic())):
+            response = await self._retry.retrying(end)(call)
+        return list(response.data)
 
     def encode(self, texts: Sequence[str], *, kind: Kind = "passage") -> np.ndarray:
         """A ``(len(texts), dim)`` float32 array (unit rows when ``normalize``)."""
@@ -224,34 +255,44 @@ class OpenAIEmbedder:
         return _unit_rows(array) if self.normalize else array
 
     def close(self) -> None:
-        self._client.close()
+        """Close the HTTP client and stop its background loop."""
+        if self._loop.started and self._async is not None:
+            self._loop.call(self._async.close)
+        self._loop.close()
 
 
 _cache: dict[tuple[Any, ...], Embedder] = {}
 _cache_lock = threading.Lock()
 
 
-def _cache_key(s: EmbedderSettings) -> tuple[Any, ...]:
-    return tuple(sorted(s.model_dump().items()))
+def _cache_key(settings: Settings) -> tuple[Any, ...]:
+    key = tuple(sorted(settings.embedder.model_dump().items()))
+    if settings.embedder.kind == "openai":  # its retries and deadline follow the llm settings
+        policy = ("max_retries", "backoff_initial_s", "backoff_max_s", "call_deadline_s")
+        key += tuple((name, getattr(settings.llm, name)) for name in policy)
+    return key
 
 
 def get_embedder(settings: Settings | None = None) -> Embedder:
     """The embedder ``settings.embedder`` describes, created once per process per configuration."""
-    s = (settings or get_settings()).embedder
-    key = _cache_key(s)
+    settings = settings or get_settings()
+    key = _cache_key(settings)
     with _cache_lock:
         if key not in _cache:
-            _cache[key] = _build(s)
+            _cache[key] = _build(settings)
         return _cache[key]
 
 
-def _build(s: EmbedderSettings) -> Embedder:
+def _build(settings: Settings) -> Embedder:
+    s = settings.embedder
     prefixes = {"query_prefix": s.query_prefix, "passage_prefix": s.passage_prefix}
     if s.kind == "openai":
         return OpenAIEmbedder(
             s.base_url or "",
             s.model,
             s.api_key,
+            retry=RetryPolicy(settings.llm, what=f"embedding call to {s.base_url}"),
+            call_deadline_s=settings.llm.call_deadline_s,
             batch_size=s.batch_size,
             dimensions=s.dimensions,
             timeout_s=s.timeout_s,

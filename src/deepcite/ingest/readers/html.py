@@ -17,6 +17,7 @@ from deepcite.config import IngestSettings
 from deepcite.ingest.readers.base import Block, ReadResult, document_from_blocks
 from deepcite.ingest.readers.text import markdown_blocks
 
+_XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _DROP_TAGS = frozenset({"script", "style", "noscript", "template"})
 _EMPHASIS = re.compile(r"(?<![\w*])\*{1,2}(?=\S)|(?<=\S)\*{1,2}(?![\w*])")
@@ -40,7 +41,7 @@ class HtmlReader:
             blocks,
             doc_id=doc_id,
             name=name,
-            title=(metadata.title if metadata else None) or _title(tree),
+            title=(metadata.title if metadata else None) or html_title(tree),
             authors=[
                 a.strip()
                 for a in ((metadata.author or "") if metadata else "").split(";")
@@ -50,8 +51,10 @@ class HtmlReader:
         )
 
 
-def parse_html(data: bytes) -> lxml_html.HtmlElement:
-    """An HTML or XHTML document as an lxml tree, hidden content removed."""
+def parse_html(data: bytes | str) -> lxml_html.HtmlElement:
+    """An HTML or XHTML document (bytes, or text already decoded) as an lxml tree, hidden content removed."""
+    if isinstance(data, str):  # lxml refuses text that still declares its byte encoding
+        data = _XML_DECLARATION.sub("", data, count=1)
     tree = lxml_html.document_fromstring(data)
     doomed = [el for el in tree.iter() if isinstance(el.tag, str) and _hidden(el)]
     for el in doomed:
@@ -105,6 +108,7 @@ def _local(tag: str) -> str:
     return etree.QName(tag).localname.lower() if tag.startswith("{") else tag.lower()
 
 
-def _title(tree: lxml_html.HtmlElement) -> str | None:
+def html_title(tree: lxml_html.HtmlElement) -> str | None:
+    """The document's ``<title>``, white space collapsed (None without one)."""
     found = tree.find(".//title")
     return " ".join(found.text_content().split()) if found is not None else None

@@ -9,42 +9,21 @@ from __future__ import annotations
 
 import logging
 import math
-import re
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from typing import Protocol, runtime_checkable
 
 import httpx
+import trafilatura
+from lxml import etree
 
 from deepcite.config import WebSearchSettings
 from deepcite.errors import DeepciteError
+from deepcite.ingest.readers.html import html_title, parse_html
 from deepcite.llm.client import LLMClient
 from deepcite.text import split_sentences, tokenize
 
 log = logging.getLogger(__name__)
 
-_SKIP_TAGS = frozenset(
-    {"script", "style", "noscript", "nav", "header", "footer", "aside", "form", "svg", "template"}
-)
-_BLOCK_TAGS = frozenset(
-    {
-        "p",
-        "div",
-        "section",
-        "article",
-        "main",
-        "li",
-        "ul",
-        "ol",
-        "br",
-        "tr",
-        "td",
-        "th",
-        "table",
-        "blockquote",
-    }
-    | {"h1", "h2", "h3", "h4", "h5", "h6", "pre", "dd", "dt", "figcaption"}
-)
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 
 
@@ -63,57 +42,20 @@ class WebPage:
     text: str
 
 
-class _TextExtractor(HTMLParser):
-    """Readable text of an HTML page: visible text, block elements on their own lines, no scripts."""
-
-    def __init__(self) -> None:
-        super().__init__(convert_charrefs=True)
-        self.parts: list[str] = []
-        self.title = ""
-        self.h1 = ""
-        self._skip = 0
-        self._in: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _SKIP_TAGS:
-            self._skip += 1
-        elif tag in _BLOCK_TAGS:
-            self.parts.append("\n")
-        self._in.append(tag)
-
-    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _BLOCK_TAGS:
-            self.parts.append("\n")
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _SKIP_TAGS and self._skip:
-            self._skip -= 1
-        elif tag in _BLOCK_TAGS:
-            self.parts.append("\n")
-        if tag in self._in:
-            del self._in[len(self._in) - 1 - self._in[::-1].index(tag)]
-
-    def handle_data(self, data: str) -> None:
-        current = self._in[-1] if self._in else ""
-        if current == "title":
-            self.title += data
-            return
-        if self._skip:
-            return
-        if current == "h1" and not self.h1:
-            self.h1 = data.strip()
-        self.parts.append(data)
-
-
 def html_to_text(html: str) -> tuple[str, str]:
-    """``(title, text)`` of an HTML document: the ``<title>`` (or first ``<h1>``) and its visible prose."""
-    parser = _TextExtractor()
-    parser.feed(html)
-    parser.close()
-    lines = (re.sub(r"[ \t\r\f\v]+", " ", line).strip() for line in "".join(parser.parts).split("\n"))
-    text = "\n".join(line for line in lines if line)
-    title = re.sub(r"\s+", " ", parser.title).strip() or parser.h1
-    return title, text
+    """``(title, text)`` of an HTML document: its ``<title>`` (else the title trafilatura finds, such as the
+    first heading) and its main content as trafilatura extracts it (navigation, sidebars, footers, scripts
+    and hidden blocks left out), one paragraph a line."""
+    try:
+        tree = parse_html(html)
+    except (etree.ParserError, ValueError):  # an empty or unparsable document has no readable text
+        return "", ""
+    text = trafilatura.extract(
+        tree, output_format="txt", include_tables=True, include_comments=False, favor_recall=True
+    )
+    found = trafilatura.extract_metadata(tree)
+    title = html_title(tree) or (found.title if found is not None else None) or ""
+    return title, text or ""
 
 
 async def fetch_page(client: httpx.AsyncClient, url: str, settings: WebSearchSettings) -> WebPage:
