@@ -6,7 +6,10 @@ DEMO_DIR ?= .data/demo
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: demo test lint bench browser ocr clean
+PDFJS_VERSION := 5.7.284
+PDFJS_DIR := src/deepcite/server/static/pdfjs
+
+.PHONY: demo test lint bench browser ocr pdfjs clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -15,6 +18,20 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q torch==2.13.0
 	$(PY) -m pip install -q -e ".[test]"
 	touch $(STAMP)
+
+# pdf.js for the citation viewer, vendored from the npm registry into the package (not in git; no CDN):
+# the module, its worker, the text layer's stylesheet, its licence and the standard fonts, swapped in whole
+$(PDFJS_DIR)/pdf.min.mjs:
+	rm -rf $(PDFJS_DIR).tmp && mkdir -p $(PDFJS_DIR).tmp
+	cd $(PDFJS_DIR).tmp && npm pack --silent pdfjs-dist@$(PDFJS_VERSION) >/dev/null && tar xzf pdfjs-dist-$(PDFJS_VERSION).tgz
+	mkdir -p $(PDFJS_DIR).tmp/out
+	cp $(PDFJS_DIR).tmp/package/build/pdf.min.mjs $(PDFJS_DIR).tmp/package/build/pdf.worker.min.mjs $(PDFJS_DIR).tmp/out/
+	cp $(PDFJS_DIR).tmp/package/web/pdf_viewer.css $(PDFJS_DIR).tmp/out/
+	cp $(PDFJS_DIR).tmp/package/LICENSE $(PDFJS_DIR).tmp/out/LICENSE
+	cp -r $(PDFJS_DIR).tmp/package/standard_fonts $(PDFJS_DIR).tmp/out/standard_fonts
+	rm -rf $(PDFJS_DIR) && mv $(PDFJS_DIR).tmp/out $(PDFJS_DIR) && rm -rf $(PDFJS_DIR).tmp
+
+pdfjs: $(PDFJS_DIR)/pdf.min.mjs
 
 # Debian's Chromium for the browser tests (Playwright drives it; no browser download)
 browser:
@@ -28,12 +45,12 @@ ocr:
 	  echo "installing Debian's tesseract-ocr for OCR of scanned PDFs"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr tesseract-ocr-eng >/dev/null; }
 
-demo: $(STAMP)
+demo: $(STAMP) pdfjs
 	DEEPCITE_DATA_DIR=$(DEMO_DIR) $(VENV)/bin/deepcite ingest src/deepcite/data/sample/corpus.jsonl --collection demo
 	DEEPCITE_DATA_DIR=$(DEMO_DIR) $(VENV)/bin/deepcite search "atrial fibrillation stroke risk" --collection demo -k 5
 	DEEPCITE_DATA_DIR=$(DEMO_DIR) $(VENV)/bin/deepcite ask "Does atrial fibrillation increase the risk of stroke, and how is it treated?" --collection demo
 
-test: $(STAMP) browser ocr
+test: $(STAMP) pdfjs browser ocr
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/ruff format --check src tests benchmarks
 	$(PY) -m pytest -q
@@ -50,4 +67,4 @@ bench: $(STAMP)
 		--data-dir .data/bench --out benchmarks/results/multihop_hotpotqa500_full.json
 
 clean:
-	rm -rf $(VENV) .data .pytest_cache test-artifacts
+	rm -rf $(VENV) .data .pytest_cache test-artifacts $(PDFJS_DIR)

@@ -249,6 +249,19 @@ def _files() -> st.SearchStrategy[Case]:
     return st.tuples(names, ids).map(lambda ci: Case("GET", f"/files/{segment(ci[0])}/{segment(ci[1])}"))
 
 
+def _document_view() -> st.SearchStrategy[Case]:
+    names = st.one_of(texts(), st.sampled_from(["fixture", "practitioners", "..", "%2e%2e"]))
+    ids = st.one_of(texts(), st.sampled_from(["af-stroke-1", "../../etc/passwd", "a/../../b", "x" * 600]))
+    passages = st.one_of(st.none(), texts(), st.sampled_from(["af-stroke-1:0", "x" * 5000]))
+    return st.tuples(names, ids, passages).map(
+        lambda cip: Case(
+            "GET",
+            "/api/document-view",
+            params={"collection": cip[0], "document": cip[1], **({"passage": cip[2]} if cip[2] else {})},
+        )
+    )
+
+
 def _static() -> st.SearchStrategy[Case]:
     escaped = [
         "common.js",
@@ -260,7 +273,8 @@ def _static() -> st.SearchStrategy[Case]:
         "%2e%2e",
     ]
     names = st.one_of(texts().map(segment), st.sampled_from(escaped))
-    return names.map(lambda n: Case("GET", f"/static/{n}"))
+    folders = st.sampled_from(["", "pdfjs/", "pdfjs/standard_fonts/", "pdfjs/../"])
+    return st.tuples(folders, names).map(lambda fn: Case("GET", f"/static/{fn[0]}{fn[1]}"))
 
 
 def _upload() -> st.SearchStrategy[Case]:
@@ -345,6 +359,7 @@ CATEGORIES: dict[str, tuple[Callable[[], st.SearchStrategy[Case]], int]] = {
     "practitioners": (_practitioners, 15),
     "report": (_report, 15),
     "files": (_files, 20),
+    "document-view": (_document_view, 15),
     "static": (_static, 20),
     "upload": (_upload, 15),
     "jobs": (_jobs, 10),

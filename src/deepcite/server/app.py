@@ -32,6 +32,7 @@ from deepcite.server import (
     routes_report,
     routes_saved,
     routes_upload,
+    routes_view,
     ui,
 )
 from deepcite.server.auth import Authenticator
@@ -80,6 +81,7 @@ def create_app(
     app.include_router(routes_practitioners.router)
     app.include_router(routes_files.router)
     app.include_router(routes_upload.router)
+    app.include_router(routes_view.router)
     app.include_router(ui.router)
     app.add_middleware(
         BodySizeLimit,

@@ -21,6 +21,20 @@ STATIC_DIR = HERE / "static"
 _STATIC_TYPES = {".css": "text/css", ".js": "text/javascript", ".svg": "image/svg+xml", ".png": "image/png"}
 # the files /static/ serves, listed once: a requested name is looked up here, never joined into a path
 _STATIC_FILES = {p.name: p for p in STATIC_DIR.iterdir() if p.is_file() and p.suffix in _STATIC_TYPES}
+# pdf.js, vendored from npm by `make` (Makefile target `pdfjs`; not in git): served the same way, from a
+# listing made once; without it the viewer shows the stored text of PDFs too
+PDFJS_DIR = STATIC_DIR / "pdfjs"
+_PDFJS_TYPES = {
+    ".mjs": "text/javascript",
+    ".css": "text/css",
+    ".pfb": "application/octet-stream",
+    ".ttf": "font/ttf",
+}
+_PDFJS_FILES = (
+    {p.relative_to(PDFJS_DIR).as_posix(): p for p in PDFJS_DIR.rglob("*") if p.suffix in _PDFJS_TYPES}
+    if PDFJS_DIR.is_dir()
+    else {}
+)
 
 templates = Jinja2Templates(directory=HERE / "templates")
 router = APIRouter(include_in_schema=False)
@@ -68,6 +82,21 @@ def _research(request: Request, answer_id: str) -> HTMLResponse:
     )
 
 
+@router.get("/view/{collection}/{document_id:path}", response_class=HTMLResponse)
+async def viewer_page(request: Request, collection: str, document_id: str) -> HTMLResponse:
+    """The viewer: a cited document with the citation's quote marked (``?passage=<chunk id>&start=&end=``,
+    offsets into that passage's text); a PDF at the passage's page in pdf.js, any other file as its
+    stored text. The page reads ``/api/document-view`` and ``/files/…`` with the caller's token."""
+    return _page(
+        request,
+        "viewer.html",
+        page="viewer",
+        collection=collection,
+        document_id=document_id,
+        pdfjs=bool(_PDFJS_FILES),
+    )
+
+
 @router.get("/practitioners", response_class=HTMLResponse)
 async def practitioners_page(request: Request) -> HTMLResponse:
     """The practitioner finder: a request with an optional city/state, result cards and the intent panel."""
@@ -87,3 +116,14 @@ async def static_file(name: str) -> FileResponse:
     if path is None:
         raise HTTPException(status_code=404, detail="no such static file")
     return FileResponse(path, media_type=_STATIC_TYPES[path.suffix], headers={"Cache-Control": "no-cache"})
+
+
+@router.get("/static/pdfjs/{name:path}")
+async def pdfjs_file(name: str) -> FileResponse:
+    """One file of the vendored pdf.js (its module, worker and standard fonts); any other name is 404."""
+    path = _PDFJS_FILES.get(name)
+    if path is None:
+        raise HTTPException(status_code=404, detail="no such pdf.js file (run make to vendor pdf.js)")
+    return FileResponse(
+        path, media_type=_PDFJS_TYPES[path.suffix], headers={"Cache-Control": "max-age=86400"}
+    )

@@ -226,6 +226,19 @@ window.deepcite = (function () {
     return "/files/" + encodeURIComponent(chunk._collection) + "/" + id + page;
   }
 
+  /** The viewer of a passage's document, the citation's quote marked (web pages have none):
+      /view/{collection}/{document}?passage={chunk id}&start={quote_start}&end={quote_end}. */
+  function viewHref(chunk) {
+    if (!chunk._collection || !chunk.doc_id || !chunk.chunk_id || isWeb(chunk)) return null;
+    const id = String(chunk.doc_id).split("/").map(encodeURIComponent).join("/");
+    const query = new URLSearchParams({ passage: chunk.chunk_id });
+    if (chunk.quote) {
+      query.set("start", String(chunk.quote_start));
+      query.set("end", String(chunk.quote_end));
+    }
+    return "/view/" + encodeURIComponent(chunk._collection) + "/" + id + "?" + query.toString();
+  }
+
   /** Open a file link: a plain navigation when no token is kept; with a token (which a link cannot send)
       the file is fetched with it and opened from a blob URL at the same page. */
   function openFile(event) {
@@ -262,11 +275,15 @@ window.deepcite = (function () {
 
   function sourceLinks(chunk) {
     const links = [];
-    const file = fileHref(chunk);
-    if (file) {
-      const page = pageLabel(chunk);
-      links.push(el("a", { href: file, class: "file-link", target: "_blank", rel: "noopener" }, "Open " + chunk.file + (page ? " at " + page : "")));
+    const view = viewHref(chunk);
+    const page = pageLabel(chunk);
+    if (view) {
+      // rel=opener: the new tab gets a copy of this tab's sessionStorage, so the viewer can send the API token
+      const label = (chunk.quote ? "Show the quote in " : "Show in ") + (chunk.file || "the document") + (page ? " at " + page : "");
+      links.push(el("a", { href: view, class: "view-link", target: "_blank", rel: "opener" }, label));
     }
+    const file = fileHref(chunk);
+    if (file) links.push(el("a", { href: file, class: "file-link", target: "_blank", rel: "noopener" }, "Original file"));
     if (chunk.pmid) links.push(el("a", { href: pubmedUrl(chunk.pmid), target: "_blank", rel: "noopener" }, "PMID " + chunk.pmid));
     if (chunk.doi) links.push(el("a", { href: doiUrl(chunk.doi), target: "_blank", rel: "noopener" }, "DOI " + chunk.doi));
     if (chunk.url && safeHref(chunk.url)) {
@@ -426,6 +443,6 @@ window.deepcite = (function () {
   return {
     el, clear, show, safeHref, getJSON, postJSON, streamEvents, errorText,
     citedFragment, renderAnswer, sourceItem, sourceMeta, sourceLinks, isWeb, pubmedUrl, doiUrl,
-    pageLabel, whereLabel, fileHref, authHeaders, readError,
+    pageLabel, whereLabel, fileHref, viewHref, authHeaders, readError,
   };
 })();

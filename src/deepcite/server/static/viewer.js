@@ -1,0 +1,184 @@
+/* The viewer: a cited document with the citation's quote marked.
+   /view/{collection}/{document}?passage=<chunk id>&start=<n>&end=<n> (offsets into that passage's text).
+   A PDF renders at the passage's page(s) with pdf.js (vendored, see the Makefile) and the quote is marked in
+   pdf.js's text layer; any other file is shown as the passages deepcite stored, the quote marked in the
+   cited one. Untrusted text reaches the DOM only as text nodes. When done, #viewer gets data-ready
+   ("pdf" or "text") and data-highlight (the marked text), which the browser tests read. common.js (a
+   deferred classic script, run before this module) provides window.deepcite. */
+const { el, clear, getJSON, authHeaders, readError } = window.deepcite;
+const root = document.getElementById("viewer");
+const status = document.getElementById("viewer-status");
+const params = new URLSearchParams(window.location.search);
+const passageId = params.get("passage");
+const quoteStart = Number.parseInt(params.get("start") || "", 10);
+const quoteEnd = Number.parseInt(params.get("end") || "", 10);
+const PDF_SCALE = 1.5;
+
+/** A document path for a URL: each segment encoded, the slashes kept. */
+function documentPath(docId) {
+  return String(docId).split("/").map(encodeURIComponent).join("/");
+}
+
+/** What the quote comparison keeps of a character: letters and digits, case and ligatures folded. PDF text
+    layers and deepcite's reader differ in spaces, hyphenation at line ends and punctuation, not in words. */
+function folded(ch) {
+  return ch.normalize("NFKC").toLowerCase().replace(/[^\p{L}\p{N}]/gu, "");
+}
+
+function foldText(text) {
+  return Array.from(text, folded).join("");
+}
+
+/** The quote's place in the page's text-layer spans: [first, last] as [span index, char index], or null. */
+function findInSpans(spans, quote) {
+  let text = "";
+  const where = [];
+  spans.forEach((span, si) => {
+    const raw = span.textContent;
+    for (let i = 0; i < raw.length; i++) {
+      for (const ch of folded(raw[i])) {
+        text += ch;
+        where.push([si, i]);
+      }
+    }
+  });
+  const needle = foldText(quote);
+  if (!needle) return null;
+  let from = text.indexOf(needle);
+  let to = from + needle.length - 1;
+  if (from < 0) {
+    // text extraction differs somewhere inside the quote: anchor on its opening and closing words
+    const probe = Math.min(40, Math.floor(needle.length / 2));
+    from = text.indexOf(needle.slice(0, probe));
+    const tail = from < 0 ? -1 : text.indexOf(needle.slice(-probe), from);
+    if (from < 0 || tail < 0 || tail - from > 2 * needle.length) return null;
+    to = tail + probe - 1;
+  }
+  return [where[from], where[to]];
+}
+
+/** Wrap characters [start, end) of a text-layer span in <mark class="quote">. */
+function markSpan(span, start, end) {
+  const raw = span.textContent;
+  if (start >= end) return;
+  span.replaceChildren(raw.slice(0, start), el("mark", { class: "quote" }, raw.slice(start, end)), raw.slice(end));
+}
+
+/** Mark the quote in a rendered text layer; the marks, or [] when it is not on this page. */
+function markQuote(layer, quote) {
+  const spans = Array.from(layer.querySelectorAll("span")).filter(
+    (span) => !span.classList.contains("markedContent") && span.childElementCount === 0 && span.textContent
+  );
+  const found = findInSpans(spans, quote);
+  if (!found) return [];
+  const [[firstSpan, firstChar], [lastSpan, lastChar]] = found;
+  let end = lastChar + 1;
+  const lastText = spans[lastSpan].textContent;
+  while (end < lastText.length && /[.,;:!?)\]"'’”]/u.test(lastText[end])) end++; // closing punctuation
+  for (let si = firstSpan; si <= lastSpan; si++) {
+    const length = spans[si].textContent.length;
+    markSpan(spans[si], si === firstSpan ? firstChar : 0, si === lastSpan ? end : length);
+  }
+  return Array.from(layer.querySelectorAll("mark.quote"));
+}
+
+async function renderPage(pdfjs, pdf, number, container) {
+  const page = await pdf.getPage(number);
+  const viewport = page.getViewport({ scale: PDF_SCALE });
+  const box = el("div", { class: "viewer-page", "data-page": number, "aria-label": "Page " + number });
+  box.style.setProperty("--scale-factor", String(viewport.scale));
+  box.style.setProperty("--total-scale-factor", String(viewport.scale));
+  box.style.width = Math.floor(viewport.width) + "px";
+  box.style.height = Math.floor(viewport.height) + "px";
+  const canvas = el("canvas", { width: Math.floor(viewport.width), height: Math.floor(viewport.height) });
+  const layer = el("div", { class: "textLayer" });
+  box.append(canvas, layer);
+  container.append(box);
+  await page.render({ canvasContext: canvas.getContext("2d"), viewport }).promise;
+  const textLayer = new pdfjs.TextLayer({ textContentSource: await page.getTextContent(), container: layer, viewport });
+  await textLayer.render();
+  return layer;
+}
+
+async function showPdf(view, cited, quote) {
+  const pdfjs = await import(root.dataset.pdfjs);
+  pdfjs.GlobalWorkerOptions.workerSrc = root.dataset.pdfjsWorker;
+  const url = root.dataset.filesUrl + "/" + encodeURIComponent(view.collection) + "/" + documentPath(view.doc_id);
+  const response = await fetch(url, { headers: authHeaders() });
+  if (!response.ok) throw await readError(response);
+  const data = new Uint8Array(await response.arrayBuffer());
+  const pdf = await pdfjs.getDocument({ data, standardFontDataUrl: root.dataset.pdfjsFonts }).promise;
+  const first = Math.min(Math.max((cited && cited.page) || 1, 1), pdf.numPages);
+  const last = Math.min(Math.max((cited && cited.page_end) || first, first), pdf.numPages);
+  const pages = document.getElementById("viewer-pages");
+  clear(pages);
+  pages.hidden = false;
+  let marks = [];
+  for (let number = first; number <= last; number++) {
+    const layer = await renderPage(pdfjs, pdf, number, pages);
+    if (quote && !marks.length) marks = markQuote(layer, quote);
+  }
+  finish("pdf", marks, quote, "page " + (first === last ? first : first + "–" + last) + " of " + pdf.numPages);
+}
+
+function showText(view, cited, quote) {
+  const article = document.getElementById("viewer-text");
+  clear(article);
+  article.hidden = false;
+  let marks = [];
+  let lastPage = null;
+  for (const block of view.passages) {
+    if (typeof block.page === "number" && block.page !== lastPage) {
+      article.append(el("p", { class: "page-label" }, "Page " + block.page));
+      lastPage = block.page;
+    }
+    const isCited = cited && block.chunk_id === cited.chunk_id;
+    const paragraph = el("p", { class: isCited ? "passage cited" : "passage", "data-chunk-id": block.chunk_id });
+    const start = quoteStart - block.offset;
+    const end = quoteEnd - block.offset;
+    if (isCited && quote && block.text.slice(start, end) === quote) {
+      const mark = el("mark", { class: "quote" }, quote);
+      paragraph.append(block.text.slice(0, start), mark, block.text.slice(end));
+      marks = [mark];
+    } else {
+      paragraph.append(block.text);
+    }
+    article.append(paragraph);
+  }
+  finish("text", marks, quote, view.passages.length + " stored passages");
+}
+
+function finish(kind, marks, quote, where) {
+  root.dataset.highlight = marks.map((mark) => mark.textContent).join(" ");
+  root.dataset.ready = kind;
+  if (marks.length) {
+    marks[0].scrollIntoView({ block: "center" });
+    status.textContent = "The quote is marked (" + where + ").";
+  } else {
+    status.textContent = quote ? "The quote was not found in the shown text (" + where + ")." : "Shown: " + where + ".";
+  }
+}
+
+async function main() {
+  const query = new URLSearchParams({ collection: root.dataset.collection, document: root.dataset.document });
+  if (passageId) query.set("passage", passageId);
+  const view = await getJSON(root.dataset.viewUrl + "?" + query.toString());
+  document.getElementById("viewer-title").textContent = view.title || view.file || view.doc_id;
+  document.title = (view.title || view.file || view.doc_id) + " · deepcite";
+  const cited = view.passages.find((block) => block.chunk_id === view.passage) || null;
+  const quote =
+    cited && Number.isInteger(quoteStart) && quoteEnd > quoteStart
+      ? cited.text.slice(quoteStart - cited.offset, quoteEnd - cited.offset)
+      : "";
+  document.getElementById("viewer-meta").textContent = [view.file, cited && cited.section].filter(Boolean).join(" · ");
+  const quoteNode = document.getElementById("viewer-quote");
+  quoteNode.textContent = quote;
+  quoteNode.hidden = !quote;
+  if (view.media_type === "application/pdf" && root.dataset.pdfjs) await showPdf(view, cited, quote);
+  else showText(view, cited, quote);
+}
+
+main().catch((error) => {
+  status.textContent = "Could not show the source: " + error.message;
+  root.dataset.ready = "error";
+});

@@ -1,0 +1,173 @@
+"""The viewer in a real browser (Debian's Chromium) against the real server with auth on: ask about a PDF,
+follow a citation's "Show the quote" link, and see the quote marked in pdf.js's text layer at the cited
+page; open an HTML and a DOCX citation the same way and see the quote marked in deepcite's rendering of
+the stored text; a caller of another group gets the 404 and sees nothing of the document."""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import quote as url_quote
+from urllib.parse import urlencode
+
+import httpx
+import pytest
+from web.standin import serve_app
+
+from deepcite.config import Settings
+from deepcite.ingest.pipeline import IngestPipeline
+from deepcite.retrieval.collection import open_collection
+from deepcite.server.app import create_app
+from deepcite.server.ui import PDFJS_DIR
+from ui.conftest import screenshot
+
+FIXTURES = Path(__file__).parents[1] / "fixtures"
+PDF = FIXTURES / "uploads" / "pasa-p1-2.pdf"
+HTML = FIXTURES / "docs" / "flag_day.html"
+DOCX = FIXTURES / "docs" / "paper-excerpt.docx"
+TOKEN = "viewer-token"
+OTHER = "other-token"
+COLLECTION = "viewed"
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        not (PDFJS_DIR / "pdf.min.mjs").exists(), reason="pdf.js is not vendored: run make pdfjs"
+    ),
+]
+
+
+def folded(text: str) -> str:
+    """Letters and digits only, case and ligatures folded: how a PDF text layer and deepcite's reader
+    can be compared (they differ in spaces, hyphenation at line ends and punctuation, not in words)."""
+    return "".join(ch for ch in unicodedata.normalize("NFKC", text).lower() if ch.isalnum())
+
+
+@pytest.fixture(scope="module")
+def viewer_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A server with auth on: the PDF, HTML and DOCX fixtures shared with group cardiology only."""
+    settings = Settings(
+        data_dir=tmp_path_factory.mktemp("ui-viewer"), api_keys=f"{TOKEN}:cardiology,{OTHER}:oncology"
+    )
+    settings = settings.model_copy(
+        update={"server": settings.server.model_copy(update={"default_collection": COLLECTION})}
+    )
+    collection = open_collection(COLLECTION, settings)
+    IngestPipeline(collection).ingest_files([PDF, HTML, DOCX], acl=["cardiology"])
+    app = create_app(settings, store=collection.store, embedder=collection.embedder)
+    with serve_app(lambda port: app) as port:
+        yield f"http://127.0.0.1:{port}"
+    collection.store.close()
+
+
+def _ask(url: str, question: str) -> list[dict[str, Any]]:
+    """The citations of an answer from the HTTP API, as the research page receives them."""
+    response = httpx.post(
+        url + "/api/unified-search",
+        json={"query": question, "collection": COLLECTION, "max_hops": 1},
+        headers={"Authorization": f"Bearer {TOKEN}"},
+        timeout=120,
+    )
+    assert response.status_code == 200, response.text
+    return response.json()["citations"]
+
+
+def _view_href(citation: dict[str, Any]) -> str:
+    """The viewer link the UI builds for a citation (common.js viewHref)."""
+    doc = "/".join(url_quote(part, safe="") for part in citation["doc_id"].split("/"))
+    query = urlencode(
+        {"passage": citation["chunk_id"], "start": citation["quote_start"], "end": citation["quote_end"]}
+    )
+    return f"/view/{COLLECTION}/{doc}?{query}"
+
+
+def _with_token(page: Any, token: str) -> None:
+    page.add_init_script(f"window.sessionStorage.setItem('deepcite.apiToken', '{token}')")
+
+
+def test_a_pdf_citation_opens_at_its_page_with_the_quote_marked(page: Any, viewer_url: str) -> None:
+    _with_token(page, TOKEN)
+    page.goto(viewer_url + "/")
+    page.wait_for_selector(f"#collection option[value='{COLLECTION}']", state="attached")
+    page.select_option("#collection", COLLECTION)
+    page.fill("#question", "What does the Crawler add to the paper queue?")
+    page.fill("#max-hops", "1")
+    page.click("#ask-button")
+    page.wait_for_selector("#report:not([hidden])")
+    page.wait_for_function("document.getElementById('ask-button').disabled === false")
+
+    buttons = page.locator("#summary-text button.cite, #answer-text button.cite")
+    assert buttons.count() > 0
+    for i in range(buttons.count()):  # the first citation of the PDF that carries a quote
+        buttons.nth(i).click()
+        link = page.locator("#cite-pop .cite-pop-links a.view-link")
+        quote = page.locator("#cite-pop .cite-pop-quote").inner_text()
+        if link.count() and PDF.name in page.locator("#cite-pop .cite-pop-meta").inner_text() and quote:
+            break
+        page.keyboard.press("Escape")
+    else:
+        pytest.fail("no citation of the PDF carries a quote")
+    meta = page.locator("#cite-pop .cite-pop-meta").inner_text()
+    cited_page = int(re.search(r"p\. (\d)", meta).group(1))  # type: ignore[union-attr]
+    assert link.inner_text().startswith("Show the quote in " + PDF.name)
+
+    with page.context.expect_page() as opened:  # a new tab that keeps the token (rel=opener)
+        link.click()
+    tab = opened.value
+    tab.wait_for_selector("#viewer[data-ready]")
+    assert tab.get_attribute("#viewer", "data-ready") == "pdf", tab.inner_text("#viewer-status")
+    highlighted = tab.get_attribute("#viewer", "data-highlight") or ""
+    assert folded(highlighted) == folded(quote)
+    assert tab.inner_text("#viewer-quote") == quote
+    marked_pages = tab.eval_on_selector_all(
+        ".viewer-page mark.quote", "marks => marks.map(m => Number(m.closest('.viewer-page').dataset.page))"
+    )
+    assert marked_pages and set(marked_pages) <= {cited_page, cited_page + 1}
+    assert marked_pages[0] == cited_page or "–" in meta
+    assert tab.locator(".viewer-page canvas").count() >= 1  # the page itself is drawn, not only its text
+    screenshot(tab, "viewer-pdf.png", full_page=False)
+
+
+@pytest.mark.parametrize(
+    ("fixture", "question"),
+    [
+        (HTML, "When is Flag Day celebrated and what does it commemorate?"),
+        (DOCX, "Why are chemists skeptical of deep learning in decision making?"),
+    ],
+)
+def test_an_html_or_docx_citation_shows_the_stored_text_with_the_quote_marked(
+    page: Any, viewer_url: str, fixture: Path, question: str
+) -> None:
+    citations = [c for c in _ask(viewer_url, question) if c["file"] == fixture.name and c["quote"]]
+    assert citations, f"no citation of {fixture.name} with a quote"
+    citation = citations[0]
+    _with_token(page, TOKEN)
+    page.goto(viewer_url + _view_href(citation))
+    page.wait_for_selector("#viewer[data-ready]")
+    assert page.get_attribute("#viewer", "data-ready") == "text", page.inner_text("#viewer-status")
+    assert page.get_attribute("#viewer", "data-highlight") == citation["quote"]
+    cited = page.locator(f".passage.cited[data-chunk-id='{citation['chunk_id']}']")
+    assert cited.locator("mark.quote").inner_text() == citation["quote"]
+    assert page.locator(".passage").count() >= 1
+    screenshot(page, f"viewer-{fixture.suffix.lstrip('.')}.png", full_page=False)
+
+
+def test_another_groups_caller_sees_nothing_of_the_document(page: Any, viewer_url: str) -> None:
+    citation = next(
+        c for c in _ask(viewer_url, "What does the Crawler add to the paper queue?") if c["quote"]
+    )
+    view = httpx.get(
+        viewer_url + "/api/document-view",
+        params={"collection": COLLECTION, "document": citation["doc_id"], "passage": citation["chunk_id"]},
+        headers={"Authorization": f"Bearer {OTHER}"},
+    )
+    assert view.status_code == 404
+    assert citation["text"][:40] not in view.text
+    _with_token(page, OTHER)
+    page.goto(viewer_url + _view_href(citation))
+    page.wait_for_selector("#viewer[data-ready='error']")
+    assert "no document with that id" in page.inner_text("#viewer-status")
+    assert page.locator(".passage, .viewer-page").count() == 0
