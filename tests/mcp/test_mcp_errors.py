@@ -115,7 +115,10 @@ def test_practitioner_and_question_tools_give_the_http_messages(surfaces: Surfac
 
 
 # tool -> examples in make test (ask and research run the research on a valid question: fewer)
-TOOL_EXAMPLES = {"search": 30, "find_practitioners": 20, "research": 8, "ask": 8, "list_collections": 5}
+TOOL_EXAMPLES = {
+    "search": 30, "find_practitioners": 20, "research": 8, "ask": 8, "list_collections": 5,
+    "saved_answers": 10, "saved_answer": 10, "rerun_answer": 8, "delete_saved_answer": 8,
+}  # fmt: skip
 
 
 def leaks(text: str) -> list[str]:

@@ -239,8 +239,29 @@ def _report() -> st.SearchStrategy[Case]:
         {"request_id": texts(), "query": texts(), "summary": texts(), "answer": texts()},
         optional={"citations": st.lists(citation, max_size=2), "subanswers": json_values(2)},
     )
-    fmt = st.one_of(st.sampled_from(["markdown", "bibtex", "ris"]), texts(8))
+    fmt = st.one_of(st.sampled_from(["markdown", "bibtex", "ris", "csv"]), texts(8))
     return st.tuples(answer, fmt).map(lambda af: Case("POST", "/api/report", af[0], params={"format": af[1]}))
+
+
+def _saved_answers() -> st.SearchStrategy[Case]:
+    """Saved answers: the listing's parameters, and ids (never one that exists) on every per-answer route."""
+    listing = st.fixed_dictionaries(
+        {}, optional={"collection": texts(), "limit": st.one_of(integers(), texts(6))}
+    )
+    ids = st.one_of(texts(), st.sampled_from(["..", "%2e%2e", "x" * 300, "../answers.sqlite", "a" * 64]))
+    per_answer = st.sampled_from(
+        [
+            ("GET", ""),
+            ("DELETE", ""),
+            ("POST", "/rerun"),
+            ("GET", "/report?format=csv"),
+            ("GET", "/report?format=x"),
+        ]
+    )
+    return st.one_of(
+        listing.map(lambda p: Case("GET", "/api/answers", params=p)),
+        st.tuples(per_answer, ids).map(lambda mi: Case(mi[0][0], f"/api/answers/{segment(mi[1])}{mi[0][1]}")),
+    )
 
 
 def _files() -> st.SearchStrategy[Case]:
@@ -346,6 +367,11 @@ def tool_arguments(tool: str, collection_name: str) -> st.SearchStrategy[dict[st
         message = st.fixed_dictionaries({"role": st.sampled_from(["user", "x"]), "content": texts()})
         optional = {"location": location, "limit": integers(), "messages": st.lists(message, max_size=2)}
         return st.fixed_dictionaries({"request": texts()}, optional={**optional, **surprise})
+    if tool in ("saved_answer", "rerun_answer", "delete_saved_answer"):
+        ids = st.one_of(texts(), st.sampled_from(["..", "x" * 300, "../answers.sqlite"]))
+        return st.fixed_dictionaries({"answer_id": ids}, optional=surprise)
+    if tool == "saved_answers":
+        return st.fixed_dictionaries({}, optional={"collection": collection, **surprise})
     return st.fixed_dictionaries({}, optional=surprise)
 
 
@@ -358,6 +384,7 @@ CATEGORIES: dict[str, tuple[Callable[[], st.SearchStrategy[Case]], int]] = {
     "regenerate": (_regenerate, 15),
     "practitioners": (_practitioners, 15),
     "report": (_report, 15),
+    "saved-answers": (_saved_answers, 20),
     "files": (_files, 20),
     "document-view": (_document_view, 15),
     "static": (_static, 20),
