@@ -273,6 +273,24 @@ class PlanningSettings(_Section):
     graph_seed_passages: int = 5
 
 
+class FollowupSettings(_Section):
+    """How offline follow-up (bridge) queries are read from evidence, and which are noise that never runs
+    (research/followup.py; the word lists are in research/followup_words.py)."""
+
+    # a passage title is followed as an entity only when it reads as a name: at most `title_max_words` words,
+    # no sentence end, and (from `sentence_case_min_words` words on) less than `sentence_case_share` of its
+    # content words in lower case ("Kiss and Tell (1945 film)" is a name; a paper's sentence-case title is not)
+    title_max_words: int = 8
+    sentence_case_min_words: int = 4
+    sentence_case_share: float = 0.5
+    # noun phrases read from a passage when its names give no follow-up: runs of phrase_min_words to
+    # phrase_max_words content words that share a word with the question and add one; at most
+    # phrases_per_passage, those nearest the start of the passage first
+    phrase_min_words: int = 2
+    phrase_max_words: int = 4
+    phrases_per_passage: int = 3
+
+
 class ResearchRetrievalSettings(_Section):
     """How each round searches: modes, depth, fusion of the round's lists, the optional reranker."""
 
@@ -399,6 +417,7 @@ class ResearchSettings(_Section):
     chain: ChainSettings = Field(default_factory=ChainSettings)
     next_hop: NextHopSettings = Field(default_factory=NextHopSettings)
     ranking: EvidenceRankingSettings = Field(default_factory=EvidenceRankingSettings)
+    followup: FollowupSettings = Field(default_factory=FollowupSettings)
     vector_cache_size: int = 50_000  # passage vectors kept across questions by one ResearchAgent
 
 

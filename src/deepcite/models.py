@@ -385,6 +385,14 @@ class SelectedPassage(BaseModel):
     score: float
 
 
+class SkippedQuery(BaseModel):
+    """A follow-up query read from evidence that was not run because it would be noise, and why."""
+
+    text: str
+    reason: str  # e.g. "a statistics fragment", "a stray acronym", "a passage's whole title, not a name"
+    round: int = 0  # the round whose hop it would have joined
+
+
 class RoundReport(BaseModel):
     """The audit trail of one executor round."""
 
@@ -401,6 +409,8 @@ class RoundReport(BaseModel):
     uncovered_aspects: list[str]
     decision: Literal["continue", "stop"]
     reason: str
+    # follow-up queries this round's hop did not run: noise read from evidence (research/followup.py)
+    skipped_queries: list[SkippedQuery] = Field(default_factory=list)
 
 
 class ChainStep(BaseModel):

@@ -1,9 +1,11 @@
-"""Bridge entities from evidence."""
+"""Bridge entities from evidence: names in text, and the follow-ups a passage gives."""
 
 from __future__ import annotations
 
+from deepcite.config import FollowupSettings
 from deepcite.models import Candidate
-from deepcite.research.entities import bridge_entities, names_in
+from deepcite.names import names_in
+from deepcite.research.followup import followup_terms
 from research.helpers import chunk
 
 FILM = (
@@ -26,7 +28,7 @@ def test_quoted_phrases_are_names() -> None:
 def test_bridge_entities_skip_what_the_question_names() -> None:
     cand = Candidate(chunk=chunk("k", FILM, title="Kiss and Tell (1945 film)"))
     question = "What position was held by the woman who portrayed Corliss Archer in the film Kiss and Tell?"
-    entities = bridge_entities([cand], question, per_passage=6)
+    entities = followup_terms(cand, question, per_passage=6, settings=FollowupSettings()).terms
     assert "Shirley Temple" in entities
     assert "Corliss Archer" not in entities  # the question already names her
     assert entities[0] == "Kiss and Tell (1945 film)"  # the title adds "1945 film" beyond the question
@@ -34,5 +36,7 @@ def test_bridge_entities_skip_what_the_question_names() -> None:
 
 def test_bridge_entities_exclude_those_already_followed() -> None:
     cand = Candidate(chunk=chunk("k", FILM, title="Kiss and Tell"))
-    entities = bridge_entities([cand], "who?", exclude=["Shirley Temple"], per_passage=10)
+    entities = followup_terms(
+        cand, "who?", exclude=["Shirley Temple"], per_passage=10, settings=FollowupSettings()
+    ).terms
     assert "Shirley Temple" not in entities and "Howard Dimsdale" in entities

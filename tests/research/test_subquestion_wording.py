@@ -50,4 +50,4 @@ def test_bridge_hops_name_real_entities_not_sentence_openers() -> None:
     followed = [q.focus for q in queries if q.kind == "bridge"]
     assert "Warfarin" in followed and "Framingham Heart Study" in followed
     assert not {"People", "Patients", "Researchers"} & set(followed)
-    assert sub == "What is known about Warfarin and Framingham Heart Study, following up the evidence so far?"
+    assert sub == "What is known about Warfarin and Framingham Heart Study?"

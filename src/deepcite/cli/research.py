@@ -102,6 +102,8 @@ def _print_hop(out, hop: HopEvent) -> None:  # noqa: ANN001 - a rich Console
     )
     if hop.uncovered_aspects:
         out.print(f"  uncovered: {'; '.join(hop.uncovered_aspects)}")
+    for skipped in hop.skipped_queries:
+        out.print(f"  not run: {skipped.text} ({skipped.reason})", markup=False)
     out.print(f"  [{colour}]{hop.decision}[/]: {hop.reason}")
 
 

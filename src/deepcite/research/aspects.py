@@ -218,11 +218,5 @@ _LEADS_WITH_NOUN = re.compile(
 )
 
 
-def bridge_subquestion(entities: list[str]) -> str:
-    """The sub-question of a bridge hop that follows ``entities`` found in the evidence."""
-    names = entities[0] if len(entities) == 1 else f"{', '.join(entities[:-1])} and {entities[-1]}"
-    return f"What is known about {names}, following up the evidence so far?"
-
-
 def _sentence_case(text: str) -> str:
     return text[:1].upper() + text[1:]

@@ -34,11 +34,14 @@ def format_next_hop(choice: HopChoice) -> str:
 
 
 def format_hop(report: RoundReport, evidence_total: int) -> str:
-    """One line per hop: sub-question, documents found, coverage, what is still uncovered, the decision."""
+    """One line per hop: sub-question, documents found, coverage, what is still uncovered, the decision, and the
+    follow-ups it did not run as noise."""
     uncovered = "; ".join(report.uncovered_aspects) or "none"
+    skipped = "; ".join(f"{q.text!r} ({q.reason})" for q in report.skipped_queries)
     return (
         f"hop {report.round}: {report.subquestion!r} -> {report.candidates_after_fusion} candidates, "
         f"{len(report.selected)} selected ({report.new_evidence} new, {evidence_total} in evidence) | "
         f"coverage {report.coverage_percentage:.0f}% (weighted {report.weighted_coverage:.2f}) | "
         f"uncovered: {uncovered} | {report.decision}: {report.reason}"
+        + (f" | not run, noise: {skipped}" if skipped else "")
     )

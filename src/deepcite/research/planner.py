@@ -17,9 +17,9 @@ from deepcite.config import ResearchSettings
 from deepcite.llm.client import LLMClient
 from deepcite.models import ChainStep, Filters, QueryAspect
 from deepcite.research import llm_adapters
-from deepcite.research.aspects import bridge_subquestion, heuristic_aspects, keywords_of, subquestion_for
+from deepcite.research.aspects import heuristic_aspects, keywords_of, subquestion_for
 from deepcite.research.chain import decompose, fill
-from deepcite.research.entities import bridge_entities
+from deepcite.research.followup import followup_subquestion, followup_terms
 from deepcite.research.intake import intake
 from deepcite.research.state import ExecutorState, ResearchPlan, RoundQuery
 from deepcite.research.vectors import passage_text
@@ -145,7 +145,7 @@ class QueryPlanner:
         s = self.settings
         entities, state.graph_bridges = state.graph_bridges, []
         state.used_entities.extend(entities)
-        sub = bridge_subquestion(entities[: s.planning.bridge_entities_in_label])
+        sub = followup_subquestion(entities[: s.planning.bridge_entities_in_label])
         return sub, [
             RoundQuery(e, sub, kind="graph", modes=list(s.retrieval.bridge_modes), focus=e) for e in entities
         ]
@@ -171,8 +171,10 @@ class QueryPlanner:
         return proposed
 
     def _bridge_hop(self, state: ExecutorState) -> tuple[str, list[RoundQuery]] | None:
-        """Follow entities of the best passages not yet bridged from: each entity is searched by name
-        (``bridge_modes``), and each parent adds a residual query of the question's words it lacks."""
+        """Follow the entities and noun phrases of the best passages not yet bridged from
+        (:func:`~deepcite.research.followup.followup_terms`): each is searched by name (``bridge_modes``), and
+        each parent adds a residual query of the question's words it lacks. Candidates that would be noise are
+        not searched; they are recorded in ``state.skipped_queries`` for the report."""
         s = self.settings
         question = state.plan.question
         parents = [c for c in state.best_evidence() if c.key not in state.used_parents][
@@ -182,22 +184,26 @@ class QueryPlanner:
         followed: list[str] = []
         words = keywords_of(question)
         for parent in parents:
-            entities = bridge_entities(
-                [parent],
+            found = followup_terms(
+                parent,
                 question,
                 exclude=state.used_entities,
                 per_passage=s.planning.bridge_names_per_passage,
+                settings=s.followup,
             )
-            if not entities:
+            state.skipped_queries.extend(
+                skip.model_copy(update={"round": state.round + 1}) for skip in found.skipped
+            )
+            if not found.terms:
                 continue
             state.used_parents.append(parent.key)
-            state.used_entities.extend(entities)
-            followed.extend(entities)
+            state.used_entities.extend(found.terms)
+            followed.extend(found.terms)
             queries.extend(
                 RoundQuery(
                     e, "", kind="bridge", parent=parent.key, modes=list(s.retrieval.bridge_modes), focus=e
                 )
-                for e in entities
+                for e in found.terms
             )
             held = set(tokenize(passage_text(parent.chunk)))
             residual = [w for w in words if not set(tokenize(w)) <= held]
@@ -207,7 +213,7 @@ class QueryPlanner:
                 )
         if not queries:
             return None
-        sub = bridge_subquestion(followed[: s.planning.bridge_entities_in_label])
+        sub = followup_subquestion(followed[: s.planning.bridge_entities_in_label])
         for q in queries:
             q.subquestion = sub
         return sub, queries

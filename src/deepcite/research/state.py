@@ -15,6 +15,7 @@ from deepcite.models import (
     RoundReport,
     SearchHit,
     SearchMode,
+    SkippedQuery,
 )
 from deepcite.research.intake import Intake
 
@@ -87,6 +88,7 @@ class ExecutorState:
     chain: list[ChainStep] = field(default_factory=list)  # the chain's hops run so far
     graph_bridges: list[str] = field(default_factory=list)  # entities the graph proposes for the next hop
     hop_choices: list[HopChoice] = field(default_factory=list)  # the LLM's next hops, one per round it ran
+    skipped_queries: list[SkippedQuery] = field(default_factory=list)  # noisy follow-ups not run, by round
     no_novelty: int = 0
     top_keys: list[tuple[str, str]] = field(
         default_factory=list

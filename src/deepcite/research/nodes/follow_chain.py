@@ -3,11 +3,13 @@ best passage is pinned near the head of the pack."""
 
 from __future__ import annotations
 
-from deepcite.models import Candidate, Selection
+from deepcite.models import Candidate, Selection, SkippedQuery
 from deepcite.research.chain import rank_answers
+from deepcite.research.followup import noise_reason
 from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.nodes.select_evidence import selection_score, title_names
 from deepcite.research.state import ExecutorState
+from deepcite.retrieval.graph.extract import entity_key
 
 
 def _hop_passages(state: ExecutorState) -> list[tuple[Candidate, str | None]]:
@@ -22,10 +24,15 @@ def _hop_passages(state: ExecutorState) -> list[tuple[Candidate, str | None]]:
     return [(c, focus) for *_, c, focus in sorted(reached, key=lambda item: item[:2])]
 
 
-@node(reads=("chain", "candidates", "round", "evidence"), writes=("chain", "evidence"))
+@node(
+    reads=("chain", "candidates", "round", "evidence", "skipped_queries"),
+    writes=("chain", "evidence", "skipped_queries"),
+)
 def follow_chain(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     """Record the chain hop of this round: its passages and, unless it is the last hop, its answer
-    entities ranked by :func:`deepcite.research.chain.rank_answers` over its best ``answer_passages``.
+    entities ranked by :func:`deepcite.research.chain.rank_answers` over its best ``answer_passages``; an
+    answer that would fill the next hop with noise (:func:`~deepcite.research.followup.noise_reason`) is
+    skipped and recorded in ``skipped_queries``, unless a document of the collection is titled so.
 
     A later hop keeps in the evidence only the passages it selected that are titled after an entity it
     followed (the page of the hop before's answer), and the page of the best answer is scored
@@ -42,7 +49,16 @@ def follow_chain(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         earlier = [a for previous in state.chain[:-1] for a in previous.answers]
         known = adapters.titles.get(adapters.retriever)
         ranked = rank_answers(step.query, passages, exclude=earlier, known=known, settings=s.chain)
-        step.answers = [name for name, _ in ranked[: s.chain.beam]]
+        answers: list[str] = []
+        for name, _ in ranked:
+            if len(answers) >= s.chain.beam:
+                break
+            reason = None if entity_key(name) in known else noise_reason(name, s.followup)
+            if reason is None:
+                answers.append(name)
+            else:
+                state.skipped_queries.append(SkippedQuery(text=name, reason=reason, round=state.round + 1))
+        step.answers = answers
     if hop == 1:
         return state
     pages = {c.key: focus for c, focus in reached if focus is not None}

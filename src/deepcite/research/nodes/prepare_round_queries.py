@@ -4,8 +4,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from deepcite.models import SkippedQuery
 from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.state import ExecutorState, RoundQuery
+
+
+def skipped_note(skipped: list[SkippedQuery], round_: int) -> str:
+    """The follow-ups skipped as noise for the hop of ``round_``, as a clause of a stop reason ("" if none)."""
+    shown = [f"{s.text!r} ({s.reason})" for s in skipped if s.round == round_]
+    return f"; follow-ups skipped as noise: {', '.join(shown)}" if shown else ""
 
 
 @node(
@@ -19,6 +26,7 @@ from deepcite.research.state import ExecutorState, RoundQuery
         "chain",
         "graph_bridges",
         "hop_choices",
+        "skipped_queries",
     ),
     writes=(
         "round",
@@ -36,6 +44,7 @@ from deepcite.research.state import ExecutorState, RoundQuery
         "used_parents",
         "chain",
         "graph_bridges",
+        "skipped_queries",
     ),
 )
 def prepare_round_queries(state: ExecutorState, adapters: Adapters) -> ExecutorState:
@@ -51,6 +60,7 @@ def prepare_round_queries(state: ExecutorState, adapters: Adapters) -> ExecutorS
         state.done = True
         state.stop_reason = (
             "nothing new to ask: every planned sub-question ran and no new entities were found"
+            + skipped_note(state.skipped_queries, state.round + 1)
         )
         return state
     sub, queries = hop

@@ -4,20 +4,25 @@ high-PPR entities the evidence does not yet mention as the next hop's bridge que
 from __future__ import annotations
 
 from deepcite.errors import DeepciteError
+from deepcite.models import SkippedQuery
+from deepcite.research.followup import noise_reason
 from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.protocols import GraphRetriever
 from deepcite.research.state import ExecutorState
 
 
 @node(
-    reads=("plan", "evidence", "round", "used_entities", "graph_bridges"),
-    writes=("graph_bridges", "errors"),
+    reads=("plan", "evidence", "round", "used_entities", "graph_bridges", "skipped_queries"),
+    writes=("graph_bridges", "errors", "skipped_queries"),
 )
 def propose_bridge_queries(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     """With a retriever that keeps a graph: seed Personalized PageRank with the question's entities and the
     best ``research.planning.graph_seed_passages`` evidence passages, and keep up to
     ``research.planning.graph_bridge_entities`` entities the walk reached (not the question's own) that no evidence passage
-    names and no earlier hop followed. A walk that fails is recorded in ``errors`` and proposes nothing."""
+    names and no earlier hop followed. An entity that would be a noisy query (a statistics fragment, a date, a
+    sentence: :func:`~deepcite.research.followup.noise_reason`) is not proposed; it is recorded in
+    ``skipped_queries`` for the next round's report. A walk that fails is recorded in ``errors`` and proposes
+    nothing."""
     settings, retriever = adapters.settings.planning, adapters.retriever
     if settings.graph_bridge_entities < 1 or not isinstance(retriever, GraphRetriever):
         return state
@@ -35,6 +40,11 @@ def propose_bridge_queries(state: ExecutorState, adapters: Adapters) -> Executor
     for entity in walk.entities:
         name = entity.name.strip()
         if entity.seed or not name or name.lower() in taken or name.lower() in held:
+            continue
+        reason = noise_reason(name, adapters.settings.followup)
+        if reason is not None:
+            taken.add(name.lower())
+            state.skipped_queries.append(SkippedQuery(text=name, reason=reason, round=state.round + 1))
             continue
         proposed.append(name)
         if len(proposed) >= settings.graph_bridge_entities:

@@ -83,6 +83,7 @@ def stop_decision(
         "plan",
         "top_keys",
         "vectors",
+        "skipped_queries",
     ),
     writes=("no_novelty", "reports", "done", "stop_reason", "top_keys", "vectors"),
 )
@@ -127,6 +128,7 @@ def should_continue(state: ExecutorState, adapters: Adapters) -> ExecutorState:
             uncovered_aspects=[a.aspect for a in state.coverage.get_uncovered_aspects(threshold)],
             decision="continue" if go_on else "stop",
             reason=reason,
+            skipped_queries=[q for q in state.skipped_queries if q.round == state.round],
         )
     )
     if not go_on:

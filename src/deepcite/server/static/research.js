@@ -576,6 +576,8 @@
     clear(ui.reportBody);
     for (const round of rounds) {
       const queries = el("ul", {}, (round.queries || []).map((q) => el("li", {}, q)));
+      const skipped = (round.skipped_queries || []).map((q) => el("li", { class: "skipped" }, "not run: " + q.text + " (" + q.reason + ")"));
+      queries.append(...skipped);
       const selected = count(round.selected) ?? 0;
       const decision = String(round.decision || "");
       ui.reportBody.append(

@@ -1,0 +1,263 @@
+"""Follow-up (bridge) queries read from evidence as a person would pick them, and the noise that never runs.
+
+    found = followup_terms(parent, "Do statins reduce the risk of stroke after surgery?",
+                           exclude=[], per_passage=6, settings=FollowupSettings())
+    found.terms      # ['statin pretreatment', 'ischemic stroke']: noun phrases that bear on the question
+    found.skipped    # [SkippedQuery(text='CI 0.91', reason='a statistics fragment'), ...]
+    followup_subquestion(found.terms)   # 'What is known about statin pretreatment and ischemic stroke?'
+
+A passage's follow-ups are its title when the title reads as a name, then the names in its text; when none
+of those is left, the noun phrases of its text that share a word with the question and add one. A candidate
+that is a statistics fragment ("CI 0.91", "p < 0.05", "95%"), a date or bare number ("2001-03"), a table or
+figure reference, an abbreviation the passage defines ("IFG" for "impaired fasting glucose (IFG)"), a label of
+common words ("Statin group"), or a sentence (another paper's whole title) is never searched: it
+is returned in ``skipped`` with the reason, for the research report.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from deepcite.config import FollowupSettings
+from deepcite.models import Candidate, SkippedQuery
+from deepcite.names import names_in
+from deepcite.research.entities import content_words
+from deepcite.research.followup_words import (
+    DATE_WORDS,
+    FURNITURE,
+    NUMBER_WORDS,
+    PHRASE_BREAKS,
+    PREFIXES,
+    STATISTICS,
+    STATISTICS_SYMBOLS,
+)
+from deepcite.text import STOP_WORDS, tokenize
+
+STATISTICS_FRAGMENT = "a statistics fragment"
+DATE_OR_NUMBER = "a date or a bare number"
+FURNITURE_REFERENCE = "a table or figure reference"
+STRAY_ACRONYM = "a stray acronym"
+LABEL = "a label of common words, not a name"
+WHOLE_TITLE = "a passage's whole title, not a name"
+SENTENCE = "a sentence, not a name"
+
+# numbers (with their separators), words (with inner apostrophes, dots and hyphens), single symbols
+_TOKEN = re.compile(r"\d+(?:[.,:/-]\d+)*|[^\W\d_]+(?:['’.-][^\W\d_]+)*\.?|[^\w\s]")
+_PHRASE_TOKEN = re.compile(r"[^\W\d_]+(?:['’-][^\W\d_]+)*|[^\w\s]+|\S+")
+_SENTENCE_END = re.compile(r"[?!]$|[a-z]{3}\.$")
+_SENTENCE_OPEN = re.compile(r"(?:^|[.!?:]\s*|\n\s*)$")
+_MIN_PHRASE_WORD = 3  # shorter words ("pH", "of") never make a noun phrase
+_YEAR = re.compile(r"1\d{3}|20\d{2}")
+_SENTENCE_BREAK = re.compile(r"[.!?]\s")  # a name read across a sentence end ("QALYs. For") ends there
+_LOWER_WORD = re.compile(r"\b[a-z]+\b")
+_NAME_PART = re.compile(r"[\s/-]+")
+
+
+@dataclass
+class FollowupTerms:
+    """The follow-up queries read from one passage, and the candidates skipped as noise."""
+
+    terms: list[str] = field(default_factory=list)
+    skipped: list[SkippedQuery] = field(default_factory=list)
+
+
+def _is_acronym(word: str) -> bool:
+    """Capitals only, or capitals and a plural "s" ("QALYs"), at least two letters."""
+    letters = [c for c in word.removesuffix("s") if c.isalpha()]
+    return len(letters) >= 2 and all(c.isupper() for c in letters)
+
+
+def _defined(acronym: str, context: str) -> bool:
+    """Whether ``context`` defines ``acronym`` as an abbreviation: it stands in brackets after its long form
+    ("impaired fasting glucose (IFG)"). An acronym never defined so is a name ("NASA", "ABBA")."""
+    return re.search(rf"[(\[]\s*{re.escape(acronym)}\s*[)\],;]", context) is not None
+
+
+def _label(term: str, context: str) -> bool:
+    """Whether every word of a capitalised name is a label prefix, an acronym, a stop word, or a word ``context``
+    also writes in lower case ("Statin group", "Non-AF", "Postoperative AF"): a label, not a name."""
+    lower = set(_LOWER_WORD.findall(context))
+    parts = [p.strip("()[]'\".,;:") for p in _NAME_PART.split(term)]
+    plain = False  # a word that is no acronym: a name of acronyms alone ("AC/DC") is no label
+    for part in filter(None, parts):
+        low = part.lower()
+        if low in lower or low in PREFIXES:
+            plain = True
+        elif not (_is_acronym(part) or low in STOP_WORDS):
+            return False
+    return plain
+
+
+def _sentence_like(term: str, settings: FollowupSettings) -> bool:
+    """Whether ``term`` reads as a sentence (most content words lower-case, or too long) rather than a name."""
+    words = term.split()
+    if len(words) > settings.title_max_words:
+        return True
+    content = [w for w in words if w.lower().strip("?!.,:;()") not in STOP_WORDS and w[:1].isalpha()]
+    if not content:
+        return False
+    lower = sum(w[:1].islower() for w in content) / len(content)
+    ends = bool(_SENTENCE_END.search(term.strip()))
+    return lower >= settings.sentence_case_share and (len(words) >= settings.sentence_case_min_words or ends)
+
+
+def noise_reason(
+    term: str, settings: FollowupSettings, *, title: bool = False, context: str | None = None
+) -> str | None:
+    """Why ``term`` would be a noisy follow-up query (``None`` when it is a fine one).
+
+    ``title`` says the term is a passage's title, so a sentence-like one is reported as a copied title;
+    ``context`` is the text a name was read from, so a label of its common words, or an abbreviation it
+    defines, is told from a name.
+    """
+    tokens = _TOKEN.findall(term)
+    words = [t for t in tokens if t[0].isalpha()]
+    numbers = [t for t in tokens if t[0].isdigit()]
+    symbols = {t for t in tokens if not t[0].isalnum()}
+    stats = [w for w in words if w.rstrip(".") in STATISTICS]
+    if numbers and (stats or symbols & STATISTICS_SYMBOLS):
+        return STATISTICS_FRAGMENT
+    content = [
+        w
+        for w in words
+        if len(w) > 1
+        and w.rstrip(".") not in STATISTICS
+        and w.lower().rstrip(".") not in DATE_WORDS
+        and w.lower() not in FURNITURE
+    ]
+    if not content:
+        if any(w.lower() in FURNITURE for w in words):
+            return FURNITURE_REFERENCE
+        return STATISTICS_FRAGMENT if stats else DATE_OR_NUMBER
+    if len(content) == 1 and any(_YEAR.fullmatch(n) for n in numbers):  # "1968 Place", "Class of 1999"
+        return DATE_OR_NUMBER
+    if numbers and any(w.lower() in FURNITURE for w in words[:1]):
+        return FURNITURE_REFERENCE
+    if context is not None and len(tokens) == 1 and _is_acronym(term) and _defined(term, context):
+        return STRAY_ACRONYM
+    if _sentence_like(term, settings):
+        return WHOLE_TITLE if title else SENTENCE
+    if context is not None and _label(term, context):
+        return LABEL
+    return None
+
+
+def noun_phrases(text: str, question: str, settings: FollowupSettings) -> list[str]:
+    """Noun phrases of ``text`` that bear on ``question``: runs of ``phrase_min_words`` to ``phrase_max_words``
+    content words (no verb of a finding, number, acronym or punctuation inside) that share a word with the
+    question and add at least one, in order of appearance, without repeats."""
+    asked = set(tokenize(question))
+    out: list[str] = []
+    seen: set[str] = set()
+    run: list[str] = []
+
+    def close() -> None:
+        if settings.phrase_min_words <= len(run) <= settings.phrase_max_words:
+            stems = set(tokenize(" ".join(run)))
+            phrase = " ".join(run)
+            if stems & asked and stems - asked and phrase.lower() not in seen:
+                seen.add(phrase.lower())
+                out.append(phrase)
+        run.clear()
+
+    for m in _PHRASE_TOKEN.finditer(text):
+        word = m.group(0)
+        low = word.lower()
+        if (
+            not word[0].isalpha()
+            or len(word) < _MIN_PHRASE_WORD
+            or low in STOP_WORDS
+            or low in PHRASE_BREAKS
+            or low in DATE_WORDS
+            or low in FURNITURE
+            or any(part in NUMBER_WORDS for part in low.split("-"))
+            or word in STATISTICS
+            or _is_acronym(word)
+            or low.endswith("ly")
+        ):
+            close()
+            continue
+        opens = not run and bool(_SENTENCE_OPEN.search(text[: m.start()]))
+        run.append(low if opens and word[1:].islower() else word)
+    close()
+    return out
+
+
+def followup_terms(
+    parent: Candidate,
+    question: str,
+    *,
+    exclude: Iterable[str] = (),
+    per_passage: int,
+    settings: FollowupSettings,
+) -> FollowupTerms:
+    """The follow-up queries of one evidence passage that the question does not already name.
+
+    Its title when the title reads as a name, then up to ``per_passage`` names from its text; when neither
+    gives one, up to ``phrases_per_passage`` of its :func:`noun_phrases`. A candidate whose content words all
+    appear in the question, or that ``exclude`` holds (followed already), is passed over; a noisy one
+    (:func:`noise_reason`) is skipped and reported.
+    """
+    asked, asked_stems = content_words(question), set(tokenize(question))
+    used = {e.lower() for e in exclude}
+    found = FollowupTerms()
+    reported: set[str] = set()
+    text = parent.chunk.text
+
+    def consider(term: str, *, title: bool = False, name: bool = False) -> bool:
+        words = content_words(term)
+        if not words or words <= asked or set(tokenize(term)) <= asked_stems or term.lower() in used:
+            return False
+        reason = noise_reason(term, settings, title=title, context=text if name else None)
+        if reason is not None:
+            if term.lower() not in reported:
+                reported.add(term.lower())
+                found.skipped.append(SkippedQuery(text=term, reason=reason))
+            return False
+        used.add(term.lower())
+        found.terms.append(term)
+        return True
+
+    title = parent.chunk.title.strip()
+    if title:
+        consider(title, title=True)
+    taken = 0
+    for found_name in names_in(text):
+        name = _SENTENCE_BREAK.split(found_name)[0].rstrip(".")
+        if taken >= per_passage:
+            break
+        if title and name.lower() == title.lower():
+            continue
+        taken += consider(name, name=True)
+    if not found.terms:
+        phrases = noun_phrases(text, question, settings)
+        taken = 0
+        for phrase in phrases:
+            if taken >= settings.phrases_per_passage:
+                break
+            taken += consider(phrase)
+    return found
+
+
+def clean_entities(
+    entities: Iterable[str], settings: FollowupSettings
+) -> tuple[list[str], list[SkippedQuery]]:
+    """``entities`` (proposed by the entity graph or read as chain answers) split into those fit to search and
+    the noisy ones, each with its reason."""
+    kept: list[str] = []
+    skipped: list[SkippedQuery] = []
+    for entity in entities:
+        reason = noise_reason(entity, settings)
+        if reason is None:
+            kept.append(entity)
+        else:
+            skipped.append(SkippedQuery(text=entity, reason=reason))
+    return kept, skipped
+
+
+def followup_subquestion(terms: list[str]) -> str:
+    """The sub-question of a follow-up hop, as a person would ask it: "What is known about A, B and C?"."""
+    names = terms[0] if len(terms) == 1 else f"{', '.join(terms[:-1])} and {terms[-1]}"
+    return f"What is known about {names}?"

@@ -1,0 +1,154 @@
+"""Follow-up queries read from evidence: the noise filter, the noun phrases, the query builder and its wording,
+on crafted evidence (the passages below are written for these tests)."""
+
+from __future__ import annotations
+
+import pytest
+
+from deepcite.config import FollowupSettings
+from deepcite.models import Candidate
+from deepcite.research.followup import (
+    DATE_OR_NUMBER,
+    FURNITURE_REFERENCE,
+    LABEL,
+    SENTENCE,
+    STATISTICS_FRAGMENT,
+    STRAY_ACRONYM,
+    WHOLE_TITLE,
+    followup_subquestion,
+    followup_terms,
+    noise_reason,
+    noun_phrases,
+)
+from deepcite.research.nodes import prepare_round_queries
+from research.helpers import adapters, chunk, new_state
+
+SETTINGS = FollowupSettings()
+QUESTION = "Do statins reduce the risk of stroke after surgery?"
+# an abstract in the style of the ones that made the noisy hops of issue 23 (numbers and labels invented)
+STATIN_ABSTRACT = (
+    "Statins may protect the brain during cardiac operations. We studied 310 patients who underwent coronary "
+    "artery bypass grafting (CABG) between 2001-03 and 2004-06. Patients on preoperative statin therapy "
+    "(Statin group, n = 120) were compared with the others (Non-statin group, n = 190). Perioperative stroke "
+    "occurred less often in the Statin group (OR 0.42, 95% CI 0.91 to 1.20, p < 0.05). Impaired fasting glucose "
+    "(IFG) did not change the effect. The Cleveland Clinic registry confirmed the finding (Table 2)."
+)
+STATIN_TITLE = "Does preoperative statin therapy prevent stroke after coronary surgery?"
+
+
+@pytest.mark.parametrize(
+    ("term", "reason"),
+    [
+        ("CI 0.91", STATISTICS_FRAGMENT),
+        ("OR = 9.2", STATISTICS_FRAGMENT),
+        ("p < 0.05", STATISTICS_FRAGMENT),
+        ("95%", STATISTICS_FRAGMENT),
+        ("2001-03", DATE_OR_NUMBER),
+        ("March 2001", DATE_OR_NUMBER),
+        ("1990s", DATE_OR_NUMBER),
+        ("1968 Place", DATE_OR_NUMBER),
+        ("Table 2", FURNITURE_REFERENCE),
+        ("Figure 3", FURNITURE_REFERENCE),
+        ("the patients in this study were older than the others we saw", SENTENCE),
+    ],
+)
+def test_noise_is_named_with_its_reason(term: str, reason: str) -> None:
+    assert noise_reason(term, SETTINGS) == reason
+
+
+@pytest.mark.parametrize(
+    "term",
+    [
+        "Shirley Temple",
+        "Apollo 11",
+        "2014 FIFA World Cup",
+        "Windows 3.1",
+        "Kiss and Tell (1945 film)",
+        "What Are Little Girls Made Of?",  # a title-case work's name, not a sentence
+        "List of songs recorded by Linkin Park",
+        "Cleveland Clinic",
+    ],
+)
+def test_names_are_not_noise(term: str) -> None:
+    assert noise_reason(term, SETTINGS) is None
+    assert noise_reason(term, SETTINGS, title=True) is None
+
+
+def test_a_sentence_case_title_is_a_copied_title_not_a_name() -> None:
+    assert noise_reason(STATIN_TITLE, SETTINGS, title=True) == WHOLE_TITLE
+    assert noise_reason(STATIN_TITLE, SETTINGS) == SENTENCE
+    long_name = " ".join(["Word"] * (SETTINGS.title_max_words + 1))
+    assert noise_reason(long_name, SETTINGS, title=True) == WHOLE_TITLE
+
+
+def test_an_acronym_is_stray_only_where_its_passage_defines_it() -> None:
+    assert noise_reason("IFG", SETTINGS, context=STATIN_ABSTRACT) == STRAY_ACRONYM
+    assert noise_reason("CABG", SETTINGS, context=STATIN_ABSTRACT) == STRAY_ACRONYM
+    assert noise_reason("ABBA", SETTINGS, context="ABBA recorded the album in Stockholm.") is None
+    assert noise_reason("IFG", SETTINGS) is None  # without its passage nothing says it is an abbreviation
+
+
+def test_a_label_of_the_passages_common_words_is_not_a_name() -> None:
+    assert noise_reason("Statin group", SETTINGS, context=STATIN_ABSTRACT) == LABEL
+    assert noise_reason("Non-statin", SETTINGS, context=STATIN_ABSTRACT) == LABEL
+    assert noise_reason("Cleveland Clinic", SETTINGS, context=STATIN_ABSTRACT) is None
+
+
+def test_noun_phrases_bear_on_the_question_and_hold_no_verb_number_or_acronym() -> None:
+    phrases = noun_phrases(STATIN_ABSTRACT, QUESTION, SETTINGS)
+    assert "preoperative statin therapy" in phrases and "Perioperative stroke" not in phrases
+    assert "perioperative stroke" in phrases  # a sentence opener is written in lower case
+    for phrase in phrases:
+        words = phrase.split()
+        assert SETTINGS.phrase_min_words <= len(words) <= SETTINGS.phrase_max_words
+        assert not any(w.isupper() or any(c.isdigit() for c in w) for w in words)
+    # every phrase shares a word with the question and adds one
+    assert "coronary artery" not in phrases and "cardiac operations" not in phrases
+
+
+def test_followup_terms_skip_noise_and_fall_back_to_noun_phrases() -> None:
+    parent = Candidate(chunk=chunk("s", STATIN_ABSTRACT, title=STATIN_TITLE), score=1.0)
+    found = followup_terms(parent, QUESTION, per_passage=6, settings=SETTINGS)
+    skipped = {s.text: s.reason for s in found.skipped}
+    assert skipped[STATIN_TITLE] == WHOLE_TITLE
+    assert skipped["CABG"] == STRAY_ACRONYM and skipped["IFG"] == STRAY_ACRONYM
+    assert skipped["Non-statin"] == LABEL and skipped["CI 0.91"] == STATISTICS_FRAGMENT
+    assert "Cleveland Clinic" in found.terms  # a real name of the passage is followed
+    assert not any("0." in t or "%" in t or t == STATIN_TITLE for t in found.terms)
+
+    no_names = STATIN_ABSTRACT.replace("The Cleveland Clinic registry", "A registry")
+    parent = Candidate(chunk=chunk("s", no_names, title=STATIN_TITLE), score=1.0)
+    found = followup_terms(parent, QUESTION, per_passage=6, settings=SETTINGS)
+    assert found.terms and len(found.terms) <= SETTINGS.phrases_per_passage
+    assert found.terms == noun_phrases(no_names, QUESTION, SETTINGS)[: len(found.terms)]
+
+
+def test_a_followup_hop_reads_like_a_persons_question() -> None:
+    assert followup_subquestion(["Warfarin"]) == "What is known about Warfarin?"
+    assert followup_subquestion(["statin therapy", "perioperative stroke", "Cleveland Clinic"]) == (
+        "What is known about statin therapy, perioperative stroke and Cleveland Clinic?"
+    )
+
+
+def test_the_bridge_hop_records_what_it_skipped_for_its_round() -> None:
+    state, planner = new_state(QUESTION)
+    state.asked.extend(state.plan.subquestions)
+    state.round = 2
+    state.evidence[("s", "s")] = Candidate(chunk=chunk("s", STATIN_ABSTRACT, title=STATIN_TITLE), score=1.0)
+    sub, queries = planner.next_hop(state)
+    assert sub.startswith("What is known about ") and sub.endswith("?") and "following up" not in sub
+    assert STATIN_TITLE not in sub and "CI" not in sub
+    assert {s.round for s in state.skipped_queries} == {3}
+    assert {s.text for s in state.skipped_queries} >= {STATIN_TITLE, "CABG", "IFG"}
+
+
+def test_a_hop_of_noise_alone_is_not_run_and_the_stop_reason_says_why() -> None:
+    state, planner = new_state(QUESTION)
+    state.asked.extend(state.plan.subquestions)
+    noise = "Patients (CABG) and (IFG) were seen. In 2001-03 (OR 0.42, 95% CI 0.91 to 1.20) too."
+    state.evidence[("n", "n")] = Candidate(chunk=chunk("n", noise, title=STATIN_TITLE), score=1.0)
+    prepare_round_queries(state, adapters(planner))
+    assert state.done and state.queries == []
+    assert "follow-ups skipped as noise" in state.stop_reason
+    assert "'2001-03' (a date or a bare number)" in state.stop_reason
+    assert "(a passage's whole title, not a name)" in state.stop_reason
