@@ -86,6 +86,10 @@ def test_an_acronym_is_stray_only_where_its_passage_defines_it() -> None:
     assert noise_reason("CABG", SETTINGS, context=STATIN_ABSTRACT) == STRAY_ACRONYM
     assert noise_reason("ABBA", SETTINGS, context="ABBA recorded the album in Stockholm.") is None
     assert noise_reason("IFG", SETTINGS) is None  # without its passage nothing says it is an abbreviation
+    # defined in another passage of the evidence (another section of the same abstract)
+    elsewhere = "Glucose was measured after surgery; IFG was common."
+    assert noise_reason("IFG", SETTINGS, context=elsewhere) is None
+    assert noise_reason("IFG", SETTINGS, context=elsewhere, evidence=STATIN_ABSTRACT) == STRAY_ACRONYM
 
 
 def test_a_label_of_the_passages_common_words_is_not_a_name() -> None:

@@ -104,13 +104,18 @@ def _sentence_like(term: str, settings: FollowupSettings) -> bool:
 
 
 def noise_reason(
-    term: str, settings: FollowupSettings, *, title: bool = False, context: str | None = None
+    term: str,
+    settings: FollowupSettings,
+    *,
+    title: bool = False,
+    context: str | None = None,
+    evidence: str = "",
 ) -> str | None:
     """Why ``term`` would be a noisy follow-up query (``None`` when it is a fine one).
 
     ``title`` says the term is a passage's title, so a sentence-like one is reported as a copied title;
-    ``context`` is the text a name was read from, so a label of its common words, or an abbreviation it
-    defines, is told from a name.
+    ``context`` is the text a name was read from, so a label of its common words is told from a name, and an
+    abbreviation that ``context`` or the rest of the ``evidence`` defines from an acronym that is a name.
     """
     tokens = _TOKEN.findall(term)
     words = [t for t in tokens if t[0].isalpha()]
@@ -135,7 +140,12 @@ def noise_reason(
         return DATE_OR_NUMBER
     if numbers and any(w.lower() in FURNITURE for w in words[:1]):
         return FURNITURE_REFERENCE
-    if context is not None and len(tokens) == 1 and _is_acronym(term) and _defined(term, context):
+    if (
+        context is not None
+        and len(tokens) == 1
+        and _is_acronym(term)
+        and _defined(term, f"{context} {evidence}")
+    ):
         return STRAY_ACRONYM
     if _sentence_like(term, settings):
         return WHOLE_TITLE if title else SENTENCE
@@ -190,6 +200,7 @@ def followup_terms(
     question: str,
     *,
     exclude: Iterable[str] = (),
+    evidence: str = "",
     per_passage: int,
     settings: FollowupSettings,
 ) -> FollowupTerms:
@@ -198,7 +209,8 @@ def followup_terms(
     Its title when the title reads as a name, then up to ``per_passage`` names from its text; when neither
     gives one, up to ``phrases_per_passage`` of its :func:`noun_phrases`. A candidate whose content words all
     appear in the question, or that ``exclude`` holds (followed already), is passed over; a noisy one
-    (:func:`noise_reason`) is skipped and reported.
+    (:func:`noise_reason`; an abbreviation counts as defined when the passage or the rest of the ``evidence``
+    text defines it) is skipped and reported.
     """
     asked, asked_stems = content_words(question), set(tokenize(question))
     used = {e.lower() for e in exclude}
@@ -210,7 +222,7 @@ def followup_terms(
         words = content_words(term)
         if not words or words <= asked or set(tokenize(term)) <= asked_stems or term.lower() in used:
             return False
-        reason = noise_reason(term, settings, title=title, context=text if name else None)
+        reason = noise_reason(term, settings, title=title, context=text if name else None, evidence=evidence)
         if reason is not None:
             if term.lower() not in reported:
                 reported.add(term.lower())

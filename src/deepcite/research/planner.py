@@ -183,11 +183,13 @@ class QueryPlanner:
         queries: list[RoundQuery] = []
         followed: list[str] = []
         words = keywords_of(question)
+        evidence = " ".join(c.chunk.text for c in state.evidence.values())
         for parent in parents:
             found = followup_terms(
                 parent,
                 question,
                 exclude=state.used_entities,
+                evidence=evidence,
                 per_passage=s.planning.bridge_names_per_passage,
                 settings=s.followup,
             )
