@@ -21,6 +21,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from deepcite.config import Settings  # noqa: E402
+from deepcite.ingest.pipeline import IngestPipeline  # noqa: E402
 from deepcite.models import Document  # noqa: E402
 from deepcite.research.agent import ResearchAgent  # noqa: E402
 from deepcite.retrieval.collection import open_collection  # noqa: E402
@@ -90,9 +91,10 @@ def main() -> None:
         for pmid in pool
         for i, text in enumerate(pqal[pmid]["CONTEXTS"])
     ]
-    collection.ingest(docs)
+    pipeline = IngestPipeline(collection)
+    pipeline.ingest(docs)
     files = [args.shared / "real_docs" / "files" / name for name in REAL_DOCS]
-    collection.ingest_files(files, on_error="skip")
+    pipeline.ingest_files(files, on_error="skip")
     agent = ResearchAgent(collection, settings=settings.research, use_llm=False)
     keep: dict[str, dict] = {}
     for q in questions:
