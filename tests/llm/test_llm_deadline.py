@@ -16,7 +16,7 @@ import time
 import pytest
 
 from deepcite.errors import LLMTimeoutError
-from deepcite.llm.deadline import current_budget, request_budget
+from deepcite.llm.deadline import request_budget
 from llm.fake_openai_server import Drip, Fail, FakeOpenAIServer, Hang, Reply
 
 HELLO = [{"role": "user", "content": "Say hello"}]
@@ -66,23 +66,6 @@ def test_retry_wait_past_the_deadline_gives_up_at_once(
         make_client(call_deadline_s=2.0, backoff_max_s=10.0).chat(HELLO)
     assert len(llm_server.requests) == 1
     assert sleeps == []
-
-
-def test_request_budget_bounds_the_call_and_a_spent_budget_sends_nothing(
-    llm_server: FakeOpenAIServer, make_client
-) -> None:
-    client = make_client(timeout_s=30.0, call_deadline_s=60.0)
-    llm_server.script(Hang(30.0))
-    with request_budget(1.5, reserve_s=0.5) as budget:
-        with pytest.raises(LLMTimeoutError, match=r"within 1 s"):
-            client.chat(HELLO)
-        assert len(llm_server.requests) == 1
-        with pytest.raises(LLMTimeoutError, match="spent"):
-            client.chat(HELLO)
-        assert len(llm_server.requests) == 1  # nothing sent once the budget is spent
-        assert current_budget() is budget
-    assert current_budget() is None
-    assert client.chat(HELLO) == "ok"  # outside the request, only the call's own deadline applies
 
 
 async def test_budget_reaches_calls_in_worker_threads_and_cancel_stops_them(

@@ -83,12 +83,20 @@ def eval_answers(
     data_dir: Path = typer.Option(
         None, "--data-dir", help="Where the ingested collections are cached (default: DEEPCITE_DATA_DIR)."
     ),
+    llm: bool = typer.Option(
+        False,
+        "--llm",
+        help="Also answer with the configured LLM (DEEPCITE_LLM_BASE_URL, DEEPCITE_LLM_MODEL), side by side "
+        "with the offline writer on the same research context.",
+    ),
     json_out: bool = JSON_OPTION,
     out: Path = typer.Option(None, "--out", help="Write the figures as JSON to this file."),
 ) -> None:
-    """Offline answers against PubMedQA conclusions and HotpotQA answers, with baselines from the same run."""
+    """Answers against PubMedQA conclusions and HotpotQA answers (offline, and with --llm the configured
+    model's), with baselines from the same run."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+    from deepcite.errors import ConfigError
     from deepcite.evaluation import answers
     from deepcite.evaluation.multihop import pool_collection_name
 
@@ -103,13 +111,20 @@ def eval_answers(
             cli.override(cli.settings.model_copy(update={"data_dir": data_dir}))
         engine = cli.engine
         settings = engine.settings
+        client = engine.llm if llm else None
+        if llm and client is None:
+            raise ConfigError("--llm needs a model: set DEEPCITE_LLM_BASE_URL and DEEPCITE_LLM_MODEL")
         if pubmedqa is not None:
             items = answers.load_pubmedqa(pubmedqa, split, limit)
             pool = engine.collection(answers.PUBMEDQA_COLLECTION, create=True)
             collection = answers.pubmedqa_collection(pubmedqa, pool)
             task = bar.add_task(f"pubmedqa {split}", total=len(items))
             results[f"pubmedqa_{split}"] = answers.evaluate_pubmedqa(
-                collection, items, settings, progress=lambda done, _: bar.update(task, completed=done)
+                collection,
+                items,
+                settings,
+                llm=client,
+                progress=lambda done, _: bar.update(task, completed=done),
             )
         if hotpotqa is not None:
             task = bar.add_task("hotpotqa", total=limit or 500)
@@ -118,6 +133,7 @@ def eval_answers(
                 engine.collection(pool_collection_name(hotpotqa, "ircot"), create=True),
                 settings,
                 limit=limit,
+                llm=client,
                 progress=lambda done, n: bar.update(task, completed=done, total=n),
             )
     for name, systems in results.items():

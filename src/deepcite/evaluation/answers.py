@@ -15,9 +15,17 @@ quick summary is scored against ``LONG_ANSWER``. The 500 PMIDs outside ``test_gr
 Baselines in the same run: the first two and last two sentences of the question's own abstract
 (``own_abstract_2+2``) and the first three sentences of the top BM25 hit (``bm25_top_hit_3``).
 
+With an LLM (``llm``), the same research context of every question is also answered by the LLM writer
+(``deepcite_llm_summary``, the model named in ``model``), so the two writers are compared on the same
+evidence in one run, each through the citation check ``deepcite ask`` applies (support check included) and
+under its time budget. Two more figures say what the check did: ``repaired_share``, the factual sentences
+replaced by "Unknown based on provided sources." (uncited, or citing a passage that does not support them),
+and ``offline_share``, the questions whose summary the offline writer wrote because the LLM failed or ran
+out of time.
+
 HotpotQA (IRCoT's 500, every paragraph pooled): the share of summaries containing a gold answer after the
 official normalisation, against the best-matching sentence (most question terms) of the top single-shot
-hybrid passage.
+hybrid passage; with an LLM, its summaries too.
 """
 
 from __future__ import annotations
@@ -38,13 +46,16 @@ from rouge_score import rouge_scorer
 from deepcite.answer.citations import CITATION_RE, unresolved_citations
 from deepcite.answer.context import ResponseContext
 from deepcite.answer.extractive import ExtractiveGenerator
+from deepcite.answer.factory import build_generator, build_support
 from deepcite.answer.findings import SentenceRole, role_of_section
-from deepcite.answer.pipeline import AnswerResult, answer_context
+from deepcite.answer.generators import AnswerGenerator
+from deepcite.answer.pipeline import AnswerResult, answer_budget, answer_context
 from deepcite.answer.prompts import INSUFFICIENT, UNKNOWN
 from deepcite.config import Settings
 from deepcite.errors import InputError
 from deepcite.evaluation.multihop import build_pool
 from deepcite.ingest.pipeline import IngestPipeline
+from deepcite.llm.client import LLMClient
 from deepcite.models import SearchMode
 from deepcite.research.agent import ResearchAgent
 from deepcite.retrieval.collection import Collection
@@ -52,6 +63,7 @@ from deepcite.text import split_sentences, tokenize
 
 SPLITS = ("train", "test")
 PUBMEDQA_COLLECTION = "eval-pubmedqa-pqal"
+OFFLINE, LLM = "deepcite_summary", "deepcite_llm_summary"
 Progress = Callable[[int, int], None]
 
 
@@ -118,6 +130,9 @@ class SystemScores:
     findings: int = 0
     other_only: int = 0
     invalid_ids: int = 0
+    repaired: int = 0  # factual sentences the citation check replaced by the unknown phrase
+    checked: int = 0  # factual sentences the citation check saw
+    offline: int = 0  # summaries the offline writer wrote because the LLM failed or ran out of time
     ms: list[float] = field(default_factory=list)
 
     def add_text(self, text: str, reference: str, question: str) -> None:
@@ -147,6 +162,8 @@ class SystemScores:
             out["other_study_only_share"] = round(self.other_only / self.sentences, 4)
         if self.ms:
             out["invalid_ids"] = self.invalid_ids
+            out["repaired_share"] = round(self.repaired / max(1, self.checked), 4)
+            out["offline_share"] = round(self.offline / n, 4)
             out["ask_ms_p50"] = round(statistics.median(self.ms), 1)
         return out
 
@@ -158,16 +175,24 @@ def _first_last(contexts: list[str], first: int, last: int) -> str:
     return " ".join(sentences[:first] + sentences[-last:])
 
 
+def note_check(scores: SystemScores, answered: AnswerResult, ctx: ResponseContext, ms: float) -> None:
+    """Add what the citation check found in one summary, whether it was written offline, and its time."""
+    scores.ms.append(ms)
+    scores.invalid_ids += answered.citation_check.invalid_ids + len(
+        unresolved_citations(answered.summary, [c.id for c in ctx.selected_chunks])
+    )
+    scores.repaired += answered.citation_check.repaired
+    scores.checked += answered.citation_check.sentences
+    scores.offline += answered.degraded is not None and "summary" in answered.degraded.parts
+
+
 def score_summary(
     scores: SystemScores, item: PubMedQAItem, answered: AnswerResult, ctx: ResponseContext, ms: float
 ) -> None:
     """Add one deepcite summary's figures: text scores, the sections and studies it cites, invalid ids."""
     scores.add_text(answered.summary, item.long_answer, item.question)
-    scores.ms.append(ms)
+    note_check(scores, answered, ctx, ms)
     chunks = {c.id: c for c in ctx.all_chunks()}
-    scores.invalid_ids += answered.citation_check.invalid_ids + len(
-        unresolved_citations(answered.summary, [c.id for c in ctx.selected_chunks])
-    )
     for sentence in split_sentences(answered.summary):
         ids = [int(i) for m in CITATION_RE.finditer(sentence) for i in re.findall(r"\d+", m.group(0))]
         cited = [chunks[i] for i in ids if i in chunks]
@@ -177,21 +202,36 @@ def score_summary(
 
 # -- running ----------------------------------------------------------------------------------------------
 class Answerer:
-    """Research plus the offline answer over one collection, as ``deepcite ask`` runs them."""
+    """Research plus the answer over one collection, as ``deepcite ask`` runs them: the offline writer, and
+    with ``llm`` the LLM writer too, each answering the same research context."""
 
-    def __init__(self, collection: Collection, settings: Settings) -> None:
+    def __init__(self, collection: Collection, settings: Settings, llm: LLMClient | None = None) -> None:
         self.collection = collection
         self.settings = settings
         self.agent = ResearchAgent(collection, settings.research)
-        self.generator = ExtractiveGenerator(collection.embedder, settings.answer)
+        self.support = build_support(settings, collection.embedder, llm)
+        self.writers: dict[str, AnswerGenerator] = {
+            OFFLINE: ExtractiveGenerator(collection.embedder, settings.answer)
+        }
+        if llm is not None:
+            self.writers[LLM] = build_generator(settings, collection.embedder, llm)
 
-    def ask(self, question: str) -> tuple[AnswerResult, ResponseContext, float]:
-        """The answer, its context and the milliseconds research and answer took."""
+    def ask(self, question: str) -> tuple[ResponseContext, dict[str, tuple[AnswerResult, float]]]:
+        """The research context, and each writer's answer with the milliseconds research and it took."""
         started = time.perf_counter()
         result = self.agent.process(question)
         ctx = ResponseContext.from_pack(result.pack, self.settings.answer)
-        answered = asyncio.run(answer_context(ctx, self.generator, self.settings.answer))
-        return answered, ctx, (time.perf_counter() - started) * 1000.0
+        research_ms = (time.perf_counter() - started) * 1000.0
+        answers: dict[str, tuple[AnswerResult, float]] = {}
+        for name, writer in self.writers.items():
+            started = time.perf_counter()
+            answered = asyncio.run(self._answer(ctx, writer))
+            answers[name] = (answered, research_ms + (time.perf_counter() - started) * 1000.0)
+        return ctx, answers
+
+    async def _answer(self, ctx: ResponseContext, writer: AnswerGenerator) -> AnswerResult:
+        with answer_budget(self.settings.answer):
+            return await answer_context(ctx, writer, self.settings.answer, self.support)
 
 
 def pubmedqa_collection(folder: Path, collection: Collection) -> Collection:
@@ -202,18 +242,22 @@ def pubmedqa_collection(folder: Path, collection: Collection) -> Collection:
 
 
 def evaluate_pubmedqa(
-    collection: Collection, items: list[PubMedQAItem], settings: Settings, *, progress: Progress | None = None
-) -> dict[str, dict[str, float | int | None]]:
-    """deepcite's quick summary and the two baselines on ``items`` (figures in the module docstring)."""
-    answerer = Answerer(collection, settings)
-    systems = {
-        "deepcite_summary": SystemScores(),
-        "own_abstract_2+2": SystemScores(),
-        "bm25_top_hit_3": SystemScores(),
-    }
+    collection: Collection,
+    items: list[PubMedQAItem],
+    settings: Settings,
+    *,
+    llm: LLMClient | None = None,
+    progress: Progress | None = None,
+) -> dict[str, dict[str, float | int | str | None]]:
+    """deepcite's quick summary (offline, and with ``llm`` the LLM's) and the two baselines on ``items``
+    (figures in the module docstring)."""
+    answerer = Answerer(collection, settings, llm)
+    systems = {name: SystemScores() for name in answerer.writers}
+    systems |= {"own_abstract_2+2": SystemScores(), "bm25_top_hit_3": SystemScores()}
     for n, item in enumerate(items, start=1):
-        answered, ctx, ms = answerer.ask(item.question)
-        score_summary(systems["deepcite_summary"], item, answered, ctx, ms)
+        ctx, answers = answerer.ask(item.question)
+        for name, (answered, ms) in answers.items():
+            score_summary(systems[name], item, answered, ctx, ms)
         own = systems["own_abstract_2+2"]
         own.add_text(_first_last(item.contexts, 2, 2), item.long_answer, item.question)
         top = collection.search(item.question, mode=SearchMode.BM25, k=1)
@@ -227,7 +271,12 @@ def evaluate_pubmedqa(
             bm25.other_only += top[0].chunk.pmid != item.pmid
         if progress:
             progress(n, len(items))
-    return {name: {**scores.summary(), "questions": len(items)} for name, scores in systems.items()}
+    out: dict[str, dict[str, float | int | str | None]] = {
+        name: {**scores.summary(), "questions": len(items)} for name, scores in systems.items()
+    }
+    if llm is not None:
+        out[LLM]["model"] = llm.model
+    return out
 
 
 # -- HotpotQA ---------------------------------------------------------------------------------------------
@@ -272,31 +321,40 @@ def evaluate_hotpotqa(
     settings: Settings,
     *,
     limit: int | None = None,
+    llm: LLMClient | None = None,
     progress: Progress | None = None,
-) -> dict[str, dict[str, float | int]]:
-    """Answer containment of deepcite's summary vs the best sentence of the top single-shot passage; every
-    paragraph is pooled into ``collection`` (named with :func:`pool_collection_name` for ``"ircot"``)."""
+) -> dict[str, dict[str, float | int | str]]:
+    """Answer containment of deepcite's summary (offline, and with ``llm`` the LLM's) vs the best sentence of
+    the top single-shot passage; every paragraph is pooled into ``collection`` (named with
+    :func:`pool_collection_name` for ``"ircot"``)."""
     questions = load_hotpotqa(path, limit)
     build_pool(collection, path, "ircot")
-    answerer = Answerer(collection, settings)
-    ours, baseline, ms = 0, 0, []
+    answerer = Answerer(collection, settings, llm)
+    found: Counter[str] = Counter()
+    ms: dict[str, list[float]] = {name: [] for name in answerer.writers}
+    baseline = 0
     for n, (question, answers) in enumerate(questions, start=1):
-        answered, _, took = answerer.ask(question)
-        ms.append(took)
-        ours += contains_answer(answered.summary, answers)
+        _, written = answerer.ask(question)
+        for name, (answered, took) in written.items():
+            ms[name].append(took)
+            found[name] += contains_answer(answered.summary, answers)
         top = collection.search(question, mode=SearchMode.HYBRID, k=1)
         baseline += bool(top) and contains_answer(best_sentence(top[0].chunk.text, question), answers)
         if progress:
             progress(n, len(questions))
     total = max(1, len(questions))
-    return {
-        "deepcite_summary": {
-            "contains_answer": round(ours / total, 4),
-            "ask_ms_p50": round(statistics.median(ms), 1) if ms else 0.0,
+    out: dict[str, dict[str, float | int | str]] = {
+        name: {
+            "contains_answer": round(found[name] / total, 4),
+            "ask_ms_p50": round(statistics.median(ms[name]), 1) if ms[name] else 0.0,
             "questions": len(questions),
-        },
-        "single_shot_best_sentence": {
-            "contains_answer": round(baseline / total, 4),
-            "questions": len(questions),
-        },
+        }
+        for name in answerer.writers
     }
+    out["single_shot_best_sentence"] = {
+        "contains_answer": round(baseline / total, 4),
+        "questions": len(questions),
+    }
+    if llm is not None:
+        out[LLM]["model"] = llm.model
+    return out

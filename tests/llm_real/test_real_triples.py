@@ -1,0 +1,48 @@
+"""Triples at ingest (graph.llm_triples) from the real llama.cpp server (SmolLM2): the batch request is
+accepted, the reply comes back through the server's schema mode and is counted passage by passage, what the
+model found goes into the entity graph and the cache, and an unchanged passage is not asked again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from deepcite.config import GraphSettings, Settings
+from deepcite.models import Document
+from deepcite.retrieval.collection import open_collection
+from deepcite.retrieval.embedders import Embedder
+from llm_real.conftest import LlamaServer
+
+pytestmark = pytest.mark.real_llm
+
+DOCS = [
+    Document(
+        id="green", title="Green (song)", text="Green is a 1998 song by Marla Quint, on the album Meadow."
+    ),
+    Document(
+        id="quint", title="Marla Quint", text="Marla Quint is a Canadian singer who married Oskar Brandt."
+    ),
+]
+
+
+def test_triples_are_extracted_counted_and_cached(
+    tmp_path: Path, minilm: Embedder, llama: LlamaServer
+) -> None:
+    settings = Settings(
+        data_dir=tmp_path / "data",
+        llm=llama.settings(max_output_tokens=400),
+        graph=GraphSettings(llm_triples=True, llm_triples_batch=2),
+    )
+    col = open_collection("songs", settings, embedder=minilm)
+    report = col.ingest(DOCS)
+    triples = report.triples
+    assert triples is not None
+    assert (triples.asked, triples.requests, triples.cached) == (2, 1, 0)
+    assert triples.extracted + sum(triples.failed.values()) == 2
+    assert "timeout" not in triples.failed and "HTTP 500" not in triples.failed  # the request was accepted
+    assert triples.extracted >= 1
+    assert col.triple_cache.count() == triples.extracted
+    col.rebuild_graph()  # every passage again: the extracted ones from the cache
+    again = col.ingest(DOCS)  # nothing changed: nothing asked
+    assert again.triples is None or again.triples.asked == 0
