@@ -44,6 +44,7 @@ def app_settings(index: Index, llama: LlamaServer, **answer: Any) -> Settings:
         update={
             "llm": llama.settings(),
             "answer": index.settings.answer.model_copy(update={**ANSWER, **answer}),
+            "research": index.settings.research.tuned(stopping={"min_hops": 1, "max_hops": 1}),
             "api_keys": "",
         }
     )

@@ -90,7 +90,7 @@ def test_next_hop_choice_is_parsed(make_client) -> None:
 
 
 def test_research_with_the_model_in_the_loop_returns_evidence(chain: Collection, make_client) -> None:
-    settings = ResearchSettings(stopping=StoppingSettings(min_hops=1, max_hops=2))
+    settings = ResearchSettings(stopping=StoppingSettings(min_hops=1, max_hops=1))
     agent = ResearchAgent(chain, llm_client=make_client(), settings=settings)
     result = agent.process(QUESTION)
     assert result.pack.final_evidence
