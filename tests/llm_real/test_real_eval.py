@@ -10,7 +10,15 @@ from pathlib import Path
 import pytest
 
 from deepcite.config import AnswerSettings, Settings
-from deepcite.evaluation.answers import LLM, OFFLINE, evaluate_pubmedqa, load_pubmedqa, pubmedqa_collection
+from deepcite.evaluation.answers import (
+    LLM,
+    OFFLINE,
+    PUBMEDQA_COLLECTION,
+    evaluate_pubmedqa,
+    load_pubmedqa,
+    pubmedqa_collection,
+)
+from deepcite.retrieval.collection import open_collection
 from llm_real.conftest import LlamaServer
 
 pytestmark = pytest.mark.real_llm
@@ -52,7 +60,7 @@ def test_the_models_summaries_are_scored_beside_the_offline_writers(
         data_dir=tmp_path / "data", llm=llama.settings(), answer=AnswerSettings(token_budget=1600)
     )
     items = load_pubmedqa(folder, "test")
-    collection = pubmedqa_collection(folder, settings)
+    collection = pubmedqa_collection(folder, open_collection(PUBMEDQA_COLLECTION, settings))
     figures = evaluate_pubmedqa(collection, items, settings, llm=make_client())
     offline, model = figures[OFFLINE], figures[LLM]
     assert model["model"] == llama.model and offline["questions"] == model["questions"] == 2

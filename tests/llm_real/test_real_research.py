@@ -10,10 +10,11 @@ import pytest
 
 from deepcite.config import ResearchSettings, Settings, StoppingSettings
 from deepcite.errors import LLMError
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.models import AspectType, QueryAspect
 from deepcite.research import llm_adapters
 from deepcite.research.agent import ResearchAgent
-from deepcite.research.planner import Planner
+from deepcite.research.planner import QueryPlanner
 from deepcite.retrieval.collection import Collection, open_collection
 from deepcite.retrieval.embedders import Embedder
 
@@ -31,7 +32,7 @@ PASSAGES = [
 def chain(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Collection:
     settings = Settings(data_dir=tmp_path_factory.mktemp("real-llm-research"))
     collection = open_collection("chain", settings, embedder=minilm)
-    collection.ingest(CORPUS, fmt="jsonl")
+    IngestPipeline(collection).ingest(CORPUS, fmt="jsonl")
     return collection
 
 
@@ -46,7 +47,7 @@ def test_planning_aspects_come_back_typed_and_bounded(make_client) -> None:
 
 def test_planner_uses_the_model_without_falling_back(make_client) -> None:
     errors: list[str] = []
-    plan = Planner(settings=ResearchSettings(), llm_client=make_client()).plan(QUESTION, errors=errors)
+    plan = QueryPlanner(settings=ResearchSettings(), llm_client=make_client()).plan(QUESTION, errors=errors)
     assert errors == [] and plan.aspects and plan.subquestions[0] == QUESTION
 
 
@@ -91,7 +92,7 @@ def test_next_hop_choice_is_parsed(make_client) -> None:
 
 def test_research_with_the_model_in_the_loop_returns_evidence(chain: Collection, make_client) -> None:
     settings = ResearchSettings(stopping=StoppingSettings(min_hops=1, max_hops=1))
-    agent = ResearchAgent(chain, llm_client=make_client(), settings=settings)
+    agent = ResearchAgent(chain, settings, llm_client=make_client())
     result = agent.process(QUESTION)
     assert result.pack.final_evidence
     assert result.hops >= 1 and result.subquestions

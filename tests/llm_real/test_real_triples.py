@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from deepcite.config import GraphSettings, Settings
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.models import Document
 from deepcite.retrieval.collection import open_collection
 from deepcite.retrieval.embedders import Embedder
@@ -27,7 +28,7 @@ DOCS = [
 
 
 def test_triples_are_extracted_counted_and_cached(
-    tmp_path: Path, minilm: Embedder, llama: LlamaServer
+    tmp_path: Path, minilm: Embedder, llama: LlamaServer, make_client
 ) -> None:
     settings = Settings(
         data_dir=tmp_path / "data",
@@ -35,7 +36,8 @@ def test_triples_are_extracted_counted_and_cached(
         graph=GraphSettings(llm_triples=True, llm_triples_batch=2),
     )
     col = open_collection("songs", settings, embedder=minilm)
-    report = col.ingest(DOCS)
+    pipeline = IngestPipeline(col, llm=make_client(max_output_tokens=400))
+    report = pipeline.ingest(DOCS)
     triples = report.triples
     assert triples is not None
     assert (triples.asked, triples.requests, triples.cached) == (2, 1, 0)
@@ -43,6 +45,6 @@ def test_triples_are_extracted_counted_and_cached(
     assert "timeout" not in triples.failed and "HTTP 500" not in triples.failed  # the request was accepted
     assert triples.extracted >= 1
     assert col.triple_cache.count() == triples.extracted
-    col.rebuild_graph()  # every passage again: the extracted ones from the cache
-    again = col.ingest(DOCS)  # nothing changed: nothing asked
+    pipeline.rebuild_graph()  # every passage again: the extracted ones from the cache
+    again = pipeline.ingest(DOCS)  # nothing changed: nothing asked
     assert again.triples is None or again.triples.asked == 0
