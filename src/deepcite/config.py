@@ -546,7 +546,8 @@ class LLMSettings(_Section):
     backoff_max_s: float = 20.0
     temperature: float = 0.0
     max_output_tokens: int = 1024
-    # first structured-output style tried; a 400 from the server steps down json_schema > json_object > prompt
+    # first structured-output style tried; a refusal (400, 422, or an error naming the type) steps down
+    # json_schema > json_object (with the schema) > prompt
     structured_output: Literal["json_schema", "json_object", "prompt"] = "json_schema"
     chars_per_token: float = 4.0  # token estimate for budgets (about 4 characters per token in English)
 
