@@ -95,7 +95,7 @@ def main() -> None:
     pipeline.ingest(docs)
     files = [args.shared / "real_docs" / "files" / name for name in REAL_DOCS]
     pipeline.ingest_files(files, on_error="skip")
-    agent = ResearchAgent(collection, settings=settings.research, use_llm=False)
+    agent = ResearchAgent(collection, settings.research)
     keep: dict[str, dict] = {}
     for q in questions:
         result = agent.process(q["question"])
