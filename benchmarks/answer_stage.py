@@ -28,7 +28,7 @@ from deepcite.answer.pipeline import answer
 from deepcite.answer.prompts import UNKNOWN
 from deepcite.config import Settings
 from deepcite.models import Candidate, Chunk, EvidencePack
-from deepcite.retrieval.embedders import get_embedder
+from deepcite.retrieval.embedders import build_embedder
 from deepcite.text import tokenize
 
 RESULTS = Path(__file__).parent / "results"
@@ -59,7 +59,7 @@ async def run(beir: Path, queries: int, k: int) -> dict:
     retriever.index([tokenize(f"{d['title']} {d['text']}") for d in corpus], show_progress=False)
 
     settings = Settings()
-    embedder = get_embedder(settings)
+    embedder = build_embedder(settings)
     embedder.encode(["warm-up"], kind="query")
     generator = ExtractiveGenerator(embedder, settings.answer)
     totals: list[float] = []

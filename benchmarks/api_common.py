@@ -23,7 +23,7 @@ from deepcite.config import Settings
 from deepcite.evaluation.beir import load_beir
 from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.retrieval.collection import Collection, open_collection
-from deepcite.retrieval.embedders import get_embedder
+from deepcite.retrieval.embedders import build_embedder
 from deepcite.retrieval.store import open_store
 from deepcite.server.app import create_app
 
@@ -54,7 +54,7 @@ def queries(beir: Path, split: str = "test") -> list[str]:
 def ensure_collection(settings: Settings, name: str, beir: Path) -> tuple[Collection, dict[str, Any]]:
     """Open ``name`` in ``settings.data_dir``, ingesting SciFact first when it is missing or empty."""
     store = open_store(settings)
-    col = open_collection(name, settings, store=store, embedder=get_embedder(settings))
+    col = open_collection(name, settings, store=store, embedder=build_embedder(settings))
     info: dict[str, Any] = {"collection": name, "data_dir": str(settings.data_dir), "ingested": False}
     if not store.has_collection(name) or col.count() == 0:
         print(f"ingesting {beir} into {name!r} (once) …", flush=True)

@@ -37,7 +37,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 from deepcite.answer.citations import check_citations  # noqa: E402
 from deepcite.answer.support import CitationSupport, lexical_support  # noqa: E402
 from deepcite.config import Settings  # noqa: E402
-from deepcite.retrieval.embedders import get_embedder  # noqa: E402
+from deepcite.retrieval.embedders import build_embedder  # noqa: E402
 from deepcite.text import split_sentences, tokenize  # noqa: E402
 
 PQAL = Path("/work/shared/datasets/pubmedqa_pqal/ori_pqal.json")
@@ -129,7 +129,7 @@ def main() -> None:
     passages = [" ".join(v["CONTEXTS"]) for _, v in data]
     conclusions = [split_sentences(v["LONG_ANSWER"])[0] for _, v in data]
     settings = Settings()
-    embedder = get_embedder(settings)
+    embedder = build_embedder(settings)
     cases = build_cases(passages, conclusions, embedder.encode(passages), args.seed)
     defaults = settings.answer
     scorer = primed(CitationSupport(embedder, defaults), cases, passages)

@@ -34,7 +34,7 @@ from deepcite.ingest.loaders import iter_documents  # noqa: E402
 from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.models import Chunk, Document  # noqa: E402
 from deepcite.retrieval.collection import open_collection  # noqa: E402
-from deepcite.retrieval.embedders import get_embedder  # noqa: E402
+from deepcite.retrieval.embedders import build_embedder  # noqa: E402
 from deepcite.retrieval.graph import EntityGraph, GraphWalker  # noqa: E402
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
@@ -132,7 +132,7 @@ def walk_latency(graph: EntityGraph, questions: list[str], rng: np.random.Genera
 
 def ingest_pair(work: Path, docs: list[Document]) -> dict[str, object]:
     """Ingest ``docs`` into fresh collections with the graph off and on (one embedder, same run)."""
-    embedder = get_embedder(Settings())
+    embedder = build_embedder(Settings())
     embedder.encode(["warm up"], kind="passage")
     out: dict[str, object] = {"documents": len(docs)}
     for label, enabled in (("without_graph", False), ("with_graph", True), ("without_graph_again", False)):

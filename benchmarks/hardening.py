@@ -176,7 +176,12 @@ def prepare(data_dir: Path) -> Settings:
             from deepcite.practitioners.directory import Directory
             from deepcite.practitioners.finder import PractitionerFinder
 
-            finder = PractitionerFinder(settings, directory=Directory.open(settings), store=collection.store)
+            finder = PractitionerFinder(
+                settings,
+                directory=Directory.open(settings),
+                store=collection.store,
+                embedder=collection.embedder,
+            )
             finder.import_file(PRACTITIONERS, "jsonl")
             finder.directory.close()
         finally:

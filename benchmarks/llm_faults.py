@@ -50,13 +50,13 @@ import json, sys
 from deepcite.config import Settings
 from deepcite.models import Document
 from deepcite.retrieval.collection import open_collection
-from deepcite.retrieval.embedders import get_embedder
+from deepcite.retrieval.embedders import build_embedder
 from deepcite.retrieval.store import open_store
 from deepcite.ingest.pipeline import IngestPipeline
 settings = Settings()
 store = open_store(settings)
 docs = [Document.model_validate(json.loads(l)) for l in open(sys.argv[1]) if l.strip()]
-IngestPipeline(open_collection("fixture", settings, store=store, embedder=get_embedder(settings))).ingest(docs)
+IngestPipeline(open_collection("fixture", settings, store=store, embedder=build_embedder(settings))).ingest(docs)
 store.close()
 """
 SERVE = "import sys; from deepcite.cli.main import app; sys.argv[0] = 'deepcite'; app()"

@@ -51,8 +51,9 @@ store.close()
 # keeps a collection open (as a CLI ingest would) until killed
 HOLD = """
 import sys, time
+from deepcite.config import Settings
 from deepcite.retrieval.store import open_store
-store = open_store()
+store = open_store(Settings.load())
 store.count(sys.argv[1])
 print("holding", flush=True)
 time.sleep(600)
@@ -60,8 +61,9 @@ time.sleep(600)
 CREATE_RACE = """
 import sys, time
 from deepcite.errors import DeepciteError
+from deepcite.config import Settings
 from deepcite.retrieval.store import open_store
-store = open_store()
+store = open_store(Settings.load())
 start = float(sys.argv[1])
 while time.time() < start:
     time.sleep(0.001)
@@ -301,8 +303,9 @@ def multiprocess(report: Report, env: Env) -> None:
             "    print('EXIT', p.returncode, out, err)\n"
         )
         check = env.python(
+            "from deepcite.config import Settings\n"
             "from deepcite.retrieval.store import open_store\n"
-            "s = open_store()\n"
+            "s = open_store(Settings.load())\n"
             "print([s.count(f'race{i}') for i in range(6)])\n"
         )
         for i in range(6):

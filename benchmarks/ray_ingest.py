@@ -46,7 +46,7 @@ from deepcite.ingest.readers import ReadDocument
 from deepcite.ingest.steps import WritePlan
 from deepcite.models import Document
 from deepcite.retrieval.collection import open_collection
-from deepcite.retrieval.embedders import get_embedder
+from deepcite.retrieval.embedders import build_embedder
 
 RESULTS = Path(__file__).parent / "results"
 RUNS: dict[str, dict[str, Any] | None] = {
@@ -76,7 +76,7 @@ def subset(corpus: Path, docs: int, into: Path) -> Path:
 def one_run(name: str, folder: Path, root: Path, round_: int) -> dict[str, Any]:
     options = RUNS[name]
     settings = Settings(data_dir=root / f"{name}-{round_}", ray={"local_cpus": 2, **(options or {})})
-    col = open_collection("bench", settings, embedder=get_embedder(Settings()))
+    col = open_collection("bench", settings, embedder=build_embedder(Settings()))
     pipeline = IngestPipeline(col)
     batches: list[int] = []
     report = pipeline.ingest(
@@ -85,7 +85,7 @@ def one_run(name: str, folder: Path, root: Path, round_: int) -> dict[str, Any]:
     startup = 0.0
     if options:
         t0 = time.perf_counter()
-        with RayIngest.start(pipeline.steps, LOCAL, embedder=get_embedder):
+        with RayIngest.start(pipeline.steps, LOCAL, embedder=build_embedder):
             startup = time.perf_counter() - t0
     steady = report.seconds - startup
     return {
@@ -127,7 +127,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--out", type=Path, default=RESULTS / "ray_ingest.json")
     args = parser.parse_args()
-    get_embedder(Settings())  # the single-process model, loaded outside the clock
+    build_embedder(Settings())  # the single-process model, loaded outside the clock
     ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING)
     with tempfile.TemporaryDirectory(dir="/work/bench") as tmp:
         root = Path(tmp)

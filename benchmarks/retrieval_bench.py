@@ -35,7 +35,7 @@ from deepcite.ingest.loaders import iter_documents
 from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.models import Chunk, Document, FusionMethod, SearchMode
 from deepcite.retrieval.collection import open_collection, passage_text
-from deepcite.retrieval.embedders import get_embedder
+from deepcite.retrieval.embedders import build_embedder
 from deepcite.text import tokenize
 
 RESULTS = Path(__file__).parent / "results"
@@ -85,7 +85,7 @@ def main() -> None:
     }
 
     # 1. the embedder's own rate
-    embedder = get_embedder(settings)
+    embedder = build_embedder(settings)
     embedder.encode(texts[:8])  # warm-up (model load)
     t0 = time.perf_counter()
     embedder.encode(texts[: args.encode_sample])

@@ -43,7 +43,7 @@ from deepcite.evaluation.beir import load_beir
 from deepcite.models import Chunk, Filters, SearchHit, SearchMode
 from deepcite.retrieval import bm25
 from deepcite.retrieval.edge_store import SHARD_DIR, EdgeStore
-from deepcite.retrieval.embedders import get_embedder
+from deepcite.retrieval.embedders import build_embedder
 
 RESULTS = Path(__file__).parent / "results"
 DATASETS = Path("/work/shared/datasets")
@@ -156,7 +156,7 @@ def cmd_base(args: argparse.Namespace) -> dict[str, object]:
     settings = Settings(data_dir=args.work / "data")
     chunks, vectors = stored_passages(args.sources, settings)
     queries = list(load_beir(args.datasets / "beir_scifact", "test").queries.values())[:QUERIES]
-    qvecs = get_embedder(settings).encode(queries, kind="query")
+    qvecs = build_embedder(settings).encode(queries, kind="query")
     (args.work / "chunks.jsonl").write_text(
         "".join(c.model_dump_json() + "\n" for c in chunks), encoding="utf-8"
     )

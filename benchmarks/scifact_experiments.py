@@ -58,7 +58,7 @@ from deepcite.config import SearchSettings, Settings  # noqa: E402
 from deepcite.evaluation.beir import BeirData, load_beir  # noqa: E402
 from deepcite.models import FusionMethod, SearchMode  # noqa: E402
 from deepcite.retrieval.collection import open_collection  # noqa: E402
-from deepcite.retrieval.embedders import get_embedder  # noqa: E402
+from deepcite.retrieval.embedders import build_embedder  # noqa: E402
 from deepcite.text import tokenize  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -108,7 +108,7 @@ def load_split(beir: Path, scratch: Path, name: str) -> Split:
     qids = list(data.queries)
     cache = scratch / f"queries-{name}.npy"
     if not cache.exists():
-        vecs = get_embedder(Settings()).encode([data.queries[q] for q in qids], kind="query")
+        vecs = build_embedder(Settings()).encode([data.queries[q] for q in qids], kind="query")
         np.save(cache, np.asarray(vecs, dtype=np.float32))
     return Split(name, data, qids, np.load(cache))
 

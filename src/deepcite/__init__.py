@@ -4,7 +4,7 @@ Usage::
 
     import deepcite
 
-    col = deepcite.open_collection("papers")
+    col = deepcite.open_collection("papers", deepcite.Settings.load())  # a script's one collection
     deepcite.IngestPipeline(col).ingest("corpus.jsonl")
 
     with deepcite.Engine(deepcite.Settings.load()) as engine:  # one per process: built once, shared

@@ -12,7 +12,6 @@ import difflib
 import os
 import tomllib
 from contextvars import ContextVar
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal, Self
 
@@ -888,9 +887,3 @@ def _describe(err: Any) -> str:
         if _is_section(model):
             return f"unknown setting {'.'.join(loc)!r}; {_nearest(loc[-1], model, loc[:-1])}"
     return f"{'.'.join(loc)}: {err['msg']}"
-
-
-@lru_cache(maxsize=1)
-def get_settings() -> Settings:
-    """The process-wide settings (read once)."""
-    return Settings.load()

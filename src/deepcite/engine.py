@@ -50,7 +50,7 @@ from deepcite.answer.pipeline import (
     generate_summary,
 )
 from deepcite.answer.support import CitationSupport
-from deepcite.config import Settings, get_settings
+from deepcite.config import Settings
 from deepcite.errors import (
     CollectionNotFoundError,
     DeepciteError,
@@ -84,7 +84,7 @@ from deepcite.research.state import ExecutorState
 from deepcite.research.web.source import web_source_for
 from deepcite.retrieval.check import CollectionCheck, check_collection
 from deepcite.retrieval.collection import Collection
-from deepcite.retrieval.embedders import Embedder, get_embedder
+from deepcite.retrieval.embedders import Embedder, build_embedder
 from deepcite.retrieval.filters import FILTER_FIELDS, check_filter_fields
 from deepcite.retrieval.points import validate_collection_name
 from deepcite.retrieval.rerankers import load_reranker
@@ -171,12 +171,12 @@ class Engine:
 
     def __init__(
         self,
-        settings: Settings | None = None,
+        settings: Settings,
         *,
         store: SearchStore | None = None,
         embedder: Embedder | None = None,
     ) -> None:
-        self.settings = settings or get_settings()
+        self.settings = settings
         self._lock = threading.RLock()
         self._store = store
         self._owns_store = store is None
@@ -256,7 +256,7 @@ class Engine:
     @property
     def embedder(self) -> Embedder:
         """The dense embedding model (loaded on first use: ``/healthz`` never loads it)."""
-        return self._once("_embedder", lambda: get_embedder(self.settings))
+        return self._once("_embedder", lambda: build_embedder(self.settings))
 
     @property
     def llm(self) -> LLMClient | None:
@@ -324,7 +324,9 @@ class Engine:
         def build() -> PractitionerFinder:
             from deepcite.practitioners.finder import PractitionerFinder
 
-            return PractitionerFinder.open(self.settings, llm=self.llm, store=self.store)
+            return PractitionerFinder.open(
+                self.settings, store=self.store, embedder=self.embedder, llm=self.llm
+            )
 
         return self._once("_finder", build)
 
@@ -539,6 +541,10 @@ class Engine:
         except StoreError as exc:  # the answer still reaches the caller; the log says why it was not kept
             log.error("answer %s was not saved: %s", response.request_id, exc)
         return saved
+
+    def research_sync(self, request: QuestionRequest, groups: Groups = None) -> ResearchResult:
+        """:meth:`research` for code without an event loop."""
+        return asyncio.run(self.research(request, groups))
 
     def ask_sync(self, request: QuestionRequest, groups: Groups = None) -> AskResponse:
         """:meth:`ask` for code without an event loop."""

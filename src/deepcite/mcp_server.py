@@ -361,7 +361,7 @@ WRITE_TOOLS: dict[str, tuple[str, Callable[..., Awaitable[BaseModel]]]] = {
 }
 
 
-def build_server(engine: Engine | Settings | None = None) -> MCPServer:
+def build_server(engine: Engine | Settings) -> MCPServer:
     """The deepcite MCP server over ``engine`` (or a new Engine of these settings, closed with the server)."""
     owned = not isinstance(engine, Engine)
     engine = engine if isinstance(engine, Engine) else Engine(engine)
@@ -394,12 +394,11 @@ def build_server(engine: Engine | Settings | None = None) -> MCPServer:
     return server
 
 
-def run(*, http: bool = False, port: int | None = None, engine: Engine | None = None) -> None:
+def run(engine: Engine, *, http: bool = False, port: int | None = None) -> None:
     """Serve over stdio, or over streamable HTTP on ``settings.mcp.host`` (127.0.0.1) and ``port``.
 
     One Engine serves every session; it is closed when the server stops.
     """
-    engine = engine or Engine()
     server = build_server(engine)
     try:
         if not http:

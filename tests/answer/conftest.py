@@ -10,9 +10,8 @@ import numpy as np
 import pytest
 
 from deepcite.answer.context import ResponseContext
-from deepcite.config import AnswerSettings, EmbedderSettings, Settings
+from deepcite.config import AnswerSettings
 from deepcite.models import AspectCoverage, AspectType, Candidate, Chunk, EvidencePack, QueryAspect
-from deepcite.retrieval.embedders import Embedder, get_embedder
 from deepcite.text import tokenize
 
 QUESTION = "Does atrial fibrillation increase the risk of stroke, and how is it treated?"
@@ -179,9 +178,3 @@ def pack() -> EvidencePack:
 @pytest.fixture
 def ctx(pack: EvidencePack, settings: AnswerSettings) -> ResponseContext:
     return ResponseContext.from_pack(pack, settings, request_id="req-1")
-
-
-@pytest.fixture(scope="session")
-def minilm() -> Embedder:
-    """The real all-MiniLM-L6-v2 embedder, loaded once per test session (slow tests only)."""
-    return get_embedder(Settings(embedder=EmbedderSettings()))

@@ -21,8 +21,9 @@ from deepcite.retrieval.store import open_store
 # keeps a collection open (its shard locked, as during a CLI ingest) until killed
 HOLD = """
 import sys, time
+from deepcite.config import Settings
 from deepcite.retrieval.store import open_store
-store = open_store()
+store = open_store(Settings.load())
 store.count(sys.argv[1])
 print("holding", flush=True)
 time.sleep(600)

@@ -11,7 +11,7 @@ import pytest
 from typer.testing import CliRunner
 
 from deepcite.cli.main import app
-from deepcite.config import Settings, get_settings
+from deepcite.config import Settings
 from deepcite.errors import CollectionDamagedError
 from deepcite.models import SearchMode
 from deepcite.retrieval.check import check_collection
@@ -61,9 +61,7 @@ def test_damage_is_named_with_what_to_do(settings: Settings, kind: str) -> None:
 @pytest.fixture
 def cli_env(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settings]:
     monkeypatch.setenv("DEEPCITE_DATA_DIR", str(settings.data_dir))
-    get_settings.cache_clear()
     yield settings
-    get_settings.cache_clear()
 
 
 def test_cli_check_and_rebuild(cli_env: Settings, tmp_path: Path, minilm) -> None:

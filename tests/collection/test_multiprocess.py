@@ -73,8 +73,9 @@ def test_a_long_name_is_refused_before_the_file_system(settings: Settings) -> No
 RACE = """
 import sys, time
 from deepcite.errors import DeepciteError
+from deepcite.config import Settings
 from deepcite.retrieval.store import open_store
-store = open_store()
+store = open_store(Settings.load())
 while time.time() < float(sys.argv[1]):
     time.sleep(0.001)
 for i in range(8):

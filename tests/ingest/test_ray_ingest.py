@@ -240,20 +240,15 @@ def test_cli_ingest_on_ray(tmp_path: Path, single_corpus: Ingested) -> None:
     from typer.testing import CliRunner
 
     from deepcite.cli.main import app
-    from deepcite.config import get_settings
 
     env = {
         "DEEPCITE_DATA_DIR": str(tmp_path),
         "DEEPCITE_EMBEDDER_INGEST_BATCH_DOCS": "8",
         "DEEPCITE_RAY_WORKERS": "2",
     }
-    get_settings.cache_clear()
-    try:
-        out = CliRunner().invoke(
-            app, ["ingest", str(SAMPLE_CORPUS), "-c", "c", "--ray", "local", "--json"], env=env
-        )
-    finally:
-        get_settings.cache_clear()
+    out = CliRunner().invoke(
+        app, ["ingest", str(SAMPLE_CORPUS), "-c", "c", "--ray", "local", "--json"], env=env
+    )
     assert out.exit_code == 0, out.output
     assert json.loads(out.stdout)["written"] == single_corpus.report.written
     assert_same_collection(open_collection("c", small_batches(tmp_path)), single_corpus.collection)

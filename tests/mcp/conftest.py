@@ -25,7 +25,12 @@ def mcp_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     settings = Settings(data_dir=data_dir)
     collection = open_collection("demo", settings)
     IngestPipeline(collection).ingest(CORPUS)
-    finder = PractitionerFinder(settings, directory=Directory.open(settings), store=collection.store)
+    finder = PractitionerFinder(
+        settings,
+        directory=Directory.open(settings),
+        store=collection.store,
+        embedder=collection.embedder,
+    )
     finder.import_file(PRACTITIONERS, "jsonl")
     finder.close()
     return data_dir

@@ -11,6 +11,8 @@ import pytest
 
 from deepcite.config import PractitionerSettings, Settings
 from deepcite.practitioners.finder import PractitionerFinder
+from deepcite.retrieval.embedders import Embedder
+from deepcite.retrieval.store import open_store
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "practitioners"
 MAINE = FIXTURES / "cms_maine_excerpt.csv"
@@ -29,25 +31,30 @@ def settings(tmp_path: Path) -> Settings:
     return make_settings(tmp_path)
 
 
-def _imported(settings: Settings) -> PractitionerFinder:
-    finder = PractitionerFinder.open(settings)
+def open_finder(settings: Settings, embedder: Embedder, llm: Any = None) -> PractitionerFinder:
+    """A finder with a store of its own (closed with it) and the shared MiniLM."""
+    return PractitionerFinder.open(settings, store=open_store(settings), embedder=embedder, llm=llm)
+
+
+def _imported(settings: Settings, embedder: Embedder) -> PractitionerFinder:
+    finder = open_finder(settings, embedder)
     finder.import_file(MAINE, "cms-reduced")
     finder.import_file(NATIONAL, "cms-national")
     return finder
 
 
 @pytest.fixture
-def finder(settings: Settings) -> Iterator[PractitionerFinder]:
+def finder(settings: Settings, minilm: Embedder) -> Iterator[PractitionerFinder]:
     """A finder over the Maine and national excerpts, for tests that change the directory or index."""
-    finder = _imported(settings)
+    finder = _imported(settings, minilm)
     yield finder
     finder.close()
 
 
 @pytest.fixture(scope="module")
-def shared_finder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[PractitionerFinder]:
+def shared_finder(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Iterator[PractitionerFinder]:
     """The same finder, built once per module, for tests that only search."""
-    finder = _imported(make_settings(tmp_path_factory.mktemp("practitioners")))
+    finder = _imported(make_settings(tmp_path_factory.mktemp("practitioners")), minilm)
     yield finder
     finder.close()
 

@@ -10,7 +10,6 @@ import pytest
 from typer.testing import CliRunner
 
 from deepcite.cli.main import app
-from deepcite.config import get_settings
 from deepcite.errors import IngestError, InputError
 from deepcite.practitioners.evaluation import EvalQuery, evaluate, load_queries
 from deepcite.practitioners.finder import PractitionerFinder
@@ -61,9 +60,7 @@ def cli_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
     for name in ("DEEPCITE_LLM_BASE_URL", "DEEPCITE_LLM_MODEL", "DEEPCITE_CONFIG"):
         monkeypatch.delenv(name, raising=False)
-    get_settings.cache_clear()
     yield tmp_path
-    get_settings.cache_clear()
 
 
 def test_cli_import_search_and_eval(cli_env: Path) -> None:

@@ -13,7 +13,8 @@ from deepcite.practitioners.api import ChatMessage, PractitionerQuery
 from deepcite.practitioners.finder import PractitionerFinder, search_practitioners
 from deepcite.practitioners.location import Location
 from deepcite.practitioners.pipeline import FINDER_PIPELINE, FinderState, Stage
-from practitioners.conftest import MAINE, RemoteLLMStandIn, make_settings
+from deepcite.retrieval.embedders import Embedder
+from practitioners.conftest import MAINE, RemoteLLMStandIn, make_settings, open_finder
 
 
 async def ask(finder: PractitionerFinder, text: str, **kwargs: object):  # noqa: ANN201
@@ -131,8 +132,10 @@ async def test_emergency_words_add_a_note(shared_finder: PractitionerFinder) -> 
     assert any("911" in n for n in response.notes)
 
 
-async def test_llm_failure_is_reported_and_the_search_still_answers(settings: Settings) -> None:
-    finder = PractitionerFinder.open(settings, llm=RemoteLLMStandIn(fail=True))
+async def test_llm_failure_is_reported_and_the_search_still_answers(
+    settings: Settings, minilm: Embedder
+) -> None:
+    finder = open_finder(settings, minilm, RemoteLLMStandIn(fail=True))
     finder.import_file(MAINE, "cms-reduced")
     try:
         response = await ask(finder, "I need SVT ablation")
@@ -144,12 +147,12 @@ async def test_llm_failure_is_reported_and_the_search_still_answers(settings: Se
 
 
 async def test_schema_violating_llm_replies_fall_back_and_still_find_the_electrophysiologists(
-    settings: Settings,
+    settings: Settings, minilm: Embedder
 ) -> None:
     # JSON objects, but none of the analyses' schemas: unknown keys, required ones missing
     wrong = json.dumps({"answer": "You should see a cardiologist.", "note": "no JSON fields of yours"})
     llm = RemoteLLMStandIn({"insights": wrong, "general": wrong, "clinical": wrong})
-    finder = PractitionerFinder.open(settings, llm=llm)
+    finder = open_finder(settings, minilm, llm)
     finder.import_file(MAINE, "cms-reduced")
     try:
         response = await ask(finder, "I need SVT ablation")
@@ -160,8 +163,8 @@ async def test_schema_violating_llm_replies_fall_back_and_still_find_the_electro
     assert response.results[0].primary_specialty == "CARDIAC ELECTROPHYSIOLOGY"
 
 
-async def test_empty_directory_says_how_to_import(tmp_path: Path) -> None:
-    finder = PractitionerFinder.open(make_settings(tmp_path))
+async def test_empty_directory_says_how_to_import(tmp_path: Path, minilm: Embedder) -> None:
+    finder = open_finder(make_settings(tmp_path), minilm)
     try:
         with pytest.raises(NotFoundError, match="practitioners import"):
             await ask(finder, "I need SVT ablation")

@@ -17,6 +17,7 @@ from deepcite.practitioners.merge import MergedIntent
 from deepcite.practitioners.ranking import PractitionerCandidate, stage_b
 from deepcite.practitioners.records import Practitioner
 from deepcite.practitioners.semantic import SemanticStage
+from deepcite.retrieval.embedders import Embedder
 from practitioners.conftest import MAINE
 
 
@@ -44,7 +45,11 @@ def test_specialty_vectors_are_stored_once_with_the_directory(shared_finder: Pra
     assert {row[0] for row in stored} == set(shared_finder.directory.primary_specialties())
     assert {row[1] for row in stored} == {"name", "definition", "cue"}
     again = SemanticStage(
-        shared_finder.directory, shared_finder.taxonomy, shared_finder.catalogue, shared_finder.settings
+        shared_finder.directory,
+        shared_finder.taxonomy,
+        shared_finder.catalogue,
+        shared_finder.settings,
+        shared_finder.semantic.embedder,
     )
     assert again.sync() == 0  # a second stage over the same file embeds nothing
 
@@ -72,7 +77,12 @@ async def test_semantic_stage_can_be_switched_off(settings_off_finder: Practitio
 def settings_off_finder(shared_finder: PractitionerFinder) -> PractitionerFinder:
     s = shared_finder.settings
     off = s.model_copy(update={"practitioners": s.practitioners.tuned(semantic={"enabled": False})})
-    return PractitionerFinder(off, directory=shared_finder.directory, store=shared_finder.store)
+    return PractitionerFinder(
+        off,
+        directory=shared_finder.directory,
+        store=shared_finder.store,
+        embedder=shared_finder.semantic.embedder,
+    )
 
 
 # -- the stage-B floor ----------------------------------------------------------------------------------------
@@ -214,21 +224,20 @@ async def test_emergency_and_routine_requests(shared_finder: PractitionerFinder)
 
 
 @pytest.fixture(scope="module")
-def maine_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
+def maine_server(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Iterator[LiveServer]:
     """The real app on 127.0.0.1 over a directory of the Maine excerpt (its own data dir)."""
     from deepcite.practitioners.directory import Directory
-    from deepcite.retrieval.embedders import get_embedder
     from deepcite.retrieval.store import open_store
     from deepcite.server.app import create_app
 
     settings = server_settings(tmp_path_factory.mktemp("practitioner-server"))
     store = open_store(settings)
-    finder = PractitionerFinder(settings, directory=Directory.open(settings), store=store)
+    finder = PractitionerFinder(settings, directory=Directory.open(settings), store=store, embedder=minilm)
     try:
         finder.import_file(MAINE, "cms-reduced")
     finally:
         finder.directory.close()  # the store stays open: the server shares it
-    with LiveServer(create_app(settings, store=store, embedder=get_embedder(settings))) as server:
+    with LiveServer(create_app(settings, store=store, embedder=minilm)) as server:
         yield server
     store.close()
 

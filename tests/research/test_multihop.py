@@ -116,33 +116,26 @@ def test_eval_multihop_cli_writes_both_rows(tmp_path: Path) -> None:
 
 @pytest.mark.slow
 def test_research_cli_prints_the_pack_as_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from deepcite.config import get_settings
 
     monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
-    get_settings.cache_clear()
     runner = CliRunner()
-    try:
-        ingest = runner.invoke(
-            app, ["ingest", str(FIXTURES / "corpus.jsonl"), "--collection", "fx", "--json"]
-        )
-        assert ingest.exit_code == 0, ingest.output
-        result = runner.invoke(
-            app,
-            [
-                "research",
-                "Compare statins and PCSK9 inhibitors",
-                "--collection",
-                "fx",
-                "--json",
-                "--max-hops",
-                "3",
-            ],
-        )
-        assert result.exit_code == 0, result.output
-        data = json.loads(result.stdout)
-        assert data["hops"] == 3 and data["pack"]["final_evidence"]
-        assert data["coverage"]["total_aspects"] == 3
-        missing = runner.invoke(app, ["research", "statins", "--collection", "nope"])
-        assert missing.exit_code == 2 and "known collections" in missing.output and "fx" in missing.output
-    finally:
-        get_settings.cache_clear()
+    ingest = runner.invoke(app, ["ingest", str(FIXTURES / "corpus.jsonl"), "--collection", "fx", "--json"])
+    assert ingest.exit_code == 0, ingest.output
+    result = runner.invoke(
+        app,
+        [
+            "research",
+            "Compare statins and PCSK9 inhibitors",
+            "--collection",
+            "fx",
+            "--json",
+            "--max-hops",
+            "3",
+        ],
+    )
+    assert result.exit_code == 0, result.output
+    data = json.loads(result.stdout)
+    assert data["hops"] == 3 and data["pack"]["final_evidence"]
+    assert data["coverage"]["total_aspects"] == 3
+    missing = runner.invoke(app, ["research", "statins", "--collection", "nope"])
+    assert missing.exit_code == 2 and "known collections" in missing.output and "fx" in missing.output

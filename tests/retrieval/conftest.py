@@ -222,7 +222,7 @@ def open_backend(backend: str, path: Path, settings: Settings) -> EngineStore:
         return EdgeStore(path, settings)
     from qdrant_client import QdrantClient
 
-    return QdrantStore(QdrantClient(path=str(path)), settings)
+    return QdrantStore(settings, QdrantClient(path=str(path)))
 
 
 @pytest.fixture(params=BACKENDS)
@@ -260,11 +260,3 @@ def loaded(store: EngineStore) -> EngineStore:
     store.create_collection("papers", dense_dim=DIM)
     store.upsert("papers", chunks, vectors_for(chunks))
     return store
-
-
-@pytest.fixture(scope="session")
-def minilm():
-    """The default embedder (packaged all-MiniLM-L6-v2, offline), loaded once per session."""
-    from deepcite.retrieval.embedders import get_embedder
-
-    return get_embedder(Settings())

@@ -16,7 +16,7 @@ from llm.fake_openai_server import EMBEDDING_DIM, Fail, FakeOpenAIServer, Hang, 
 from deepcite.config import EmbedderSettings, LLMSettings, Settings
 from deepcite.errors import ConfigError, EmbedderError
 from deepcite.llm.retry import RetryPolicy
-from deepcite.retrieval.embedders import Embedder, OpenAIEmbedder, get_embedder
+from deepcite.retrieval.embedders import Embedder, OpenAIEmbedder, build_embedder
 
 STANDIN_DIM = 6
 
@@ -146,13 +146,11 @@ def test_a_call_past_its_deadline_is_an_embedder_error() -> None:
         embedder.close()
 
 
-def test_get_embedder_is_cached_per_configuration(endpoint: str) -> None:
+def test_build_embedder_builds_the_configured_kind(endpoint: str) -> None:
     settings = Settings(embedder=EmbedderSettings(kind="openai", base_url=endpoint, model="m", batch_size=3))
-    first = get_embedder(settings)
-    assert isinstance(first, OpenAIEmbedder) and first.batch_size == 3
-    assert get_embedder(settings) is first
-    other = Settings(embedder=EmbedderSettings(kind="openai", base_url=endpoint, model="m", batch_size=4))
-    assert get_embedder(other) is not first
+    built = build_embedder(settings)
+    assert isinstance(built, OpenAIEmbedder) and built.batch_size == 3
+    assert build_embedder(settings) is not built  # no process cache: the Engine builds one and shares it
 
 
 @pytest.mark.slow
@@ -170,7 +168,6 @@ def test_default_minilm_embedder_offline(minilm: Embedder) -> None:
     assert vectors[0] @ vectors[1] > vectors[0] @ vectors[2] + 0.2
     query = minilm.encode(["do statins hurt muscles"], kind="query")
     assert query.shape == (1, 384)
-    assert get_embedder(Settings()) is minilm  # loaded once per process
 
 
 @pytest.mark.slow

@@ -31,7 +31,7 @@ from deepcite.config import (
 from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.models import Document
 from deepcite.retrieval.collection import open_collection
-from deepcite.retrieval.embedders import Embedder, get_embedder
+from deepcite.retrieval.embedders import Embedder
 from deepcite.retrieval.store import SearchStore, open_store
 from deepcite.server.app import create_app
 
@@ -74,11 +74,11 @@ class Index:
 
 
 @pytest.fixture(scope="session")
-def index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Index]:
+def index(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Iterator[Index]:
     """The fixture corpus ingested once into an Edge store with the real embedder."""
     settings = server_settings(tmp_path_factory.mktemp("server-data"))
     store = open_store(settings)
-    embedder = get_embedder(settings)
+    embedder = minilm
     docs = [
         Document.model_validate(json.loads(line)) for line in CORPUS.read_text().splitlines() if line.strip()
     ]

@@ -13,7 +13,6 @@ import pytest
 from typer.testing import CliRunner
 
 from deepcite.cli.main import app
-from deepcite.config import get_settings
 from server.conftest import COLLECTION, CORPUS, ONCOLOGY_MARKER, assert_citations_resolve
 
 pytestmark = pytest.mark.slow
@@ -24,12 +23,10 @@ def runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CliRunner]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("DEEPCITE_DATA_DIR", str(tmp_path_factory.mktemp("cli-data")))
         patch.setenv("DEEPCITE_RESEARCH_STOPPING_MIN_HOPS", "1")
-        get_settings.cache_clear()
         runner = CliRunner()
         ingest = runner.invoke(app, ["ingest", str(CORPUS), "--collection", COLLECTION, "--json"])
         assert ingest.exit_code == 0, ingest.output
         yield runner
-    get_settings.cache_clear()
 
 
 def test_ask_json_prints_the_full_cited_response(runner: CliRunner) -> None:

@@ -13,7 +13,6 @@ import pytest
 from typer.testing import CliRunner
 
 from deepcite.cli.main import app
-from deepcite.config import get_settings
 
 PDF = Path(__file__).parents[1] / "fixtures" / "uploads" / "pasa-p1-2.pdf"
 LABEL = re.compile(rf"{re.escape(PDF.name)} p\. [12](–2)?")
@@ -26,12 +25,10 @@ def runner(tmp_path_factory: pytest.TempPathFactory) -> Iterator[CliRunner]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("DEEPCITE_DATA_DIR", str(tmp_path_factory.mktemp("cli-files")))
         patch.setenv("COLUMNS", "200")  # the table keeps each label on one line
-        get_settings.cache_clear()
         runner = CliRunner()
         ingest = runner.invoke(app, ["ingest", str(PDF), "--collection", "papers", "--json"])
         assert ingest.exit_code == 0, ingest.output
         yield runner
-    get_settings.cache_clear()
 
 
 def test_search_table_and_json_show_file_and_page(runner: CliRunner) -> None:

@@ -10,7 +10,6 @@ import pytest
 from typer.testing import CliRunner
 
 from deepcite.cli.main import app
-from deepcite.config import get_settings
 from server.conftest import CARDIOLOGY_MARKER, PUBLIC, LiveServer, headers
 
 QUERY = "quorvane registry atrial fibrillation stroke"
@@ -57,19 +56,15 @@ def test_cli_graph_search(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
     monkeypatch.setenv("DEEPCITE_GRAPH_FIRST_HOP_K", "1")  # the walk, not the first hop, finds Marla Quint
     monkeypatch.setenv("COLUMNS", "200")  # the table keeps each cell on one line
-    get_settings.cache_clear()
-    try:
-        runner = CliRunner()
-        ingested = runner.invoke(app, ["ingest", str(corpus), "--collection", "songs", "--json"])
-        assert ingested.exit_code == 0, ingested.output
-        found = runner.invoke(
-            app, ["search", "the performer of Green", "-c", "songs", "--mode", "graph", "--json"]
-        )
-        assert found.exit_code == 0, found.output
-        hits = json.loads(found.stdout)["hits"]
-        quint = next(h for h in hits if h["doc_id"] == "quint")
-        assert quint["graph"] == {"entity": "Marla Quint", "edge": "title", "score": quint["graph"]["score"]}
-        table = runner.invoke(app, ["search", "the performer of Green", "-c", "songs", "--mode", "graph"])
-        assert table.exit_code == 0 and "via" in table.stdout and "Marla Quint (title)" in table.stdout
-    finally:
-        get_settings.cache_clear()
+    runner = CliRunner()
+    ingested = runner.invoke(app, ["ingest", str(corpus), "--collection", "songs", "--json"])
+    assert ingested.exit_code == 0, ingested.output
+    found = runner.invoke(
+        app, ["search", "the performer of Green", "-c", "songs", "--mode", "graph", "--json"]
+    )
+    assert found.exit_code == 0, found.output
+    hits = json.loads(found.stdout)["hits"]
+    quint = next(h for h in hits if h["doc_id"] == "quint")
+    assert quint["graph"] == {"entity": "Marla Quint", "edge": "title", "score": quint["graph"]["score"]}
+    table = runner.invoke(app, ["search", "the performer of Green", "-c", "songs", "--mode", "graph"])
+    assert table.exit_code == 0 and "via" in table.stdout and "Marla Quint (title)" in table.stdout

@@ -200,7 +200,6 @@ def test_cli_ask_says_when_the_answer_was_written_offline(
     from typer.testing import CliRunner
 
     from deepcite.cli.main import app
-    from deepcite.config import get_settings
     from server.conftest import COLLECTION, CORPUS
 
     faults.mode, faults.answers_only = Hang(60.0), False
@@ -215,13 +214,9 @@ def test_cli_ask_says_when_the_answer_was_written_offline(
     with pytest.MonkeyPatch.context() as patch:
         for name, value in env.items():
             patch.setenv(name, value)
-        get_settings.cache_clear()
-        try:
-            runner = CliRunner()
-            ingest = runner.invoke(app, ["ingest", str(CORPUS), "--collection", COLLECTION, "--json"])
-            assert ingest.exit_code == 0, ingest.output
-            result = runner.invoke(app, ["ask", QUESTION, "-c", COLLECTION, "--max-hops", "1"])
-        finally:
-            get_settings.cache_clear()
+        runner = CliRunner()
+        ingest = runner.invoke(app, ["ingest", str(CORPUS), "--collection", COLLECTION, "--json"])
+        assert ingest.exit_code == 0, ingest.output
+        result = runner.invoke(app, ["ask", QUESTION, "-c", COLLECTION, "--max-hops", "1"])
     assert result.exit_code == 0, result.output
     assert "degraded: LLM did not answer within 2 s; offline answer" in " ".join(result.stdout.split())

@@ -17,7 +17,9 @@ DIRECTORY = Path(__file__).parents[1] / "fixtures" / "server" / "practitioners.j
 
 @pytest.fixture(scope="module")
 def directory(index: Index) -> None:
-    finder = PractitionerFinder(index.settings, directory=_open_directory(index), store=index.store)
+    finder = PractitionerFinder(
+        index.settings, directory=_open_directory(index), store=index.store, embedder=index.embedder
+    )
     try:
         finder.import_file(DIRECTORY, "jsonl")
     finally:

@@ -68,7 +68,12 @@ def live_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApp]:
         empty = open_collection("empty", settings, store=collection.store, embedder=collection.embedder)
         IngestPipeline(empty).ingest([Document(id="placeholder", text="A placeholder removed right away.")])
         empty.delete_document("placeholder")
-        finder = PractitionerFinder(settings, directory=Directory.open(settings), store=collection.store)
+        finder = PractitionerFinder(
+            settings,
+            directory=Directory.open(settings),
+            store=collection.store,
+            embedder=collection.embedder,
+        )
         finder.import_file(PRACTITIONERS, "jsonl")
         finder.directory.close()
         app = create_app(settings, store=collection.store, embedder=collection.embedder)

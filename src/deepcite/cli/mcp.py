@@ -22,4 +22,4 @@ def mcp(
     with user_errors():
         if port is not None and not (http and 0 < port < 65536):
             raise InputError("--port needs --http and a number from 1 to 65535, e.g. --http --port 8765")
-        run(http=http, port=port, engine=state(ctx).engine)
+        run(state(ctx).engine, http=http, port=port)

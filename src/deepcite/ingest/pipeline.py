@@ -37,7 +37,7 @@ from deepcite.ingest.steps import FileRead, IngestSteps, WritePlan, chunk_batch,
 from deepcite.llm.client import LLMClient
 from deepcite.models import Document
 from deepcite.retrieval.collection import Collection
-from deepcite.retrieval.embedders import get_embedder
+from deepcite.retrieval.embedders import build_embedder
 from deepcite.retrieval.graph import GraphStats
 from deepcite.retrieval.graph.triples import TripleExtractor
 
@@ -119,7 +119,7 @@ class IngestPipeline:
         if ray is not None:
             from deepcite.ingest.distributed import RayIngest
 
-            with RayIngest.start(self.steps, ray, embedder=get_embedder) as pool:
+            with RayIngest.start(self.steps, ray, embedder=build_embedder) as pool:
                 pool.write_documents(batches, report, progress)
             return self.steps.finish(report, started)
         self.steps.open(self.collection.embedder.dim)
@@ -163,7 +163,7 @@ class IngestPipeline:
         if ray is not None:
             from deepcite.ingest.distributed import RayIngest
 
-            with RayIngest.start(steps, ray, embedder=get_embedder) as pool:
+            with RayIngest.start(steps, ray, embedder=build_embedder) as pool:
                 reads = pool.read_files(paths, names, acl, report)
                 if on_error == "fail":
                     reads = iter(list(reads))

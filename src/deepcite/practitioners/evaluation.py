@@ -104,6 +104,7 @@ def catalogue_only(finder: PractitionerFinder) -> PractitionerFinder:
         s.model_copy(update={"practitioners": off}),
         directory=finder.directory,
         store=finder.store,
+        embedder=finder.semantic.embedder,
         taxonomy=finder.taxonomy,
         catalogue=finder.catalogue,
     )

@@ -2,7 +2,7 @@
 
 Usage::
 
-    finder = PractitionerFinder.open(get_settings())          # directory + search store (+ LLM if set)
+    finder = engine.finder                                    # the Engine's: its store, embedder and LLM
     finder.import_file(Path("maine.csv"), "cms-reduced")      # once
     response = await search_practitioners(PractitionerQuery(userQuery="I need SVT ablation"), finder)
 
@@ -47,6 +47,7 @@ from deepcite.practitioners.ranking import PractitionerCandidate, explain
 from deepcite.practitioners.records import Practitioner, PractitionerProfile
 from deepcite.practitioners.semantic import SemanticStage
 from deepcite.practitioners.taxonomy import Taxonomy
+from deepcite.retrieval.embedders import Embedder
 from deepcite.retrieval.store import SearchStore
 from deepcite.text import raw_tokens, tokenize
 from deepcite.validation import is_blank
@@ -61,6 +62,7 @@ class PractitionerFinder:
         *,
         directory: Directory,
         store: SearchStore,
+        embedder: Embedder,
         llm: LLMClient | None = None,
         taxonomy: Taxonomy | None = None,
         catalogue: Catalogue | None = None,
@@ -74,17 +76,18 @@ class PractitionerFinder:
         self.taxonomy = taxonomy or Taxonomy.load()
         self.catalogue = catalogue or Catalogue.load()
         self.index = ProfileIndex(store, settings, self.taxonomy)
-        self.semantic = semantic or SemanticStage(directory, self.taxonomy, self.catalogue, settings)
+        self.semantic = semantic or SemanticStage(
+            directory, self.taxonomy, self.catalogue, settings, embedder
+        )
         self.pipeline = pipeline
 
     @classmethod
     def open(
-        cls, settings: Settings, *, llm: LLMClient | None = None, store: SearchStore | None = None
+        cls, settings: Settings, *, store: SearchStore, embedder: Embedder, llm: LLMClient | None = None
     ) -> PractitionerFinder:
-        """The finder over ``settings.practitioners_db`` and the configured search store."""
-        from deepcite.retrieval.store import open_store
-
-        return cls(settings, directory=Directory.open(settings), store=store or open_store(settings), llm=llm)
+        """The finder over the directory of ``settings`` (opened here), the profile index in ``store``, the
+        semantic stage with ``embedder`` and the LLM analyses with ``llm`` (offline when None)."""
+        return cls(settings, directory=Directory.open(settings), store=store, embedder=embedder, llm=llm)
 
     def close(self) -> None:
         """Close the directory and the store."""

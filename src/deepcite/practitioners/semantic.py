@@ -11,7 +11,7 @@ the explanation.
 
 Usage::
 
-    stage = SemanticStage(directory, taxonomy, catalogue, settings)
+    stage = SemanticStage(directory, taxonomy, catalogue, settings, embedder)
     stage.sync()                                          # at import (embeds only what is new)
     stage.similarities("spinal adjustment for lower back pain")[0].specialty   # 'CHIROPRACTIC'
 """
@@ -99,13 +99,13 @@ class SemanticStage:
         taxonomy: Taxonomy,
         catalogue: Catalogue,
         settings: Settings,
-        embedder: Embedder | None = None,
+        embedder: Embedder,
     ) -> None:
         self.directory = directory
         self.taxonomy = taxonomy
         self.catalogue = catalogue
         self.settings = settings
-        self._embedder = embedder
+        self.embedder = embedder
         self._lock = threading.Lock()
         self._cached_for: frozenset[str] | None = None
         self._texts: list[SpecialtyText] = []
@@ -116,14 +116,6 @@ class SemanticStage:
         """The key vectors are stored under: the embedder kind and model name."""
         e = self.settings.embedder
         return f"{e.kind}:{e.model}"
-
-    @property
-    def embedder(self) -> Embedder:
-        if self._embedder is None:
-            from deepcite.retrieval.embedders import get_embedder
-
-            self._embedder = get_embedder(self.settings)
-        return self._embedder
 
     def _wanted(self, specialties: Iterable[str]) -> list[SpecialtyText]:
         s = self.settings.practitioners

@@ -4,7 +4,7 @@ Usage::
 
     import deepcite
 
-    col = deepcite.open_collection("papers")
+    col = deepcite.open_collection("papers", deepcite.Settings.load())  # a script's one collection
     for hit in col.search("statins and muscle pain", mode="hybrid", k=5):
         print(hit.rank, hit.score, hit.chunk.title)
 
@@ -17,10 +17,10 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from deepcite.config import Settings, get_settings
+from deepcite.config import Settings
 from deepcite.errors import CollectionNotFoundError, InputError
 from deepcite.models import Chunk, Filters, FusionMethod, SearchHit, SearchMode
-from deepcite.retrieval.embedders import Embedder, get_embedder
+from deepcite.retrieval.embedders import Embedder, build_embedder
 from deepcite.retrieval.fusion import reciprocal_rank_fusion
 from deepcite.retrieval.graph import EntityGraph, GraphWalk, GraphWalker
 from deepcite.retrieval.graph.triples import TripleCache
@@ -36,21 +36,12 @@ def passage_text(chunk: Chunk) -> str:
 class Collection:
     """One collection of chunks in a :class:`SearchStore`, embedded with one :class:`Embedder`."""
 
-    def __init__(
-        self, name: str, store: SearchStore, settings: Settings, embedder: Embedder | None = None
-    ) -> None:
+    def __init__(self, name: str, store: SearchStore, settings: Settings, embedder: Embedder) -> None:
         self.name = name
         self.store = store
         self.settings = settings
-        self._embedder = embedder
+        self.embedder = embedder
         self._graph_walker: GraphWalker | None = None
-
-    @property
-    def embedder(self) -> Embedder:
-        """The dense model, loaded on first use (a BM25-only search never loads it)."""
-        if self._embedder is None:
-            self._embedder = get_embedder(self.settings)
-        return self._embedder
 
     @property
     def originals(self) -> OriginalsStore:
@@ -231,15 +222,16 @@ class Collection:
 
 def open_collection(
     name: str,
-    settings: Settings | None = None,
+    settings: Settings,
     *,
     create: bool = True,
     store: SearchStore | None = None,
     embedder: Embedder | None = None,
 ) -> Collection:
-    """Open collection ``name`` (created on first ingest when ``create``; else it must exist)."""
-    settings = settings or get_settings()
+    """Open collection ``name`` (created on first ingest when ``create``; else it must exist) on ``store`` with
+    ``embedder``, or on a store and an embedder of its own: a script's one collection. A process that serves
+    requests holds an :class:`~deepcite.engine.Engine` instead, which shares one of each."""
     store = store or open_store(settings)
     if not create and not store.has_collection(name):
         raise CollectionNotFoundError(name, store.list_collections())
-    return Collection(name, store, settings, embedder)
+    return Collection(name, store, settings, embedder or build_embedder(settings))

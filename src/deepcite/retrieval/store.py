@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
-from deepcite.config import Settings, get_settings
+from deepcite.config import Settings
 from deepcite.models import Chunk, CollectionInfo, Filters, FusionMethod, SearchHit, SearchMode
 
 
@@ -76,13 +76,12 @@ class SearchStore(Protocol):
     def close(self) -> None: ...
 
 
-def open_store(settings: Settings | None = None) -> SearchStore:
+def open_store(settings: Settings) -> SearchStore:
     """The store ``settings.store.backend`` names.
 
     ``edge`` (default): shards under ``<data_dir>/edge``. ``qdrant``: ``settings.store.url`` (with
     ``api_key``) when set, else qdrant-client's local mode at ``settings.qdrant_path``.
     """
-    settings = settings or get_settings()
     if settings.store.backend == "qdrant":
         from deepcite.retrieval.qdrant_store import QdrantStore
 

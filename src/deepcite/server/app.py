@@ -41,13 +41,13 @@ from deepcite.server.limits import BodySizeLimit
 
 
 def create_app(
-    engine: Engine | Settings | None = None,
+    engine: Engine | Settings,
     *,
     store: SearchStore | None = None,
     embedder: Embedder | None = None,
 ) -> FastAPI:
-    """A new app over ``engine``, or over a new Engine of these settings (default: the process settings)
-    sharing ``store``/``embedder`` when given.
+    """A new app over ``engine``, or over a new Engine of these settings sharing ``store``/``embedder`` when
+    given.
 
     The app starts the Engine when it starts; it closes the Engine at shutdown only when it built it.
     """
