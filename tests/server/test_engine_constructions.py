@@ -5,7 +5,8 @@ Twenty requests of each kind go through each surface: HTTP (the real app under u
 Engine per invocation, as one process per command) and the Python API (one ``Engine``). Every shared
 object's constructor is wrapped to count: the store, the embedder, the LLM client, the reranker, HyDE, the
 coverage grader, the next-hop chooser, the web source, the citation support check, the answer generator,
-the response contexts, the practitioner finder, the ingest jobs, the collection and the research agent.
+the response contexts, the practitioner finder, the ingest jobs, the saved answers, the collection and the
+research agent.
 
 Stand-ins, for what cannot run here: the LLM is the stand-in OpenAI-compatible server, the reranker a
 stand-in scorer (no cross-encoder weights can be installed offline), the web the stand-in web server of
@@ -50,6 +51,7 @@ from deepcite.research.web.source import WebSearchSource
 from deepcite.retrieval.collection import Collection
 from deepcite.retrieval.edge_store import EdgeStore
 from deepcite.retrieval.embedders import SentenceTransformerEmbedder
+from deepcite.saved_answers import SavedAnswers
 from deepcite.server.app import create_app
 from deepcite.service import QuestionRequest, SearchRequest
 from server.conftest import ADMIN, COLLECTION, CORPUS, LiveServer, headers, server_settings
@@ -86,6 +88,7 @@ SHARED: dict[str, type] = {
     "response contexts": ResponseContextManager,
     "practitioner finder": PractitionerFinder,
     "ingest jobs": IngestJobs,
+    "saved answers": SavedAnswers,
     "collection": Collection,
     "research agent": ResearchAgent,
 }
