@@ -86,6 +86,7 @@ from deepcite.retrieval.check import CollectionCheck, check_collection
 from deepcite.retrieval.collection import Collection
 from deepcite.retrieval.embedders import Embedder, build_embedder
 from deepcite.retrieval.filters import FILTER_FIELDS, check_filter_fields
+from deepcite.retrieval.originals import OriginalsStore, StoredOriginal
 from deepcite.retrieval.points import validate_collection_name
 from deepcite.retrieval.rerankers import load_reranker
 from deepcite.retrieval.store import SearchStore, open_store
@@ -362,12 +363,9 @@ class Engine:
         with self._lock:
             if name not in self._collections:
                 store = self.store
+                if create:
+                    self.check_target(name)
                 internal = name == self.settings.practitioners.collection
-                if create and internal:
-                    raise InputError(
-                        f"{name!r} is the practitioner directory's index, not a document collection; "
-                        "choose another collection name"
-                    )
                 if internal or not (create or store.has_collection(name)):
                     raise CollectionNotFoundError(name, self.collection_names())
                 self._collections[name] = Collection(name, store, self.settings, self.embedder)
@@ -378,6 +376,16 @@ class Engine:
         embedder, and its LLM client to read triples when ``graph.llm_triples`` is on."""
         collection = self.collection(name, create=True)
         return IngestPipeline(collection, llm=self.llm if self.settings.graph.llm_triples else None)
+
+    def check_target(self, name: str) -> None:
+        """InputError (400) unless documents can be written to collection ``name``: a name that can name a
+        folder, and not the practitioner directory's index."""
+        OriginalsStore.for_collection(self.settings, name)  # checks the name
+        if name == self.settings.practitioners.collection:
+            raise InputError(
+                f"{name!r} is the practitioner directory's index, not a document collection; "
+                "write to another collection"
+            )
 
     def checked_collection(self, request: SearchRequest | QuestionRequest) -> Collection:
         """The collection a checked ``request`` names, its filter fields checked against it: 404 for an
@@ -646,7 +654,7 @@ class Engine:
         groups (a public document only an unrestricted caller may delete).
         """
         col = self.collection(collection)
-        readable = col.count(restrict_filters(Filters(doc_ids=[doc_id]), groups))
+        readable = self._readable(col.name, doc_id, groups)
         if not readable and (groups is not None or col.originals.get(doc_id) is None):
             raise DocumentNotFoundError(col.name)
         if groups is not None and not col.count(Filters(doc_ids=[doc_id], equals={"acl": list(groups)})):
@@ -669,6 +677,29 @@ class Engine:
         if not chunks:
             raise DocumentNotFoundError(col.name)
         return sorted(chunks, key=lambda chunk: chunk.position)
+
+    def original(self, collection: str, doc_id: str, groups: Groups = None) -> tuple[StoredOriginal, Path]:
+        """A document's stored original file (its record and its path), for a caller who may read the
+        document: InputError (400) for a name that cannot be a collection, DocumentNotFoundError when there
+        is no such document the caller may read, NotFoundError when no original is stored for it."""
+        originals = OriginalsStore.for_collection(self.settings, collection)
+        if not self._readable(collection, doc_id, groups):
+            raise DocumentNotFoundError(collection)
+        row, path = originals.get(doc_id), originals.path_for(doc_id)
+        if row is None or path is None:
+            raise NotFoundError(
+                f"the document is in collection {collection!r} but no original file is stored for it "
+                "(it was ingested from records, or before originals were kept); re-ingest its file"
+            )
+        return row, path
+
+    def _readable(self, collection: str, doc_id: str, groups: Groups) -> int:
+        """How many chunks of document ``doc_id`` in ``collection`` the caller with ``groups`` may read (the
+        search ACL rule; 0 for the practitioner index or a collection that does not exist)."""
+        internal = collection == self.settings.practitioners.collection
+        if internal or not self.store.has_collection(collection):
+            return 0
+        return self.store.count(collection, restrict_filters(Filters(doc_ids=[doc_id]), groups))
 
     def drop(self, collection: str) -> None:
         """Delete a document collection, its originals and its graph (nothing happens when it does not exist)."""

@@ -13,19 +13,14 @@ from __future__ import annotations
 import asyncio
 import re
 import unicodedata
-from pathlib import Path as FilePath
 from typing import Annotated
 
 from fastapi import APIRouter, Depends, Path
 from fastapi.responses import FileResponse
 
-from deepcite.engine import Engine
-from deepcite.errors import DocumentNotFoundError, InputError, NotFoundError
-from deepcite.models import Filters
-from deepcite.retrieval.originals import OriginalsStore, StoredOriginal
+from deepcite.errors import InputError
 from deepcite.server.auth import Caller, current_caller
 from deepcite.server.resources import EngineDep
-from deepcite.service import restrict_filters
 
 router = APIRouter(tags=["files"])
 
@@ -55,19 +50,6 @@ def check_document_id(doc_id: str, max_chars: int) -> None:
         )
 
 
-def originals_of(engine: Engine, collection: str) -> OriginalsStore:
-    """The collection's originals (InputError, 400, for a name that cannot be a collection)."""
-    return OriginalsStore.for_collection(engine.settings, collection)
-
-
-def document_visible(engine: Engine, collection: str, doc_id: str, caller: Caller) -> bool:
-    """True when ``collection`` holds chunks of ``doc_id`` that ``caller`` may read (the search ACL rule)."""
-    store = engine.store
-    if collection == engine.settings.practitioners.collection or not store.has_collection(collection):
-        return False
-    return store.count(collection, restrict_filters(Filters(doc_ids=[doc_id]), caller.groups)) > 0
-
-
 def safe_filename(name: str) -> str:
     """The original's name for Content-Disposition: its last path part, without control characters,
     quotes, slashes or semicolons; ``document`` when nothing is left."""
@@ -94,19 +76,7 @@ async def original_file(
     """The original file of a document, for a caller who may read it (append ``#page=N`` to open a PDF
     at page N)."""
     check_document_id(document_id, engine.settings.server.max_document_id_chars)
-    originals = originals_of(engine, collection)
-
-    def lookup() -> tuple[StoredOriginal | None, FilePath | None]:
-        if not document_visible(engine, collection, document_id, caller):
-            raise DocumentNotFoundError(collection)
-        return originals.get(document_id), originals.path_for(document_id)
-
-    row, path = await asyncio.to_thread(lookup)
-    if row is None or path is None:
-        raise NotFoundError(
-            f"the document is in collection {collection!r} but no original file is stored for it "
-            "(it was ingested from records, or before originals were kept); re-ingest its file"
-        )
+    row, path = await asyncio.to_thread(engine.original, collection, document_id, caller.groups)
     media_type = row.media_type
     headers = {
         "X-Content-Type-Options": "nosniff",

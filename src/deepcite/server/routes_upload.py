@@ -31,7 +31,6 @@ from sse_starlette import EventSourceResponse
 from starlette.datastructures import FormData, UploadFile
 
 from deepcite.config import Settings
-from deepcite.engine import Engine
 from deepcite.errors import InputError
 from deepcite.ingest.jobs import IngestJob
 from deepcite.ingest.report import FileProgressCallback, IngestReport
@@ -40,7 +39,6 @@ from deepcite.server.resources import EngineDep
 from deepcite.server.routes_files import (
     CallerDep,
     check_document_id,
-    originals_of,
     safe_filename,
 )
 
@@ -66,16 +64,6 @@ def upload_limit(settings: Settings) -> StreamedLimit:
         settings.server.max_upload_request_bytes,
         "server.max_upload_request_bytes",
     )
-
-
-def _target(engine: Engine, collection: str) -> None:
-    """400 unless ``collection`` can take uploaded documents."""
-    originals_of(engine, collection)  # a name that cannot name a folder
-    if collection == engine.settings.practitioners.collection:
-        raise InputError(
-            f"{collection!r} is the practitioner directory's index, not a document collection; "
-            "upload to another collection"
-        )
 
 
 def upload_name(filename: str | None, index: int) -> str:
@@ -150,7 +138,7 @@ async def upload_documents(
 ) -> JSONResponse:
     """Upload files (multipart) into a collection and ingest them in the background; returns the job."""
     settings = engine.settings
-    _target(engine, collection)
+    engine.check_target(collection)
 
     form = await _read_form(request, settings)
     try:
@@ -219,7 +207,7 @@ async def delete_document(
     """Delete a document's chunks and its original file. A restricted caller may delete only documents
     shared with one of its groups (public documents only by an unrestricted caller)."""
     check_document_id(document_id, engine.settings.server.max_document_id_chars)
-    _target(engine, collection)
+    engine.check_target(collection)
 
     deleted = await asyncio.to_thread(engine.remove, collection, document_id, caller.groups)
     return DeleteResponse(collection=collection, document_id=document_id, chunks_deleted=deleted)
