@@ -54,12 +54,12 @@ from deepcite.config import Settings
 from deepcite.errors import (
     CollectionNotFoundError,
     DeepciteError,
-    DocumentNotFoundError,
     ForbiddenError,
     InputError,
     NotFoundError,
     RequestError,
     StoreError,
+    document_not_found,
 )
 from deepcite.ingest.jobs import IngestJobs
 from deepcite.ingest.pipeline import IngestPipeline, OnError
@@ -656,7 +656,7 @@ class Engine:
         col = self.collection(collection)
         readable = self._readable(col.name, doc_id, groups)
         if not readable and (groups is not None or col.originals.get(doc_id) is None):
-            raise DocumentNotFoundError(col.name)
+            raise document_not_found(col.name)
         if groups is not None and not col.count(Filters(doc_ids=[doc_id], equals={"acl": list(groups)})):
             raise ForbiddenError(
                 "this document is public or shared with groups your token does not have; only an "
@@ -680,11 +680,11 @@ class Engine:
 
     def original(self, collection: str, doc_id: str, groups: Groups = None) -> tuple[StoredOriginal, Path]:
         """A document's stored original file (its record and its path), for a caller who may read the
-        document: InputError (400) for a name that cannot be a collection, DocumentNotFoundError when there
+        document: InputError (400) for a name that cannot be a collection, NotFoundError (404) when there
         is no such document the caller may read, NotFoundError when no original is stored for it."""
         originals = OriginalsStore.for_collection(self.settings, collection)
         if not self._readable(collection, doc_id, groups):
-            raise DocumentNotFoundError(collection)
+            raise document_not_found(collection)
         row, path = originals.get(doc_id), originals.path_for(doc_id)
         if row is None or path is None:
             raise NotFoundError(

@@ -114,11 +114,9 @@ class NotFoundError(DeepciteError):
     http_status = 404
 
 
-class DocumentNotFoundError(NotFoundError):
-    """No document with that id in the collection that the caller may read (one 404 for missing and hidden)."""
-
-    def __init__(self, collection: str) -> None:
-        super().__init__(
-            f"no document with that id in collection {collection!r} that you may read; "
-            "take the id from a search hit's or citation's doc_id"
-        )
+def document_not_found(collection: str) -> NotFoundError:
+    """The one 404 for a document that is missing or that the caller may not read (ids do not leak)."""
+    return NotFoundError(
+        f"no document with that id in collection {collection!r} that you may read; "
+        "take the id from a search hit's or citation's doc_id"
+    )

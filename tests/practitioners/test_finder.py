@@ -245,6 +245,7 @@ async def test_a_swapped_stage_runs_in_its_place(shared_finder: PractitionerFind
         shared_finder.settings,
         directory=shared_finder.directory,
         store=shared_finder.store,
+        embedder=shared_finder.semantic.embedder,
         pipeline=FINDER_PIPELINE.replaced("fill_from_intent", Stage("no_fill", no_fill, "stage_a")),
     )
     request = PractitionerQuery(user_query="I need SVT ablation")
