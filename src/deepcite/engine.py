@@ -667,15 +667,15 @@ class Engine:
     def document_passages(self, collection: str, doc_id: str, groups: Groups = None) -> list[Chunk]:
         """A document's passages that the caller with ``groups`` may read, in reading order.
 
-        DocumentNotFoundError (404) when there are none: a document that does not exist and one the caller
+        NotFoundError (404) when there are none: a document that does not exist and one the caller
         may not read look the same.
         """
         col = self.collection(collection)
         if col.name == self.settings.practitioners.collection:
-            raise DocumentNotFoundError(col.name)
+            raise document_not_found(col.name)
         chunks = list(self.store.scroll(col.name, restrict_filters(Filters(doc_ids=[doc_id]), groups)))
         if not chunks:
-            raise DocumentNotFoundError(col.name)
+            raise document_not_found(col.name)
         return sorted(chunks, key=lambda chunk: chunk.position)
 
     def original(self, collection: str, doc_id: str, groups: Groups = None) -> tuple[StoredOriginal, Path]:
