@@ -114,14 +114,7 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
             retrieval={"rerank_enabled": True, "reranker_model": "stand-in-cross-encoder"},
             next_hop={"enabled": True},
         )
-        web_settings = base.web.model_copy(
-            update={
-                "enabled": True,
-                "mcp_url": web.mcp_url,
-                "allowed_domains": ["127.0.0.1"],
-                "page_timeout_s": 1.0,
-            }
-        )
+        web_settings = web.settings(base.web, page_timeout_s=1.0)
         llm_settings = LLMSettings(base_url=llm.base_url, model="stand-in", max_retries=0)
         settings = base.model_copy(update={"llm": llm_settings, "research": research, "web": web_settings})
         config = data / "deepcite.toml"

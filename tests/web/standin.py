@@ -20,6 +20,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, PlainTextResponse, Response
 
+from deepcite.config import WebSearchSettings
 from deepcite.text import tokenize
 
 PAGES = Path(__file__).parent / "pages"
@@ -34,6 +35,17 @@ class StandinWeb:
     base_url: str
     port: int
     queries: list[str]
+
+    def settings(self, base: WebSearchSettings, page_timeout_s: float) -> WebSearchSettings:
+        """``base`` with web search on through this stand-in (its pages allowed, each within the timeout)."""
+        return base.model_copy(
+            update={
+                "enabled": True,
+                "mcp_url": self.mcp_url,
+                "allowed_domains": ["127.0.0.1"],
+                "page_timeout_s": page_timeout_s,
+            }
+        )
 
 
 def _search(entries: list[dict[str, Any]], query: str, port: int, count: int) -> list[dict[str, str]]:

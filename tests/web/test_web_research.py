@@ -21,14 +21,7 @@ def test_research_keeps_web_evidence_under_the_subquestion_that_found_it(
     indexed: tuple[Settings, Collection], standin: StandinWeb
 ) -> None:
     settings, collection = indexed
-    web = settings.web.model_copy(
-        update={
-            "enabled": True,
-            "mcp_url": standin.mcp_url,
-            "allowed_domains": ["127.0.0.1"],
-            "page_timeout_s": 3.0,
-        }
-    )
+    web = standin.settings(settings.web, page_timeout_s=3.0)
     agent = ResearchAgent(collection, settings.research, web_source=WebSearchSource(web))
 
     result = agent.process(QUESTION, max_hops=3)
