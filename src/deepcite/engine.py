@@ -84,7 +84,7 @@ from deepcite.research.state import ExecutorState
 from deepcite.research.web.source import web_source_for
 from deepcite.retrieval.check import CollectionCheck, check_collection
 from deepcite.retrieval.collection import Collection
-from deepcite.retrieval.embedders import Embedder, build_embedder
+from deepcite.retrieval.embedders import Embedder, build_embedder, embedder_precision
 from deepcite.retrieval.filters import FILTER_FIELDS, check_filter_fields
 from deepcite.retrieval.originals import OriginalsStore, StoredOriginal
 from deepcite.retrieval.points import validate_collection_name
@@ -420,6 +420,8 @@ class Engine:
             documents=len(docs),
             sources=dict(sources),
             backend=self.settings.store.backend,
+            vectors=self.store.vector_source(name),
+            embedder_precision=embedder_precision(self.settings.embedder),
         )
 
     def count(self, name: str, groups: Groups = None) -> int:

@@ -439,6 +439,24 @@ class EvidencePack(BaseModel):
     chain: list[ChainStep] = Field(default_factory=list)  # a composed question's hops, in order
 
 
+class VectorSource(BaseModel):
+    """What made a collection's dense vectors: the embedding model and its precision (``fp32``, ``bf16``;
+    None for an endpoint's vectors, whose precision is its server's). None as ``model`` (collections written
+    before sources were recorded): the model is unknown."""
+
+    model: str | None = Field(description="Embedding model name or path; null when not recorded.")
+    precision: str | None = Field(default=None, description="fp32 or bf16; null for an embedding endpoint.")
+
+    def differs_from(self, other: VectorSource) -> bool:
+        """Whether ``other`` makes other vectors: another model or precision (a field that either side does
+        not know is not compared)."""
+        pairs = ((self.model, other.model), (self.precision, other.precision))
+        return any(a is not None and b is not None and a != b for a, b in pairs)
+
+    def __str__(self) -> str:
+        return f"{self.model or 'an unrecorded model'} in {self.precision or 'its endpoint precision'}"
+
+
 class CollectionInfo(BaseModel):
     """A collection as listed: its chunk count read from its metadata (no lock taken), or why it is unreadable."""
 
@@ -453,6 +471,16 @@ class CollectionInfo(BaseModel):
     dense_dim: int | None = Field(
         default=None, description="Dense vector size; null for a BM25-only collection."
     )
+    vectors: VectorSource | None = Field(
+        default=None, description="What made the dense vectors; null when not recorded (older collections)."
+    )
+
+
+class EmbedderPrecision(BaseModel):
+    """The embedder's precision setting and what it resolves to on this machine (null for an endpoint)."""
+
+    setting: str
+    resolved: str | None
 
 
 class CollectionStats(BaseModel):
@@ -463,3 +491,7 @@ class CollectionStats(BaseModel):
     documents: int
     sources: dict[str, int] = Field(description="Chunks per source; ``(none)`` for chunks without one.")
     backend: str
+    vectors: VectorSource | None = Field(
+        description="What made the dense vectors; null when none are recorded."
+    )
+    embedder_precision: EmbedderPrecision

@@ -4,7 +4,7 @@ message, `deepcite collections check` exit code 1, and `deepcite ingest --rebuil
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -56,12 +56,6 @@ def test_damage_is_named_with_what_to_do(settings: Settings, kind: str) -> None:
     assert check_collection(store, "fine").ok  # type: ignore[arg-type]
     assert store.search("fine", text="heparin", vector=None, mode=SearchMode.BM25, k=1)
     store.close()
-
-
-@pytest.fixture
-def cli_env(settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Iterator[Settings]:
-    monkeypatch.setenv("DEEPCITE_DATA_DIR", str(settings.data_dir))
-    yield settings
 
 
 def test_cli_check_and_rebuild(cli_env: Settings, tmp_path: Path, minilm) -> None:

@@ -8,15 +8,29 @@ import json
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 
 import numpy as np
 import pytest
 from llm.fake_openai_server import EMBEDDING_DIM, Fail, FakeOpenAIServer, Hang, stand_in_embedding
 
 from deepcite.config import EmbedderSettings, LLMSettings, Settings
-from deepcite.errors import ConfigError, EmbedderError
+from deepcite.errors import ConfigError, EmbedderError, InputError
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.llm.retry import RetryPolicy
-from deepcite.retrieval.embedders import Embedder, OpenAIEmbedder, build_embedder
+from deepcite.models import Document, VectorSource
+from deepcite.retrieval.collection import Collection
+from deepcite.retrieval.embedders import (
+    Embedder,
+    OpenAIEmbedder,
+    SentenceTransformerEmbedder,
+    build_embedder,
+    cpuinfo_has_bf16,
+    resolve_precision,
+)
+from deepcite.retrieval.store import open_store
+
+FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
 
 STANDIN_DIM = 6
 
@@ -178,3 +192,99 @@ def test_max_seq_length_is_applied(minilm: Embedder) -> None:
     assert short.max_seq_length == 16
     long_text = "statin " * 10 + "muscle pain " * 100
     assert not np.allclose(short.encode([long_text]), minilm.encode([long_text]), atol=1e-3)
+
+
+# -- precision ------------------------------------------------------------------------------------------
+
+
+def test_auto_precision_is_bf16_only_where_the_cpu_computes_it(tmp_path: Path) -> None:
+    assert resolve_precision("auto", lambda: True) == "bf16"
+    assert resolve_precision("auto", lambda: False) == "fp32"
+    assert resolve_precision("fp32", lambda: True) == "fp32"
+    assert resolve_precision("bf16", lambda: False) == "bf16"  # asked for: honoured (slow without support)
+    cpuinfo = tmp_path / "cpuinfo"
+    cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_bf16 amx_tile\n")
+    assert cpuinfo_has_bf16(cpuinfo)
+    cpuinfo.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx2 avx512f avx512_vnni\n")
+    assert not cpuinfo_has_bf16(cpuinfo)
+    assert not cpuinfo_has_bf16(tmp_path / "missing")
+
+
+def test_an_unknown_precision_is_refused_naming_the_choices() -> None:
+    with pytest.raises(ConfigError, match="embedder.precision.*'auto', 'fp32' or 'bf16'"):
+        Settings.load(embedder={"precision": "int8"})
+
+
+@pytest.fixture(scope="module")
+def both_precisions() -> dict[str, SentenceTransformerEmbedder]:
+    """The real MiniLM in fp32 and in bf16 (bf16 runs on any CPU, natively where it has AVX512-BF16/AMX)."""
+    return {p: SentenceTransformerEmbedder(precision=p) for p in ("fp32", "bf16")}
+
+
+@pytest.mark.slow
+def test_fp32_and_bf16_give_unit_float32_rows_and_the_same_neighbours(both_precisions) -> None:
+    corpus = [json.loads(line) for line in (FIXTURES / "beir_mini" / "corpus.jsonl").open(encoding="utf-8")]
+    texts = [f"{d['title']}. {d['text']}" for d in corpus]
+    vectors = {p: e.encode(texts) for p, e in both_precisions.items()}
+    for p, v in vectors.items():
+        assert both_precisions[p].precision == p
+        assert v.dtype == np.float32 and np.allclose(np.linalg.norm(v, axis=1), 1.0, atol=1e-5)
+    # bf16 is close to fp32, not equal to it
+    same_row = np.sum(vectors["fp32"] * vectors["bf16"], axis=1)
+    assert same_row.min() > 0.98 and not np.allclose(vectors["fp32"], vectors["bf16"], atol=1e-4)
+    k = 5
+    agree = []
+    for v in vectors.values():
+        sims = v @ v.T
+        np.fill_diagonal(sims, -1.0)
+        agree.append(np.argsort(-sims, axis=1)[:, :k])
+    overlap = np.mean([len(set(a) & set(b)) / k for a, b in zip(*agree, strict=True)])
+    assert overlap >= 0.9, overlap
+
+
+@pytest.mark.slow
+def test_a_collection_refuses_vectors_of_another_precision(tmp_path: Path, both_precisions) -> None:
+    settings = Settings(data_dir=tmp_path)
+    docs = [
+        Document(id="a", text="Statins can cause muscle pain."),
+        Document(id="b", text="Zinc shortens colds."),
+    ]
+    fp32 = IngestPipeline(
+        Collection("papers", open_store(settings), settings, embedder=both_precisions["fp32"])
+    )
+    fp32.ingest(docs)
+    store = fp32.collection.store
+    assert store.vector_source("papers") == VectorSource(model="all-MiniLM-L6-v2", precision="fp32")
+    assert store.describe("papers").vectors == VectorSource(model="all-MiniLM-L6-v2", precision="fp32")
+    bf16 = IngestPipeline(Collection("papers", store, settings, embedder=both_precisions["bf16"]))
+    more = [Document(id="c", text="Vitamin D and bone density.")]
+    with pytest.raises(
+        InputError, match=r"fp32; this ingest makes vectors of all-MiniLM-L6-v2 in bf16"
+    ) as err:
+        bf16.ingest(more)
+    assert 'embedder.precision = "fp32"' in str(err.value) and "--rebuild" in str(err.value)
+    assert store.count("papers") == 2  # nothing was written
+    fp32.ingest(more)  # the same precision adds to it
+    assert store.count("papers") == 3
+    store.close()
+
+
+@pytest.mark.slow
+def test_a_collection_written_before_sources_were_recorded_counts_as_fp32(
+    tmp_path: Path, both_precisions
+) -> None:
+    settings = Settings(data_dir=tmp_path)
+    store = open_store(settings)
+    col = IngestPipeline(Collection("old", store, settings, embedder=both_precisions["fp32"]))
+    col.ingest([Document(id="a", text="Statins can cause muscle pain.")])
+    meta = store.read_meta("old")
+    meta.vectors = None  # as an older deepcite left it
+    store.write_meta("old", meta)
+    assert store.vector_source("old") == VectorSource(model=None, precision="fp32")
+    with pytest.raises(InputError, match="an unrecorded model in fp32"):
+        IngestPipeline(Collection("old", store, settings, embedder=both_precisions["bf16"])).ingest(
+            [Document(id="b", text="Zinc shortens colds.")]
+        )
+    col.ingest([Document(id="b", text="Zinc shortens colds.")])
+    assert store.vector_source("old") == VectorSource(model="all-MiniLM-L6-v2", precision="fp32")
+    store.close()

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from deepcite.errors import CollectionNotFoundError, InputError
-from deepcite.models import Filters, FusionMethod, SearchMode
+from deepcite.models import Filters, FusionMethod, SearchMode, VectorSource
 from deepcite.retrieval.bm25 import SparseWeights, bm25_text, idf_lucene, tfc_robertson
 from deepcite.retrieval.engine_hooks import PointData
 from deepcite.retrieval.fusion import distribution_based_score_fusion, reciprocal_rank_fusion
@@ -524,3 +524,16 @@ def test_sentence_offsets_round_trip_and_older_payloads_load_without_them(loaded
     (stored,) = [c for c in loaded.scroll("papers") if c.chunk_id == chunk.chunk_id]
     assert stored.sentence_spans is None
     assert stored.sentences() == ["Statins lower LDL.", "Myalgia was rare."]  # split on use
+
+
+def test_the_vector_source_is_recorded_and_listed(loaded) -> None:
+    assert loaded.vector_source("papers") == VectorSource(model=None, precision="fp32")  # not recorded: fp32
+    source = VectorSource(model="all-MiniLM-L6-v2", precision="bf16")
+    loaded.record_vector_source("papers", source)
+    assert loaded.vector_source("papers") == source
+    assert loaded.describe("papers").vectors == source
+    chunks = make_chunks()[:1]
+    loaded.upsert("papers", chunks, vectors_for(chunks))  # a write keeps the record
+    assert loaded.vector_source("papers") == source
+    loaded.create_collection("empty", dense_dim=8)
+    assert loaded.vector_source("empty") is None

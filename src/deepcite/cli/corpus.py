@@ -298,7 +298,8 @@ def collections_check(ctx: typer.Context, name: str, json_out: bool = typer.Opti
 
 @collections_app.command("stats")
 def collections_stats(ctx: typer.Context, name: str, json_out: bool = typer.Option(False, "--json")) -> None:
-    """Counts for one collection: chunks, documents, sources."""
+    """Counts for one collection: chunks, documents, sources; what made its vectors, and the precision this
+    machine's embedder runs in now (``embedder.precision``)."""
     with user_errors():
         stats = state(ctx).engine.stats(name)
     if json_out:

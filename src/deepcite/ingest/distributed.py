@@ -46,8 +46,8 @@ from deepcite.ingest.report import (
     read_file_report,
 )
 from deepcite.ingest.steps import ChunksByDoc, FileRead, IngestSteps, WritePlan, chunk_batch, embed_texts
-from deepcite.models import Document
-from deepcite.retrieval.embedders import Embedder
+from deepcite.models import Document, VectorSource
+from deepcite.retrieval.embedders import Embedder, vector_source
 
 LOCAL = "local"  # the address that starts Ray on this machine
 
@@ -63,6 +63,10 @@ class IngestWorker:
     def dim(self) -> int:
         """The model's vector size (answered once the model is loaded)."""
         return self._embedder.dim
+
+    def source(self) -> VectorSource:
+        """What makes this actor's vectors: its model and the precision its CPU runs it in."""
+        return vector_source(self._embedder)
 
     def read(self, path: Path, name: str, acl: Sequence[str]) -> tuple[FileReport, ReadResult, ChunksByDoc]:
         """One file read (:func:`read_file_report`) and its documents chunked."""
@@ -101,6 +105,7 @@ class RayIngest:
         self._steps = steps
         self.workers = workers
         self.dim = 0  # the model's vector size, once the actors have loaded it
+        self.source = VectorSource(model=None)  # what makes the actors' vectors, the same on every one
         self._window = len(workers) * steps.settings.ray.batches_in_flight
         self._queued = [0] * len(workers)  # calls sent to each actor and not yet collected
         self._sent_to: dict[Any, int] = {}
@@ -120,6 +125,7 @@ class RayIngest:
             workers = _start_workers(ray, steps.settings, embedder)
             pool = cls(ray, steps, workers)
             pool.dim = [pool._get(w.dim.remote()) for w in workers][0]  # every model loaded
+            pool.source = _one_source([pool._get(w.source.remote()) for w in workers])
             yield pool
         finally:
             for worker in workers:
@@ -133,7 +139,7 @@ class RayIngest:
     ) -> None:
         """Chunk and embed ``batches`` of records on the actors and write them in order, as
         :meth:`IngestPipeline.ingest <deepcite.ingest.pipeline.IngestPipeline.ingest>` does in one process."""
-        self._steps.open(self.dim)
+        self._steps.open(self.dim, self.source)
         pending: deque[_Write] = deque()
         for batch, chunks in self._ordered(("chunk", (batch,), batch) for batch in batches):
             pending.append(self._plan(chunks, len(batch), report))
@@ -174,7 +180,7 @@ class RayIngest:
             if group[0][0].status is FileStatus.SKIPPED:
                 pending.append(_Write(None, group=group))
             else:
-                steps.open(self.dim)
+                steps.open(self.dim, self.source)
                 chunks: ChunksByDoc = {}
                 for file, _, _ in group:
                     chunks.update(self._chunks.pop(file.file))
@@ -308,3 +314,14 @@ def _connect(ray: ModuleType, address: str, settings: RaySettings) -> bool:
             "its address (auto, host:6379 or ray://host:10001), or give 'local' to start Ray on this machine"
         ) from exc
     return True
+
+
+def _one_source(sources: list[VectorSource]) -> VectorSource:
+    """The actors' common vector source; an error when their CPUs made ``auto`` pick different precisions."""
+    if any(s != sources[0] for s in sources):
+        shown = ", ".join(sorted({str(s) for s in sources}))
+        raise ConfigError(
+            f"the Ray actors would embed with different models or precisions ({shown}); set "
+            'embedder.precision = "fp32" (or "bf16") so every node makes the same vectors'
+        )
+    return sources[0]

@@ -37,7 +37,7 @@ from deepcite.ingest.steps import FileRead, IngestSteps, WritePlan, chunk_batch,
 from deepcite.llm.client import LLMClient
 from deepcite.models import Document
 from deepcite.retrieval.collection import Collection
-from deepcite.retrieval.embedders import build_embedder
+from deepcite.retrieval.embedders import build_embedder, vector_source
 from deepcite.retrieval.graph import GraphStats
 from deepcite.retrieval.graph.triples import TripleExtractor
 
@@ -122,7 +122,7 @@ class IngestPipeline:
             with RayIngest.start(self.steps, ray, embedder=build_embedder) as pool:
                 pool.write_documents(batches, report, progress)
             return self.steps.finish(report, started)
-        self.steps.open(self.collection.embedder.dim)
+        self.steps.open(self.collection.embedder.dim, vector_source(self.collection.embedder))
         for batch in batches:
             self._write_batch(batch, report)
             if progress:
@@ -179,7 +179,7 @@ class IngestPipeline:
         for group in steps.file_groups(reads, batch_docs):
             plan = None
             if group[0][0].status is not FileStatus.SKIPPED:
-                steps.open(self.collection.embedder.dim)
+                steps.open(self.collection.embedder.dim, vector_source(self.collection.embedder))
                 plan = self._write_batch([d for _, _, r in group for d in r.documents], report)
             done = steps.files_written(group, plan, report, done, len(paths), progress, on_progress)
         return steps.finish(report, started)

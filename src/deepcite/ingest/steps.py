@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from deepcite.config import ChunkerSettings
-from deepcite.errors import IngestError
+from deepcite.errors import IngestError, InputError
 from deepcite.ingest.chunker import chunk_reads
 from deepcite.ingest.readers import MEDIA_TYPES, ReadDocument, ReadResult
 from deepcite.ingest.report import (
@@ -29,7 +29,7 @@ from deepcite.ingest.report import (
     IngestReport,
     ProgressCallback,
 )
-from deepcite.models import Chunk, Document, Filters, TripleCounts
+from deepcite.models import Chunk, Document, Filters, TripleCounts, VectorSource
 from deepcite.retrieval.collection import Collection, passage_text
 from deepcite.retrieval.embedders import Embedder
 from deepcite.retrieval.graph.triples import PassageFacts, TripleExtractor
@@ -74,9 +74,24 @@ class IngestSteps:
         self.settings = collection.settings
         self.triples = triples
 
-    def open(self, dim: int) -> None:
-        """Create the collection for vectors of ``dim`` dimensions unless it exists."""
-        self.collection.store.create_collection(self.collection.name, dense_dim=dim)
+    def open(self, dim: int, source: VectorSource) -> None:
+        """Create the collection for vectors of ``dim`` dimensions unless it exists, and make sure vectors
+        made by ``source`` may be added to it: one collection never mixes two models or precisions (their
+        cosines would not compare). ``source`` is recorded where none is yet."""
+        store, name = self.collection.store, self.collection.name
+        store.create_collection(name, dense_dim=dim)
+        recorded = store.vector_source(name)
+        if recorded is not None and recorded.differs_from(source):
+            if recorded.model is not None and recorded.model != source.model:
+                fix = f"set embedder.model = {recorded.model!r}"
+            else:
+                fix = f'set embedder.precision = "{recorded.precision}" (DEEPCITE_EMBEDDER_PRECISION={recorded.precision})'
+            raise InputError(
+                f"collection {name!r} holds vectors of {recorded}; this ingest makes vectors of {source}, and "
+                f"one collection never mixes two. To add to it, {fix}; or re-ingest it whole with --rebuild"
+            )
+        if recorded != source:
+            store.record_vector_source(name, source)
 
     # -- dedupe ids ------------------------------------------------------------------------------------
     def plan(self, chunks_by_doc: ChunksByDoc, documents: int, report: IngestReport) -> WritePlan:

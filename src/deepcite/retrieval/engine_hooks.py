@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from deepcite.models import FusionMethod
+from deepcite.models import FusionMethod, VectorSource
 from deepcite.retrieval.bm25 import SPARSE_VECTOR_NAME, Bm25Stats, SparseWeights
 from deepcite.retrieval.filters import Condition
 from deepcite.retrieval.points import DENSE_VECTOR_NAME
@@ -24,6 +24,7 @@ class CollectionMeta:
     dense_dim: int | None
     bm25: Bm25Stats
     metadata_keys: list[str] | None = None
+    vectors: VectorSource | None = None  # the model and precision of the dense vectors, once recorded
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -31,14 +32,17 @@ class CollectionMeta:
             "dense_dim": self.dense_dim,
             "bm25": self.bm25.to_dict(),
             "metadata_keys": self.metadata_keys,
+            "vectors": self.vectors.model_dump() if self.vectors else None,
         }
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> CollectionMeta:
+        vectors = data.get("vectors")
         return cls(
             dense_dim=data.get("dense_dim"),
             bm25=Bm25Stats.from_dict(data.get("bm25") or {}),
             metadata_keys=data.get("metadata_keys"),
+            vectors=VectorSource.model_validate(vectors) if vectors else None,
         )
 
     def record_metadata_keys(self, records: Iterable[dict[str, Any]], cap: int) -> None:

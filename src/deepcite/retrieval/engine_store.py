@@ -14,7 +14,7 @@ import numpy as np
 
 from deepcite.config import Settings
 from deepcite.errors import CollectionNotFoundError, DeepciteError, InputError
-from deepcite.models import Chunk, CollectionInfo, Filters, FusionMethod, SearchHit, SearchMode
+from deepcite.models import Chunk, CollectionInfo, Filters, FusionMethod, SearchHit, SearchMode, VectorSource
 from deepcite.retrieval.bm25 import Bm25Stats, bm25_text, document_terms, document_vector, query_vector
 from deepcite.retrieval.bm25_upkeep import bm25_params, checked_meta, reweight_if_stale
 from deepcite.retrieval.collection_locks import CollectionLocks
@@ -66,7 +66,9 @@ class EngineStore(EngineHooks):
             meta = self.read_meta(self._require(name))
         except DeepciteError as exc:
             return CollectionInfo(name=name, chunks=None, status="unreadable", problem=str(exc))
-        return CollectionInfo(name=name, chunks=meta.bm25.n_docs, dense_dim=meta.dense_dim)
+        return CollectionInfo(
+            name=name, chunks=meta.bm25.n_docs, dense_dim=meta.dense_dim, vectors=_vector_source(meta)
+        )
 
     def create_collection(self, name: str, *, dense_dim: int | None) -> None:
         """Create ``name`` (``dense_dim=None``: BM25-only); a no-op if it exists with the same dimension."""
@@ -98,6 +100,15 @@ class EngineStore(EngineHooks):
         with self._lock(self._require(name)):
             self.engine_drop(name)
             self._dims.pop(name, None)
+
+    def vector_source(self, name: str) -> VectorSource | None:
+        return _vector_source(self.read_meta(self._require(name)))
+
+    def record_vector_source(self, name: str, source: VectorSource) -> None:
+        with self._lock(self._require(name)):
+            meta = self.read_meta(name)
+            meta.vectors = source
+            self.write_meta(name, meta)
 
     def metadata_keys(self, name: str) -> list[str] | None:
         return self.read_meta(self._require(name)).metadata_keys
@@ -237,3 +248,13 @@ class EngineStore(EngineHooks):
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+# every dense vector deepcite wrote before it recorded their source was computed in fp32
+_UNRECORDED = VectorSource(model=None, precision="fp32")
+
+
+def _vector_source(meta: CollectionMeta) -> VectorSource | None:
+    if meta.vectors is not None or not meta.dense_dim or not meta.bm25.n_docs:
+        return meta.vectors
+    return _UNRECORDED

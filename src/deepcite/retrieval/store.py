@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from typing import Protocol, runtime_checkable
 
 from deepcite.config import Settings
-from deepcite.models import Chunk, CollectionInfo, Filters, FusionMethod, SearchHit, SearchMode
+from deepcite.models import Chunk, CollectionInfo, Filters, FusionMethod, SearchHit, SearchMode, VectorSource
 
 
 @runtime_checkable
@@ -47,6 +47,14 @@ class SearchStore(Protocol):
     def metadata_keys(self, name: str) -> list[str] | None:
         """The metadata keys (dotted paths) the collection's chunks have held, recorded at ingest for the filter
         check; None for a collection made before they were recorded (or holding too many)."""
+
+    def vector_source(self, name: str) -> VectorSource | None:
+        """The model and precision the collection's dense vectors were made with; None for a BM25-only or an
+        empty collection with none recorded. A collection written before sources were recorded holds fp32
+        vectors of an unknown model (``VectorSource(model=None, precision="fp32")``)."""
+
+    def record_vector_source(self, name: str, source: VectorSource) -> None:
+        """Record what makes the collection's dense vectors (the ingest checks it first)."""
 
     def existing_ids(self, name: str, chunk_ids: Sequence[str]) -> set[str]:
         """Which of these chunk ids are already stored (lets an interrupted ingest resume cheaply)."""

@@ -1,0 +1,312 @@
+"""Embedding precision (issue #22): fp32 against ``auto`` (bf16 where the CPU has AVX512-BF16/AMX), with the
+settings behind the defaults, and the answer stage before/after stored sentence offsets.
+
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/embedding_precision.py settings --beir ../shared/datasets/beir_scifact
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/embedding_precision.py ingest --files ../shared/datasets/real_docs/files
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/embedding_precision.py answers --pubmedqa ../shared/datasets/pubmedqa_pqal
+
+``settings``: the embedder's own rate (passages/s) over one fixed sample of SciFact passages for each
+precision x ``embedder.batch_size`` (16, 32, 64, 128 at torch's default threads) and x ``embedder.threads``
+(1, 2 at batch 64); the timed runs are interleaved across variants (run 1 of every variant, then run 2, ...)
+so other users' load falls on all alike; medians of ``--runs``.
+
+``ingest``: ``deepcite ingest FOLDER --json`` in a fresh data dir, one child process per precision
+(``DEEPCITE_EMBEDDER_PRECISION=fp32`` / ``auto``), alternated ``--repeats`` times, under GNU time: chunks/s end
+to end, the embedder's own passages/s inside the ingest (chunks written / embedding seconds) and the child's
+peak RSS. Then top-10 neighbour agreement of the two collections' vectors (each chunk's 10 nearest other
+chunks by cosine, the shared share, averaged), and the peak RSS of ingesting only the 37-page PDF and only
+the 820k-character DOCX in each precision.
+
+``answers``: ``ask`` (research + offline answer, as ``deepcite eval answers`` runs it) on the PubMedQA PQA-L
+test questions over one ingested collection, two ways per question, alternated: ``stored`` (chunks carry
+their sentence offsets) and ``resegment`` (the same chunks with ``sentence_spans=None``, as a collection
+written before offsets were stored: the answer stage splits them again). Each way has its own Engine
+objects; the text module's sentence caches are cleared before every question so neither inherits the
+other's splits. p50/p95 of the answer stage alone and of the whole ``ask``.
+
+Results: ``benchmarks/results/embedding_precision_<stage>.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+RESULTS = Path(__file__).parent / "results"
+MEMORY_FILES = ("2206.10883v3.pdf", "handbook-872p.docx")
+PRECISIONS = ("fp32", "auto")
+
+
+def _machine() -> dict[str, object]:
+    from deepcite.retrieval.embedders import cpu_has_bf16
+
+    return {
+        "cpu": platform.processor() or platform.machine(),
+        "cores": os.cpu_count(),
+        "bf16_native": cpu_has_bf16(),
+        "load_average_at_start": os.getloadavg(),
+    }
+
+
+def _write(stage: str, out: dict[str, object]) -> None:
+    out["load_average_at_end"] = os.getloadavg()
+    path = RESULTS / f"embedding_precision_{stage}.json"
+    path.write_text(json.dumps(out, indent=2) + "\n")
+    print(json.dumps(out, indent=2))
+
+
+# -- settings: batch size and threads -------------------------------------------------------------------------
+def settings_sweep(beir: Path, passages: int, runs: int) -> None:
+    import torch
+
+    from deepcite.retrieval.embedders import SentenceTransformerEmbedder, resolve_precision
+
+    corpus = [json.loads(line) for line in (beir / "corpus.jsonl").open(encoding="utf-8")]
+    sample = random.Random(7).sample(corpus, passages)
+    texts = [f"{d['title']}. {d['text']}" for d in sample]
+    default_threads = torch.get_num_threads()
+    models = {p: SentenceTransformerEmbedder(precision=p) for p in ("fp32", resolve_precision("auto"))}
+    variants = [(p, b, default_threads) for p in models for b in (16, 32, 64, 128)]
+    variants += [(p, 64, t) for p in models for t in (1, 2) if t != default_threads]
+    for embedder in models.values():
+        embedder.encode(texts[:32])  # warm-up
+    seconds: dict[tuple[str, int, int], list[float]] = {v: [] for v in variants}
+    for _ in range(runs):
+        for variant in variants:
+            precision, batch, threads = variant
+            torch.set_num_threads(threads)
+            embedder = models[precision]
+            embedder.batch_size = batch
+            started = time.perf_counter()
+            embedder.encode(texts)
+            seconds[variant].append(time.perf_counter() - started)
+    torch.set_num_threads(default_threads)
+    rows = [
+        {
+            "precision": p,
+            "batch_size": b,
+            "threads": t,
+            "passages_per_s": round(passages / statistics.median(seconds[(p, b, t)]), 1),
+            "runs_s": [round(s, 2) for s in seconds[(p, b, t)]],
+        }
+        for p, b, t in variants
+    ]
+    fp32_64 = next(
+        r for r in rows if (r["precision"], r["batch_size"], r["threads"]) == ("fp32", 64, default_threads)
+    )
+    for row in rows:
+        row["ratio_to_fp32_batch64"] = round(row["passages_per_s"] / fp32_64["passages_per_s"], 2)
+    _write("settings", {"machine": _machine(), "passages": passages, "runs": runs, "rows": rows})
+
+
+# -- ingest: end to end, agreement, memory ------------------------------------------------------------------
+def _ingest_child(path: Path, data_dir: Path, precision: str) -> dict[str, object]:
+    """``deepcite ingest path`` in a child process under GNU time: the report and the peak RSS (MB)."""
+    env = {**os.environ, "DEEPCITE_DATA_DIR": str(data_dir), "DEEPCITE_EMBEDDER_PRECISION": precision}
+    command = [sys.executable, "-m", "deepcite.cli", "ingest", str(path), "-c", "bench", "--on-error", "skip"]
+    done = subprocess.run(
+        ["/usr/bin/time", "-f", "%M", *command, "--json"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=False,
+    )
+    if done.returncode:
+        raise SystemExit(f"ingesting {path.name} ({precision}) failed: {done.stderr[-800:]}")
+    report = json.loads(done.stdout)
+    return {"report": report, "peak_rss_mb": round(int(done.stderr.strip().splitlines()[-1]) / 1024, 1)}
+
+
+def _vectors(data_dir: Path) -> tuple[list[str], np.ndarray]:
+    from deepcite.config import Settings
+    from deepcite.retrieval.store import open_store
+
+    store = open_store(Settings(data_dir=data_dir))
+    try:
+        ids = sorted(c.chunk_id for c in store.scroll("bench"))
+        found = store.dense_vectors("bench", ids)
+    finally:
+        store.close()
+    return ids, np.asarray([found[i] for i in ids], dtype=np.float32)
+
+
+def neighbour_agreement(a: np.ndarray, b: np.ndarray, k: int) -> float:
+    """Mean share of each row's k nearest other rows (cosine; rows are unit length) that both agree on."""
+
+    def nearest(v: np.ndarray) -> np.ndarray:
+        sims = v @ v.T
+        np.fill_diagonal(sims, -np.inf)
+        return np.argsort(-sims, axis=1)[:, :k]
+
+    return float(np.mean([len(set(x) & set(y)) / k for x, y in zip(nearest(a), nearest(b), strict=True)]))
+
+
+def ingest_bench(files: Path, repeats: int, k: int) -> None:
+    runs: dict[str, list[dict[str, object]]] = {p: [] for p in PRECISIONS}
+    kept: dict[str, Path] = {}
+    with tempfile.TemporaryDirectory(prefix="deepcite-precision-") as tmp:
+        for r in range(repeats):
+            for precision in PRECISIONS:
+                data_dir = Path(tmp) / f"{precision}-{r}"
+                result = _ingest_child(files, data_dir, precision)
+                report = result["report"]
+                runs[precision].append(
+                    {
+                        "chunks": report["chunks"],
+                        "seconds": report["seconds"],
+                        "read_seconds": report["read_seconds"],
+                        "embed_seconds": report["embed_seconds"],
+                        "chunks_per_s": round(report["chunks"] / report["seconds"], 2),
+                        "embedder_passages_per_s": round(report["written"] / report["embed_seconds"], 1),
+                        "peak_rss_mb": result["peak_rss_mb"],
+                    }
+                )
+                kept[precision] = data_dir
+        ids_fp32, fp32 = _vectors(kept["fp32"])
+        ids_auto, auto = _vectors(kept["auto"])
+        if ids_fp32 != ids_auto:
+            raise SystemExit("the two ingests made different chunks; agreement cannot be compared")
+        same_row = np.sum(fp32 * auto, axis=1)
+        agreement = {
+            f"top{k}_neighbour_agreement": round(neighbour_agreement(fp32, auto, k), 4),
+            "chunks": len(ids_fp32),
+            "cosine_same_chunk_mean": round(float(same_row.mean()), 5),
+            "cosine_same_chunk_min": round(float(same_row.min()), 5),
+        }
+        memory = {p: {} for p in PRECISIONS}
+        for name in MEMORY_FILES:
+            for precision in PRECISIONS:
+                data_dir = Path(tmp) / f"mem-{precision}-{name}"
+                memory[precision][name] = _ingest_child(files / name, data_dir, precision)["peak_rss_mb"]
+
+    def median(precision: str, key: str) -> float:
+        return round(statistics.median(float(run[key]) for run in runs[precision]), 2)
+
+    summary = {
+        p: {
+            key: median(p, key)
+            for key in ("chunks_per_s", "embedder_passages_per_s", "seconds", "peak_rss_mb")
+        }
+        for p in PRECISIONS
+    }
+    ratios = {
+        "end_to_end_chunks_per_s": round(
+            summary["auto"]["chunks_per_s"] / summary["fp32"]["chunks_per_s"], 2
+        ),
+        "embedder_passages_per_s": round(
+            summary["auto"]["embedder_passages_per_s"] / summary["fp32"]["embedder_passages_per_s"], 2
+        ),
+    }
+    out = {
+        "machine": _machine(),
+        "files": str(files.name),
+        "repeats": repeats,
+        "median": summary,
+        "auto_over_fp32": ratios,
+        "agreement": agreement,
+        "peak_rss_mb_one_file": memory,
+        "runs": runs,
+    }
+    _write("ingest", out)
+
+
+# -- answers: stored sentence offsets against re-segmenting ------------------------------------------------
+def answers_bench(folder: Path, split: str, limit: int | None) -> None:
+    from deepcite.answer.context import ResponseContext
+    from deepcite.answer.pipeline import answer_context
+    from deepcite.config import Settings
+    from deepcite.evaluation.answers import PUBMEDQA_COLLECTION, Answerer, load_pubmedqa, pubmedqa_collection
+    from deepcite.retrieval.collection import open_collection
+    from deepcite.text import _sentences, sentence_spans
+
+    items = load_pubmedqa(folder, split, limit)
+    with tempfile.TemporaryDirectory(prefix="deepcite-offsets-") as tmp:
+        settings = Settings(data_dir=Path(tmp))
+        collection = pubmedqa_collection(folder, settings)
+        ways = {"stored": Answerer(collection, settings), "resegment": Answerer(collection, settings)}
+        answer_ms: dict[str, list[float]] = {w: [] for w in ways}
+        ask_ms: dict[str, list[float]] = {w: [] for w in ways}
+        summaries_equal = 0
+        for n, item in enumerate(items):
+            order = list(ways) if n % 2 == 0 else list(reversed(ways))
+            summaries: dict[str, str] = {}
+            for way in order:
+                answerer = ways[way]
+                _sentences.cache_clear()
+                sentence_spans.cache_clear()
+                started = time.perf_counter()
+                result = answerer.agent.process(item.question)
+                ctx = ResponseContext.from_pack(result.pack, settings.answer)
+                if way == "resegment":
+                    for chunk in ctx.all_chunks():
+                        chunk.sentence_spans = None
+                answer_started = time.perf_counter()
+                answered = asyncio.run(answer_context(ctx, answerer.generator, settings.answer))
+                done = time.perf_counter()
+                answer_ms[way].append((done - answer_started) * 1000.0)
+                ask_ms[way].append((done - started) * 1000.0)
+                summaries[way] = answered.summary
+            summaries_equal += summaries["stored"] == summaries["resegment"]
+            if (n + 1) % 50 == 0:
+                print(f"{n + 1}/{len(items)}", file=sys.stderr)
+
+    def quantiles(values: list[float]) -> dict[str, float]:
+        cuts = statistics.quantiles(values, n=20)
+        return {"p50": round(statistics.median(values), 1), "p95": round(cuts[18], 1)}
+
+    out = {
+        "machine": _machine(),
+        "questions": len(items),
+        "split": split,
+        "answer_stage_ms": {w: quantiles(v) for w, v in answer_ms.items()},
+        "ask_ms": {w: quantiles(v) for w, v in ask_ms.items()},
+        "answer_stage_p50_ratio_stored_over_resegment": round(
+            statistics.median(answer_ms["stored"]) / statistics.median(answer_ms["resegment"]), 3
+        ),
+        "same_summary_share": round(summaries_equal / len(items), 3),
+    }
+    _write("answers", out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    stages = parser.add_subparsers(dest="stage", required=True)
+    sweep = stages.add_parser("settings")
+    sweep.add_argument(
+        "--beir", type=Path, required=True, help="A BEIR folder; passages are sampled from it."
+    )
+    sweep.add_argument("--passages", type=int, default=256)
+    sweep.add_argument("--runs", type=int, default=3)
+    ingest = stages.add_parser("ingest")
+    ingest.add_argument("--files", type=Path, required=True)
+    ingest.add_argument("--repeats", type=int, default=1)
+    ingest.add_argument("--k", type=int, default=10)
+    answers = stages.add_parser("answers")
+    answers.add_argument("--pubmedqa", type=Path, required=True)
+    answers.add_argument("--split", default="test")
+    answers.add_argument("--limit", type=int, default=None)
+    args = parser.parse_args()
+    if args.stage == "settings":
+        settings_sweep(args.beir, args.passages, args.runs)
+    elif args.stage == "ingest":
+        ingest_bench(args.files, args.repeats, args.k)
+    else:
+        answers_bench(args.pubmedqa, args.split, args.limit)
+
+
+if __name__ == "__main__":
+    main()
