@@ -70,7 +70,7 @@ def _write(stage: str, out: dict[str, object]) -> None:
 
 
 # -- settings: batch size and threads -------------------------------------------------------------------------
-def settings_sweep(beir: Path, passages: int, runs: int) -> None:
+def settings_sweep(beir: Path, passages: int, runs: int, batches: list[int], threads_list: list[int]) -> None:
     import torch
 
     from deepcite.retrieval.embedders import SentenceTransformerEmbedder, resolve_precision
@@ -80,8 +80,8 @@ def settings_sweep(beir: Path, passages: int, runs: int) -> None:
     texts = [f"{d['title']}. {d['text']}" for d in sample]
     default_threads = torch.get_num_threads()
     models = {p: SentenceTransformerEmbedder(precision=p) for p in ("fp32", resolve_precision("auto"))}
-    variants = [(p, b, default_threads) for p in models for b in (16, 32, 64, 128)]
-    variants += [(p, 64, t) for p in models for t in (1, 2) if t != default_threads]
+    variants = [(p, b, default_threads) for p in models for b in batches]
+    variants += [(p, 64, t) for p in models for t in threads_list if t != default_threads]
     for embedder in models.values():
         embedder.encode(texts[:32])  # warm-up
     seconds: dict[tuple[str, int, int], list[float]] = {v: [] for v in variants}
@@ -155,14 +155,20 @@ def neighbour_agreement(a: np.ndarray, b: np.ndarray, k: int) -> float:
     return float(np.mean([len(set(x) & set(y)) / k for x, y in zip(nearest(a), nearest(b), strict=True)]))
 
 
-def ingest_bench(files: Path, repeats: int, k: int) -> None:
+def ingest_bench(files: Path, picked: list[str], repeats: int, k: int) -> None:
     runs: dict[str, list[dict[str, object]]] = {p: [] for p in PRECISIONS}
     kept: dict[str, Path] = {}
     with tempfile.TemporaryDirectory(prefix="deepcite-precision-") as tmp:
+        folder = files
+        if picked:  # only these files of the folder, linked into a folder of their own
+            folder = Path(tmp) / "files"
+            folder.mkdir()
+            for name in picked:
+                (folder / name).symlink_to((files / name).resolve())
         for r in range(repeats):
-            for precision in PRECISIONS:
+            for precision in PRECISIONS if r % 2 == 0 else PRECISIONS[::-1]:
                 data_dir = Path(tmp) / f"{precision}-{r}"
-                result = _ingest_child(files, data_dir, precision)
+                result = _ingest_child(folder, data_dir, precision)
                 report = result["report"]
                 runs[precision].append(
                     {
@@ -213,7 +219,7 @@ def ingest_bench(files: Path, repeats: int, k: int) -> None:
     }
     out = {
         "machine": _machine(),
-        "files": str(files.name),
+        "files": sorted(picked) or str(files.name),
         "repeats": repeats,
         "median": summary,
         "auto_over_fp32": ratios,
@@ -226,6 +232,8 @@ def ingest_bench(files: Path, repeats: int, k: int) -> None:
 
 # -- answers: stored sentence offsets against re-segmenting ------------------------------------------------
 def answers_bench(folder: Path, split: str, limit: int | None) -> None:
+    """With ``limit``, only the abstracts of the first ``limit`` questions are ingested (a smaller corpus, the
+    same answer stage)."""
     from deepcite.answer.context import ResponseContext
     from deepcite.answer.pipeline import answer_context
     from deepcite.config import Settings
@@ -236,7 +244,14 @@ def answers_bench(folder: Path, split: str, limit: int | None) -> None:
     items = load_pubmedqa(folder, split, limit)
     with tempfile.TemporaryDirectory(prefix="deepcite-offsets-") as tmp:
         settings = Settings(data_dir=Path(tmp))
-        collection = pubmedqa_collection(folder, settings)
+        corpus = folder
+        if limit is not None:
+            corpus = Path(tmp) / "pubmedqa"
+            corpus.mkdir()
+            records = json.loads((folder / "ori_pqal.json").read_text(encoding="utf-8"))
+            kept = {item.pmid: records[item.pmid] for item in items}
+            (corpus / "ori_pqal.json").write_text(json.dumps(kept), encoding="utf-8")
+        collection = pubmedqa_collection(corpus, settings)
         ways = {"stored": Answerer(collection, settings), "resegment": Answerer(collection, settings)}
         answer_ms: dict[str, list[float]] = {w: [] for w in ways}
         ask_ms: dict[str, list[float]] = {w: [] for w in ways}
@@ -271,6 +286,7 @@ def answers_bench(folder: Path, split: str, limit: int | None) -> None:
     out = {
         "machine": _machine(),
         "questions": len(items),
+        "abstracts_ingested": "the questions' own" if limit is not None else "all 1,000",
         "split": split,
         "answer_stage_ms": {w: quantiles(v) for w, v in answer_ms.items()},
         "ask_ms": {w: quantiles(v) for w, v in ask_ms.items()},
@@ -291,8 +307,11 @@ def main() -> None:
     )
     sweep.add_argument("--passages", type=int, default=256)
     sweep.add_argument("--runs", type=int, default=3)
+    sweep.add_argument("--batches", default="16,32,64,128", help="batch sizes, at torch's default threads")
+    sweep.add_argument("--threads", default="1,2", help="thread counts, at batch 64")
     ingest = stages.add_parser("ingest")
     ingest.add_argument("--files", type=Path, required=True)
+    ingest.add_argument("--pick", action="append", default=[], help="only this file of --files (repeatable)")
     ingest.add_argument("--repeats", type=int, default=1)
     ingest.add_argument("--k", type=int, default=10)
     answers = stages.add_parser("answers")
@@ -301,9 +320,10 @@ def main() -> None:
     answers.add_argument("--limit", type=int, default=None)
     args = parser.parse_args()
     if args.stage == "settings":
-        settings_sweep(args.beir, args.passages, args.runs)
+        ints = [[int(x) for x in value.split(",")] for value in (args.batches, args.threads)]
+        settings_sweep(args.beir, args.passages, args.runs, *ints)
     elif args.stage == "ingest":
-        ingest_bench(args.files, args.repeats, args.k)
+        ingest_bench(args.files, args.pick, args.repeats, args.k)
     else:
         answers_bench(args.pubmedqa, args.split, args.limit)
 
