@@ -251,7 +251,7 @@ def answers_bench(folder: Path, split: str, limit: int | None) -> None:
             records = json.loads((folder / "ori_pqal.json").read_text(encoding="utf-8"))
             kept = {item.pmid: records[item.pmid] for item in items}
             (corpus / "ori_pqal.json").write_text(json.dumps(kept), encoding="utf-8")
-        collection = pubmedqa_collection(corpus, settings)
+        collection = pubmedqa_collection(corpus, open_collection(PUBMEDQA_COLLECTION, settings))
         ways = {"stored": Answerer(collection, settings), "resegment": Answerer(collection, settings)}
         answer_ms: dict[str, list[float]] = {w: [] for w in ways}
         ask_ms: dict[str, list[float]] = {w: [] for w in ways}
