@@ -306,7 +306,7 @@ async def rerun_answer(ctx: Context, answer_id: AnswerIdArg) -> SavedAnswer:
 
 
 async def delete_saved_answer(ctx: Context, answer_id: AnswerIdArg) -> DeletedAnswer:
-    """Delete a saved answer."""
+    """Delete a saved answer you may read, by its id (the request_id of the answer); it cannot be undone."""
     engine = _engine(ctx)
     await asyncio.to_thread(engine.delete_saved_answer, answer_id, engine.settings.mcp.groups)
     return DeletedAnswer(deleted=answer_id)
