@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from deepcite.config import PractitionerSettings
+from deepcite.config import PractitionerAnalysisSettings, PractitionerSettings
 from deepcite.practitioners.analysis import run_analyses
 from deepcite.practitioners.catalogue import Catalogue
 from deepcite.practitioners.offline import Conversation
@@ -17,7 +17,8 @@ pytestmark = pytest.mark.real_llm
 
 async def test_intent_analyses_with_the_model(make_client) -> None:
     catalogue = Catalogue.load()
-    settings = PractitionerSettings(analysis_timeout_s=1200.0)  # the model's answers are what is tested
+    # the model's answers are what is tested, however busy the machine
+    settings = PractitionerSettings(analysis=PractitionerAnalysisSettings(timeout_s=1200.0))
     analyses = await run_analyses(
         Conversation(
             "I keep getting palpitations and my heart races when I climb stairs", location="Portland"
