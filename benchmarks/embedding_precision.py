@@ -237,7 +237,13 @@ def answers_bench(folder: Path, split: str, limit: int | None) -> None:
     from deepcite.answer.context import ResponseContext
     from deepcite.answer.pipeline import answer_context
     from deepcite.config import Settings
-    from deepcite.evaluation.answers import PUBMEDQA_COLLECTION, Answerer, load_pubmedqa, pubmedqa_collection
+    from deepcite.evaluation.answers import (
+        OFFLINE,
+        PUBMEDQA_COLLECTION,
+        Answerer,
+        load_pubmedqa,
+        pubmedqa_collection,
+    )
     from deepcite.retrieval.collection import open_collection
     from deepcite.text import _sentences, sentence_spans
 
@@ -270,7 +276,9 @@ def answers_bench(folder: Path, split: str, limit: int | None) -> None:
                     for chunk in ctx.all_chunks():
                         chunk.sentence_spans = None
                 answer_started = time.perf_counter()
-                answered = asyncio.run(answer_context(ctx, answerer.generator, settings.answer))
+                answered = asyncio.run(
+                    answer_context(ctx, answerer.writers[OFFLINE], settings.answer, answerer.support)
+                )
                 done = time.perf_counter()
                 answer_ms[way].append((done - answer_started) * 1000.0)
                 ask_ms[way].append((done - started) * 1000.0)
