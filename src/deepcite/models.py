@@ -77,6 +77,19 @@ class Chunk(BaseModel):
     # the chunk's sentences as the chunker segmented them at ingest: (start, end) character offsets into
     # ``text``, in order; None for chunks stored before offsets were recorded (their text is split on use)
     sentence_spans: list[tuple[int, int]] | None = None
+    # the page each of those sentences starts on, parallel to ``sentence_spans``; None for chunks without
+    # pages or stored before sentence pages were recorded (they fall back to ``page``)
+    sentence_pages: list[int] | None = None
+
+    def page_at(self, offset: int) -> int | None:
+        """The page the sentence holding character ``offset`` of ``text`` starts on (:attr:`sentence_pages`),
+        else the chunk's first page."""
+        if self.sentence_pages is None or self.sentence_spans is None:
+            return self.page
+        for (_, end), page in zip(self.sentence_spans, self.sentence_pages, strict=True):
+            if offset < end:
+                return page
+        return self.page
 
     def spans(self) -> list[tuple[int, int]]:
         """Where the chunk's sentences lie in ``text``: :attr:`sentence_spans`, else found now (older chunks)."""

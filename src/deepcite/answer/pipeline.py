@@ -25,7 +25,7 @@ from contextlib import AbstractContextManager
 from functools import partial
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_validator
 
 from deepcite.answer.citations import CitationCheck, ClaimCheck, check_citations
 from deepcite.answer.context import ContextChunk, ResponseContext, ResponseContextManager
@@ -42,11 +42,21 @@ class Citation(ContextChunk):
     """A numbered source of the response: the cited chunk with every Chunk field (file, page, page_end,
     section, title, authors, doi, pmid, year, url, …), its display ``id`` and its ``score``, and the quote:
     the sentence(s) of its text that support the claim citing it best (``text[quote_start:quote_end] ==
-    quote``; empty when no kept sentence cites it)."""
+    quote``; empty when no kept sentence cites it) and ``quote_page``, the page a citation opens at: the page
+    the quote starts on (the chunk's first page without a quote, or for chunks stored without sentence pages).
+    """
 
     quote: str = ""
     quote_start: int = 0
     quote_end: int = 0
+    quote_page: int | None = None
+
+    @model_validator(mode="after")
+    def _opens_at_a_page(self) -> Citation:
+        """A citation saved before quote pages were recorded opens at its chunk's first page."""
+        if self.quote_page is None:
+            self.quote_page = self.page
+        return self
 
     @classmethod
     def from_chunk(cls, chunk: ContextChunk, claims: Sequence[ClaimCheck] = ()) -> Citation:
@@ -60,6 +70,7 @@ class Citation(ContextChunk):
         if best is not None:
             citation.quote_start, citation.quote_end = best.quote_start, best.quote_end
             citation.quote = chunk.text[best.quote_start : best.quote_end]
+            citation.quote_page = chunk.page_at(best.quote_start)
         return citation
 
 

@@ -69,7 +69,8 @@ def chunk_document(doc: Document, settings: ChunkerSettings, blocks: Sequence[Bl
     joined with its end on the next page. A table block's rows are units of their own (a row longer than
     the budget is cut between cells, each piece led by the row's first cell: :func:`split_row`). A chunk
     records the page its first sentence starts on and, when its last sentence ends on a later page,
-    ``page_end``. Without blocks the document's text is one run in
+    ``page_end``, and the page each sentence starts on (``Chunk.sentence_pages``: a quote opens at its own
+    page, not the chunk's first). Without blocks the document's text is one run in
     ``doc.section``.
     """
     _check(settings)
@@ -87,9 +88,8 @@ def chunk_document(doc: Document, settings: ChunkerSettings, blocks: Sequence[Bl
             pages = [page for unit in packed for page in (unit.page, unit.page_last) if page is not None]
             first, last = (min(pages), max(pages)) if pages else (None, None)
             text, spans = _join(packed)
-            chunks.append(
-                _make_chunk(doc, len(chunks), text, spans, section, first, last if last != first else None)
-            )
+            pages_span = (first, last if last != first else None)
+            chunks.append(_make_chunk(doc, len(chunks), text, spans, _sentence_pages(packed), section, *pages_span))
     return chunks
 
 
@@ -133,6 +133,12 @@ def _located_sentences(run: Iterable[Block]) -> Iterator[_Located]:
             yield from located
     if carried is not None:
         yield carried
+
+
+def _sentence_pages(units: Sequence[_Unit]) -> list[int] | None:
+    """The page each unit starts on, or None when some unit has no page (text without pages)."""
+    pages = [unit.page for unit in units]
+    return None if None in pages else [page for page in pages if page is not None]
 
 
 def _join(units: Sequence[_Unit]) -> tuple[str, list[tuple[int, int]]]:
@@ -189,6 +195,7 @@ def _make_chunk(
     position: int,
     text: str,
     spans: list[tuple[int, int]],
+    sentence_pages: list[int] | None,
     section: str | None,
     page: int | None,
     page_end: int | None,
@@ -212,6 +219,7 @@ def _make_chunk(
         position=position,
         metadata=dict(doc.metadata),
         sentence_spans=spans,
+        sentence_pages=sentence_pages,
     )
 
 
