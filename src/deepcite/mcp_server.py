@@ -173,7 +173,9 @@ def _cut(text: str, limit: int) -> str:
 
 def _passage(cand: Candidate, limit: int, in_final: bool) -> EvidencePassage:
     # the stored sentence offsets point into the whole text, not into the cut one
-    chunk = cand.chunk.model_copy(update={"text": _cut(cand.chunk.text, limit), "sentence_spans": None})
+    chunk = cand.chunk.model_copy(
+        update={"text": _cut(cand.chunk.text, limit), "sentence_spans": None, "sentence_pages": None}
+    )
     return EvidencePassage(**chunk.model_dump(), score=round(float(cand.score), 6), in_final=in_final)
 
 

@@ -24,6 +24,7 @@ def test_a_chunk_crossing_a_page_break_records_page_and_page_end() -> None:
         ("1 Introduction", 2, None),
         ("References", 2, None),  # a chunk never spans two sections
     ]
+    assert chunks[0].sentence_pages == [1, 1, 2]  # the page each sentence starts on
     again = chunk_document(doc, ChunkerSettings(max_tokens=12, overlap_tokens=0), blocks)
     assert [c.chunk_id for c in again] == [c.chunk_id for c in chunks]  # same input, same ids
 

@@ -507,23 +507,29 @@ def test_persistence_across_processes(tmp_path: Path, backend: str) -> None:
     assert read["bm25"] and all(cid.split("#")[0] != "d02" for cid, _ in read["bm25"])
 
 
-def test_sentence_offsets_round_trip_and_older_payloads_load_without_them(loaded) -> None:
+def test_sentence_offsets_and_pages_round_trip_and_older_payloads_load_without_them(loaded) -> None:
     chunk = make_chunks()[0]
     text = "Statins lower LDL. Myalgia was rare."
-    spanned = chunk.model_copy(update={"text": text, "sentence_spans": [(0, 18), (19, 36)]})
+    spanned = chunk.model_copy(
+        update={"text": text, "sentence_spans": [(0, 18), (19, 36)], "page": 4, "sentence_pages": [4, 5]}
+    )
     loaded.upsert("papers", [spanned], vectors_for([spanned]))
     (stored,) = [c for c in loaded.scroll("papers") if c.chunk_id == chunk.chunk_id]
     assert stored.sentence_spans == [(0, 18), (19, 36)]
     assert stored.sentences() == ["Statins lower LDL.", "Myalgia was rare."]
-    # a collection written before offsets were stored: the payload has no such key
+    assert stored.sentence_pages == [4, 5]
+    assert stored.page_at(19) == 5
+    # a collection written before offsets and pages were stored: the payload has no such keys
     payload = chunk_payload(spanned, 6)
-    del payload["sentence_spans"]
+    del payload["sentence_spans"], payload["sentence_pages"]
     dense = [float(x) for x in vectors_for([spanned])[0]]
     older = PointData(point_id(chunk.chunk_id), dense, SparseWeights(indices=[], values=[]), payload)
     loaded.engine_upsert("papers", [older])
     (stored,) = [c for c in loaded.scroll("papers") if c.chunk_id == chunk.chunk_id]
     assert stored.sentence_spans is None
     assert stored.sentences() == ["Statins lower LDL.", "Myalgia was rare."]  # split on use
+    assert stored.sentence_pages is None
+    assert stored.page_at(19) == 4  # the chunk's first page
 
 
 def test_the_vector_source_is_recorded_and_listed(loaded) -> None:

@@ -3,6 +3,7 @@ clear error, and a re-run's passage changes (added, removed, changed, unchanged)
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from contextlib import closing
 from pathlib import Path
@@ -88,6 +89,22 @@ def test_a_damaged_file_is_a_clear_error_without_its_path(tmp_path: Path) -> Non
     message = str(caught.value)
     assert "answers.sqlite in the data dir" in message and "move it aside" in message
     assert str(tmp_path) not in message
+
+
+def test_an_answer_saved_before_quote_pages_loads_and_opens_at_its_chunks_first_page(tmp_path: Path) -> None:
+    store = SavedAnswers(tmp_path / "answers.sqlite", SavedAnswerSettings())
+    answer = saved("a", None)
+    page_cited = answer.response.citations[0].model_copy(update={"page": 4, "sentence_pages": [5]})
+    answer.response.citations[0] = page_cited
+    store.save(answer)
+    assert store.get("a", None).response.citations[0].quote_page == 4  # no quote: the chunk's first page
+    with closing(sqlite3.connect(tmp_path / "answers.sqlite")) as db, db:  # a row an older deepcite wrote
+        body = json.loads(db.execute("SELECT body FROM answers WHERE id = 'a'").fetchone()[0])
+        for old in body["response"]["citations"]:
+            del old["quote_page"], old["sentence_pages"]
+        db.execute("UPDATE answers SET body = ? WHERE id = 'a'", (json.dumps(body),))
+    (loaded,) = store.get("a", None).response.citations
+    assert (loaded.sentence_pages, loaded.quote_page) == (None, 4)
 
 
 def test_saving_an_id_again_replaces_it(tmp_path: Path) -> None:

@@ -1,5 +1,7 @@
 """The evidence table of an answer: one row per cited sentence and passage it cited, as the citation check
-judged them (claim, quote, document, page, support score, verdict), as records and as CSV.
+judged them (claim, quote, document, page, support score, verdict), as records and as CSV. The page is
+the one the quote starts on (``page_end`` the one its last sentence starts on, when later), as a citation
+opens at it.
 
     rows = evidence_rows(result)
     text = evidence_csv(rows)
@@ -28,8 +30,8 @@ class EvidenceRow(BaseModel):
     doc_id: str
     title: str
     file: str | None = None
-    page: int | None = None
-    page_end: int | None = None
+    page: int | None = None  # the page the quote starts on
+    page_end: int | None = None  # the page the quote's last sentence starts on, when later than ``page``
     score: float | None = None
     verdict: str
 
@@ -45,6 +47,8 @@ def evidence_rows(result: AnswerResult) -> list[EvidenceRow]:
         cited = by_id.get(claim.id)
         if cited is None:
             continue
+        page = cited.page_at(claim.quote_start)
+        page_end = cited.page_at(max(claim.quote_end - 1, claim.quote_start))
         rows.append(
             EvidenceRow(
                 part=claim.part,
@@ -54,8 +58,8 @@ def evidence_rows(result: AnswerResult) -> list[EvidenceRow]:
                 doc_id=cited.doc_id,
                 title=cited.title,
                 file=cited.file,
-                page=cited.page,
-                page_end=cited.page_end,
+                page=page,
+                page_end=page_end if page_end != page else None,
                 score=None if claim.score is None else round(claim.score, 4),
                 verdict=claim.verdict,
             )

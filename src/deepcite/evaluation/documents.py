@@ -145,7 +145,9 @@ def check_quotes(citations: Iterable[Citation], pages_of: Callable[[str], dict[i
         check.paged += 1
         squeezed = _squeezed(quote)
         spanned = range(citation.page, (citation.page_end or citation.page) + 1)
-        check.on_cited_page += bool(squeezed) and squeezed in pages.get(citation.quote_page or citation.page, "")
+        check.on_cited_page += bool(squeezed) and squeezed in pages.get(
+            citation.quote_page or citation.page, ""
+        )
         check.on_chunk_pages += bool(squeezed) and any(squeezed in pages.get(p, "") for p in spanned)
     return check
 

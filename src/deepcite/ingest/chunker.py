@@ -89,7 +89,9 @@ def chunk_document(doc: Document, settings: ChunkerSettings, blocks: Sequence[Bl
             first, last = (min(pages), max(pages)) if pages else (None, None)
             text, spans = _join(packed)
             pages_span = (first, last if last != first else None)
-            chunks.append(_make_chunk(doc, len(chunks), text, spans, _sentence_pages(packed), section, *pages_span))
+            chunks.append(
+                _make_chunk(doc, len(chunks), text, spans, _sentence_pages(packed), section, *pages_span)
+            )
     return chunks
 
 

@@ -212,22 +212,40 @@ window.deepcite = (function () {
     return "p. " + chunk.page + end;
   }
 
+  /** The page a passage's sentence holding character offset starts on (its stored sentence pages), else
+      the passage's first page; null without pages. Mirrors Chunk.page_at. */
+  function pageAt(chunk, offset) {
+    const spans = chunk.sentence_spans;
+    const pages = chunk.sentence_pages;
+    if (Array.isArray(spans) && Array.isArray(pages)) {
+      const index = spans.findIndex((span) => offset < span[1]);
+      if (index >= 0 && typeof pages[index] === "number") return pages[index];
+    }
+    return typeof chunk.page === "number" ? chunk.page : null;
+  }
+
+  /** The page a citation opens at: the page its quote starts on (quote_page), else the passage's first page. */
+  function openPage(chunk) {
+    if (typeof chunk.quote_page === "number") return chunk.quote_page;
+    return typeof chunk.page === "number" ? chunk.page : null;
+  }
+
   /** Where a passage comes from: "pasa.pdf · p. 7", either part alone, or "". */
   function whereLabel(chunk) {
     return [chunk.file || "", pageLabel(chunk)].filter(Boolean).join(" · ");
   }
 
-  /** The original file of a passage at its page: /files/{collection}/{document}#page=N (null without a
+  /** The original file of a passage at the page it opens at: /files/{collection}/{document}#page=N (null without a
       file or a collection; the collection is the one the passage was searched in, kept as chunk._collection). */
   function fileHref(chunk) {
     if (!chunk.file || !chunk._collection || !chunk.doc_id || isWeb(chunk)) return null;
     const id = String(chunk.doc_id).split("/").map(encodeURIComponent).join("/");
-    const page = typeof chunk.page === "number" ? "#page=" + chunk.page : "";
+    const page = openPage(chunk) === null ? "" : "#page=" + openPage(chunk);
     return "/files/" + encodeURIComponent(chunk._collection) + "/" + id + page;
   }
 
   /** The viewer of a passage's document, the citation's quote marked (web pages have none):
-      /view/{collection}/{document}?passage={chunk id}&start={quote_start}&end={quote_end}. */
+      /view/{collection}/{document}?passage={chunk id}&start={quote_start}&end={quote_end}&page={quote_page}. */
   function viewHref(chunk) {
     if (!chunk._collection || !chunk.doc_id || !chunk.chunk_id || isWeb(chunk)) return null;
     const id = String(chunk.doc_id).split("/").map(encodeURIComponent).join("/");
@@ -236,6 +254,7 @@ window.deepcite = (function () {
       query.set("start", String(chunk.quote_start));
       query.set("end", String(chunk.quote_end));
     }
+    if (openPage(chunk) !== null) query.set("page", String(openPage(chunk)));
     return "/view/" + encodeURIComponent(chunk._collection) + "/" + id + "?" + query.toString();
   }
 
@@ -276,7 +295,7 @@ window.deepcite = (function () {
   function sourceLinks(chunk) {
     const links = [];
     const view = viewHref(chunk);
-    const page = pageLabel(chunk);
+    const page = openPage(chunk) === null ? "" : "p. " + openPage(chunk);
     if (view) {
       // rel=opener: the new tab gets a copy of this tab's sessionStorage, so the viewer can send the API token
       const label = (chunk.quote ? "Show the quote in " : "Show in ") + (chunk.file || "the document") + (page ? " at " + page : "");
@@ -443,6 +462,6 @@ window.deepcite = (function () {
   return {
     el, clear, show, safeHref, getJSON, postJSON, streamEvents, errorText,
     citedFragment, renderAnswer, sourceItem, sourceMeta, sourceLinks, isWeb, pubmedUrl, doiUrl,
-    pageLabel, whereLabel, fileHref, viewHref, authHeaders, readError,
+    pageLabel, pageAt, whereLabel, fileHref, viewHref, authHeaders, readError,
   };
 })();

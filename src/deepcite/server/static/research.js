@@ -3,7 +3,7 @@
 "use strict";
 
 (function () {
-  const { el, clear, show, getJSON, streamEvents, renderAnswer, sourceItem } = window.deepcite;
+  const { el, clear, show, getJSON, streamEvents, renderAnswer, sourceItem, pageAt } = window.deepcite;
   const form = document.getElementById("research-form");
   if (!form) return;
 
@@ -364,7 +364,7 @@
           el("td", {}, claim.claim),
           el("td", {}, el("mark", { class: "quote" }, quote)),
           el("td", {}, "[" + claim.id + "] " + (chunk.title || chunk.doc_id)),
-          el("td", { class: "num" }, typeof chunk.page === "number" ? chunk.page : ""),
+          el("td", { class: "num" }, pageAt(chunk, claim.quote_start) ?? ""),
           el("td", { class: "num" }, typeof claim.score === "number" ? claim.score.toFixed(2) : ""),
           el("td", {}, claim.verdict)
         )

@@ -1,6 +1,7 @@
 /* The viewer: a cited document with the citation's quote marked.
-   /view/{collection}/{document}?passage=<chunk id>&start=<n>&end=<n> (offsets into that passage's text).
-   A PDF renders at the passage's page(s) with pdf.js (vendored, see the Makefile) and the quote is marked in
+   /view/{collection}/{document}?passage=<chunk id>&start=<n>&end=<n>&page=<n> (offsets into that passage's
+   text; the page the quote starts on). A PDF renders from the quote's page (the passage's first page without
+   one) to the passage's last with pdf.js (vendored, see the Makefile) and the quote is marked in
    pdf.js's text layer; any other file is shown as the passages deepcite stored, the quote marked in the
    cited one. Untrusted text reaches the DOM only as text nodes. When done, #viewer gets data-ready
    ("pdf" or "text") and data-highlight (the marked text), which the browser tests read. common.js (a
@@ -12,6 +13,7 @@ const params = new URLSearchParams(window.location.search);
 const passageId = params.get("passage");
 const quoteStart = Number.parseInt(params.get("start") || "", 10);
 const quoteEnd = Number.parseInt(params.get("end") || "", 10);
+const quotePage = Number.parseInt(params.get("page") || "", 10);
 const PDF_SCALE = 1.5;
 
 /** A document path for a URL: each segment encoded, the slashes kept. */
@@ -108,8 +110,12 @@ async function showPdf(view, cited, quote) {
   if (!response.ok) throw await readError(response);
   const data = new Uint8Array(await response.arrayBuffer());
   const pdf = await pdfjs.getDocument({ data, standardFontDataUrl: root.dataset.pdfjsFonts }).promise;
-  const first = Math.min(Math.max((cited && cited.page) || 1, 1), pdf.numPages);
-  const last = Math.min(Math.max((cited && cited.page_end) || first, first), pdf.numPages);
+  const start = (cited && cited.page) || 1;
+  const end = (cited && cited.page_end) || start;
+  // the quote's page when it lies within the passage's pages; a passage never opens before its first page
+  const opening = Number.isInteger(quotePage) && quotePage >= start && quotePage <= end ? quotePage : start;
+  const first = Math.min(Math.max(opening, 1), pdf.numPages);
+  const last = Math.min(Math.max(end, first), pdf.numPages);
   const pages = document.getElementById("viewer-pages");
   clear(pages);
   pages.hidden = false;
