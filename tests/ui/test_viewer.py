@@ -1,6 +1,6 @@
 """The viewer in a real browser (Debian's Chromium) against the real server with auth on: ask about a PDF,
-follow a citation's "Show the quote" link, and see the quote marked in pdf.js's text layer at the cited
-page; open an HTML and a DOCX citation the same way and see the quote marked in deepcite's rendering of
+follow a citation's "Show the quote" link, and see the PDF open at the page the quote starts on (not the
+passage's first page) with the quote marked in pdf.js's text layer; open an HTML and a DOCX citation the same way and see the quote marked in deepcite's rendering of
 the stored text; a caller of another group gets the 404 and sees nothing of the document."""
 
 from __future__ import annotations
@@ -18,7 +18,9 @@ import pytest
 from web.standin import serve_app
 
 from deepcite.config import Settings
+from deepcite.ingest.chunker import chunk_reads
 from deepcite.ingest.pipeline import IngestPipeline
+from deepcite.ingest.readers import read_file
 from deepcite.retrieval.collection import open_collection
 from deepcite.server.app import create_app
 from deepcite.server.ui import PDFJS_DIR
@@ -78,9 +80,9 @@ def _ask(url: str, question: str) -> list[dict[str, Any]]:
 def _view_href(citation: dict[str, Any]) -> str:
     """The viewer link the UI builds for a citation (common.js viewHref)."""
     doc = "/".join(url_quote(part, safe="") for part in citation["doc_id"].split("/"))
-    query = urlencode(
-        {"passage": citation["chunk_id"], "start": citation["quote_start"], "end": citation["quote_end"]}
-    )
+    fields = {"passage": citation["chunk_id"], "start": citation["quote_start"], "end": citation["quote_end"]}
+    page = {"page": citation["quote_page"]} if citation["quote_page"] is not None else {}
+    query = urlencode({**fields, **page})
     return f"/view/{COLLECTION}/{doc}?{query}"
 
 
@@ -113,6 +115,8 @@ def test_a_pdf_citation_opens_at_its_page_with_the_quote_marked(page: Any, viewe
     meta = page.locator("#cite-pop .cite-pop-meta").inner_text()
     cited_page = int(re.search(r"p\. (\d)", meta).group(1))  # type: ignore[union-attr]
     assert link.inner_text().startswith("Show the quote in " + PDF.name)
+    quote_page = int(re.search(r" at p\. (\d+)$", link.inner_text()).group(1))  # type: ignore[union-attr]
+    assert cited_page <= quote_page <= cited_page + ("–" in meta)
 
     with page.context.expect_page() as opened:  # a new tab that keeps the token (rel=opener)
         link.click()
@@ -125,10 +129,43 @@ def test_a_pdf_citation_opens_at_its_page_with_the_quote_marked(page: Any, viewe
     marked_pages = tab.eval_on_selector_all(
         ".viewer-page mark.quote", "marks => marks.map(m => Number(m.closest('.viewer-page').dataset.page))"
     )
-    assert marked_pages and set(marked_pages) <= {cited_page, cited_page + 1}
-    assert marked_pages[0] == cited_page or "–" in meta
+    opened_pages = tab.eval_on_selector_all(".viewer-page", "pages => pages.map(p => Number(p.dataset.page))")
+    assert opened_pages[0] == quote_page  # the viewer opens at the quote's page
+    assert marked_pages and marked_pages[0] == quote_page
     assert tab.locator(".viewer-page canvas").count() >= 1  # the page itself is drawn, not only its text
     screenshot(tab, "viewer-pdf.png", full_page=False)
+
+
+def test_a_quote_on_the_second_page_of_a_passage_opens_at_the_second_page(page: Any, viewer_url: str) -> None:
+    settings = Settings()  # the fixture's reader and chunker settings: the same chunks, the same ids
+    read = read_file(PDF, doc_id=PDF.name, name=PDF.name, settings=settings.ingest)
+    (chunks,) = chunk_reads(read.documents, settings.chunker).values()
+    crossing = next(c for c in chunks if c.page == 1 and c.page_end == 2)
+    assert crossing.sentence_pages is not None
+    assert crossing.sentence_pages[0] == 1 and crossing.sentence_pages[-1] == 2
+    start, end = crossing.spans()[
+        -1
+    ]  # the passage's last sentence, on page 2 (its first is a figure's labels)
+    citation = {
+        "doc_id": crossing.doc_id,
+        "chunk_id": crossing.chunk_id,
+        "quote_start": start,
+        "quote_end": end,
+        "quote_page": crossing.page_at(start),
+    }
+    assert citation["quote_page"] == 2
+    _with_token(page, TOKEN)
+    page.goto(viewer_url + _view_href(citation))
+    page.wait_for_selector("#viewer[data-ready]")
+    assert page.get_attribute("#viewer", "data-ready") == "pdf", page.inner_text("#viewer-status")
+    opened = page.eval_on_selector_all(".viewer-page", "pages => pages.map(p => Number(p.dataset.page))")
+    assert opened == [2]  # not the passage's first page
+    marked = page.eval_on_selector_all(
+        ".viewer-page mark.quote", "marks => marks.map(m => Number(m.closest('.viewer-page').dataset.page))"
+    )
+    assert marked and set(marked) == {2}
+    highlighted = page.get_attribute("#viewer", "data-highlight") or ""
+    assert folded(highlighted) == folded(crossing.text[start:end])
 
 
 @pytest.mark.parametrize(
