@@ -36,11 +36,10 @@ class FusionMethod(_ChoiceEnum):
     DBSF = "dbsf"
 
 
-class Document(BaseModel):
-    """One source record as a loader reads it, before chunking."""
+class SourceFields(BaseModel):
+    """What a document says about its source, carried onto every chunk of it (the chunk's ``section`` is the
+    one it falls in)."""
 
-    id: str
-    text: str
     title: str = ""
     section: str | None = None
     pmid: str | None = None
@@ -54,26 +53,22 @@ class Document(BaseModel):
     metadata: dict[str, Any] = Field(default_factory=dict)
 
 
-class Chunk(BaseModel):
+class Document(SourceFields):
+    """One source record as a loader reads it, before chunking."""
+
+    id: str
+    text: str
+
+
+class Chunk(SourceFields):
     """A passage of a document: the unit that is indexed, retrieved and cited."""
 
     chunk_id: str  # stable: same input, same id
     doc_id: str
     text: str
-    title: str = ""
-    section: str | None = None
-    pmid: str | None = None
-    doi: str | None = None
-    year: int | None = None
-    url: str | None = None
-    source: str | None = None
-    authors: list[str] = Field(default_factory=list)
-    file: str | None = None  # path of the original file, relative to the ingested folder
     page: int | None = None  # 1-based page (slide number for slides) the chunk starts on
     page_end: int | None = None  # last page when the chunk crosses a page break, else None
-    acl: list[str] = Field(default_factory=list)
     position: int = 0  # index of the chunk within its document
-    metadata: dict[str, Any] = Field(default_factory=dict)
     # the chunk's sentences as the chunker segmented them at ingest: (start, end) character offsets into
     # ``text``, in order; None for chunks stored before offsets were recorded (their text is split on use)
     sentence_spans: list[tuple[int, int]] | None = None

@@ -25,10 +25,12 @@ from deepcite.config import ChunkerSettings
 from deepcite.errors import ConfigError
 from deepcite.ingest.readers.base import Block, ReadDocument
 from deepcite.ingest.readers.tables import split_row
-from deepcite.models import Chunk, Document
+from deepcite.models import Chunk, Document, SourceFields
 from deepcite.text import split_sentences
 
 CHUNK_HASH_CHARS = 12
+# the document's source fields every chunk carries; the chunk's section is the one it falls in
+_CARRIED = set(SourceFields.model_fields) - {"section"}
 # sentences never cross a blank line: splitting paragraph by paragraph keeps the sentence splitter's
 # cost linear in a long document
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
@@ -203,23 +205,14 @@ def _make_chunk(
     page_end: int | None,
 ) -> Chunk:
     return Chunk(
+        **doc.model_dump(include=_CARRIED),
         chunk_id=chunk_id(doc.id, position, text),
         doc_id=doc.id,
         text=text,
-        title=doc.title,
         section=section,
-        pmid=doc.pmid,
-        doi=doc.doi,
-        year=doc.year,
-        url=doc.url,
-        source=doc.source,
-        authors=list(doc.authors),
-        file=doc.file,
         page=page,
         page_end=page_end,
-        acl=list(doc.acl),
         position=position,
-        metadata=dict(doc.metadata),
         sentence_spans=spans,
         sentence_pages=sentence_pages,
     )

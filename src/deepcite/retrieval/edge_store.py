@@ -73,9 +73,9 @@ from deepcite.retrieval import filters as f
 from deepcite.retrieval.bm25 import SPARSE_VECTOR_NAME, SparseWeights
 from deepcite.retrieval.engine_hooks import (
     CollectionMeta,
+    EngineQuery,
     PointData,
     ScoredPayload,
-    query_vectors,
     scroll_pages,
 )
 from deepcite.retrieval.engine_store import EngineStore
@@ -331,33 +331,25 @@ class EdgeStore(EngineStore):
     def engine_count(self, name: str, conditions: list[f.Condition]) -> int:
         return self._shard(name).count(CountRequest(exact=True, filter=edge_filter(conditions)))
 
-    def engine_query(
-        self,
-        name: str,
-        *,
-        sparse: SparseWeights | None,
-        dense: list[float] | None,
-        k: int,
-        conditions: list[f.Condition],
-        fusion: FusionMethod,
-    ) -> list[ScoredPayload]:
-        flt = edge_filter(conditions)
+    def engine_query(self, name: str, query: EngineQuery) -> list[ScoredPayload]:
+        flt = edge_filter(query.conditions)
         dense_params = edge_search_params(self.settings.store)
         queries = [
             (Query.Nearest(v, using=using), dense_params if using == DENSE_VECTOR_NAME else None)
-            for v, using in query_vectors(sparse, dense, _sparse)
+            for v, using in query.vectors(_sparse)
         ]
         if len(queries) == 1:
-            query, params = queries[0]
+            nearest, params = queries[0]
             request = QueryRequest(
-                limit=k, query=query, filter=flt, params=params, with_payload=True, with_vector=False
+                limit=query.k, query=nearest, filter=flt, params=params, with_payload=True, with_vector=False
             )
         else:
-            limit = max(self.settings.search.prefetch_limit, k)
-            fused = Fusion.Rrf(k=self.settings.search.rrf_k) if fusion is FusionMethod.RRF else Fusion.Dbsf()
+            fused = Fusion.Rrf(k=query.rrf_k) if query.fusion is FusionMethod.RRF else Fusion.Dbsf()
             request = QueryRequest(
-                limit=k,
-                prefetches=[Prefetch(limit=limit, query=q, filter=flt, params=p) for q, p in queries],
+                limit=query.k,
+                prefetches=[
+                    Prefetch(limit=query.prefetch, query=q, filter=flt, params=p) for q, p in queries
+                ],
                 query=fused,
                 filter=flt,
                 with_payload=True,

@@ -87,17 +87,29 @@ class ScoredPayload:
     payload: dict[str, Any]
 
 
-def query_vectors(
-    sparse: SparseWeights | None, dense: list[float] | None, to_sparse: Callable[[SparseWeights], Any]
-) -> list[tuple[Any, str]]:
-    """(vector, vector name) of each query vector given, BM25 first (as the engine's sparse vector built by
-    ``to_sparse``), then dense."""
-    queries: list[tuple[Any, str]] = []
-    if sparse is not None:
-        queries.append((to_sparse(sparse), SPARSE_VECTOR_NAME))
-    if dense is not None:
-        queries.append((dense, DENSE_VECTOR_NAME))
-    return queries
+@dataclass(frozen=True)
+class EngineQuery:
+    """One search as the engine runs it: the BM25 and dense query vectors (at least one), the filter, how
+    many points to return, and, when both vectors are given, how deep each is searched (``prefetch``) before
+    the two lists are fused (``fusion``, RRF with constant ``rrf_k``)."""
+
+    sparse: SparseWeights | None
+    dense: list[float] | None
+    k: int
+    conditions: list[Condition]
+    fusion: FusionMethod
+    prefetch: int
+    rrf_k: int
+
+    def vectors(self, to_sparse: Callable[[SparseWeights], Any]) -> list[tuple[Any, str]]:
+        """(vector, vector name) of each query vector given, BM25 first (as the engine's sparse vector built
+        by ``to_sparse``), then dense."""
+        queries: list[tuple[Any, str]] = []
+        if self.sparse is not None:
+            queries.append((to_sparse(self.sparse), SPARSE_VECTOR_NAME))
+        if self.dense is not None:
+            queries.append((self.dense, DENSE_VECTOR_NAME))
+        return queries
 
 
 def scroll_pages(fetch: Callable[[Any], tuple[Sequence[Any], Any]]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -158,17 +170,8 @@ class EngineHooks(ABC):
     def engine_count(self, name: str, conditions: list[Condition]) -> int: ...
 
     @abstractmethod
-    def engine_query(
-        self,
-        name: str,
-        *,
-        sparse: SparseWeights | None,
-        dense: list[float] | None,
-        k: int,
-        conditions: list[Condition],
-        fusion: FusionMethod,
-    ) -> list[ScoredPayload]:
-        """Nearest points by ``sparse`` or ``dense``, or both prefetched and fused when both are given."""
+    def engine_query(self, name: str, query: EngineQuery) -> list[ScoredPayload]:
+        """Nearest points by the query's one vector, or by both prefetched and fused."""
 
     @abstractmethod
     def engine_close(self) -> None: ...

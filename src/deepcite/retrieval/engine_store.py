@@ -18,7 +18,7 @@ from deepcite.models import Chunk, CollectionInfo, Filters, FusionMethod, Search
 from deepcite.retrieval.bm25 import Bm25Stats, bm25_text, document_terms, document_vector, query_vector
 from deepcite.retrieval.bm25_upkeep import bm25_params, checked_meta, reweight_if_stale
 from deepcite.retrieval.collection_locks import CollectionLocks
-from deepcite.retrieval.engine_hooks import CollectionMeta, EngineHooks, PointData
+from deepcite.retrieval.engine_hooks import CollectionMeta, EngineHooks, EngineQuery, PointData
 from deepcite.retrieval.filters import filter_conditions
 from deepcite.retrieval.points import (
     LENGTH_KEY,
@@ -228,9 +228,16 @@ class EngineStore(EngineHooks):
         if sparse is not None and not sparse.indices:
             sparse = None  # hybrid with a query of stop words only: dense alone
         with self._lock(name):
-            results = self.engine_query(
-                name, sparse=sparse, dense=dense, k=k, conditions=conditions, fusion=fusion
+            query = EngineQuery(
+                sparse=sparse,
+                dense=dense,
+                k=k,
+                conditions=conditions,
+                fusion=fusion,
+                prefetch=max(self.settings.search.prefetch_limit, k),
+                rrf_k=self.settings.search.rrf_k,
             )
+            results = self.engine_query(name, query)
         return [
             SearchHit(chunk=payload_chunk(r.payload), score=r.score, rank=rank, mode=mode)
             for rank, r in enumerate(results, start=1)

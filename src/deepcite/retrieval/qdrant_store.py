@@ -32,9 +32,9 @@ from deepcite.retrieval import filters as f
 from deepcite.retrieval.bm25 import SPARSE_VECTOR_NAME, SparseWeights
 from deepcite.retrieval.engine_hooks import (
     CollectionMeta,
+    EngineQuery,
     PointData,
     ScoredPayload,
-    query_vectors,
     scroll_pages,
 )
 from deepcite.retrieval.engine_store import EngineStore
@@ -211,37 +211,27 @@ class QdrantStore(EngineStore):
     def engine_count(self, name: str, conditions: list[f.Condition]) -> int:
         return self.client.count(name, count_filter=qdrant_filter(conditions), exact=True).count
 
-    def engine_query(
-        self,
-        name: str,
-        *,
-        sparse: SparseWeights | None,
-        dense: list[float] | None,
-        k: int,
-        conditions: list[f.Condition],
-        fusion: FusionMethod,
-    ) -> list[ScoredPayload]:
-        flt = qdrant_filter(conditions)
+    def engine_query(self, name: str, query: EngineQuery) -> list[ScoredPayload]:
+        flt = qdrant_filter(query.conditions)
         dense_params = search_params(self.settings.store)
-        queries = query_vectors(sparse, dense, _sparse)
+        queries = query.vectors(_sparse)
         try:
             if len(queries) == 1:
-                query, using = queries[0]
+                vector, using = queries[0]
                 response = self.client.query_points(
                     name,
-                    query=query,
+                    query=vector,
                     using=using,
                     query_filter=flt,
                     search_params=dense_params if using == DENSE_VECTOR_NAME else None,
-                    limit=k,
+                    limit=query.k,
                     with_payload=True,
                 )
             else:
-                limit = max(self.settings.search.prefetch_limit, k)
                 # explicit k: qdrant-client's FusionQuery(fusion=Fusion.RRF) would use k=2
                 fused: Any = (
-                    models.RrfQuery(rrf=models.Rrf(k=self.settings.search.rrf_k))
-                    if fusion is FusionMethod.RRF
+                    models.RrfQuery(rrf=models.Rrf(k=query.rrf_k))
+                    if query.fusion is FusionMethod.RRF
                     else models.FusionQuery(fusion=models.Fusion.DBSF)
                 )
                 response = self.client.query_points(
@@ -252,13 +242,13 @@ class QdrantStore(EngineStore):
                             using=u,
                             filter=flt,
                             params=dense_params if u == DENSE_VECTOR_NAME else None,
-                            limit=limit,
+                            limit=query.prefetch,
                         )
                         for q, u in queries
                     ],
                     query=fused,
                     query_filter=flt,
-                    limit=k,
+                    limit=query.k,
                     with_payload=True,
                 )
         except UnexpectedResponse as exc:
