@@ -368,7 +368,7 @@ class Engine:
                 internal = name == self.settings.practitioners.collection
                 if internal or not (create or store.has_collection(name)):
                     raise CollectionNotFoundError(name, self.collection_names())
-                self._collections[name] = Collection(name, store, self.settings, self.embedder)
+                self._collections[name] = Collection(name, store, self.settings, lambda: self.embedder)
             return self._collections[name]
 
     def ingest_pipeline(self, name: str) -> IngestPipeline:

@@ -13,7 +13,7 @@ Writing into a collection is the ingest pipeline's job (:class:`deepcite.ingest.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -34,14 +34,27 @@ def passage_text(chunk: Chunk) -> str:
 
 
 class Collection:
-    """One collection of chunks in a :class:`SearchStore`, embedded with one :class:`Embedder`."""
+    """One collection of chunks in a :class:`SearchStore`, embedded with one :class:`Embedder`.
 
-    def __init__(self, name: str, store: SearchStore, settings: Settings, embedder: Embedder) -> None:
+    ``embedder`` is the embedder, or a function that returns it, called when a vector is first needed: an
+    operation that never embeds (counts, stats, removing a document, reading one back) never loads a model.
+    """
+
+    def __init__(
+        self, name: str, store: SearchStore, settings: Settings, embedder: Embedder | Callable[[], Embedder]
+    ) -> None:
         self.name = name
         self.store = store
         self.settings = settings
-        self.embedder = embedder
+        self._embedder = embedder
         self._graph_walker: GraphWalker | None = None
+
+    @property
+    def embedder(self) -> Embedder:
+        """The collection's embedder (built on first use when a function was given)."""
+        if not hasattr(self._embedder, "encode"):
+            self._embedder = self._embedder()  # type: ignore[operator]
+        return self._embedder  # type: ignore[return-value]
 
     @property
     def originals(self) -> OriginalsStore:
@@ -229,9 +242,10 @@ def open_collection(
     embedder: Embedder | None = None,
 ) -> Collection:
     """Open collection ``name`` (created on first ingest when ``create``; else it must exist) on ``store`` with
-    ``embedder``, or on a store and an embedder of its own: a script's one collection. A process that serves
-    requests holds an :class:`~deepcite.engine.Engine` instead, which shares one of each."""
+    ``embedder``, or on a store and an embedder of its own (loaded when first needed): a script's one
+    collection. A process that serves requests holds an :class:`~deepcite.engine.Engine` instead, which
+    shares one of each."""
     store = store or open_store(settings)
     if not create and not store.has_collection(name):
         raise CollectionNotFoundError(name, store.list_collections())
-    return Collection(name, store, settings, embedder or build_embedder(settings))
+    return Collection(name, store, settings, embedder or (lambda: build_embedder(settings)))

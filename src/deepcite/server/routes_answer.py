@@ -5,18 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Request, Response
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 from sse_starlette import EventSourceResponse
 
 from deepcite.errors import RequestError
 from deepcite.models import Filters
-from deepcite.server.auth import Caller, current_caller
+from deepcite.server.auth import Caller
 from deepcite.server.disconnect import cancel_on_disconnect
-from deepcite.server.resources import EngineDep
+from deepcite.server.resources import CallerDep, EngineDep
 from deepcite.server.schemas import RequestIdRequest, UnifiedSearchRequest
 from deepcite.server.sse import EventStream, StreamEvent, event_stream
 from deepcite.service import (
@@ -29,8 +30,6 @@ from deepcite.service import (
 )
 
 router = APIRouter(prefix="/api", tags=["answer"])
-
-CallerDep = Annotated[Caller, Depends(current_caller)]
 
 
 def _parse_filters(raw: str | None) -> Filters | None:
@@ -110,19 +109,22 @@ async def unified_search_stream(
     return await _stream(request, engine, caller)
 
 
-@router.post("/quick-summary", response_model=PartResponse)
-async def quick_summary(
-    body: RequestIdRequest, engine: EngineDep, caller: CallerDep, http: Request
-) -> PartResponse | Response:
-    """Regenerate the quick summary of an earlier request from its stored context."""
-    work = engine.regenerate(body.request_id, "summary", caller.groups)
-    return await cancel_on_disconnect(http, work, engine.settings.server.disconnect_poll_s)
+def _regeneration(part: str, what: str) -> Callable[..., Awaitable[PartResponse | Response]]:
+    """The route regenerating ``part`` of an earlier request from its stored context (``what`` names it)."""
+
+    async def regenerate(
+        body: RequestIdRequest, engine: EngineDep, caller: CallerDep, http: Request
+    ) -> PartResponse | Response:
+        work = engine.regenerate(body.request_id, part, caller.groups)
+        return await cancel_on_disconnect(http, work, engine.settings.server.disconnect_poll_s)
+
+    regenerate.__doc__ = f"Regenerate the {what} of an earlier request from its stored context."
+    return regenerate
 
 
-@router.post("/detailed-answer", response_model=PartResponse)
-async def detailed_answer(
-    body: RequestIdRequest, engine: EngineDep, caller: CallerDep, http: Request
-) -> PartResponse | Response:
-    """Regenerate the long answer of an earlier request from its stored context."""
-    work = engine.regenerate(body.request_id, "answer", caller.groups)
-    return await cancel_on_disconnect(http, work, engine.settings.server.disconnect_poll_s)
+# (path, operation name, part regenerated, what it is called in the docs)
+for _path, _name, _part, _what in (
+    ("/quick-summary", "quick_summary", "summary", "quick summary"),
+    ("/detailed-answer", "detailed_answer", "answer", "long answer"),
+):
+    router.post(_path, response_model=PartResponse, name=_name)(_regeneration(_part, _what))

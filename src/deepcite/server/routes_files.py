@@ -15,16 +15,14 @@ import re
 import unicodedata
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path
+from fastapi import APIRouter, Path
 from fastapi.responses import FileResponse
 
 from deepcite.errors import InputError
-from deepcite.server.auth import Caller, current_caller
-from deepcite.server.resources import EngineDep
+from deepcite.server.resources import CallerDep, EngineDep
 
 router = APIRouter(tags=["files"])
 
-CallerDep = Annotated[Caller, Depends(current_caller)]
 # media types a browser renders without running the file's own scripts; anything else is sandboxed
 _UNSANDBOXED = frozenset({"application/pdf"})
 _UNSAFE_NAME_CHARS = re.compile(r'[\x00-\x1f\x7f"\\/;]+')

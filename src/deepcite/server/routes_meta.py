@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 
 from deepcite import __version__
-from deepcite.server.auth import Authenticator, Caller, current_caller
-from deepcite.server.resources import EngineDep
+from deepcite.server.auth import Authenticator
+from deepcite.server.resources import CallerDep, EngineDep
 from deepcite.server.schemas import CollectionsResponse, HealthResponse
 
 router = APIRouter()
@@ -28,7 +28,7 @@ async def healthz(request: Request, engine: EngineDep) -> HealthResponse:
 
 
 @router.get("/api/collections", response_model=CollectionsResponse, tags=["meta"])
-async def collections(engine: EngineDep, caller: Caller = Depends(current_caller)) -> CollectionsResponse:
+async def collections(engine: EngineDep, caller: CallerDep) -> CollectionsResponse:
     """The collections this server can search, with their chunk counts (visible to the caller); one that
     cannot be read is listed with ``status: "unreadable"`` and the reason."""
 

@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query, Response
+from fastapi import APIRouter, Query, Response
 
 from deepcite.answer.pipeline import AnswerResult
 from deepcite.answer.report import ReportFormat, render_report, report_filename
 from deepcite.errors import RequestError
-from deepcite.server.auth import Caller, current_caller
+from deepcite.server.resources import CallerDep
 from deepcite.server.routes_files import safe_filename
 from deepcite.validation import surrogate_at, surrogate_problem
 
@@ -29,7 +29,7 @@ router = APIRouter(prefix="/api", tags=["answer"])
 )
 async def report(
     answer: AnswerResult,
-    caller: Annotated[Caller, Depends(current_caller)],
+    caller: CallerDep,
     format: Annotated[str, Query(description="markdown, bibtex or ris")] = "markdown",  # noqa: A002
 ) -> Response:
     """The answer as a downloadable report; 400 naming the formats when ``format`` is unknown, 422 naming

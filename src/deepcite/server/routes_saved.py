@@ -10,19 +10,17 @@ from __future__ import annotations
 import asyncio
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Path, Query, Request, Response
+from fastapi import APIRouter, Path, Query, Request, Response
 from pydantic import BaseModel
 
 from deepcite.answer.report import ReportFormat, render_report, report_filename
 from deepcite.saved_answers import SavedAnswer, SavedAnswerList
-from deepcite.server.auth import Caller, current_caller
 from deepcite.server.disconnect import cancel_on_disconnect
-from deepcite.server.resources import EngineDep
+from deepcite.server.resources import CallerDep, EngineDep
 from deepcite.server.routes_files import safe_filename
 
 router = APIRouter(prefix="/api/answers", tags=["saved answers"])
 
-CallerDep = Annotated[Caller, Depends(current_caller)]
 AnswerId = Annotated[str, Path(description="A saved answer's id (the request_id of the answer).")]
 
 

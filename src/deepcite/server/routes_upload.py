@@ -35,12 +35,8 @@ from deepcite.errors import InputError
 from deepcite.ingest.jobs import IngestJob
 from deepcite.ingest.report import FileProgressCallback, IngestReport
 from deepcite.server.limits import RequestTooLarge, StreamedLimit
-from deepcite.server.resources import EngineDep
-from deepcite.server.routes_files import (
-    CallerDep,
-    check_document_id,
-    safe_filename,
-)
+from deepcite.server.resources import CallerDep, EngineDep
+from deepcite.server.routes_files import check_document_id, safe_filename
 
 router = APIRouter(prefix="/api", tags=["documents"])
 

@@ -16,17 +16,14 @@ import asyncio
 from collections.abc import Sequence
 from typing import Annotated
 
-from fastapi import APIRouter, Depends, Query
+from fastapi import APIRouter, Query
 from pydantic import BaseModel
 
 from deepcite.models import Chunk
-from deepcite.server.auth import Caller, current_caller
-from deepcite.server.resources import EngineDep
+from deepcite.server.resources import CallerDep, EngineDep
 from deepcite.server.routes_files import check_document_id
 
 router = APIRouter(tags=["files"])
-
-CallerDep = Annotated[Caller, Depends(current_caller)]
 
 
 class PassageBlock(BaseModel):
