@@ -53,6 +53,11 @@ def term_counts(text: str) -> Counter[str]:
 # test"): PubMed abstracts flattened to one string lose the break before the label; a space puts it back.
 _GLUED_LABEL = re.compile(r"(?<=[a-z0-9)\]%][.!?])(?=[A-Z][A-Z&/ -]{2,}?(?:[:/&-]|\s[A-Z]|$))")
 _ONLY_PARENTHESIS = re.compile(r"^\([^()]*\)$")
+# text that ends a sentence: closing punctuation, then perhaps quotes, brackets or a citation mark
+SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]\[\d]*\s*$")
+# a piece pysbd starts at a list marker ("1) ", "(b) ", "(iv) ", "2. "): it numbers "1) … 2) …" as a list
+# wherever it finds one, inside a parenthesis too ("without (Group 1) or with (Group 2) ablation")
+_LIST_ITEM = re.compile(r"^(?:\(?(?:\d{1,2}|[a-z]|[ivx]{1,4})\)|\d{1,2}\.)\s")
 _SPLIT_CACHE_SIZE = 16_384  # distinct texts whose sentences are kept (chunks are split again at answer time)
 
 
@@ -75,12 +80,20 @@ def _sentences(text: str) -> tuple[str, ...]:
         return ()
     pieces = [s.strip() for s in _segmenter().segment(text) if s.strip()]
     out: list[str] = []
-    for piece in pieces:  # a parenthesis standing alone ("(n=12)") opens the sentence after it
-        if out and _ONLY_PARENTHESIS.match(out[-1]):
+    for piece in pieces:
+        if out and (_ONLY_PARENTHESIS.match(out[-1]) or _continues(out[-1], piece)):
             out[-1] = f"{out[-1]} {piece}"
         else:
             out.append(piece)
     return tuple(out)
+
+
+def _continues(previous: str, piece: str) -> bool:
+    """Whether ``piece`` goes on with the sentence of ``previous`` though pysbd split them: pysbd starts a
+    list item at every marker of a numbered run ("(Group 1) or with (Group 2)"), but an item starts a
+    sentence only where the text before it ended one. (A parenthesis standing alone, "(n=12)", opens the
+    sentence after it: the caller joins those.)"""
+    return bool(_LIST_ITEM.match(piece)) and not SENTENCE_END.search(previous)
 
 
 def first_sentence(text: str, window_chars: int) -> str:

@@ -191,3 +191,18 @@ def test_pubmedqa_sections_keep_pmid_section_and_title_on_every_chunk(fixtures: 
     for c in chunks:
         doc = next(d for d in docs if d.id == c.doc_id)
         assert (c.pmid, c.section, c.title, c.year) == (doc.pmid, doc.section, doc.title, doc.year)
+
+
+def test_numbered_groups_in_a_parenthesis_do_not_cut_the_stored_sentence() -> None:
+    # PubMedQA pmid 25985014 (the sample corpus): pysbd reads "(Group 1) … (Group 2) " as a numbered list
+    whole = (
+        "The patient population consisted of 519 subjects undergoing Maze IV at three institutions "
+        "without (Group 1) or with (Group 2) ganglionated plexi (GP) ablation."
+    )
+    doc = doc_of(["We studied ablation.", whole, "Median follow-up was 36.7 months."])
+    chunks = chunk_document(doc, settings(max_tokens=30, overlap_tokens=5))
+    assert [s for c in chunks for s in c.sentences()] == [
+        "We studied ablation.",
+        whole,
+        "Median follow-up was 36.7 months.",
+    ]

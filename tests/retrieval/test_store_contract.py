@@ -6,7 +6,9 @@ import json
 import math
 import subprocess
 import sys
+import threading
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -534,12 +536,35 @@ def test_sentence_offsets_and_pages_round_trip_and_older_payloads_load_without_t
 
 def test_the_vector_source_is_recorded_and_listed(loaded) -> None:
     assert loaded.vector_source("papers") == VectorSource(model=None, precision="fp32")  # not recorded: fp32
-    source = VectorSource(model="all-MiniLM-L6-v2", precision="bf16")
-    loaded.record_vector_source("papers", source)
+    unrecorded = loaded.vector_source("papers")
+    bf16 = VectorSource(model="all-MiniLM-L6-v2", precision="bf16")
+    assert loaded.claim_vector_source("papers", bf16) == unrecorded  # refused: fp32 vectors are stored
+    source = VectorSource(model="all-MiniLM-L6-v2", precision="fp32")
+    assert loaded.claim_vector_source("papers", source) is None  # the unknown model is filled in
     assert loaded.vector_source("papers") == source
     assert loaded.describe("papers").vectors == source
+    assert loaded.claim_vector_source("papers", bf16) == source
     chunks = make_chunks()[:1]
     loaded.upsert("papers", chunks, vectors_for(chunks))  # a write keeps the record
     assert loaded.vector_source("papers") == source
     loaded.create_collection("empty", dense_dim=8)
     assert loaded.vector_source("empty") is None
+
+
+def test_first_ingests_that_start_together_record_one_vector_source(store) -> None:
+    # the check and the record are one step: of threads claiming fp32 or bf16 for a new collection at once,
+    # those of one precision pass and every other is told that precision is recorded
+    store.create_collection("fresh", dense_dim=DIM)
+    sources = [VectorSource(model="m", precision=p) for p in ("fp32", "bf16") * 4]
+    barrier = threading.Barrier(len(sources))
+
+    def claim(source: VectorSource) -> VectorSource | None:
+        barrier.wait()
+        return store.claim_vector_source("fresh", source)
+
+    with ThreadPoolExecutor(len(sources)) as pool:
+        answers = list(pool.map(claim, sources))
+    winner = store.vector_source("fresh")
+    assert winner in sources
+    assert [a is None for a in answers] == [s == winner for s in sources]
+    assert all(a == winner for a in answers if a is not None)

@@ -26,7 +26,7 @@ from deepcite.errors import ConfigError
 from deepcite.ingest.readers.base import Block, ReadDocument
 from deepcite.ingest.readers.tables import split_row
 from deepcite.models import Chunk, Document, SourceFields
-from deepcite.text import split_sentences
+from deepcite.text import SENTENCE_END, split_sentences
 
 CHUNK_HASH_CHARS = 12
 # the document's source fields every chunk carries; the chunk's section is the one it falls in
@@ -34,8 +34,6 @@ _CARRIED = set(SourceFields.model_fields) - {"section"}
 # sentences never cross a blank line: splitting paragraph by paragraph keeps the sentence splitter's
 # cost linear in a long document
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n")
-# a paragraph that ends a sentence: closing punctuation, then perhaps quotes, brackets or a citation mark
-_SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]\[\d]*\s*$")
 
 
 def count_tokens(text: str) -> int:
@@ -132,7 +130,7 @@ def _located_sentences(run: Iterable[Block]) -> Iterator[_Located]:
             located = [
                 (s, start_page if j == 0 else block.page, block.page, False) for j, s in enumerate(sentences)
             ]
-            if located and i == len(paragraphs) - 1 and not _SENTENCE_END.search(sentences[-1]):
+            if located and i == len(paragraphs) - 1 and not SENTENCE_END.search(sentences[-1]):
                 carried = located.pop()
             yield from located
     if carried is not None:

@@ -77,11 +77,12 @@ class IngestSteps:
     def open(self, dim: int, source: VectorSource) -> None:
         """Create the collection for vectors of ``dim`` dimensions unless it exists, and make sure vectors
         made by ``source`` may be added to it: one collection never mixes two models or precisions (their
-        cosines would not compare). ``source`` is recorded where none is yet."""
+        cosines would not compare). ``source`` is recorded where none is yet, in the same atomic step as the
+        check (two first ingests that start together cannot both record theirs)."""
         store, name = self.collection.store, self.collection.name
         store.create_collection(name, dense_dim=dim)
-        recorded = store.vector_source(name)
-        if recorded is not None and recorded.differs_from(source):
+        recorded = store.claim_vector_source(name, source)
+        if recorded is not None:
             if recorded.model is not None and recorded.model != source.model:
                 fix = f"set embedder.model = {recorded.model!r}"
             else:
@@ -90,8 +91,6 @@ class IngestSteps:
                 f"collection {name!r} holds vectors of {recorded}; this ingest makes vectors of {source}, and "
                 f"one collection never mixes two. To add to it, {fix}; or re-ingest it whole with --rebuild"
             )
-        if recorded != source:
-            store.record_vector_source(name, source)
 
     # -- dedupe ids ------------------------------------------------------------------------------------
     def plan(self, chunks_by_doc: ChunksByDoc, documents: int, report: IngestReport) -> WritePlan:

@@ -284,6 +284,9 @@ class EdgeStore(EngineStore):
             self._shards.pop(name).close()
         write_json_atomically(self._meta_path(name), meta.to_dict())
 
+    def engine_hold(self, name: str) -> None:
+        self._shard(name)  # opening the shard takes its lock; another process's ingest is refused as busy
+
     def engine_upsert(self, name: str, points: Sequence[PointData]) -> None:
         edge_points = [Point(p.id, p.vectors(_sparse), p.payload) for p in points]
         self._shard(name).update(UpdateOperation.upsert_points(edge_points))

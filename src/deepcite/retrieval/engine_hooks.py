@@ -175,3 +175,7 @@ class EngineHooks(ABC):
 
     @abstractmethod
     def engine_close(self) -> None: ...
+
+    def engine_hold(self, name: str) -> None:  # noqa: B027 (a no-op unless the engine locks collections)
+        """Take the engine's lock that makes this process the collection's only writer, where the engine
+        has one (Edge: the shard's lock, held while the shard is open); a no-op elsewhere."""

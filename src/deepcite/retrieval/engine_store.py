@@ -104,11 +104,20 @@ class EngineStore(EngineHooks):
     def vector_source(self, name: str) -> VectorSource | None:
         return _vector_source(self.read_meta(self._require(name)))
 
-    def record_vector_source(self, name: str, source: VectorSource) -> None:
+    def claim_vector_source(self, name: str, source: VectorSource) -> VectorSource | None:
+        """Check and record in one step, under the collection's lock and, where the engine locks a
+        collection for one process (Edge), with that lock taken first: two ingests that start together
+        cannot both pass the check."""
         with self._lock(self._require(name)):
+            self.engine_hold(name)
             meta = self.read_meta(name)
-            meta.vectors = source
-            self.write_meta(name, meta)
+            recorded = _vector_source(meta)
+            if recorded is not None and recorded.differs_from(source):
+                return recorded
+            if recorded != source:
+                meta.vectors = source
+                self.write_meta(name, meta)
+            return None
 
     def metadata_keys(self, name: str) -> list[str] | None:
         return self.read_meta(self._require(name)).metadata_keys

@@ -53,8 +53,10 @@ class SearchStore(Protocol):
         empty collection with none recorded. A collection written before sources were recorded holds fp32
         vectors of an unknown model (``VectorSource(model=None, precision="fp32")``)."""
 
-    def record_vector_source(self, name: str, source: VectorSource) -> None:
-        """Record what makes the collection's dense vectors (the ingest checks it first)."""
+    def claim_vector_source(self, name: str, source: VectorSource) -> VectorSource | None:
+        """Record ``source`` as what makes the collection's dense vectors, unless the collection holds
+        vectors of another (:meth:`VectorSource.differs_from`): then nothing is recorded and that source is
+        returned. The check and the record are one atomic step."""
 
     def existing_ids(self, name: str, chunk_ids: Sequence[str]) -> set[str]:
         """Which of these chunk ids are already stored (lets an interrupted ingest resume cheaply)."""
