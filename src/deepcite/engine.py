@@ -34,7 +34,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 import numpy as np
 
@@ -107,10 +107,15 @@ from deepcite.service import (
 
 if TYPE_CHECKING:
     from deepcite.practitioners.api import PractitionerQuery, PractitionerSearchResponse
+    from deepcite.practitioners.evaluation import EvalQuery, EvalReport
     from deepcite.practitioners.finder import PractitionerFinder
+    from deepcite.practitioners.importers import ImportReport
     from deepcite.research.protocols import CoverageGrader, HopChooser, HydeGenerator, Reranker, WebSource
 
 T = TypeVar("T")
+# told, during a practitioner import, the rows read so far ("read") and each batch of profiles indexed ("indexed")
+ImportProgress = Callable[[Literal["read", "indexed"], int], None]
+
 log = logging.getLogger(__name__)
 
 
@@ -352,24 +357,39 @@ class Engine:
             infos.append(info)
         return infos
 
+    def collection_name(self, name: str | None = None) -> str:
+        """The document collection ``name`` names (default ``server.default_collection``); CollectionNotFoundError
+        (404, naming the known ones) when there is none: the practitioner index is not one."""
+        name = (name or self.settings.server.default_collection).strip()
+        if not self._is_document_collection(name):
+            raise CollectionNotFoundError(name, self.collection_names())
+        return name
+
+    def _is_document_collection(self, name: str) -> bool:
+        return name != self.settings.practitioners.collection and self.store.has_collection(name)
+
     def collection(self, name: str | None = None, *, create: bool = False) -> Collection:
         """The named document collection (default ``server.default_collection``), opened once; 404 naming the
         known ones. An internal collection (the practitioner index) is not one: it gets the same 404, or
-        with ``create`` (a collection an ingest makes) a 400."""
+        with ``create`` (a collection an ingest makes) a 400. Its embedder is loaded when it first embeds."""
         name = (name or self.settings.server.default_collection).strip()
         cached = self._collections.get(name)
         if cached is not None:
             return cached
         with self._lock:
             if name not in self._collections:
-                store = self.store
                 if create:
                     self.check_target(name)
-                internal = name == self.settings.practitioners.collection
-                if internal or not (create or store.has_collection(name)):
-                    raise CollectionNotFoundError(name, self.collection_names())
-                self._collections[name] = Collection(name, store, self.settings, lambda: self.embedder)
+                else:
+                    self.collection_name(name)
+                self._collections[name] = Collection(name, self.store, self.settings, lambda: self.embedder)
             return self._collections[name]
+
+    def collection_variant(self, name: str, settings: Settings) -> Collection:
+        """Collection ``name`` under other ``settings`` (an evaluation's variant, e.g. its graph built with LLM
+        triples), on this Engine's store and embedder; not kept: each call opens it anew."""
+        self.check_target(name)
+        return Collection(name, self.store, settings, lambda: self.embedder)
 
     def ingest_pipeline(self, name: str) -> IngestPipeline:
         """An ingest into collection ``name`` (created on its first write) with this Engine's store and
@@ -407,8 +427,7 @@ class Engine:
 
     def stats(self, name: str) -> CollectionStats:
         """A collection's chunks, documents and chunks per source, counted over every chunk."""
-        if name == self.settings.practitioners.collection or not self.store.has_collection(name):
-            raise CollectionNotFoundError(name, self.collection_names())
+        self.collection_name(name)
         docs: set[str] = set()
         sources: Counter[str] = Counter()
         for chunk in self.store.scroll(name):
@@ -612,6 +631,35 @@ class Engine:
         finder = await asyncio.to_thread(lambda: self.finder)
         return await search_practitioners(query, finder)
 
+    def import_practitioners(
+        self, path: Path, fmt: str, progress: ImportProgress | None = None
+    ) -> ImportReport:
+        """Import (or update by NPI) a practitioner file into the directory in one transaction, then index the
+        profiles; ``progress`` is told the rows read so far (``"read"``) and each batch of profiles indexed
+        (``"indexed"``) as they go."""
+        if progress is None:
+            return self.finder.import_file(path, fmt)
+        return self.finder.import_file(
+            path, fmt, on_row=lambda n: progress("read", n), on_index=lambda n: progress("indexed", n)
+        )
+
+    def reindex_practitioners(self) -> int:
+        """Rewrite every profile into the practitioner search collection; returns how many were written."""
+        finder = self.finder
+        return finder.index.sync(finder.directory)
+
+    def practitioner_count(self) -> int:
+        """How many practitioners the directory holds."""
+        return self.finder.directory.count()
+
+    async def evaluate_practitioners(self, queries: list[EvalQuery]) -> EvalReport:
+        """nDCG@10 and P@10 of the finder's systems on judged ``queries`` (see
+        :func:`deepcite.practitioners.evaluation.evaluate`)."""
+        from deepcite.practitioners.evaluation import evaluate
+
+        finder = await asyncio.to_thread(lambda: self.finder)
+        return await evaluate(finder, queries)
+
     def ingest(
         self,
         collection: str,
@@ -669,25 +717,29 @@ class Engine:
     def document_passages(self, collection: str, doc_id: str, groups: Groups = None) -> list[Chunk]:
         """A document's passages that the caller with ``groups`` may read, in reading order.
 
-        NotFoundError (404) when there are none: a document that does not exist and one the caller
-        may not read look the same.
+        CollectionNotFoundError (404) for an unknown collection; NotFoundError (404) when there are none: a
+        document that does not exist and one the caller may not read look the same.
         """
-        col = self.collection(collection)
-        if col.name == self.settings.practitioners.collection:
-            raise document_not_found(col.name)
-        chunks = list(self.store.scroll(col.name, restrict_filters(Filters(doc_ids=[doc_id]), groups)))
+        name = self.collection_name(collection)
+        chunks = list(self.store.scroll(name, _document_filter(doc_id, groups)))
         if not chunks:
-            raise document_not_found(col.name)
+            raise document_not_found(name)
         return sorted(chunks, key=lambda chunk: chunk.position)
 
-    def original(self, collection: str, doc_id: str, groups: Groups = None) -> tuple[StoredOriginal, Path]:
-        """A document's stored original file (its record and its path), for a caller who may read the
-        document: InputError (400) for a name that cannot be a collection, NotFoundError (404) when there
-        is no such document the caller may read, NotFoundError when no original is stored for it."""
+    def original_record(self, collection: str, doc_id: str, groups: Groups = None) -> StoredOriginal | None:
+        """The record of a document's stored original file (its name and media type), None when none is
+        stored, for a caller who may read the document: InputError (400) for a name that cannot be a
+        collection, NotFoundError (404) when there is no such document the caller may read."""
         originals = OriginalsStore.for_collection(self.settings, collection)
         if not self._readable(collection, doc_id, groups):
             raise document_not_found(collection)
-        row, path = originals.get(doc_id), originals.path_for(doc_id)
+        return originals.get(doc_id)
+
+    def original(self, collection: str, doc_id: str, groups: Groups = None) -> tuple[StoredOriginal, Path]:
+        """A document's stored original file (its record and its path), as :meth:`original_record` checks
+        it; NotFoundError also when no original is stored for it."""
+        row = self.original_record(collection, doc_id, groups)
+        path = OriginalsStore.for_collection(self.settings, collection).path_for(doc_id) if row else None
         if row is None or path is None:
             raise NotFoundError(
                 f"the document is in collection {collection!r} but no original file is stored for it "
@@ -698,10 +750,9 @@ class Engine:
     def _readable(self, collection: str, doc_id: str, groups: Groups) -> int:
         """How many chunks of document ``doc_id`` in ``collection`` the caller with ``groups`` may read (the
         search ACL rule; 0 for the practitioner index or a collection that does not exist)."""
-        internal = collection == self.settings.practitioners.collection
-        if internal or not self.store.has_collection(collection):
+        if not self._is_document_collection(collection):
             return 0
-        return self.store.count(collection, restrict_filters(Filters(doc_ids=[doc_id]), groups))
+        return self.store.count(collection, _document_filter(doc_id, groups))
 
     def drop(self, collection: str) -> None:
         """Delete a document collection, its originals and its graph (nothing happens when it does not exist)."""
@@ -723,6 +774,11 @@ class Engine:
             )
         require_selected(ctx)  # 422: nothing is regenerated from an empty context
         return ctx
+
+
+def _document_filter(doc_id: str, groups: Groups) -> Filters | None:
+    """The chunks of document ``doc_id`` that the caller with ``groups`` may read (the search ACL rule)."""
+    return restrict_filters(Filters(doc_ids=[doc_id]), groups)
 
 
 def _part_response(ctx: ResponseContext, name: str, part: PartResult) -> PartResponse:

@@ -238,7 +238,7 @@ async def research(
         subquestions.append(SubquestionEvidence(subquestion=sub, chunk_ids=[c.chunk.chunk_id for c in cands]))
     return ResearchResponse(
         question=result.question,
-        collection=engine.collection(collection).name,
+        collection=engine.collection_name(collection),
         hops=result.hops,
         stop_reason=pack.stop_reason,
         coverage=result.coverage,

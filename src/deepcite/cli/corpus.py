@@ -318,7 +318,7 @@ def collections_drop(
     """Delete a collection, its stored originals and its graph."""
     with user_errors():
         engine = state(ctx).engine
-        engine.collection(name)  # 404 naming the known ones before asking
+        engine.collection_name(name)  # 404 naming the known ones before asking
         if not yes:
             typer.confirm(f"drop collection {name!r} and all its chunks?", abort=True)
         engine.drop(name)

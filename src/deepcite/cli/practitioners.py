@@ -27,24 +27,22 @@ def import_command(
 ) -> None:
     """Import (or update by NPI) practitioners into the directory, in one transaction; then index them."""
     with user_errors():
-        finder = state(ctx).engine.finder
+        engine = state(ctx).engine
         columns = [SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn()]
         with Progress(*columns, console=console, disable=json_out) as bar:
             task = bar.add_task(f"reading {path.name}", total=None)
             indexed = 0
 
-            def on_index(n: int) -> None:
+            def on_progress(stage: str, n: int) -> None:
                 nonlocal indexed
+                if stage == "read":
+                    bar.update(task, description=f"reading {path.name}: {n} rows")
+                    return
                 indexed += n
                 bar.update(task, description=f"indexing profiles: {indexed}")
 
-            report = finder.import_file(
-                path,
-                fmt,
-                on_row=lambda n: bar.update(task, description=f"reading {path.name}: {n} rows"),
-                on_index=on_index,
-            )
-        total = finder.directory.count()
+            report = engine.import_practitioners(path, fmt, on_progress)
+        total = engine.practitioner_count()
     if json_out:
         print_json(report.to_dict() | {"directory_size": total})
         return
@@ -71,8 +69,7 @@ def reindex_command(
 ) -> None:
     """Rewrite every profile into the search collection (after a failed sync or a settings change)."""
     with user_errors():
-        finder = state(ctx).engine.finder
-        written = finder.index.sync(finder.directory)
+        written = state(ctx).engine.reindex_practitioners()
     if json_out:
         print_json({"indexed": written})
     else:
@@ -218,7 +215,7 @@ def eval_practitioners(
     """nDCG@10 and P@10 of plain BM25, the catalogue-only flow and the full two-stage flow on a scratch copy
     of the directory; per-specialty recall, unreached specialties and latency (p50/p95) of the full flow."""
     from deepcite.config import LLMSettings
-    from deepcite.practitioners.evaluation import evaluate, load_queries
+    from deepcite.practitioners.evaluation import load_queries
 
     shown = err_console if json_out else console  # stdout carries the JSON alone
     with user_errors():
@@ -237,12 +234,12 @@ def eval_practitioners(
                 )
             )
             try:
-                finder = cli.engine.finder
-                report = finder.import_file(directory, fmt)
+                engine = cli.engine
+                report = engine.import_practitioners(directory, fmt)
                 shown.print(
                     f"directory: {report.inserted} practitioners from {directory.name}; {len(items)} queries"
                 )
-                result = asyncio.run(evaluate(finder, items))
+                result = asyncio.run(engine.evaluate_practitioners(items))
             finally:
                 cli.close()  # before the scratch directory goes
     table = Table(title=f"{queries.name} on {directory.name}")

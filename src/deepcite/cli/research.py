@@ -181,7 +181,6 @@ def eval_multihop(
         pool_collection_name,
         runnable_systems,
     )
-    from deepcite.retrieval.collection import Collection
 
     with user_errors():
         cli = state(ctx)
@@ -209,7 +208,7 @@ def eval_multihop(
         if set(chosen) & set(LLM_SYSTEMS):
             shown.print("the same paragraphs again, their graph with LLM triples (cached replies reused) …")
             llm_pool = build_pool(
-                Collection(f"{pool.name}-llm", engine.store, llm_pool_settings(settings), engine.embedder),
+                engine.collection_variant(f"{pool.name}-llm", llm_pool_settings(settings)),
                 data,
                 loaded.format,
                 llm=engine.llm,

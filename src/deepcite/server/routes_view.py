@@ -107,7 +107,7 @@ async def document_view(
 
     def build() -> DocumentView:
         chunks = engine.document_passages(collection, document, caller.groups)
-        original = engine.collection(collection).originals.get(document)
+        original = engine.original_record(collection, document, caller.groups)
         cited = passage if any(chunk.chunk_id == passage for chunk in chunks) else None
         return DocumentView(
             collection=collection,

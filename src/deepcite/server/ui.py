@@ -45,12 +45,13 @@ def _settings(request: Request) -> Settings:
     return request.app.state.engine.settings
 
 
-def _page(request: Request, template: str, **context: object) -> HTMLResponse:
+def _page(request: Request, page: str, **context: object) -> HTMLResponse:
+    """Template ``<page>.html`` rendered with the version, the settings, ``page`` and ``context``."""
     settings = _settings(request)
     return templates.TemplateResponse(
         request,
-        template,
-        {"version": __version__, "settings": settings, **context},
+        f"{page}.html",
+        {"version": __version__, "settings": settings, "page": page, **context},
         headers={"Cache-Control": "no-store"},
     )
 
@@ -73,8 +74,7 @@ def _research(request: Request, answer_id: str) -> HTMLResponse:
     settings = _settings(request)
     return _page(
         request,
-        "research.html",
-        page="research",
+        "research",
         default_collection=settings.server.default_collection,
         max_hops=settings.research.stopping.max_hops,
         max_question_chars=settings.research.planning.max_question_chars,
@@ -87,26 +87,14 @@ async def viewer_page(request: Request, collection: str, document_id: str) -> HT
     """The viewer: a cited document with the citation's quote marked (``?passage=<chunk id>&start=&end=``,
     offsets into that passage's text); a PDF at the passage's page in pdf.js, any other file as its
     stored text. The page reads ``/api/document-view`` and ``/files/…`` with the caller's token."""
-    return _page(
-        request,
-        "viewer.html",
-        page="viewer",
-        collection=collection,
-        document_id=document_id,
-        pdfjs=bool(_PDFJS_FILES),
-    )
+    return _page(request, "viewer", collection=collection, document_id=document_id, pdfjs=bool(_PDFJS_FILES))
 
 
 @router.get("/practitioners", response_class=HTMLResponse)
 async def practitioners_page(request: Request) -> HTMLResponse:
     """The practitioner finder: a request with an optional city/state, result cards and the intent panel."""
     settings = _settings(request)
-    return _page(
-        request,
-        "practitioners.html",
-        page="practitioners",
-        max_request_chars=settings.practitioners.max_query_chars,
-    )
+    return _page(request, "practitioners", max_request_chars=settings.practitioners.max_query_chars)
 
 
 @router.get("/static/{name}")
