@@ -114,14 +114,20 @@ class PractitionerResult(PractitionerProfile):
     proximity: Proximity | None = None
 
 
-class IntentReport(BaseModel):
-    """The merged intent and the three analyses it came from."""
+class IntentTerms(BaseModel):
+    """What a request is taken to ask for: the patient's words, the terms and phrases profiles are matched
+    on, the terms that count against a profile, and whether the request is clear enough to apply those."""
 
     q_patient: str
-    intent_terms: list[str]
-    anchor_phrases: list[str]
-    negative_terms: list[str]
-    clear: bool
+    intent_terms: list[str] = Field(default_factory=list)
+    anchor_phrases: list[str] = Field(default_factory=list)
+    negative_terms: list[str] = Field(default_factory=list)
+    clear: bool = False
+
+
+class IntentReport(IntentTerms):
+    """The merged intent and the three analyses it came from."""
+
     insights: Insights
     general: GeneralIntent
     clinical: ClinicalIntent

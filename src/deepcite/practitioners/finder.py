@@ -31,6 +31,7 @@ from deepcite.practitioners.analysis import Analyses
 from deepcite.practitioners.api import (
     Emergency,
     IntentReport,
+    IntentTerms,
     PractitionerQuery,
     PractitionerResult,
     PractitionerSearchResponse,
@@ -258,11 +259,7 @@ class PractitionerFinder:
 
     def intent_report(self, merged: MergedIntent, analyses: Analyses) -> IntentReport:
         return IntentReport(
-            q_patient=merged.q_patient,
-            intent_terms=merged.intent_terms,
-            anchor_phrases=merged.anchor_phrases,
-            negative_terms=merged.negative_terms,
-            clear=merged.clear,
+            **merged.model_dump(include=set(IntentTerms.model_fields)),
             insights=analyses.insights,
             general=analyses.general,
             clinical=analyses.clinical,

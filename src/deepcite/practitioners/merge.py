@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from pydantic import BaseModel, Field
+from pydantic import Field
 
 from deepcite.config import PractitionerSettings
-from deepcite.practitioners.api import SpecialtyMatch
+from deepcite.practitioners.api import IntentTerms, SpecialtyMatch
 from deepcite.practitioners.catalogue import Catalogue, contains_phrase, phrase_key
 from deepcite.practitioners.schemas import ClinicalIntent, GeneralIntent, Insights
 from deepcite.practitioners.semantic import SpecialtySimilarity
@@ -16,7 +16,7 @@ from deepcite.practitioners.taxonomy import Taxonomy
 CLEAR_SPECIFICITIES = frozenset({"named_procedure", "confirmed_diagnosis"})
 
 
-class MergedIntent(BaseModel):
+class MergedIntent(IntentTerms):
     """What stage B matches against profiles.
 
     ``intent_terms``: the clinical analysis's terms (expansion terms, then likely subspecialties), then the
@@ -26,11 +26,6 @@ class MergedIntent(BaseModel):
     in, an intent term or anchor phrase is dropped.
     """
 
-    q_patient: str
-    intent_terms: list[str] = Field(default_factory=list)
-    anchor_phrases: list[str] = Field(default_factory=list)
-    negative_terms: list[str] = Field(default_factory=list)
-    clear: bool = False
     confidence: float = 0.0
     specialties: list[SpecialtyMatch] = Field(default_factory=list)
     request_specialties: list[str] = Field(default_factory=list)  # what the stage-B floor protects

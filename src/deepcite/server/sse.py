@@ -90,14 +90,10 @@ class ErrorMessage(BaseModel):
     data: StreamError
 
 
-class StreamEvent(
-    RootModel[
-        Annotated[
-            HopMessage | SummaryMessage | AnswerMessage | DoneMessage | ErrorMessage,
-            Field(discriminator="event"),
-        ]
-    ]
-):
+Message = HopMessage | SummaryMessage | AnswerMessage | DoneMessage | ErrorMessage
+
+
+class StreamEvent(RootModel[Annotated[Message, Field(discriminator="event")]]):
     """One event of the unified search stream: its SSE ``event`` name and its ``data`` (JSON); published in
     the OpenAPI schema of the streaming routes."""
 
@@ -109,9 +105,7 @@ class EventStream(EventSourceResponse):
     media_type = "text/event-stream"
 
 
-def _sent(
-    message: HopMessage | SummaryMessage | AnswerMessage | DoneMessage | ErrorMessage,
-) -> ServerSentEvent:
+def _sent(message: Message) -> ServerSentEvent:
     return ServerSentEvent(event=message.event, data=message.data.model_dump_json())
 
 
