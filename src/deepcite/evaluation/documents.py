@@ -9,7 +9,9 @@ kind, and whether it was written ``blind``: from the source document itself, bef
 that file was looked at. ``eval/real_docs_questions.jsonl`` is the project's set.
 
 :func:`check_quotes` measures the answers' quotes: each cited passage's quote must be the chunk text at its
-offsets, and for paged files (PDF) lie on the cited page as the reader read it (white space ignored).
+offsets, and for paged files (PDF) lie on the cited page (``Citation.quote_page``, the page the quote starts
+on, where a citation opens) as the reader read it (white space ignored). It also counts quotes on the chunk's
+first page (where citations opened before quote pages) and on any page the chunk spans.
 """
 
 from __future__ import annotations
@@ -96,13 +98,14 @@ def holds(text: str, question: CheckQuestion) -> bool:
 
 class QuoteCheck(BaseModel):
     """Counts over the cited passages of some answers: quotes that are the chunk text at their offsets, and
-    for passages of paged files, quotes on the cited page (the page a citation opens at) or on any page the
-    chunk spans."""
+    for passages of paged files, quotes on the cited page (the page a citation opens at), on the chunk's
+    first page, or on any page the chunk spans."""
 
     citations: int = 0
     in_chunk: int = 0
     paged: int = 0
     on_cited_page: int = 0
+    on_first_page: int = 0
     on_chunk_pages: int = 0
 
     def add(self, other: QuoteCheck) -> QuoteCheck:
@@ -115,6 +118,7 @@ class QuoteCheck(BaseModel):
             "quote_in_chunk": round(self.in_chunk / self.citations, 3) if self.citations else 0.0,
             "paged_citations": self.paged,
             "quote_on_cited_page": round(self.on_cited_page / self.paged, 3) if self.paged else 0.0,
+            "quote_on_chunk_first_page": round(self.on_first_page / self.paged, 3) if self.paged else 0.0,
             "quote_on_chunk_pages": round(self.on_chunk_pages / self.paged, 3) if self.paged else 0.0,
         }
 
@@ -145,10 +149,10 @@ def check_quotes(citations: Iterable[Citation], pages_of: Callable[[str], dict[i
         check.paged += 1
         squeezed = _squeezed(quote)
         spanned = range(citation.page, (citation.page_end or citation.page) + 1)
-        check.on_cited_page += bool(squeezed) and squeezed in pages.get(
-            citation.quote_page or citation.page, ""
-        )
-        check.on_chunk_pages += bool(squeezed) and any(squeezed in pages.get(p, "") for p in spanned)
+        on_page = {page: bool(squeezed) and squeezed in pages.get(page, "") for page in spanned}
+        check.on_cited_page += on_page.get(citation.quote_page or citation.page, False)
+        check.on_first_page += on_page[citation.page]
+        check.on_chunk_pages += any(on_page.values())
     return check
 
 
