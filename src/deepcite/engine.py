@@ -336,6 +336,10 @@ class Engine:
 
         return self._once("_finder", build)
 
+    def context_count(self) -> int:
+        """How many response contexts are kept for regeneration now (``answer.context.max_count`` at most)."""
+        return self.contexts.size()
+
     # -- collections ------------------------------------------------------------------------------------------
     def collection_names(self) -> list[str]:
         """The document collections (the practitioner directory's profile index is not one)."""

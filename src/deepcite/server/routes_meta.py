@@ -21,7 +21,7 @@ async def healthz(request: Request, engine: EngineDep) -> HealthResponse:
     return HealthResponse(
         status="ok",
         version=__version__,
-        contexts=engine.contexts.size(),
+        contexts=engine.context_count(),
         context_cap=engine.settings.answer.context.max_count,
         auth=authenticator.enabled,
     )
