@@ -50,6 +50,11 @@ class CliState:
             raise RuntimeError("the Engine of this invocation is built already")
         self._settings = settings
 
+    def use_data_dir(self, data_dir: Path | None) -> None:
+        """Keep this invocation's collections under ``data_dir`` when given (an evaluation's cache)."""
+        if data_dir is not None:
+            self.override(self.settings.model_copy(update={"data_dir": data_dir}))
+
     @property
     def engine(self) -> Engine:
         """The Engine of this invocation (closed when the command ends)."""
@@ -110,6 +115,10 @@ FILTER_OPTION = typer.Option(
     None, "--filter", help="field=value, year>=2015, year<=2020, source=a,b (repeatable)"
 )
 GROUP_OPTION = typer.Option(None, "--group", help="Your ACL groups (repeatable); default: no restriction.")
+# the evaluations that ingest their data sets keep them here (see CliState.use_data_dir)
+EVAL_DATA_DIR_OPTION = typer.Option(
+    None, "--data-dir", help="Where the evaluation's collections are cached (default: DEEPCITE_DATA_DIR)."
+)
 
 
 @contextmanager

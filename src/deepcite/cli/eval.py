@@ -8,7 +8,16 @@ from pathlib import Path
 import typer
 from rich.table import Table
 
-from deepcite.cli.common import JSON_OPTION, console, emit, err_console, print_json, state, user_errors
+from deepcite.cli.common import (
+    EVAL_DATA_DIR_OPTION,
+    JSON_OPTION,
+    console,
+    emit,
+    err_console,
+    print_json,
+    state,
+    user_errors,
+)
 
 eval_app = typer.Typer(help="Measure quality on real benchmarks.", no_args_is_help=True)
 
@@ -80,9 +89,7 @@ def eval_answers(
     hotpotqa: Path = typer.Option(None, "--hotpotqa", help="IRCoT's HotpotQA 500 file (JSON Lines)."),
     split: str = typer.Option("test", "--split", help="PubMedQA split: train (tune here) or test (report)."),
     limit: int = typer.Option(None, "--limit", help="Answer only the first N questions of each set."),
-    data_dir: Path = typer.Option(
-        None, "--data-dir", help="Where the ingested collections are cached (default: DEEPCITE_DATA_DIR)."
-    ),
+    data_dir: Path = EVAL_DATA_DIR_OPTION,
     llm: bool = typer.Option(
         False,
         "--llm",
@@ -107,8 +114,7 @@ def eval_answers(
     columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
     with user_errors(), Progress(*columns, console=console) as bar:
         cli = state(ctx)
-        if data_dir is not None:
-            cli.override(cli.settings.model_copy(update={"data_dir": data_dir}))
+        cli.use_data_dir(data_dir)
         engine = cli.engine
         settings = engine.settings
         client = engine.llm if llm else None

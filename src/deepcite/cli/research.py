@@ -12,6 +12,7 @@ from rich.table import Table
 
 from deepcite.cli.common import (
     COLLECTION_OPTION,
+    EVAL_DATA_DIR_OPTION,
     FILTER_OPTION,
     GROUP_OPTION,
     JSON_OPTION,
@@ -160,9 +161,7 @@ def eval_multihop(
         help="Comma-separated of single_shot,research,graph_research,llm_graph_research (default: all; "
         "llm_graph_research needs an LLM and is skipped without one).",
     ),
-    data_dir: Path = typer.Option(
-        None, "--data-dir", help="Where the pooled collection is cached (default: DEEPCITE_DATA_DIR)."
-    ),
+    data_dir: Path = EVAL_DATA_DIR_OPTION,
     collection: str = typer.Option(
         None, "--collection", help="Pool collection name (default: derived from the file's content)."
     ),
@@ -184,8 +183,7 @@ def eval_multihop(
 
     with user_errors():
         cli = state(ctx)
-        if data_dir is not None:
-            cli.override(cli.settings.model_copy(update={"data_dir": data_dir}))
+        cli.use_data_dir(data_dir)
         engine = cli.engine
         settings = engine.settings
         loaded = load_questions(data, fmt, limit)
