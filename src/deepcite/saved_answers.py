@@ -244,14 +244,10 @@ class SavedAnswers:
 
     def get(self, answer_id: str, groups: Groups) -> SavedAnswer:
         """The saved answer ``answer_id``; NotFoundError when there is none the caller may read."""
-        if not _ID_RE.match(answer_id):
-            raise _not_found()
         with self._db() as db:
-            row = db.execute("SELECT acl, body FROM answers WHERE id = ?", (answer_id,)).fetchone()
-        if row is None or not may_read(_groups(row[0]), groups):
-            raise _not_found()
+            body = _readable_body(db, answer_id, groups)
         try:
-            return SavedAnswer.model_validate_json(row[1])
+            return SavedAnswer.model_validate_json(body)
         except ValidationError as exc:
             raise StoreError(
                 f"saved answer {answer_id!r} cannot be read back ({exc.error_count()} problems, e.g. "
@@ -260,12 +256,8 @@ class SavedAnswers:
 
     def delete(self, answer_id: str, groups: Groups) -> None:
         """Delete a saved answer the caller may read; NotFoundError otherwise."""
-        if not _ID_RE.match(answer_id):
-            raise _not_found()
         with self._db() as db:
-            row = db.execute("SELECT acl FROM answers WHERE id = ?", (answer_id,)).fetchone()
-            if row is None or not may_read(_groups(row[0]), groups):
-                raise _not_found()
+            _readable_body(db, answer_id, groups)
             db.execute("DELETE FROM answers WHERE id = ?", (answer_id,))
 
     def count(self) -> int:
@@ -310,6 +302,17 @@ def new_saved_answer(
 
 def _groups(raw: str | None) -> list[str] | None:
     return None if raw is None else list(json.loads(raw))
+
+
+def _readable_body(db: sqlite3.Connection, answer_id: str, groups: Groups) -> str:
+    """The stored JSON of saved answer ``answer_id`` when the caller with ``groups`` may read it;
+    NotFoundError otherwise (for a malformed id too: ids do not leak)."""
+    if not _ID_RE.match(answer_id):
+        raise _not_found()
+    row = db.execute("SELECT acl, body FROM answers WHERE id = ?", (answer_id,)).fetchone()
+    if row is None or not may_read(_groups(row[0]), groups):
+        raise _not_found()
+    return row[1]
 
 
 def _not_found() -> NotFoundError:

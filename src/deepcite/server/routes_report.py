@@ -21,12 +21,24 @@ from deepcite.validation import surrogate_at, surrogate_problem
 
 router = APIRouter(prefix="/api", tags=["answer"])
 
+# what a report route answers: one media type per format
+REPORT_RESPONSES: dict[int | str, dict[str, object]] = {
+    200: {"content": {f.media_type.split(";")[0]: {} for f in ReportFormat}}
+}
 
-@router.post(
-    "/report",
-    response_class=Response,
-    responses={200: {"content": {f.media_type.split(";")[0]: {} for f in ReportFormat}}},
-)
+
+def report_response(answer: AnswerResult, fmt: ReportFormat) -> Response:
+    """``answer`` rendered as ``fmt``, as a download named after its question."""
+    # the name comes from the caller's text: no control characters, quotes or separators, ASCII only
+    name = safe_filename(report_filename(answer, fmt)).encode("ascii", "ignore").decode() or "deepcite-report"
+    return Response(
+        render_report(answer, fmt),
+        media_type=fmt.media_type,
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
+    )
+
+
+@router.post("/report", response_class=Response, responses=REPORT_RESPONSES)
 async def report(
     answer: AnswerResult,
     caller: CallerDep,
@@ -38,10 +50,4 @@ async def report(
     where = surrogate_at(answer, "body")
     if where is not None:
         raise RequestError(surrogate_problem(where))
-    # the name comes from the caller's text: no control characters, quotes or separators, ASCII only
-    name = safe_filename(report_filename(answer, fmt)).encode("ascii", "ignore").decode() or "deepcite-report"
-    return Response(
-        render_report(answer, fmt),
-        media_type=fmt.media_type,
-        headers={"Content-Disposition": f'attachment; filename="{name}"'},
-    )
+    return report_response(answer, fmt)

@@ -13,11 +13,11 @@ from typing import Annotated
 from fastapi import APIRouter, Path, Query, Request, Response
 from pydantic import BaseModel
 
-from deepcite.answer.report import ReportFormat, render_report, report_filename
+from deepcite.answer.report import ReportFormat
 from deepcite.saved_answers import SavedAnswer, SavedAnswerList
 from deepcite.server.disconnect import cancel_on_disconnect
 from deepcite.server.resources import CallerDep, EngineDep
-from deepcite.server.routes_files import safe_filename
+from deepcite.server.routes_report import REPORT_RESPONSES, report_response
 
 router = APIRouter(prefix="/api/answers", tags=["saved answers"])
 
@@ -64,11 +64,7 @@ async def rerun_answer(
     return await cancel_on_disconnect(http, work, engine.settings.server.disconnect_poll_s)
 
 
-@router.get(
-    "/{answer_id}/report",
-    response_class=Response,
-    responses={200: {"content": {f.media_type.split(";")[0]: {} for f in ReportFormat}}},
-)
+@router.get("/{answer_id}/report", response_class=Response, responses=REPORT_RESPONSES)
 async def answer_report(
     answer_id: AnswerId,
     engine: EngineDep,
@@ -81,9 +77,4 @@ async def answer_report(
     400 naming the formats when ``format`` is unknown."""
     fmt = ReportFormat.from_str(format)
     saved = await asyncio.to_thread(engine.saved_answer, answer_id, caller.groups)
-    name = safe_filename(report_filename(saved.response, fmt)).encode("ascii", "ignore").decode()
-    return Response(
-        render_report(saved.response, fmt),
-        media_type=fmt.media_type,
-        headers={"Content-Disposition": f'attachment; filename="{name or "deepcite-report"}"'},
-    )
+    return report_response(saved.response, fmt)
