@@ -431,7 +431,7 @@ class Engine:
 
     def stats(self, name: str) -> CollectionStats:
         """A collection's chunks, documents and chunks per source, counted over every chunk."""
-        self.collection_name(name)
+        name = self.collection_name(name)
         docs: set[str] = set()
         sources: Counter[str] = Counter()
         for chunk in self.store.scroll(name):
