@@ -21,6 +21,7 @@ from deepcite.config import Settings
 from deepcite.ingest.chunker import chunk_reads
 from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.ingest.readers import read_file
+from deepcite.models import Chunk
 from deepcite.retrieval.collection import open_collection
 from deepcite.server.app import create_app
 from deepcite.server.ui import PDFJS_DIR
@@ -136,11 +137,27 @@ def test_a_pdf_citation_opens_at_its_page_with_the_quote_marked(page: Any, viewe
     screenshot(tab, "viewer-pdf.png", full_page=False)
 
 
-def test_a_quote_on_the_second_page_of_a_passage_opens_at_the_second_page(page: Any, viewer_url: str) -> None:
+def _crossing_chunk() -> Chunk:
+    """The fixture PDF's passage that starts on page 1 and ends on page 2, as the server stored it."""
     settings = Settings()  # the fixture's reader and chunker settings: the same chunks, the same ids
     read = read_file(PDF, doc_id=PDF.name, name=PDF.name, settings=settings.ingest)
     (chunks,) = chunk_reads(read.documents, settings.chunker).values()
     crossing = next(c for c in chunks if c.page == 1 and c.page_end == 2)
+    assert crossing.sentence_pages is not None
+    return crossing
+
+
+def _pages_shown(page: Any) -> tuple[list[int], list[int]]:
+    """The PDF pages the viewer drew, and the page of each quote mark, in order."""
+    drawn = page.eval_on_selector_all(".viewer-page", "pages => pages.map(p => Number(p.dataset.page))")
+    marked = page.eval_on_selector_all(
+        ".viewer-page mark.quote", "marks => marks.map(m => Number(m.closest('.viewer-page').dataset.page))"
+    )
+    return drawn, marked
+
+
+def test_a_quote_on_the_second_page_of_a_passage_opens_at_the_second_page(page: Any, viewer_url: str) -> None:
+    crossing = _crossing_chunk()
     assert crossing.sentence_pages is not None
     assert crossing.sentence_pages[0] == 1 and crossing.sentence_pages[-1] == 2
     start, end = crossing.spans()[
@@ -158,14 +175,37 @@ def test_a_quote_on_the_second_page_of_a_passage_opens_at_the_second_page(page: 
     page.goto(viewer_url + _view_href(citation))
     page.wait_for_selector("#viewer[data-ready]")
     assert page.get_attribute("#viewer", "data-ready") == "pdf", page.inner_text("#viewer-status")
-    opened = page.eval_on_selector_all(".viewer-page", "pages => pages.map(p => Number(p.dataset.page))")
-    assert opened == [2]  # not the passage's first page
-    marked = page.eval_on_selector_all(
-        ".viewer-page mark.quote", "marks => marks.map(m => Number(m.closest('.viewer-page').dataset.page))"
-    )
+    drawn, marked = _pages_shown(page)
+    assert drawn == [2]  # not the passage's first page
     assert marked and set(marked) == {2}
     highlighted = page.get_attribute("#viewer", "data-highlight") or ""
     assert folded(highlighted) == folded(crossing.text[start:end])
+
+
+def test_a_quote_over_a_page_break_opens_at_its_first_page_marked_on_both(page: Any, viewer_url: str) -> None:
+    crossing = _crossing_chunk()
+    assert crossing.sentence_pages is not None
+    second = crossing.sentence_pages.index(2)
+    start = crossing.spans()[second - 1][0]  # page 1's last sentence through page 2's last
+    end = crossing.spans()[-1][1]
+    citation = {
+        "doc_id": crossing.doc_id,
+        "chunk_id": crossing.chunk_id,
+        "quote_start": start,
+        "quote_end": end,
+        "quote_page": crossing.page_at(start),
+    }
+    assert citation["quote_page"] == 1
+    _with_token(page, TOKEN)
+    page.goto(viewer_url + _view_href(citation))
+    page.wait_for_selector("#viewer[data-ready]")
+    assert page.get_attribute("#viewer", "data-ready") == "pdf", page.inner_text("#viewer-status")
+    drawn, marked = _pages_shown(page)
+    assert drawn == [1, 2]
+    assert marked[0] == 1 and marked[-1] == 2  # one mark over the break, not the part on one page
+    highlighted = folded(page.get_attribute("#viewer", "data-highlight") or "")
+    quote = folded(crossing.text[start:end])
+    assert highlighted.startswith(quote[:40]) and highlighted.endswith(quote[-40:])
 
 
 @pytest.mark.parametrize(

@@ -66,9 +66,10 @@ function markSpan(span, start, end) {
   span.replaceChildren(raw.slice(0, start), el("mark", { class: "quote" }, raw.slice(start, end)), raw.slice(end));
 }
 
-/** Mark the quote in a rendered text layer; the marks, or [] when it is not on this page. */
-function markQuote(layer, quote) {
-  const spans = Array.from(layer.querySelectorAll("span")).filter(
+/** Mark the quote in the rendered text layers under container (the pages in order, so a quote that runs
+    over a page break is marked on both); the marks, or [] when the shown pages do not hold it. */
+function markQuote(container, quote) {
+  const spans = Array.from(container.querySelectorAll(".textLayer span")).filter(
     (span) => !span.classList.contains("markedContent") && span.childElementCount === 0 && span.textContent
   );
   const found = findInSpans(spans, quote);
@@ -81,7 +82,7 @@ function markQuote(layer, quote) {
     const length = spans[si].textContent.length;
     markSpan(spans[si], si === firstSpan ? firstChar : 0, si === lastSpan ? end : length);
   }
-  return Array.from(layer.querySelectorAll("mark.quote"));
+  return Array.from(container.querySelectorAll("mark.quote"));
 }
 
 async function renderPage(pdfjs, pdf, number, container) {
@@ -99,7 +100,6 @@ async function renderPage(pdfjs, pdf, number, container) {
   await page.render({ canvasContext: canvas.getContext("2d"), viewport }).promise;
   const textLayer = new pdfjs.TextLayer({ textContentSource: await page.getTextContent(), container: layer, viewport });
   await textLayer.render();
-  return layer;
 }
 
 async function showPdf(view, cited, quote) {
@@ -119,11 +119,8 @@ async function showPdf(view, cited, quote) {
   const pages = document.getElementById("viewer-pages");
   clear(pages);
   pages.hidden = false;
-  let marks = [];
-  for (let number = first; number <= last; number++) {
-    const layer = await renderPage(pdfjs, pdf, number, pages);
-    if (quote && !marks.length) marks = markQuote(layer, quote);
-  }
+  for (let number = first; number <= last; number++) await renderPage(pdfjs, pdf, number, pages);
+  const marks = quote ? markQuote(pages, quote) : [];
   finish("pdf", marks, quote, "page " + (first === last ? first : first + "–" + last) + " of " + pdf.numPages);
 }
 
