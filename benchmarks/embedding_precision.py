@@ -52,6 +52,7 @@ PRECISIONS = ("fp32", "auto")
 
 
 def _machine() -> dict[str, object]:
+    """This machine, and its load average as a stage starts (call it first; :func:`_write` adds the end's)."""
     from deepcite.retrieval.embedders import cpu_has_bf16
 
     return {
@@ -75,6 +76,7 @@ def settings_sweep(beir: Path, passages: int, runs: int, batches: list[int], thr
 
     from deepcite.retrieval.embedders import SentenceTransformerEmbedder, resolve_precision
 
+    machine = _machine()
     corpus = [json.loads(line) for line in (beir / "corpus.jsonl").open(encoding="utf-8")]
     sample = random.Random(7).sample(corpus, passages)
     texts = [f"{d['title']}. {d['text']}" for d in sample]
@@ -110,7 +112,7 @@ def settings_sweep(beir: Path, passages: int, runs: int, batches: list[int], thr
     )
     for row in rows:
         row["ratio_to_fp32_batch64"] = round(row["passages_per_s"] / fp32_64["passages_per_s"], 2)
-    _write("settings", {"machine": _machine(), "passages": passages, "runs": runs, "rows": rows})
+    _write("settings", {"machine": machine, "passages": passages, "runs": runs, "rows": rows})
 
 
 # -- ingest: end to end, agreement, memory ------------------------------------------------------------------
@@ -156,6 +158,7 @@ def neighbour_agreement(a: np.ndarray, b: np.ndarray, k: int) -> float:
 
 
 def ingest_bench(files: Path, picked: list[str], repeats: int, k: int) -> None:
+    machine = _machine()
     runs: dict[str, list[dict[str, object]]] = {p: [] for p in PRECISIONS}
     kept: dict[str, Path] = {}
     with tempfile.TemporaryDirectory(prefix="deepcite-precision-") as tmp:
@@ -179,8 +182,10 @@ def ingest_bench(files: Path, picked: list[str], repeats: int, k: int) -> None:
                         "chunks_per_s": round(report["chunks"] / report["seconds"], 2),
                         "embedder_passages_per_s": round(report["written"] / report["embed_seconds"], 1),
                         "peak_rss_mb": result["peak_rss_mb"],
+                        "load_average_after": os.getloadavg(),
                     }
                 )
+                print(f"{precision} run {r + 1}: {runs[precision][-1]}", file=sys.stderr, flush=True)
                 kept[precision] = data_dir
         ids_fp32, fp32 = _vectors(kept["fp32"])
         ids_auto, auto = _vectors(kept["auto"])
@@ -218,7 +223,7 @@ def ingest_bench(files: Path, picked: list[str], repeats: int, k: int) -> None:
         ),
     }
     out = {
-        "machine": _machine(),
+        "machine": machine,
         "files": sorted(picked) or str(files.name),
         "repeats": repeats,
         "median": summary,
@@ -247,6 +252,7 @@ def answers_bench(folder: Path, split: str, limit: int | None) -> None:
     from deepcite.retrieval.collection import open_collection
     from deepcite.text import _sentences, sentence_spans
 
+    machine = _machine()
     items = load_pubmedqa(folder, split, limit)
     with tempfile.TemporaryDirectory(prefix="deepcite-offsets-") as tmp:
         settings = Settings(data_dir=Path(tmp))
@@ -292,7 +298,7 @@ def answers_bench(folder: Path, split: str, limit: int | None) -> None:
         return {"p50": round(statistics.median(values), 1), "p95": round(cuts[18], 1)}
 
     out = {
-        "machine": _machine(),
+        "machine": machine,
         "questions": len(items),
         "abstracts_ingested": "the questions' own" if limit is not None else "all 1,000",
         "split": split,

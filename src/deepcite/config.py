@@ -160,6 +160,10 @@ class IngestSettings(_Section):
     # files read are written (chunked, embedded, indexed) once this much text is pending, so progress is
     # reported as files are done; more text per batch lets the embedder sort by length and pad less
     batch_chars: int = 100_000
+    # read and chunk the next batch's files in a worker thread while this batch embeds (one batch ahead):
+    # reading and sentence splitting are pure Python or a child process, torch releases the GIL, so on two
+    # or more cores they overlap (README, "Embedding precision"); off: one step after the other
+    read_ahead: bool = True
     # file type -> "module:attribute" of a Reader to use instead of the built-in one
     readers: dict[str, str] = Field(default_factory=dict)
 

@@ -10,7 +10,10 @@ Usage::
     report = pipeline.ingest("papers/", ray="local")   # the same steps, read, chunked and embedded on Ray
 
 The steps are those of :mod:`deepcite.ingest.steps`; this module is their single-process executor and
-chooses the Ray one (:mod:`deepcite.ingest.distributed`) for ``ray=``. The LLM client that reads triples
+chooses the Ray one (:mod:`deepcite.ingest.distributed`) for ``ray=``. Files are read and chunked one write
+batch ahead in a worker thread (``ingest.read_ahead``) while this thread embeds and writes the batch before:
+the reader runs in its child process and torch releases the GIL, so reading, chunking and embedding share the
+cores; what is written, and in which order, is the same either way. The LLM client that reads triples
 (``graph.llm_triples``) is handed in, built once by the Engine.
 """
 
@@ -19,8 +22,10 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar, cast
 
 from deepcite.errors import IngestError, InputError
 from deepcite.ingest.formats import InputFormat, detect_format, document_files
@@ -33,7 +38,7 @@ from deepcite.ingest.report import (
     ProgressCallback,
     read_file_report,
 )
-from deepcite.ingest.steps import FileRead, IngestSteps, WritePlan, chunk_batch, embed_texts
+from deepcite.ingest.steps import ChunksByDoc, FileRead, IngestSteps, WritePlan, chunk_batch, embed_texts
 from deepcite.llm.client import LLMClient
 from deepcite.models import Document
 from deepcite.retrieval.collection import Collection
@@ -44,6 +49,7 @@ from deepcite.retrieval.graph.triples import TripleExtractor
 log = logging.getLogger(__name__)
 
 OnError = Literal["skip", "fail"]
+T = TypeVar("T")
 
 
 class IngestPipeline:
@@ -124,7 +130,7 @@ class IngestPipeline:
             return self.steps.finish(report, started)
         self.steps.open(self.collection.embedder.dim, vector_source(self.collection.embedder))
         for batch in batches:
-            self._write_batch(batch, report)
+            self._write(chunk_batch(batch, self.settings.chunker), len(batch), report)
             if progress:
                 progress(report.documents, report.written)
         return self.steps.finish(report, started)
@@ -148,8 +154,10 @@ class IngestPipeline:
         file names); a file's document id is its name. ``acl`` groups are given to every document read.
         Each file is read in a bounded child process (``ingest`` settings). ``on_error="fail"`` reads
         every file first and raises :class:`IngestError` listing the failures before writing anything;
-        ``"skip"`` goes on and reports them. ``on_progress`` gets an :class:`IngestProgress` as each file
-        is done. The originals of ingested files are kept in the collection's ``originals``. ``ray`` as in
+        ``"skip"`` goes on and reports them. With ``ingest.read_ahead`` the next batch's files are read and
+        chunked in a worker thread while this one embeds and writes the batch before (never more than one
+        batch ahead); the store is written only here, in input order. ``on_progress`` gets an
+        :class:`IngestProgress` as each file is done. The originals of ingested files are kept in the collection's ``originals``. ``ray`` as in
         :meth:`ingest` (on a cluster, every node must see the files at the same paths).
         """
         _check_on_error(on_error)
@@ -176,12 +184,14 @@ class IngestPipeline:
             reads = iter(list(reads))  # read everything before writing anything
             steps.refuse_failed_files(report)
         done = 0
-        for group in steps.file_groups(reads, batch_docs):
-            plan = None
-            if group[0][0].status is not FileStatus.SKIPPED:
-                steps.open(self.collection.embedder.dim, vector_source(self.collection.embedder))
-                plan = self._write_batch([d for _, _, r in group for d in r.documents], report)
-            done = steps.files_written(group, plan, report, done, len(paths), progress, on_progress)
+        chunked = ((group, self._chunk(group)) for group in steps.file_groups(reads, batch_docs))
+        with _read_ahead(chunked, self.settings.ingest.read_ahead) as batches:
+            for group, chunks in batches:
+                plan = None
+                if chunks is not None:
+                    steps.open(self.collection.embedder.dim, vector_source(self.collection.embedder))
+                    plan = self._write(chunks, sum(len(r.documents) for _, _, r in group), report)
+                done = steps.files_written(group, plan, report, done, len(paths), progress, on_progress)
         return steps.finish(report, started)
 
     def rebuild_graph(self) -> GraphStats:
@@ -201,15 +211,48 @@ class IngestPipeline:
         self.steps.account(file, result, report)
         return file, path, result
 
-    def _write_batch(self, docs: Sequence[Document | ReadDocument], report: IngestReport) -> WritePlan:
-        """The chunk, dedupe, embed, write and graph steps of one batch; returns what was written."""
+    def _chunk(self, group: list[FileRead]) -> ChunksByDoc | None:
+        """The chunk step of a group of files read (None for a skipped file: nothing to write)."""
+        if group[0][0].status is FileStatus.SKIPPED:
+            return None
+        docs: list[Document | ReadDocument] = [d for _, _, r in group for d in r.documents]
+        return chunk_batch(docs, self.settings.chunker)
+
+    def _write(self, chunks: ChunksByDoc, documents: int, report: IngestReport) -> WritePlan:
+        """The dedupe, embed, write and graph steps of one batch of ``documents`` chunked; returns what
+        was written."""
         steps = self.steps
-        plan = steps.plan(chunk_batch(docs, self.settings.chunker), len(docs), report)
+        plan = steps.plan(chunks, documents, report)
         if plan.chunks:
             vectors, seconds = embed_texts(self.collection.embedder, plan.texts)
             report.embed_seconds += seconds
             steps.write(plan, vectors, report)
         return plan
+
+
+@contextmanager
+def _read_ahead(items: Iterator[T], enabled: bool) -> Iterator[Iterator[T]]:
+    """``items``, each produced in one worker thread while the caller works on the one before (at most one
+    ahead, so memory holds two batches at most); the items of a plain iterator when not ``enabled``.
+
+    The worker's exception is raised here, where its item would have been. Leaving the block (done, an
+    error, Ctrl-C) waits for the item in the making, so nothing of the worker runs once the ingest returns.
+    """
+    if not enabled:
+        yield items
+        return
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="deepcite-read-ahead") as worker:
+        yield _ahead(items, worker)
+
+
+_END = object()  # the worker's answer when ``items`` is exhausted
+
+
+def _ahead(items: Iterator[T], worker: ThreadPoolExecutor) -> Iterator[T]:
+    pending: Future[object] = worker.submit(next, items, _END)
+    while (item := pending.result()) is not _END:
+        pending = worker.submit(next, items, _END)
+        yield cast(T, item)
 
 
 def _check_on_error(on_error: str) -> None:

@@ -1,0 +1,138 @@
+"""Read-ahead (``ingest.read_ahead``): files read and chunked one batch ahead in a worker thread write the same
+chunks, ids and report as one step after the other; a file that fails mid-run is still reported; an ingest
+stopped between batches leaves whole batches only. Real fixture documents, the real MiniLM and store."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from deepcite.config import Settings
+from deepcite.errors import IngestError
+from deepcite.ingest.pipeline import IngestPipeline, _read_ahead
+from deepcite.ingest.readers import SkipReason
+from deepcite.ingest.report import FileStatus, IngestProgress, IngestReport
+from deepcite.retrieval.collection import Collection, open_collection
+from deepcite.retrieval.embedders import Embedder
+
+pytestmark = pytest.mark.slow
+DOCS = Path(__file__).resolve().parent.parent / "fixtures" / "docs"
+# a corrupt PDF between readable files of three formats
+FILES = (
+    "two-column-page.pdf",
+    "directorate.pptx",
+    "paper-excerpt.docx",
+    "corrupt.pdf",
+    "three-column-notice.pdf",
+    "detectors-table.pptx",
+    "detectors-table.docx",
+)
+TIMINGS = ("seconds", "read_seconds", "embed_seconds", "index_seconds", "graph_seconds", "docs_per_s")
+
+
+@pytest.fixture(scope="module")
+def paths(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    folder = tmp_path_factory.mktemp("docs")
+    for name in FILES:
+        shutil.copy(DOCS / name, folder / name)
+    return [folder / name for name in FILES]
+
+
+def collection(data_dir: Path, minilm: Embedder, *, read_ahead: bool) -> Collection:
+    """Batches of about one file each (``ingest.batch_chars`` small), so there is a next batch to read."""
+    settings = Settings(data_dir=data_dir, ingest={"batch_chars": 3_000, "read_ahead": read_ahead})
+    return open_collection("docs", settings, embedder=minilm)
+
+
+def without_timings(report: IngestReport) -> dict[str, Any]:
+    data = report.to_dict()
+    for key in TIMINGS:
+        data.pop(key)
+    for file in data["files"]:
+        file.pop("seconds")
+    return data
+
+
+def stored(col: Collection) -> list[tuple[str, str, int | None]]:
+    return sorted((c.chunk_id, c.text, c.page) for c in col.store.scroll("docs"))
+
+
+def test_read_ahead_writes_the_same_chunks_ids_and_report(
+    tmp_path: Path, paths: list[Path], minilm: Embedder
+) -> None:
+    runs = {}
+    for read_ahead in (False, True):
+        col = collection(tmp_path / str(read_ahead), minilm, read_ahead=read_ahead)
+        events: list[IngestProgress] = []
+        batches: list[tuple[int, int]] = []
+        report = IngestPipeline(col).ingest_files(
+            paths,
+            on_error="skip",
+            on_progress=events.append,
+            progress=lambda docs, written, batches=batches: batches.append((docs, written)),
+        )
+        ids = [c[0] for c in stored(col)]
+        vectors = col.store.dense_vectors("docs", ids)
+        runs[read_ahead] = (without_timings(report), stored(col), events, batches, vectors)
+    (report, chunks, events, batches, vectors), plain = runs[True], runs[False]
+    assert len(batches) >= 4  # several write batches, each read while the one before was embedded
+    assert report == plain[0] and chunks == plain[1] and batches == plain[3]
+    assert [(e.done, e.file.file, e.file.status) for e in events] == [
+        (e.done, e.file.file, e.file.status) for e in plain[2]
+    ]
+    assert vectors == plain[4]  # the same batches embedded: the same vectors, bit for bit
+    status = {f["file"]: (f["status"], f["reason"]) for f in report["files"]}
+    assert status.pop("corrupt.pdf") == (FileStatus.SKIPPED, SkipReason.CORRUPT)  # failed mid-run, reported
+    assert set(status.values()) == {(FileStatus.INGESTED, None)} and len(status) == len(FILES) - 1
+
+
+def test_fail_with_read_ahead_names_the_corrupt_file_and_writes_nothing(
+    tmp_path: Path, paths: list[Path], minilm: Embedder
+) -> None:
+    col = collection(tmp_path, minilm, read_ahead=True)
+    with pytest.raises(IngestError, match=r"1 problems, nothing was written \(corrupt.pdf: "):
+        IngestPipeline(col).ingest_files(paths, on_error="fail")
+    assert not col.store.has_collection("docs") or col.count() == 0
+
+
+def test_an_ingest_stopped_between_batches_leaves_whole_batches_and_resumes(
+    tmp_path: Path, paths: list[Path], minilm: Embedder
+) -> None:
+    """Ctrl-C (a KeyboardInterrupt) as the second file is done, while the worker reads the next batch."""
+    reference = collection(tmp_path / "whole", minilm, read_ahead=False)
+    IngestPipeline(reference).ingest_files(paths, on_error="skip")
+    col = collection(tmp_path / "stopped", minilm, read_ahead=True)
+
+    def stop_at_second(event: IngestProgress) -> None:
+        if event.done == 2:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        IngestPipeline(col).ingest_files(paths, on_error="skip", on_progress=stop_at_second)
+    written = stored(col)
+    assert 0 < len(written) < len(stored(reference))
+    assert set(written) <= set(stored(reference))  # no chunk of a half-written or different batch
+    rerun = IngestPipeline(col).ingest_files(paths, on_error="skip")
+    assert stored(col) == stored(reference)
+    assert rerun.unchanged == len(written)  # whole documents were written: none is embedded again
+
+
+def test_read_ahead_makes_at_most_one_item_ahead_and_raises_the_workers_error() -> None:
+    made: list[int] = []
+
+    def items() -> Iterator[int]:
+        for n in range(3):
+            made.append(n)
+            yield n
+        raise ValueError("the third batch could not be chunked")
+
+    seen: list[tuple[int, int]] = []
+    with pytest.raises(ValueError, match="third batch"), _read_ahead(items(), enabled=True) as ahead:
+        for item in ahead:
+            seen.append((item, len(made)))
+    assert [n for n, _ in seen] == [0, 1, 2]
+    assert all(made_then <= item + 2 for item, made_then in seen)  # the one in hand and the next at most
