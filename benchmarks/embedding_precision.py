@@ -13,9 +13,10 @@ so other users' load falls on all alike; medians of ``--runs``.
 ``ingest``: ``deepcite ingest FOLDER --json`` in a fresh data dir, one child process per precision
 (``DEEPCITE_EMBEDDER_PRECISION=fp32`` / ``auto``), alternated ``--repeats`` times, under GNU time: chunks/s end
 to end, the embedder's own passages/s inside the ingest (chunks written / embedding seconds) and the child's
-peak RSS. Then top-10 neighbour agreement of the two collections' vectors (each chunk's 10 nearest other
-chunks by cosine, the shared share, averaged), and the peak RSS of ingesting only the 37-page PDF and only
-the 820k-character DOCX in each precision.
+peak RSS; ``--read-ahead-off`` adds ``auto`` with ``ingest.read_ahead`` off, to see what overlapping reading
+and chunking with embedding buys. Then top-10 neighbour agreement of the fp32 and auto collections' vectors
+(each chunk's 10 nearest other chunks by cosine, the shared share, averaged), and the peak RSS of ingesting
+only the 37-page PDF and only the 820k-character DOCX in each precision.
 
 ``answers``: ``ask`` (research + offline answer, as ``deepcite eval answers`` runs it) on the PubMedQA PQA-L
 test questions over one ingested collection, two ways per question, alternated: ``stored`` (chunks carry
@@ -49,6 +50,7 @@ os.environ.setdefault("HF_HUB_OFFLINE", "1")
 RESULTS = Path(__file__).parent / "results"
 MEMORY_FILES = ("2206.10883v3.pdf", "handbook-872p.docx")
 PRECISIONS = ("fp32", "auto")
+NO_READ_AHEAD = "_read_ahead_off"  # a run's name ending: the same precision with ingest.read_ahead off
 
 
 def _machine() -> dict[str, object]:
@@ -116,9 +118,16 @@ def settings_sweep(beir: Path, passages: int, runs: int, batches: list[int], thr
 
 
 # -- ingest: end to end, agreement, memory ------------------------------------------------------------------
-def _ingest_child(path: Path, data_dir: Path, precision: str) -> dict[str, object]:
-    """``deepcite ingest path`` in a child process under GNU time: the report and the peak RSS (MB)."""
-    env = {**os.environ, "DEEPCITE_DATA_DIR": str(data_dir), "DEEPCITE_EMBEDDER_PRECISION": precision}
+def _ingest_child(path: Path, data_dir: Path, variant: str) -> dict[str, object]:
+    """``deepcite ingest path`` in a child process under GNU time, in the precision ``variant`` starts with
+    (read-ahead off when it ends with ``NO_READ_AHEAD``): the report and the peak RSS (MB)."""
+    precision = variant.removesuffix(NO_READ_AHEAD)
+    env = {
+        **os.environ,
+        "DEEPCITE_DATA_DIR": str(data_dir),
+        "DEEPCITE_EMBEDDER_PRECISION": precision,
+        "DEEPCITE_INGEST_READ_AHEAD": str(not variant.endswith(NO_READ_AHEAD)).lower(),
+    }
     command = [sys.executable, "-m", "deepcite.cli", "ingest", str(path), "-c", "bench", "--on-error", "skip"]
     done = subprocess.run(
         ["/usr/bin/time", "-f", "%M", *command, "--json"],
@@ -157,9 +166,10 @@ def neighbour_agreement(a: np.ndarray, b: np.ndarray, k: int) -> float:
     return float(np.mean([len(set(x) & set(y)) / k for x, y in zip(nearest(a), nearest(b), strict=True)]))
 
 
-def ingest_bench(files: Path, picked: list[str], repeats: int, k: int) -> None:
+def ingest_bench(files: Path, picked: list[str], repeats: int, k: int, read_ahead_off: bool) -> None:
     machine = _machine()
-    runs: dict[str, list[dict[str, object]]] = {p: [] for p in PRECISIONS}
+    variants = PRECISIONS + ((f"auto{NO_READ_AHEAD}",) if read_ahead_off else ())
+    runs: dict[str, list[dict[str, object]]] = {v: [] for v in variants}
     kept: dict[str, Path] = {}
     with tempfile.TemporaryDirectory(prefix="deepcite-precision-") as tmp:
         folder = files
@@ -169,7 +179,7 @@ def ingest_bench(files: Path, picked: list[str], repeats: int, k: int) -> None:
             for name in picked:
                 (folder / name).symlink_to((files / name).resolve())
         for r in range(repeats):
-            for precision in PRECISIONS if r % 2 == 0 else PRECISIONS[::-1]:
+            for precision in variants if r % 2 == 0 else variants[::-1]:
                 data_dir = Path(tmp) / f"{precision}-{r}"
                 result = _ingest_child(folder, data_dir, precision)
                 report = result["report"]
@@ -212,7 +222,7 @@ def ingest_bench(files: Path, picked: list[str], repeats: int, k: int) -> None:
             key: median(p, key)
             for key in ("chunks_per_s", "embedder_passages_per_s", "seconds", "peak_rss_mb")
         }
-        for p in PRECISIONS
+        for p in variants
     }
     ratios = {
         "end_to_end_chunks_per_s": round(
@@ -222,6 +232,9 @@ def ingest_bench(files: Path, picked: list[str], repeats: int, k: int) -> None:
             summary["auto"]["embedder_passages_per_s"] / summary["fp32"]["embedder_passages_per_s"], 2
         ),
     }
+    if read_ahead_off:
+        off = summary[f"auto{NO_READ_AHEAD}"]["chunks_per_s"]
+        ratios["end_to_end_auto_read_ahead_on_over_off"] = round(summary["auto"]["chunks_per_s"] / off, 2)
     out = {
         "machine": machine,
         "files": sorted(picked) or str(files.name),
@@ -328,6 +341,9 @@ def main() -> None:
     ingest.add_argument("--pick", action="append", default=[], help="only this file of --files (repeatable)")
     ingest.add_argument("--repeats", type=int, default=1)
     ingest.add_argument("--k", type=int, default=10)
+    ingest.add_argument(
+        "--read-ahead-off", action="store_true", help="also ingest in auto with ingest.read_ahead off"
+    )
     answers = stages.add_parser("answers")
     answers.add_argument("--pubmedqa", type=Path, required=True)
     answers.add_argument("--split", default="test")
@@ -337,7 +353,7 @@ def main() -> None:
         ints = [[int(x) for x in value.split(",")] for value in (args.batches, args.threads)]
         settings_sweep(args.beir, args.passages, args.runs, *ints)
     elif args.stage == "ingest":
-        ingest_bench(args.files, args.pick, args.repeats, args.k)
+        ingest_bench(args.files, args.pick, args.repeats, args.k, args.read_ahead_off)
     else:
         answers_bench(args.pubmedqa, args.split, args.limit)
 

@@ -161,6 +161,8 @@ class SentenceTransformerEmbedder:
                 "path, or a name that is cached (this machine may be offline)"
             ) from exc
         if precision == "bf16":
+            # weights cast, not torch.autocast over fp32 weights: on the 19 real_docs files' chunks autocast
+            # agreed a little better with fp32 but was 1.5x slower and peaked 160 MB higher (README)
             self._model.to(torch.bfloat16)
         if max_seq_length is not None:
             self._model.max_seq_length = max_seq_length
