@@ -10,7 +10,8 @@ quick summary is scored against ``LONG_ANSWER``. The 500 PMIDs outside ``test_gr
   restating the question earns nothing);
 - ``findings_share``: summary sentences citing a results/conclusions section
   (:func:`deepcite.answer.findings.role_of_section`), ``other_study_only_share``: sentences citing only
-  other studies than the question's own; ``invalid_ids``; ``ask_ms_p50``: research plus answer.
+  other studies than the question's own; ``invalid_ids``; ``ask_ms_p50``, ``ask_ms_p95``: research plus
+  answer.
 
 Baselines in the same run: the first two and last two sentences of the question's own abstract
 (``own_abstract_2+2``) and the first three sentences of the top BM25 hit (``bm25_top_hit_3``).
@@ -20,8 +21,9 @@ With an LLM (``llm``), the same research context of every question is also answe
 evidence in one run, each through the citation check ``deepcite ask`` applies (support check included) and
 under its time budget (``answer.budget.request_s``). Two more figures say what the check did: ``repaired_share``, the factual sentences
 replaced by "Unknown based on provided sources." (uncited, or citing a passage that does not support them),
-and ``offline_share``, the questions whose summary the offline writer wrote because the LLM failed or ran
-out of time.
+``offline_share``, the questions whose summary the offline writer wrote because the LLM failed or ran
+out of time, and ``unknown_share``, the summaries left with nothing but "Unknown based on provided sources."
+(or the insufficient-evidence answer): the questions a writer abstained on, by itself or through the check.
 
 HotpotQA (IRCoT's 500, every paragraph pooled): the share of summaries containing a gold answer after the
 official normalisation, against the best-matching sentence (most question terms) of the top single-shot
@@ -133,6 +135,7 @@ class SystemScores:
     repaired: int = 0  # factual sentences the citation check replaced by the unknown phrase
     checked: int = 0  # factual sentences the citation check saw
     offline: int = 0  # summaries the offline writer wrote because the LLM failed or ran out of time
+    unknown: int = 0  # summaries with nothing left but the unknown or insufficient-evidence phrases
     ms: list[float] = field(default_factory=list)
 
     def add_text(self, text: str, reference: str, question: str) -> None:
@@ -164,7 +167,11 @@ class SystemScores:
             out["invalid_ids"] = self.invalid_ids
             out["repaired_share"] = round(self.repaired / max(1, self.checked), 4)
             out["offline_share"] = round(self.offline / n, 4)
+            out["unknown_share"] = round(self.unknown / n, 4)
             out["ask_ms_p50"] = round(statistics.median(self.ms), 1)
+            out["ask_ms_p95"] = round(
+                statistics.quantiles(self.ms, n=20)[-1] if len(self.ms) > 1 else self.ms[0], 1
+            )
         return out
 
 
@@ -184,6 +191,7 @@ def note_check(scores: SystemScores, answered: AnswerResult, ctx: ResponseContex
     scores.repaired += answered.citation_check.repaired
     scores.checked += answered.citation_check.sentences
     scores.offline += answered.degraded is not None and "summary" in answered.degraded.parts
+    scores.unknown += not plain(answered.summary)
 
 
 def score_summary(
