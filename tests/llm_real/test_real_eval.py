@@ -72,12 +72,15 @@ def test_the_models_summaries_are_scored_beside_the_offline_writers(
         "novel_f1",
         "words_mean",
         "invalid_ids",
+        "unresolved_left",
         "repaired_share",
     }
     assert figures_of_both | {"offline_share", "unknown_share", "ask_ms_p50", "ask_ms_p95"} <= set(
         offline
     ) & set(model)
-    assert model["invalid_ids"] == 0  # the citation check removed any id no passage has
+    assert (
+        model["unresolved_left"] == 0
+    )  # whatever ids the model invented, the check left none in the summary
     assert 0.0 <= model["repaired_share"] <= 1.0 and 0.0 <= model["rougeL_f1"] <= 1.0
     assert model["offline_share"] == 0.0  # the model wrote both summaries within the budget
     assert offline["unknown_share"] == 0.0  # the offline writer quotes the evidence of both questions

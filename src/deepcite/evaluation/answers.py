@@ -10,7 +10,8 @@ quick summary is scored against ``LONG_ANSWER``. The 500 PMIDs outside ``test_gr
   restating the question earns nothing);
 - ``findings_share``: summary sentences citing a results/conclusions section
   (:func:`deepcite.answer.findings.role_of_section`), ``other_study_only_share``: sentences citing only
-  other studies than the question's own; ``invalid_ids``; ``ask_ms_p50``, ``ask_ms_p95``: research plus
+  other studies than the question's own; ``invalid_ids`` (cited ids no passage has, removed by the citation
+  check) and ``unresolved_left`` (such ids left in the summary: the check's misses); ``ask_ms_p50``, ``ask_ms_p95``: research plus
   answer.
 
 Baselines in the same run: the first two and last two sentences of the question's own abstract
@@ -131,7 +132,8 @@ class SystemScores:
     sentences: int = 0
     findings: int = 0
     other_only: int = 0
-    invalid_ids: int = 0
+    invalid_ids: int = 0  # cited ids no passage has, which the citation check removed
+    unresolved_left: int = 0  # cited ids no passage has, still in the final summary (the check's misses)
     repaired: int = 0  # factual sentences the citation check replaced by the unknown phrase
     checked: int = 0  # factual sentences the citation check saw
     offline: int = 0  # summaries the offline writer wrote because the LLM failed or ran out of time
@@ -165,6 +167,7 @@ class SystemScores:
             out["other_study_only_share"] = round(self.other_only / self.sentences, 4)
         if self.ms:
             out["invalid_ids"] = self.invalid_ids
+            out["unresolved_left"] = self.unresolved_left
             out["repaired_share"] = round(self.repaired / max(1, self.checked), 4)
             out["offline_share"] = round(self.offline / n, 4)
             out["unknown_share"] = round(self.unknown / n, 4)
@@ -185,9 +188,8 @@ def _first_last(contexts: list[str], first: int, last: int) -> str:
 def note_check(scores: SystemScores, answered: AnswerResult, ctx: ResponseContext, ms: float) -> None:
     """Add what the citation check found in one summary, whether it was written offline, and its time."""
     scores.ms.append(ms)
-    scores.invalid_ids += answered.citation_check.invalid_ids + len(
-        unresolved_citations(answered.summary, [c.id for c in ctx.selected_chunks])
-    )
+    scores.invalid_ids += answered.citation_check.invalid_ids
+    scores.unresolved_left += len(unresolved_citations(answered.summary, [c.id for c in ctx.selected_chunks]))
     scores.repaired += answered.citation_check.repaired
     scores.checked += answered.citation_check.sentences
     scores.offline += answered.degraded is not None and "summary" in answered.degraded.parts
