@@ -559,6 +559,9 @@ class LLMSettings(_Section):
     # json_schema > json_object (with the schema) > prompt
     structured_output: Literal["json_schema", "json_object", "prompt"] = "json_schema"
     chars_per_token: float = 4.0  # token estimate for budgets (about 4 characters per token in English)
+    # chat calls in flight at once, across every thread and event loop of the process (None: no cap); 1 for a
+    # single-slot server (llama.cpp, llama-cpp-python). Waiting for a slot counts against the call's deadline.
+    max_concurrent_calls: int | None = Field(default=None, ge=1)
 
     @property
     def configured(self) -> bool:

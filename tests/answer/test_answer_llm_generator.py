@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from llm.fake_openai_server import Fail, FakeOpenAIServer, Reply
+from llm.fake_openai_server import Fail, FakeOpenAIServer, Hang, Reply
 
 from answer.conftest import QUESTION, SQ_DRUGS, HashingEmbedder, make_pack
 from deepcite.answer.citations import check_citations, unresolved_citations
@@ -25,6 +26,7 @@ from deepcite.answer.prompts import (
 from deepcite.config import AnswerSettings, LLMSettings, Settings
 from deepcite.errors import InsufficientEvidenceError
 from deepcite.llm.budget import estimate_messages_tokens, estimate_tokens
+from deepcite.llm.deadline import request_budget
 from deepcite.llm.openai_client import OpenAICompatClient
 from deepcite.models import EvidencePack
 
@@ -157,3 +159,22 @@ def test_build_generator_picks_by_llm(server: FakeOpenAIServer) -> None:
     assert isinstance(
         build_generator(settings, HashingEmbedder(), OpenAICompatClient(settings.llm)), LLMGenerator
     )
+
+
+async def test_a_part_that_waits_past_its_deadline_for_a_slot_falls_back(
+    server: FakeOpenAIServer, ctx: ResponseContext
+) -> None:
+    # one slot, held by a summary the server never answers: the long answer waits for the slot until the
+    # request's LLM time is spent, then both parts are written offline
+    server.script(Hang(60.0))
+    settings = make_settings(server)
+    settings.llm.max_concurrent_calls = 1
+    gen = make_gen(server, settings)
+    extractive = ExtractiveGenerator(HashingEmbedder(), settings.answer)
+    with request_budget(2.0) as budget:
+        summary, long_answer = await asyncio.gather(gen.summary(ctx), gen.long_answer(ctx))
+    assert summary == extractive.summary(ctx)
+    assert long_answer == extractive.long_answer(ctx)
+    assert len(server.requests) == 1  # the long answer never reached the server
+    degraded = budget.degraded()
+    assert degraded is not None and set(degraded.parts) == {"summary", "long answer"}

@@ -19,7 +19,8 @@ like servers that do not support structured output. Every request body is kept i
 Fault modes for deadline tests: :class:`Drip` sends the headers, then the body one byte at a time (a
 per-read timeout never fires); :class:`Hang` reads the request and never answers; :class:`Malformed` is a
 body that is not JSON. ``dropped`` counts the requests whose client closed the connection before the
-answer was complete (a client that gave up, or whose work was cancelled).
+answer was complete (a client that gave up, or whose work was cancelled). ``in_flight`` counts the
+requests being answered now and ``peak_in_flight`` the most there ever were at once.
 """
 
 from __future__ import annotations
@@ -135,6 +136,8 @@ class FakeOpenAIServer:
         self.requests: list[dict[str, Any]] = []
         self.headers: list[dict[str, str]] = []
         self.dropped = 0  # requests whose client closed the connection before the answer was complete
+        self.in_flight = 0  # requests being answered now
+        self.peak_in_flight = 0  # the most requests answered at once
         self._stopping = threading.Event()
         self._script: deque[Action] = deque()
         self._lock = threading.Lock()
@@ -183,6 +186,15 @@ class FakeOpenAIServer:
                 return self._script.popleft()
         answer = self.responder(body)
         return Reply(answer) if isinstance(answer, str) else answer
+
+    def _enter_flight(self) -> None:
+        with self._lock:
+            self.in_flight += 1
+            self.peak_in_flight = max(self.peak_in_flight, self.in_flight)
+
+    def _leave_flight(self) -> None:
+        with self._lock:
+            self.in_flight -= 1
 
     def _note_dropped(self) -> None:
         with self._lock:
@@ -234,6 +246,13 @@ class FakeOpenAIServer:
                 with server._lock:
                     server.requests.append(body)
                     server.headers.append({k.lower(): v for k, v in self.headers.items()})
+                server._enter_flight()
+                try:
+                    self._answer(body, embeddings)
+                finally:
+                    server._leave_flight()
+
+            def _answer(self, body: dict[str, Any], embeddings: bool) -> None:
                 action = server._next_action(body)
                 if isinstance(action, Fail):
                     extra = {"Retry-After": action.retry_after} if action.retry_after is not None else {}

@@ -18,6 +18,14 @@ loop's own deadline, which cancels the exchange cleanly: every call runs as ``ac
 ``anyio.fail_after``, and :meth:`OpenAICompatClient.chat` hands it to a background event loop
 (:class:`deepcite.llm.portal.BackgroundLoop`). Retries stop before a wait would cross the deadline.
 
+Slots: ``max_concurrent_calls`` caps the calls in flight at once (a single-slot server such as llama.cpp's or
+llama-cpp-python's queues parallel requests, and their deadlines run out in its queue). Calls run on the
+background loop and on callers' own loops in other threads, so the cap is an ``aiologic`` semaphore, which
+works across threads and event loops. A call waits for its slot inside its deadline: waiting counts against
+``call_deadline_s`` and the request's budget, and a call that gets no slot in time ends with LLMTimeoutError
+like any call that runs out (the answer part falls back to the offline writer). The slot is released when
+the call ends, fails or is cancelled.
+
 Structured output: with ``schema`` the client asks for OpenAI's ``response_format`` ``json_schema`` (OpenAI,
 vLLM, Ollama, llama.cpp's ``llama-server``). A server that refuses it steps the client down to
 ``{"type": "json_object", "schema": …}`` (llama-cpp-python's server constrains the reply to the schema with a
@@ -37,9 +45,11 @@ import threading
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractAsyncContextManager, nullcontext
 from functools import partial
 from typing import Any, Literal
 
+import aiologic
 import anyio
 import openai
 
@@ -106,6 +116,8 @@ class OpenAICompatClient:
         self._level_lock = threading.Lock()
         self._level: StructuredOutput = settings.structured_output
         self._loop = BackgroundLoop()  # where synchronous callers' calls run
+        limit = settings.max_concurrent_calls
+        self._slots = aiologic.BoundedSemaphore(limit) if limit is not None else None
         # an async HTTP pool belongs to the event loop that opened it: one AsyncOpenAI per loop
         self._async: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, openai.AsyncOpenAI] = (
             weakref.WeakKeyDictionary()
@@ -165,22 +177,35 @@ class OpenAICompatClient:
         time, and the seconds that set it)."""
         end, seconds = deadline
         level = self._level
+        slotted = False
         try:
             with anyio.fail_after(max(0.0, end - time.monotonic())):
-                while True:
-                    call = partial(self._acreate, messages, schema, max_tokens, level)
-                    try:
-                        return await self._awith_retries(call, deadline)
-                    except _FormatRefused as refused:
-                        level = self._step_down(level, schema, refused.error)
-                    except openai.BadRequestError as exc:
-                        level = self._step_down(level, schema, exc)
+                async with self._slot():
+                    slotted = True
+                    while True:
+                        call = partial(self._acreate, messages, schema, max_tokens, level)
+                        try:
+                            return await self._awith_retries(call, deadline)
+                        except _FormatRefused as refused:
+                            level = self._step_down(level, schema, refused.error)
+                        except openai.BadRequestError as exc:
+                            level = self._step_down(level, schema, exc)
         except TimeoutError:
+            waited = (
+                ""
+                if slotted
+                else f"; it waited all that time for one of llm.max_concurrent_calls="
+                f"{self._settings.max_concurrent_calls} slots"
+            )
             raise LLMTimeoutError(
                 f"the LLM at {self._settings.base_url} (model {self.model}) did not answer within {seconds:g} s "
-                "(connect, reads and retries; settings llm.call_deadline_s and answer.budget.request_s)",
+                f"(connect, reads and retries; settings llm.call_deadline_s and answer.budget.request_s){waited}",
                 seconds,
             ) from None
+
+    def _slot(self) -> AbstractAsyncContextManager[object]:
+        """One of ``max_concurrent_calls`` slots, held while the call runs (no cap when unset)."""
+        return self._slots if self._slots is not None else nullcontext()
 
     # -- request building -------------------------------------------------------------------------
 
