@@ -99,7 +99,10 @@ def test_upload_through_the_panel_then_a_page_cited_popover(page: Any, docs_url:
         href = link.get_attribute("href")
         match = re.search(rf"/files/{COLLECTION}/{re.escape(PDF.name)}#page=(\d)$", href or "")
         assert match, href
-        assert f"{PDF.name} · p. {match.group(1)}" in meta
+        shown = re.search(rf"{re.escape(PDF.name)} · p\. (\d)(?:–(\d))?", meta)
+        assert shown, meta  # the passage's pages: "p. 1", or "p. 1–2" across the break
+        first, last = int(shown.group(1)), int(shown.group(2) or shown.group(1))
+        assert first <= int(match.group(1)) <= last, (meta, href)  # opens at its quote's page, inside them
         seen_pages.add(int(match.group(1)))
         if "paper queue" in pop.locator(".cite-pop-text").inner_text():
             assert match.group(1) == "2" or "–2" in meta  # the phrase is on page 2 only
