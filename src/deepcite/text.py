@@ -53,6 +53,7 @@ def term_counts(text: str) -> Counter[str]:
 # test"): PubMed abstracts flattened to one string lose the break before the label; a space puts it back.
 _GLUED_LABEL = re.compile(r"(?<=[a-z0-9)\]%][.!?])(?=[A-Z][A-Z&/ -]{2,}?(?:[:/&-]|\s[A-Z]|$))")
 _ONLY_PARENTHESIS = re.compile(r"^\([^()]*\)$")
+_NO_WORD = re.compile(r"^\W+$")  # a piece of punctuation alone belongs to the sentence before it
 # text that ends a sentence: closing punctuation, then perhaps quotes, brackets or a citation mark
 SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]\[\d]*\s*$")
 # a piece pysbd starts at a list marker ("1) ", "(b) ", "(iv) ", "2. "): it numbers "1) … 2) …" as a list
@@ -81,7 +82,9 @@ def _sentences(text: str) -> tuple[str, ...]:
     pieces = [s.strip() for s in _segmenter().segment(text) if s.strip()]
     out: list[str] = []
     for piece in pieces:
-        if out and (_ONLY_PARENTHESIS.match(out[-1]) or _continues(out[-1], piece)):
+        if out and _NO_WORD.match(piece):  # pysbd cut it off the sentence it closes ("vs.." as "vs." and ".")
+            out[-1] = out[-1] + piece if out[-1] + piece in text else f"{out[-1]} {piece}"
+        elif out and (_ONLY_PARENTHESIS.match(out[-1]) or _continues(out[-1], piece)):
             out[-1] = f"{out[-1]} {piece}"
         else:
             out.append(piece)

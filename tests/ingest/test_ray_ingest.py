@@ -167,15 +167,34 @@ def test_a_corpus_on_ray_is_the_single_process_collection(tmp_path: Path, single
     assert len(run.progress) == 7
 
 
+def _parent(pid: int) -> int:
+    """The parent process of ``pid`` (0 when it is gone)."""
+    try:
+        return int((Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+def _ours(pid: int) -> bool:
+    """Whether ``pid`` descends from this test process: the local Ray cluster this process started runs its
+    workers under its own raylet, and another test run on the same machine has workers of its own."""
+    while pid > 1:
+        pid = _parent(pid)
+        if pid == os.getpid():
+            return True
+    return False
+
+
 def newest_ingest_worker_pid() -> int:
-    """The process of the ingest actor started last (this test's pool), preferring one at work: Ray titles an
-    actor's process ``ray::IngestWorker`` and, while it runs a call, ``ray::IngestWorker.<method>``; between
-    two calls the worker is idle, so an idle one is taken rather than none (a race on a loaded machine)."""
+    """The process of this run's ingest actor started last (this test's pool), preferring one at work: Ray
+    titles an actor's process ``ray::IngestWorker`` and, while it runs a call, ``ray::IngestWorker.<method>``;
+    between two calls the worker is idle, so an idle one is taken rather than none (a race on a loaded
+    machine). Workers of another test run on the same machine are never taken."""
     found = []
     for proc in Path("/proc").iterdir():
         try:
             cmdline = (proc / "cmdline").read_bytes() if proc.name.isdigit() else b""
-            if cmdline.startswith(b"ray::IngestWorker"):
+            if cmdline.startswith(b"ray::IngestWorker") and _ours(int(proc.name)):
                 started = int((proc / "stat").read_text().rsplit(")", 1)[1].split()[19])
                 found.append((cmdline.startswith(b"ray::IngestWorker."), started, int(proc.name)))
         except (OSError, ValueError, IndexError):
