@@ -156,6 +156,23 @@ def _pages_shown(page: Any) -> tuple[list[int], list[int]]:
     return drawn, marked
 
 
+def _open_quote(page: Any, viewer_url: str, chunk: Any, start: int, end: int) -> int:
+    """Open the PDF viewer at a citation of ``chunk``'s text from ``start`` to ``end``, as the UI links it;
+    the page the citation names (its quote's page)."""
+    citation = {
+        "doc_id": chunk.doc_id,
+        "chunk_id": chunk.chunk_id,
+        "quote_start": start,
+        "quote_end": end,
+        "quote_page": chunk.page_at(start),
+    }
+    _with_token(page, TOKEN)
+    page.goto(viewer_url + _view_href(citation))
+    page.wait_for_selector("#viewer[data-ready]")
+    assert page.get_attribute("#viewer", "data-ready") == "pdf", page.inner_text("#viewer-status")
+    return citation["quote_page"]
+
+
 def test_a_quote_on_the_second_page_of_a_passage_opens_at_the_second_page(page: Any, viewer_url: str) -> None:
     crossing = _crossing_chunk()
     assert crossing.sentence_pages is not None
@@ -163,18 +180,7 @@ def test_a_quote_on_the_second_page_of_a_passage_opens_at_the_second_page(page: 
     start, end = crossing.spans()[
         -1
     ]  # the passage's last sentence, on page 2 (its first is a figure's labels)
-    citation = {
-        "doc_id": crossing.doc_id,
-        "chunk_id": crossing.chunk_id,
-        "quote_start": start,
-        "quote_end": end,
-        "quote_page": crossing.page_at(start),
-    }
-    assert citation["quote_page"] == 2
-    _with_token(page, TOKEN)
-    page.goto(viewer_url + _view_href(citation))
-    page.wait_for_selector("#viewer[data-ready]")
-    assert page.get_attribute("#viewer", "data-ready") == "pdf", page.inner_text("#viewer-status")
+    assert _open_quote(page, viewer_url, crossing, start, end) == 2
     drawn, marked = _pages_shown(page)
     assert drawn == [2]  # not the passage's first page
     assert marked and set(marked) == {2}
@@ -188,18 +194,7 @@ def test_a_quote_over_a_page_break_opens_at_its_first_page_marked_on_both(page: 
     second = crossing.sentence_pages.index(2)
     start = crossing.spans()[second - 1][0]  # page 1's last sentence through page 2's last
     end = crossing.spans()[-1][1]
-    citation = {
-        "doc_id": crossing.doc_id,
-        "chunk_id": crossing.chunk_id,
-        "quote_start": start,
-        "quote_end": end,
-        "quote_page": crossing.page_at(start),
-    }
-    assert citation["quote_page"] == 1
-    _with_token(page, TOKEN)
-    page.goto(viewer_url + _view_href(citation))
-    page.wait_for_selector("#viewer[data-ready]")
-    assert page.get_attribute("#viewer", "data-ready") == "pdf", page.inner_text("#viewer-status")
+    assert _open_quote(page, viewer_url, crossing, start, end) == 1
     drawn, marked = _pages_shown(page)
     assert drawn == [1, 2]
     assert marked[0] == 1 and marked[-1] == 2  # one mark over the break, not the part on one page
