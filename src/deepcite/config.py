@@ -160,10 +160,14 @@ class IngestSettings(_Section):
     # files read are written (chunked, embedded, indexed) once this much text is pending, so progress is
     # reported as files are done; more text per batch lets the embedder sort by length and pad less
     batch_chars: int = 100_000
-    # read and chunk the next batch's files in a worker thread while this batch embeds (one batch ahead):
-    # reading and sentence splitting are pure Python or a child process, torch releases the GIL, so on two
-    # or more cores they overlap (README, "Embedding precision"); off: one step after the other
+    # read and chunk the next batches' files in a worker thread while this batch embeds, and load the model
+    # while the first files are read: reading and sentence splitting are pure Python or a child process,
+    # torch releases the GIL, so on two or more cores they overlap (README, "Embedding precision"); off: one
+    # step after the other
     read_ahead: bool = True
+    # how many batches the worker may read ahead: more than one lets a slow file to read (OCR, a large web
+    # page) be read while an earlier, larger batch embeds; each is at most batch_chars of text (or one file)
+    read_ahead_batches: int = Field(3, ge=1)
     # file type -> "module:attribute" of a Reader to use instead of the built-in one
     readers: dict[str, str] = Field(default_factory=dict)
 

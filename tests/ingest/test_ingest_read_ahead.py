@@ -5,6 +5,7 @@ stopped between batches leaves whole batches only. Real fixture documents, the r
 from __future__ import annotations
 
 import shutil
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -121,18 +122,41 @@ def test_an_ingest_stopped_between_batches_leaves_whole_batches_and_resumes(
     assert rerun.unchanged == len(written)  # whole documents were written: none is embedded again
 
 
-def test_read_ahead_makes_at_most_one_item_ahead_and_raises_the_workers_error() -> None:
+@pytest.mark.parametrize("batches", [1, 3])
+def test_read_ahead_makes_at_most_its_batches_ahead_in_order_and_raises_the_workers_error(
+    batches: int,
+) -> None:
     made: list[int] = []
 
     def items() -> Iterator[int]:
-        for n in range(3):
+        for n in range(5):
             made.append(n)
             yield n
-        raise ValueError("the third batch could not be chunked")
+        raise ValueError("the sixth batch could not be chunked")
 
     seen: list[tuple[int, int]] = []
-    with pytest.raises(ValueError, match="third batch"), _read_ahead(items(), enabled=True) as ahead:
+    with pytest.raises(ValueError, match="sixth batch"), _read_ahead(items(), batches) as ahead:
         for item in ahead:
             seen.append((item, len(made)))
-    assert [n for n, _ in seen] == [0, 1, 2]
-    assert all(made_then <= item + 2 for item, made_then in seen)  # the one in hand and the next at most
+    assert [n for n, _ in seen] == [0, 1, 2, 3, 4]
+    assert all(made_then <= item + 1 + batches for item, made_then in seen)  # the one in hand and `batches`
+
+
+@pytest.mark.parametrize("read_ahead", [True, False])
+def test_the_model_loads_once_while_the_first_files_are_read(
+    tmp_path: Path, paths: list[Path], minilm: Embedder, read_ahead: bool
+) -> None:
+    """With read-ahead the embedder is loaded by the loader thread (the ingest's first embedding waits on the
+    collection's lock for it, never loads a second one); without, by the ingesting thread at first use."""
+    loaded_by: list[str] = []
+
+    def load() -> Embedder:
+        loaded_by.append(threading.current_thread().name)
+        return minilm
+
+    settings = Settings(data_dir=tmp_path, ingest={"batch_chars": 3_000, "read_ahead": read_ahead})
+    col = open_collection("docs", settings, embedder=load)
+    report = IngestPipeline(col).ingest_files(paths, on_error="skip")
+    assert report.written > 0
+    assert len(loaded_by) == 1
+    assert loaded_by[0].startswith("deepcite-load-embedder") == read_ahead

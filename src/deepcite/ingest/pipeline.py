@@ -10,10 +10,12 @@ Usage::
     report = pipeline.ingest("papers/", ray="local")   # the same steps, read, chunked and embedded on Ray
 
 The steps are those of :mod:`deepcite.ingest.steps`; this module is their single-process executor and
-chooses the Ray one (:mod:`deepcite.ingest.distributed`) for ``ray=``. Files are read and chunked one write
-batch ahead in a worker thread (``ingest.read_ahead``) while this thread embeds and writes the batch before:
-the reader runs in its child process and torch releases the GIL, so reading, chunking and embedding share the
-cores; what is written, and in which order, is the same either way. The LLM client that reads triples
+chooses the Ray one (:mod:`deepcite.ingest.distributed`) for ``ray=``. Files are read and chunked up to
+``ingest.read_ahead_batches`` write batches ahead in a worker thread (``ingest.read_ahead``) while this thread
+embeds and writes the batches before, and the embedding model loads in another worker thread while the first
+files are read: the reader runs in its child process and torch releases the GIL, so reading, chunking and
+embedding share the cores; what is written, and in which order, is the same either way. The LLM client that
+reads triples
 (``graph.llm_triples``) is handed in, built once by the Engine.
 """
 
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import deque
 from collections.abc import Iterable, Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import contextmanager
@@ -154,9 +157,10 @@ class IngestPipeline:
         file names); a file's document id is its name. ``acl`` groups are given to every document read.
         Each file is read in a bounded child process (``ingest`` settings). ``on_error="fail"`` reads
         every file first and raises :class:`IngestError` listing the failures before writing anything;
-        ``"skip"`` goes on and reports them. With ``ingest.read_ahead`` the next batch's files are read and
-        chunked in a worker thread while this one embeds and writes the batch before (never more than one
-        batch ahead); the store is written only here, in input order. ``on_progress`` gets an
+        ``"skip"`` goes on and reports them. With ``ingest.read_ahead`` the next batches' files are read and
+        chunked in a worker thread while this one embeds and writes the batch before (never more than
+        ``ingest.read_ahead_batches`` ahead), and the model loads while the first files are read; the store
+        is written only here, in input order. ``on_progress`` gets an
         :class:`IngestProgress` as each file is done. The originals of ingested files are kept in the collection's ``originals``. ``ray`` as in
         :meth:`ingest` (on a cluster, every node must see the files at the same paths).
         """
@@ -179,19 +183,21 @@ class IngestPipeline:
                 groups = steps.file_groups(reads, batch_docs)
                 pool.write_files(groups, report, len(paths), progress, on_progress)
             return steps.finish(report, started)
-        reads = (self._read(path, name, acl, report) for path, name in zip(paths, names, strict=True))
-        if on_error == "fail":
-            reads = iter(list(reads))  # read everything before writing anything
-            steps.refuse_failed_files(report)
-        done = 0
-        chunked = ((group, self._chunk(group)) for group in steps.file_groups(reads, batch_docs))
-        with _read_ahead(chunked, self.settings.ingest.read_ahead) as batches:
-            for group, chunks in batches:
-                plan = None
-                if chunks is not None:
-                    steps.open(self.collection.embedder.dim, vector_source(self.collection.embedder))
-                    plan = self._write(chunks, sum(len(r.documents) for _, _, r in group), report)
-                done = steps.files_written(group, plan, report, done, len(paths), progress, on_progress)
+        ahead = self.settings.ingest.read_ahead_batches if self.settings.ingest.read_ahead else 0
+        with _loading(self.collection, bool(ahead and paths)):
+            reads = (self._read(path, name, acl, report) for path, name in zip(paths, names, strict=True))
+            if on_error == "fail":
+                reads = iter(list(reads))  # read everything before writing anything
+                steps.refuse_failed_files(report)
+            done = 0
+            chunked = ((group, self._chunk(group)) for group in steps.file_groups(reads, batch_docs))
+            with _read_ahead(chunked, ahead) as batches:
+                for group, chunks in batches:
+                    plan = None
+                    if chunks is not None:
+                        steps.open(self.collection.embedder.dim, vector_source(self.collection.embedder))
+                        plan = self._write(chunks, sum(len(r.documents) for _, _, r in group), report)
+                    done = steps.files_written(group, plan, report, done, len(paths), progress, on_progress)
         return steps.finish(report, started)
 
     def rebuild_graph(self) -> GraphStats:
@@ -231,27 +237,45 @@ class IngestPipeline:
 
 
 @contextmanager
-def _read_ahead(items: Iterator[T], enabled: bool) -> Iterator[Iterator[T]]:
-    """``items``, each produced in one worker thread while the caller works on the one before (at most one
-    ahead, so memory holds two batches at most); the items of a plain iterator when not ``enabled``.
+def _loading(collection: Collection, enabled: bool) -> Iterator[None]:
+    """Load ``collection``'s embedder in a worker thread while the block reads and chunks the first files
+    (when ``enabled``): the first embedding then waits for what is left of the load, not for all of it.
 
-    The worker's exception is raised here, where its item would have been. Leaving the block (done, an
-    error, Ctrl-C) waits for the item in the making, so nothing of the worker runs once the ingest returns.
+    A failed load is not raised here: the first use of the embedder loads it again and raises there.
+    Leaving the block waits for the load, so nothing of it runs once the ingest returns.
     """
     if not enabled:
+        yield
+        return
+    with ThreadPoolExecutor(max_workers=1, thread_name_prefix="deepcite-load-embedder") as worker:
+        worker.submit(lambda: collection.embedder)
+        yield
+
+
+@contextmanager
+def _read_ahead(items: Iterator[T], batches: int) -> Iterator[Iterator[T]]:
+    """``items``, produced in one worker thread up to ``batches`` ahead of the one the caller works on (so
+    memory holds ``batches + 1`` at most: a slow file to read is read while earlier, larger batches embed);
+    the items of a plain iterator when ``batches`` is 0.
+
+    The worker's exception is raised here, where its item would have been. Leaving the block (done, an
+    error, Ctrl-C) waits for the items in the making, so nothing of the worker runs once the ingest returns.
+    """
+    if not batches:
         yield items
         return
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="deepcite-read-ahead") as worker:
-        yield _ahead(items, worker)
+        yield _ahead(items, worker, batches)
 
 
 _END = object()  # the worker's answer when ``items`` is exhausted
 
 
-def _ahead(items: Iterator[T], worker: ThreadPoolExecutor) -> Iterator[T]:
-    pending: Future[object] = worker.submit(next, items, _END)
-    while (item := pending.result()) is not _END:
-        pending = worker.submit(next, items, _END)
+def _ahead(items: Iterator[T], worker: ThreadPoolExecutor, batches: int) -> Iterator[T]:
+    # one worker thread runs the calls in the order they were submitted: the items come in input order
+    pending: deque[Future[object]] = deque(worker.submit(next, items, _END) for _ in range(batches))
+    while (item := pending.popleft().result()) is not _END:
+        pending.append(worker.submit(next, items, _END))
         yield cast(T, item)
 
 

@@ -13,6 +13,7 @@ Writing into a collection is the ingest pipeline's job (:class:`deepcite.ingest.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 
 import numpy as np
@@ -38,6 +39,8 @@ class Collection:
 
     ``embedder`` is the embedder, or a function that returns it, called when a vector is first needed: an
     operation that never embeds (counts, stats, removing a document, reading one back) never loads a model.
+    The function is called once, even when two threads ask at the same time (an ingest loads the model in
+    the background while it reads files).
     """
 
     def __init__(
@@ -47,13 +50,16 @@ class Collection:
         self.store = store
         self.settings = settings
         self._embedder = embedder
+        self._embedder_lock = threading.Lock()
         self._graph_walker: GraphWalker | None = None
 
     @property
     def embedder(self) -> Embedder:
         """The collection's embedder (built on first use when a function was given)."""
         if not hasattr(self._embedder, "encode"):
-            self._embedder = self._embedder()  # type: ignore[operator]
+            with self._embedder_lock:
+                if not hasattr(self._embedder, "encode"):
+                    self._embedder = self._embedder()  # type: ignore[operator]
         return self._embedder  # type: ignore[return-value]
 
     @property
