@@ -53,6 +53,7 @@ _YEAR = re.compile(r"1\d{3}|20\d{2}")
 _SENTENCE_BREAK = re.compile(r"[.!?]\s")  # a name read across a sentence end ("QALYs. For") ends there
 _LOWER_WORD = re.compile(r"\b[a-z]+\b")
 _NAME_PART = re.compile(r"[\s/-]+")
+_QUALIFIER = re.compile(r"(?<=\S)\s*\([^()]*\)$")  # "Kiss and Tell (1945 film)": the name, then what it is
 
 
 @dataclass
@@ -70,9 +71,12 @@ def _is_acronym(word: str) -> bool:
 
 
 def _defined(acronym: str, context: str) -> bool:
-    """Whether ``context`` defines ``acronym`` as an abbreviation: it stands in brackets after its long form
-    ("impaired fasting glucose (IFG)"). An acronym never defined so is a name ("NASA", "ABBA")."""
-    return re.search(rf"[(\[]\s*{re.escape(acronym)}\s*[)\],;]", context) is not None
+    """Whether ``context`` defines ``acronym`` as the abbreviation of common words: it stands in brackets after a
+    word in lower case ("impaired fasting glucose (IFG)") or one a sentence opens with. An acronym never
+    defined so is a name ("NASA", "ABBA"), and so is the short form of a name ("International Boxing
+    Federation (IBF)"), which other texts write alone."""
+    definitions = re.finditer(rf"(^|[.!?]\s+)?(\S+)\s*[(\[]\s*{re.escape(acronym)}\s*[)\],;]", context)
+    return any(d.group(1) is not None or not d.group(2)[:1].isupper() for d in definitions)
 
 
 def _label(term: str, context: str) -> bool:
@@ -91,15 +95,22 @@ def _label(term: str, context: str) -> bool:
 
 
 def _sentence_like(term: str, settings: FollowupSettings) -> bool:
-    """Whether ``term`` reads as a sentence (most content words lower-case, or too long) rather than a name."""
-    words = term.split()
+    """Whether ``term`` reads as a sentence (most content words lower-case, or too long) rather than a name.
+
+    A bracketed qualifier after a capitalised name ("She's Got the Rhythm (And I Got the Blues)", "The Key
+    (1961 film)") is not counted: the name is what stands before it.
+    """
+    name = _QUALIFIER.sub("", term).strip()
+    if not name[:1].isupper():
+        name = term.strip()
+    words = name.split()
     if len(words) > settings.title_max_words:
         return True
     content = [w for w in words if w.lower().strip("?!.,:;()") not in STOP_WORDS and w[:1].isalpha()]
     if not content:
         return False
     lower = sum(w[:1].islower() for w in content) / len(content)
-    ends = bool(_SENTENCE_END.search(term.strip()))
+    ends = bool(_SENTENCE_END.search(name))
     return lower >= settings.sentence_case_share and (len(words) >= settings.sentence_case_min_words or ends)
 
 
