@@ -92,6 +92,30 @@ def test_an_acronym_is_stray_only_where_its_passage_defines_it() -> None:
     assert noise_reason("IFG", SETTINGS, context=elsewhere, evidence=STATIN_ABSTRACT) == STRAY_ACRONYM
 
 
+def test_the_short_form_of_a_name_is_a_name_not_a_stray_acronym() -> None:
+    boxing = "He won the International Boxing Federation (IBF) title. Runs batted in (RBI) were counted."
+    assert noise_reason("IBF", SETTINGS, context=boxing) is None  # its long form is a name
+    assert noise_reason("RBI", SETTINGS, context=boxing) == STRAY_ACRONYM  # its long form is common words
+    # defined elsewhere in the evidence, after a name: still a name
+    assert noise_reason("IBF", SETTINGS, context="Phillips held the IBF title.", evidence=boxing) is None
+    # a capital that only opens the sentence says nothing of a name
+    assert noise_reason("CABG", SETTINGS, context="Patients (CABG) were seen.") == STRAY_ACRONYM
+
+
+def test_a_bracketed_qualifier_after_a_name_does_not_make_it_a_sentence() -> None:
+    song = "She's Got the Rhythm (And I Got the Blues)"
+    assert noise_reason(song, SETTINGS) is None
+    assert noise_reason(song, SETTINGS, title=True) is None
+    assert noise_reason("The Blizzard (1923 film)", SETTINGS, title=True) is None
+    # a sentence or a paper's sentence-case title stays one with a bracket at its end
+    assert noise_reason("the patients were older than the controls (Non-statin group)", SETTINGS) == SENTENCE
+    assert (
+        noise_reason("Statin therapy in stroke patients (the SPARCL study)", SETTINGS, title=True)
+        == WHOLE_TITLE
+    )
+    assert noise_reason("1920 (film)", SETTINGS) == DATE_OR_NUMBER  # a bare year is still a date
+
+
 def test_a_label_of_the_passages_common_words_is_not_a_name() -> None:
     assert noise_reason("Statin group", SETTINGS, context=STATIN_ABSTRACT) == LABEL
     assert noise_reason("Non-statin", SETTINGS, context=STATIN_ABSTRACT) == LABEL
