@@ -9,6 +9,7 @@ import pytest
 
 from deepcite.config import Settings
 from deepcite.errors import ConfigError, InputError, NotFoundError
+from deepcite.models import SearchMode
 from deepcite.practitioners.api import ChatMessage, PractitionerQuery
 from deepcite.practitioners.finder import PractitionerFinder, search_practitioners
 from deepcite.practitioners.location import Location
@@ -48,6 +49,17 @@ async def test_nucc_definitions_let_a_word_reach_a_record_without_it(
     hits = shared_finder.baseline("heart rhythms", 10)
     specialties = {shared_finder.directory.get(c.doc_id).primary_specialty for c, _ in hits}  # type: ignore[union-attr]
     assert "CARDIAC ELECTROPHYSIOLOGY" in specialties
+
+
+def test_profiles_scoring_alike_are_cut_and_ordered_by_npi(shared_finder: PractitionerFinder) -> None:
+    # the engine's own order of equal scores changes between processes; the index's must not
+    index = shared_finder.index
+    every = index.store.search(index.name, text="cardiology", vector=None, mode=SearchMode.BM25, k=1000)
+    expected = [h.chunk.doc_id for h in sorted(every, key=lambda h: (-h.score, h.chunk.doc_id))]
+    scores = [h.score for h in every]
+    assert len(scores) > len(set(scores))  # the query has profiles tied on one score
+    for k in range(1, len(expected) + 1):
+        assert [chunk.doc_id for chunk, _ in index.search("cardiology", k)] == expected[:k]
 
 
 async def test_stage_a_keeps_the_patients_words_when_they_match(shared_finder: PractitionerFinder) -> None:
