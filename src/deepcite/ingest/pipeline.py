@@ -15,8 +15,7 @@ chooses the Ray one (:mod:`deepcite.ingest.distributed`) for ``ray=``. Files are
 embeds and writes the batches before, and the embedding model loads in another worker thread while the first
 files are read: the reader runs in its child process and torch releases the GIL, so reading, chunking and
 embedding share the cores; what is written, and in which order, is the same either way. The LLM client that
-reads triples
-(``graph.llm_triples``) is handed in, built once by the Engine.
+reads triples (``graph.llm_triples``) is handed in, built once by the Engine.
 """
 
 from __future__ import annotations
