@@ -9,6 +9,7 @@ from functools import lru_cache
 
 import pysbd
 import Stemmer
+from pysbd.utils import TextSpan
 
 # English stop words (the Lucene/Anserini list plus common question words), lower-case.
 STOP_WORDS: frozenset[str] = frozenset(
@@ -53,6 +54,7 @@ def term_counts(text: str) -> Counter[str]:
 # test"): PubMed abstracts flattened to one string lose the break before the label; a space puts it back.
 _GLUED_LABEL = re.compile(r"(?<=[a-z0-9)\]%][.!?])(?=[A-Z][A-Z&/ -]{2,}?(?:[:/&-]|\s[A-Z]|$))")
 _ONLY_PARENTHESIS = re.compile(r"^\([^()]*\)$")
+_SPACES = re.compile(r"\s*")
 _NO_WORD = re.compile(r"^\W+$")  # a piece of punctuation alone belongs to the sentence before it
 # text that ends a sentence: closing punctuation, then perhaps quotes, brackets or a citation mark
 SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]\[\d]*\s*$")
@@ -65,12 +67,43 @@ _SPLIT_CACHE_SIZE = 16_384  # distinct texts whose sentences are kept (chunks ar
 _THREAD = threading.local()
 
 
+class _Segmenter(pysbd.Segmenter):
+    """pysbd's segmenter, finding each sentence in the text by string search. pysbd 0.3.4 compiles a regular
+    expression of every sentence and scans the text from its start for it: a third of an ingest's chunking
+    time, and its thousands of one-off patterns push pysbd's own rules out of ``re``'s cache."""
+
+    def sentences_with_char_spans(self, sentences: list[str]) -> list[TextSpan]:
+        """The spans pysbd's own method returns: for each sentence, the first of its non-overlapping
+        occurrences (with the white space after it) that ends past the sentence before."""
+        spans: list[TextSpan] = []
+        prior_end = 0
+        for sentence in sentences:
+            span = _span_after(self.original_text, sentence, prior_end)
+            if span is not None:
+                spans.append(span)
+                prior_end = span.end
+        return spans
+
+
+def _span_after(text: str, sentence: str, prior_end: int) -> TextSpan | None:
+    if not sentence:  # pysbd's own search, whose empty matches step differently
+        found = next((m for m in re.finditer(r"\s*", text) if m.end() > prior_end), None)
+        return None if found is None else TextSpan(found.group(), found.start(), found.end())
+    cursor = 0
+    while (start := text.find(sentence, cursor)) >= 0:
+        end = _SPACES.match(text, start + len(sentence)).end()  # type: ignore[union-attr]  # \s* always matches
+        if end > prior_end:
+            return TextSpan(text[start:end], start, end)
+        cursor = end
+    return None
+
+
 def _segmenter() -> pysbd.Segmenter:
     """This thread's segmenter: a pysbd Segmenter keeps the text it is splitting on itself, so one shared by
     threads (the answer's parts are written in parallel) mixes their texts up."""
     segmenter = getattr(_THREAD, "segmenter", None)
     if segmenter is None:
-        segmenter = _THREAD.segmenter = pysbd.Segmenter(language="en", clean=False)
+        segmenter = _THREAD.segmenter = _Segmenter(language="en", clean=False)
     return segmenter
 
 

@@ -6,9 +6,10 @@ import json
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import pysbd
 import pytest
 
-from deepcite.text import _sentences, first_sentence, split_sentences
+from deepcite.text import _Segmenter, _sentences, first_sentence, split_sentences
 
 CASES = json.loads((Path(__file__).parents[1] / "fixtures" / "answer" / "sentences.json").read_text("utf-8"))
 
@@ -43,3 +44,21 @@ def test_threads_splitting_at_once_get_the_sequential_sentences() -> None:
         _sentences.cache_clear()  # the cache would hide the race
         with ThreadPoolExecutor(max_workers=4) as pool:
             assert list(pool.map(split_sentences, texts)) == sequential
+
+
+SPAN_CASES = [
+    "Yes. Yes. Yes. No.",  # a sentence repeated: each occurrence in turn
+    "a.a. a.a.a. a.a.",  # sentences that overlap themselves
+    "Dr. Smith saw 3 patients.   Fig. 2. shows it.\n\nThe end",  # white space kept after a sentence
+    "... ... ...",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", SPAN_CASES + [c["text"] for c in CASES])
+def test_the_segmenter_finds_the_spans_pysbd_itself_finds(text: str) -> None:
+    """deepcite's segmenter finds sentences by string search instead of pysbd's per-sentence regular
+    expression; the sentences and spans must be pysbd's own."""
+    theirs = pysbd.Segmenter(language="en", clean=False, char_span=True).segment(text)
+    ours = _Segmenter(language="en", clean=False, char_span=True).segment(text)
+    assert [(s.sent, s.start, s.end) for s in ours] == [(s.sent, s.start, s.end) for s in theirs]
