@@ -136,6 +136,10 @@ class IngestSettings(_Section):
     tesseract_cmd: str = "tesseract"
     ocr_language: str = "eng"
     ocr_dpi: int = 300
+    # OpenMP threads of one tesseract page (OMP_THREAD_LIMIT). Its threads spin while they wait: on a page of
+    # the real documents, 1 thread read the same text in 0.6 s of CPU where the default took 3.3 s, and it
+    # shares the cores with the embedder during ingest (README, "Embedding precision")
+    ocr_threads: int = Field(1, ge=1)
     # a page is scanned when one image covers this share of it (its text layer, if any, is an OCR layer)
     scanned_image_coverage: float = 0.8
     scanned_min_chars: int = 20  # a page with fewer extracted characters and an image counts as scanned

@@ -102,6 +102,24 @@ def test_scanned_pdf_is_read_through_ocr() -> None:
     assert doc.blocks[0].page == 1
 
 
+@pytest.mark.skipif(shutil.which("tesseract") is None, reason="tesseract-ocr is not installed (make ocr)")
+@pytest.mark.parametrize("threads", [1, 2])
+def test_tesseract_runs_with_the_configured_openmp_threads(tmp_path: Path, threads: int) -> None:
+    """ingest.ocr_threads reaches tesseract as OMP_THREAD_LIMIT (its waiting threads spin on the cores the
+    embedder needs); a wrapper records it and runs the real binary."""
+    seen = tmp_path / "omp"
+    wrapper = tmp_path / "tesseract"
+    wrapper.write_text(
+        f'#!/bin/sh\necho "$OMP_THREAD_LIMIT" > {seen}\nexec {shutil.which("tesseract")} "$@"\n'
+    )
+    wrapper.chmod(0o755)
+    result = read(
+        DOCS / "scanned-letter.pdf", IngestSettings(tesseract_cmd=str(wrapper), ocr_threads=threads)
+    )
+    assert seen.read_text().strip() == str(threads)
+    assert "Foundation" in result.documents[0].document.text
+
+
 def test_docx_keeps_headings_as_sections_and_core_properties() -> None:
     (doc,) = read(DOCS / "paper-excerpt.docx").documents
     assert doc.document.title == "A Perspective on Explanations of Molecular Prediction Models"

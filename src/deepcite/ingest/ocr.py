@@ -7,6 +7,7 @@ model is downloaded (the language data comes with the Debian package ``tesseract
 from __future__ import annotations
 
 import io
+import os
 import shutil
 import subprocess
 
@@ -33,6 +34,7 @@ def page_text(page: pdfium.PdfPage, settings: IngestSettings) -> list[str]:
         capture_output=True,
         timeout=settings.timeout_s,
         check=False,
+        env={**os.environ, "OMP_THREAD_LIMIT": str(settings.ocr_threads)},
     )
     if done.returncode != 0:
         raise RuntimeError(f"tesseract failed: {done.stderr.decode(errors='replace').strip()[:300]}")
