@@ -156,12 +156,15 @@ def _vectors(data_dir: Path) -> tuple[list[str], np.ndarray]:
 
 
 def neighbour_agreement(a: np.ndarray, b: np.ndarray, k: int) -> float:
-    """Mean share of each row's k nearest other rows (cosine; rows are unit length) that both agree on."""
+    """Mean share of each row's k nearest other rows (cosine; rows are unit length) that both agree on. Equal
+    similarities are ordered by row, the same way in both: a document repeats text (on the 19 real documents
+    324 of the 1,691 chunks repeat another chunk's text), and an unstable sort picked among such exact ties
+    at random, which read as disagreement (0.980 where the stable order gives 0.993 on the same vectors)."""
 
     def nearest(v: np.ndarray) -> np.ndarray:
         sims = v @ v.T
         np.fill_diagonal(sims, -np.inf)
-        return np.argsort(-sims, axis=1)[:, :k]
+        return np.argsort(-sims, axis=1, kind="stable")[:, :k]
 
     return float(np.mean([len(set(x) & set(y)) / k for x, y in zip(nearest(a), nearest(b), strict=True)]))
 
