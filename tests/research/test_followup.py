@@ -122,6 +122,20 @@ def test_a_label_of_the_passages_common_words_is_not_a_name() -> None:
     assert noise_reason("Cleveland Clinic", SETTINGS, context=STATIN_ABSTRACT) is None
 
 
+def test_a_quoted_term_of_art_is_searched_but_quoted_small_or_single_words_are_not() -> None:
+    clinic = (
+        'Readings taken by a doctor run high in "white coat hypertension": the white coat raises the pressure. '
+        'It is "de facto" a clinic effect, "in some instances" lasting, as Pickering "et al" wrote of "anxiety".'
+    )
+    assert noise_reason("white coat hypertension", SETTINGS, context=clinic) is None
+    for label in ("de facto", "in some instances", "et al", "anxiety"):
+        assert noise_reason(label, SETTINGS, context=clinic) == LABEL
+    parent = Candidate(chunk=chunk("c", clinic, title=""), score=1.0)
+    found = followup_terms(parent, "Why do clinic readings run high?", per_passage=6, settings=SETTINGS)
+    assert "white coat hypertension" in found.terms
+    assert {s.text for s in found.skipped} >= {"de facto", "in some instances", "et al"}
+
+
 def test_noun_phrases_bear_on_the_question_and_hold_no_verb_number_or_acronym() -> None:
     phrases = noun_phrases(STATIN_ABSTRACT, QUESTION, SETTINGS)
     assert "preoperative statin therapy" in phrases and "Perioperative stroke" not in phrases

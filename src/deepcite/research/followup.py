@@ -94,6 +94,19 @@ def _label(term: str, context: str) -> bool:
     return plain
 
 
+def _quoted_phrase(term: str, settings: FollowupSettings) -> bool:
+    """Whether a name that starts in lower case (so the passage quotes it: "batting title") is a noun phrase of
+    ``phrase_min_words`` or more words, each no stop word and at least ``_MIN_PHRASE_WORD`` letters long: a
+    term of art, searched. A quoted word, foreign words ("sheol", "de facto") or a phrase of small words ("et
+    al", "in some instances") is none."""
+    words = term.split()
+    return (
+        term[:1].islower()
+        and len(words) >= settings.phrase_min_words
+        and all(len(w) >= _MIN_PHRASE_WORD and w.lower() not in STOP_WORDS for w in words)
+    )
+
+
 def _sentence_like(term: str, settings: FollowupSettings) -> bool:
     """Whether ``term`` reads as a sentence (most content words lower-case, or too long) rather than a name.
 
@@ -160,7 +173,7 @@ def noise_reason(
         return STRAY_ACRONYM
     if _sentence_like(term, settings):
         return WHOLE_TITLE if title else SENTENCE
-    if context is not None and _label(term, context):
+    if context is not None and _label(term, context) and not _quoted_phrase(term, settings):
         return LABEL
     return None
 
