@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from deepcite.errors import CollectionNotFoundError, InputError
-from deepcite.models import Filters, FusionMethod, SearchMode, VectorSource
+from deepcite.models import Chunk, Filters, FusionMethod, SearchMode, VectorSource
 from deepcite.retrieval.bm25 import SparseWeights, bm25_text, idf_lucene, tfc_robertson
 from deepcite.retrieval.engine_hooks import PointData
 from deepcite.retrieval.fusion import distribution_based_score_fusion, reciprocal_rank_fusion
@@ -279,6 +279,29 @@ def test_rrf_uses_the_configured_k(make_store) -> None:
         )
         assert ids(hits) == ["d15#0"]
         assert hits[0].score == pytest.approx(2.0 / rrf_k, rel=1e-5)
+
+
+@pytest.mark.parametrize("mode", [SearchMode.BM25, SearchMode.DENSE, SearchMode.HYBRID])
+def test_equal_scores_are_cut_and_ordered_by_chunk_id(store, mode: SearchMode) -> None:
+    # the engine's own order of equal scores follows storage and, for a fused search, changes between processes
+    twins = [
+        Chunk(
+            chunk_id=f"twin{i:02d}", doc_id=f"twin{i:02d}", text="Zinc lozenges shorten colds.", title="Zinc"
+        )
+        for i in range(12)
+    ]
+    chunks = [*make_chunks(), *reversed(twins)]
+    store.create_collection("c", dense_dim=DIM)
+    vectors = np.stack([vector_for("twin" if c in twins else c.chunk_id) for c in chunks])
+    store.upsert("c", chunks, vectors)
+    vector = None if mode is SearchMode.BM25 else vector_for("twin")
+    every = store.search("c", text="zinc lozenges", vector=vector, mode=mode, k=len(chunks))
+    expected = ids(sorted(every, key=lambda h: (-h.score, h.chunk.chunk_id)))
+    assert expected[:12] == [t.chunk_id for t in twins]  # the twelve twins tie on the best score
+    for k in range(1, len(every) + 1):
+        hits = store.search("c", text="zinc lozenges", vector=vector, mode=mode, k=k)
+        assert ids(hits) == expected[:k]
+        assert [h.rank for h in hits] == list(range(1, k + 1))
 
 
 def test_hybrid_with_only_stop_words_falls_back_to_dense(loaded) -> None:

@@ -9,6 +9,7 @@ serialises writes per collection (:class:`~deepcite.retrieval.collection_locks.C
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 
 import numpy as np
 
@@ -223,7 +224,13 @@ class EngineStore(EngineHooks):
         filters: Filters | None = None,
         fusion: FusionMethod | None = None,
     ) -> list[SearchHit]:
-        """Top-``k`` chunks; ``vector`` is required for dense and hybrid modes (not for BM25)."""
+        """Top-``k`` chunks; ``vector`` is required for dense and hybrid modes (not for BM25).
+
+        Equal scores are ordered by chunk id, and the cut at ``k`` keeps the lowest ids of those tied with the
+        ``k``-th: the engine breaks ties in no fixed order (a hybrid search's fused ties came back in another
+        order from one process to the next), so the search fetches more until every chunk tied with the
+        ``k``-th is in hand. The same request gets the same hits in the same order.
+        """
         self._require(name)
         mode = SearchMode.from_str(mode) if isinstance(mode, str) else mode
         if k < 1:
@@ -236,20 +243,27 @@ class EngineStore(EngineHooks):
             return []
         if sparse is not None and not sparse.indices:
             sparse = None  # hybrid with a query of stop words only: dense alone
+        query = EngineQuery(
+            sparse=sparse,
+            dense=dense,
+            k=k + 1,
+            conditions=conditions,
+            fusion=fusion,
+            prefetch=max(self.settings.search.prefetch_limit, k),
+            rrf_k=self.settings.search.rrf_k,
+        )
         with self._lock(name):
-            query = EngineQuery(
-                sparse=sparse,
-                dense=dense,
-                k=k,
-                conditions=conditions,
-                fusion=fusion,
-                prefetch=max(self.settings.search.prefetch_limit, k),
-                rrf_k=self.settings.search.rrf_k,
-            )
-            results = self.engine_query(name, query)
+            while True:
+                results = self.engine_query(name, query)
+                if len(results) < query.k or results[-1].score < results[k - 1].score:
+                    break
+                query = replace(query, k=query.k * 2)
+        chunks = sorted(
+            ((payload_chunk(r.payload), r.score) for r in results), key=lambda hit: (-hit[1], hit[0].chunk_id)
+        )
         return [
-            SearchHit(chunk=payload_chunk(r.payload), score=r.score, rank=rank, mode=mode)
-            for rank, r in enumerate(results, start=1)
+            SearchHit(chunk=chunk, score=score, rank=rank, mode=mode)
+            for rank, (chunk, score) in enumerate(chunks[:k], start=1)
         ]
 
     def optimize(self, name: str) -> None:
