@@ -62,18 +62,10 @@ class ProfileIndex:
         """``(profile chunk, bm25 score)`` best first (the chunk's doc_id is the NPI); empty when the text
         has no searchable words.
 
-        Profiles of one specialty often score exactly alike, and the engine breaks such ties in no fixed
-        order, so its own top ``k`` can differ from one process to the next. Here equal scores are ordered by
-        NPI and the cut at ``k`` keeps the lowest NPIs of those tied with the ``k``-th: the search fetches
-        more until every profile tied with the ``k``-th is in hand. The same request gets the same candidates.
+        Profiles of one specialty often score exactly alike: the store orders equal scores by chunk id, here
+        the NPI, and cuts at ``k`` among them by it, so the same request gets the same candidates.
         """
-        limit = k + 1
-        while True:
-            hits = self.store.search(
-                self.name, text=text, vector=None, mode=SearchMode.BM25, k=limit, filters=filters
-            )
-            if len(hits) < limit or hits[-1].score < hits[k - 1].score:
-                break
-            limit *= 2
-        ranked = sorted(hits, key=lambda hit: (-hit.score, hit.chunk.doc_id))[:k]
-        return [(hit.chunk, hit.score) for hit in ranked]
+        hits = self.store.search(
+            self.name, text=text, vector=None, mode=SearchMode.BM25, k=k, filters=filters
+        )
+        return [(hit.chunk, hit.score) for hit in hits]
