@@ -87,7 +87,7 @@ class _Segmenter(pysbd.Segmenter):
 
 def _span_after(text: str, sentence: str, prior_end: int) -> TextSpan | None:
     if not sentence:  # pysbd's own search, whose empty matches step differently
-        found = next((m for m in re.finditer(r"\s*", text) if m.end() > prior_end), None)
+        found = next((m for m in _SPACES.finditer(text) if m.end() > prior_end), None)
         return None if found is None else TextSpan(found.group(), found.start(), found.end())
     cursor = 0
     while (start := text.find(sentence, cursor)) >= 0:

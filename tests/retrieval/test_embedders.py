@@ -237,7 +237,8 @@ def test_fp32_and_bf16_give_unit_float32_rows_and_the_same_neighbours(both_preci
     for v in vectors.values():
         sims = v @ v.T
         np.fill_diagonal(sims, -1.0)
-        agree.append(np.argsort(-sims, axis=1)[:, :k])
+        # equal similarities in row order for both, as benchmarks/embedding_precision.py orders them
+        agree.append(np.argsort(-sims, axis=1, kind="stable")[:, :k])
     overlap = np.mean([len(set(a) & set(b)) / k for a, b in zip(*agree, strict=True)])
     assert overlap >= 0.9, overlap
 
