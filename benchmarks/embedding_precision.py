@@ -1,14 +1,15 @@
 """Embedding precision (issue #22): fp32 against ``auto`` (bf16 where the CPU has AVX512-BF16/AMX), with the
 settings behind the defaults, and the answer stage before/after stored sentence offsets.
 
-    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/embedding_precision.py settings --beir ../shared/datasets/beir_scifact
+    HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/embedding_precision.py settings --files ../shared/datasets/real_docs/files
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/embedding_precision.py ingest --files ../shared/datasets/real_docs/files
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/embedding_precision.py answers --pubmedqa ../shared/datasets/pubmedqa_pqal
 
-``settings``: the embedder's own rate (passages/s) over one fixed sample of SciFact passages for each
-precision x ``embedder.batch_size`` (16, 32, 64, 128 at torch's default threads) and x ``embedder.threads``
-(1, 2 at batch 64); the timed runs are interleaved across variants (run 1 of every variant, then run 2, ...)
-so other users' load falls on all alike; medians of ``--runs``.
+``settings``: the embedder's own rate (passages/s) on chunks of the ingested documents (``--passages`` drawn
+at random), each variant in a fresh process: precision x ``embedder.batch_size`` (8, 16, 32, 64) with the heap
+kept (``embedder.heap_trim_mb``), each precision's default batch and 64 with glibc's own heap thresholds, and
+``embedder.threads``; also the system time and page faults of the encoding; the timed runs are interleaved
+across variants so other users' load falls on all alike; medians of ``--runs``.
 
 ``ingest``: ``deepcite ingest FOLDER --json`` in a fresh data dir, one child process per precision
 (``DEEPCITE_EMBEDDER_PRECISION=fp32`` / ``auto``), alternated ``--repeats`` times, under GNU time: chunks/s end
@@ -72,49 +73,95 @@ def _write(stage: str, out: dict[str, object]) -> None:
     print(json.dumps(out, indent=2))
 
 
-# -- settings: batch size and threads -------------------------------------------------------------------------
-def settings_sweep(beir: Path, passages: int, runs: int, batches: list[int], threads_list: list[int]) -> None:
+# -- settings: batch size, threads, heap -----------------------------------------------------------------------
+def _chunk_texts(files: Path, passages: int) -> list[str]:
+    """The texts an ingest of ``files`` embeds (read and chunked with the default settings), ``passages`` of
+    them drawn at random (all with 0)."""
+    from deepcite.config import Settings
+    from deepcite.ingest.chunker import chunk_reads
+    from deepcite.ingest.formats import document_files
+    from deepcite.ingest.readers import read_file
+    from deepcite.retrieval.collection import passage_text
+
+    settings = Settings()
+    docs = [
+        doc
+        for path in document_files(files)
+        for doc in read_file(path, doc_id=path.name, name=path.name, settings=settings.ingest).documents
+    ]
+    texts = [passage_text(c) for chunks in chunk_reads(docs, settings.chunker).values() for c in chunks]
+    return random.Random(7).sample(texts, passages) if 0 < passages < len(texts) else texts
+
+
+def _encode_child(texts_file: Path, precision: str, batch: int, threads: int, heap: bool) -> dict[str, float]:
+    """One variant timed in a fresh process, as an ingest meets it (the heap setting is process-wide and
+    glibc's thresholds move with what a process has freed, so variants must not share one)."""
+    code = (
+        "import json, resource, sys, time\n"
+        "from deepcite.config import EmbedderSettings, Settings\n"
+        "from deepcite.retrieval.embedders import build_embedder\n"
+        "texts_file, precision, batch, threads, heap = sys.argv[1:]\n"
+        "texts = json.loads(open(texts_file, encoding='utf-8').read())\n"
+        "s = EmbedderSettings(precision=precision, batch_size=int(batch), threads=int(threads),\n"
+        "                     heap_trim_mb=128 if heap == 'on' else None)\n"
+        "embedder = build_embedder(Settings(embedder=s))\n"
+        "embedder.encode(texts[:8])\n"
+        "r0, t0 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()\n"
+        "embedder.encode(texts)\n"
+        "r1, t1 = resource.getrusage(resource.RUSAGE_SELF), time.perf_counter()\n"
+        "print(json.dumps({'seconds': t1 - t0, 'sys_seconds': r1.ru_stime - r0.ru_stime,\n"
+        "                  'page_faults': r1.ru_minflt - r0.ru_minflt}))\n"
+    )
+    args = [str(texts_file), precision, str(batch), str(threads), "on" if heap else "off"]
+    done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=False)
+    if done.returncode:
+        raise SystemExit(f"encoding ({precision}, batch {batch}) failed: {done.stderr[-800:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def settings_sweep(
+    files: Path, passages: int, runs: int, batches: list[int], threads_list: list[int]
+) -> None:
     import torch
 
-    from deepcite.retrieval.embedders import SentenceTransformerEmbedder, resolve_precision
+    from deepcite.config import EmbedderSettings
+    from deepcite.retrieval.embedders import batch_size, resolve_precision
 
     machine = _machine()
-    corpus = [json.loads(line) for line in (beir / "corpus.jsonl").open(encoding="utf-8")]
-    sample = random.Random(7).sample(corpus, passages)
-    texts = [f"{d['title']}. {d['text']}" for d in sample]
+    texts = _chunk_texts(files, passages)
     default_threads = torch.get_num_threads()
-    models = {p: SentenceTransformerEmbedder(precision=p) for p in ("fp32", resolve_precision("auto"))}
-    variants = [(p, b, default_threads) for p in models for b in batches]
-    variants += [(p, 64, t) for p in models for t in threads_list if t != default_threads]
-    for embedder in models.values():
-        embedder.encode(texts[:32])  # warm-up
-    seconds: dict[tuple[str, int, int], list[float]] = {v: [] for v in variants}
-    for _ in range(runs):
-        for variant in variants:
-            precision, batch, threads = variant
-            torch.set_num_threads(threads)
-            embedder = models[precision]
-            embedder.batch_size = batch
-            started = time.perf_counter()
-            embedder.encode(texts)
-            seconds[variant].append(time.perf_counter() - started)
-    torch.set_num_threads(default_threads)
+    precisions = ("fp32", resolve_precision("auto"))
+    chosen = {p: batch_size(EmbedderSettings(), p) for p in precisions}
+    variants = [(p, b, default_threads, True) for p in precisions for b in batches]
+    variants += [(p, b, default_threads, False) for p in precisions for b in sorted({chosen[p], 64})]
+    variants += [(p, chosen[p], t, True) for p in precisions for t in threads_list if t != default_threads]
+    timed: dict[tuple[str, int, int, bool], list[dict[str, float]]] = {v: [] for v in variants}
+    with tempfile.TemporaryDirectory(prefix="deepcite-settings-") as tmp:
+        texts_file = Path(tmp) / "texts.json"
+        texts_file.write_text(json.dumps(texts), encoding="utf-8")
+        for r in range(runs):  # run 1 of every variant, then run 2, ...: other users' load falls on all alike
+            for variant in variants:
+                timed[variant].append(_encode_child(texts_file, *variant))
+                print(f"run {r + 1} {variant}: {timed[variant][-1]}", file=sys.stderr, flush=True)
     rows = [
         {
             "precision": p,
             "batch_size": b,
             "threads": t,
-            "passages_per_s": round(passages / statistics.median(seconds[(p, b, t)]), 1),
-            "runs_s": [round(s, 2) for s in seconds[(p, b, t)]],
+            "heap_kept": heap,
+            "passages_per_s": round(len(texts) / statistics.median(x["seconds"] for x in timed[v]), 1),
+            "sys_seconds": round(statistics.median(x["sys_seconds"] for x in timed[v]), 2),
+            "page_faults": int(statistics.median(x["page_faults"] for x in timed[v])),
+            "runs_s": [round(x["seconds"], 2) for x in timed[v]],
         }
-        for p, b, t in variants
+        for v in variants
+        for p, b, t, heap in [v]
     ]
-    fp32_64 = next(
-        r for r in rows if (r["precision"], r["batch_size"], r["threads"]) == ("fp32", 64, default_threads)
-    )
+    base = next(r for r in rows if (r["precision"], r["batch_size"], r["heap_kept"]) == ("fp32", 64, False))
     for row in rows:
-        row["ratio_to_fp32_batch64"] = round(row["passages_per_s"] / fp32_64["passages_per_s"], 2)
-    _write("settings", {"machine": machine, "passages": passages, "runs": runs, "rows": rows})
+        row["ratio_to_fp32_batch64_heap_off"] = round(row["passages_per_s"] / base["passages_per_s"], 2)
+    out = {"machine": machine, "files": files.name, "passages": len(texts), "runs": runs, "rows": rows}
+    _write("settings", out)
 
 
 # -- ingest: end to end, agreement, memory ------------------------------------------------------------------
@@ -332,13 +379,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     stages = parser.add_subparsers(dest="stage", required=True)
     sweep = stages.add_parser("settings")
-    sweep.add_argument(
-        "--beir", type=Path, required=True, help="A BEIR folder; passages are sampled from it."
-    )
-    sweep.add_argument("--passages", type=int, default=256)
-    sweep.add_argument("--runs", type=int, default=3)
-    sweep.add_argument("--batches", default="16,32,64,128", help="batch sizes, at torch's default threads")
-    sweep.add_argument("--threads", default="1,2", help="thread counts, at batch 64")
+    sweep.add_argument("--files", type=Path, required=True, help="documents whose chunks are embedded")
+    sweep.add_argument("--passages", type=int, default=512, help="chunks drawn at random (0: all)")
+    sweep.add_argument("--runs", type=int, default=2)
+    sweep.add_argument("--batches", default="8,16,32,64", help="batch sizes, heap kept, torch's threads")
+    sweep.add_argument("--threads", default="1,2", help="thread counts, at each precision's batch size")
     ingest = stages.add_parser("ingest")
     ingest.add_argument("--files", type=Path, required=True)
     ingest.add_argument("--pick", action="append", default=[], help="only this file of --files (repeatable)")
@@ -354,7 +399,7 @@ def main() -> None:
     args = parser.parse_args()
     if args.stage == "settings":
         ints = [[int(x) for x in value.split(",")] for value in (args.batches, args.threads)]
-        settings_sweep(args.beir, args.passages, args.runs, *ints)
+        settings_sweep(args.files, args.passages, args.runs, *ints)
     elif args.stage == "ingest":
         ingest_bench(args.files, args.pick, args.repeats, args.k, args.read_ahead_off)
     else:

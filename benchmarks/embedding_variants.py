@@ -55,7 +55,7 @@ from deepcite.evaluation.beir import load_beir  # noqa: E402
 from deepcite.ingest.chunker import chunk_document  # noqa: E402
 from deepcite.ingest.loaders import LoadProblem, iter_documents  # noqa: E402
 from deepcite.retrieval.collection import passage_text  # noqa: E402
-from deepcite.retrieval.embedders import SentenceTransformerEmbedder, resolve_model_path  # noqa: E402
+from deepcite.retrieval.embedders import SentenceTransformerEmbedder, batch_size, resolve_model_path  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_BEIR = ROOT.parent / "shared" / "datasets" / "beir_scifact"
@@ -86,7 +86,7 @@ def st_variant(max_seq_length: int | None, quantize: bool) -> Encode:
     """The product's embedder (default settings but ``max_seq_length``), its Linear layers int8 if asked."""
     settings = EmbedderSettings(max_seq_length=max_seq_length)
     embedder = SentenceTransformerEmbedder(
-        settings.model, batch_size=settings.batch_size, max_seq_length=settings.max_seq_length
+        settings.model, batch_size=batch_size(settings, "fp32"), max_seq_length=settings.max_seq_length
     )
     if quantize:  # the benchmark reaches into the embedder: int8 is not a product option (see the results)
         torch.ao.quantization.quantize_dynamic(
@@ -108,13 +108,13 @@ def onnx_variant(cache: Path) -> Encode:
     options = ort.SessionOptions()
     options.intra_op_num_threads = torch.get_num_threads()
     session = ort.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
-    batch_size = EmbedderSettings().batch_size
+    rows_per_pass = batch_size(EmbedderSettings(), "fp32")
 
     def encode(texts: Sequence[str]) -> np.ndarray:
         order = np.argsort([-len(t) for t in texts], kind="stable")  # like SentenceTransformer.encode
         out = np.zeros((len(texts), model.get_embedding_dimension()), dtype=np.float32)
-        for start in range(0, len(texts), batch_size):
-            rows = order[start : start + batch_size]
+        for start in range(0, len(texts), rows_per_pass):
+            rows = order[start : start + rows_per_pass]
             enc = tokenizer(
                 [texts[i] for i in rows],
                 padding=True,

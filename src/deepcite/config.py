@@ -93,9 +93,22 @@ class EmbedderSettings(_Section):
     # sentence-transformers weights and arithmetic: "auto" is bf16 where the CPU computes it natively
     # (AVX512-BF16 or AMX), else fp32. A collection keeps the precision it was built with.
     precision: Literal["auto", "fp32", "bf16"] = "auto"
-    batch_size: int = (
-        64  # texts per forward pass (benchmarks/embedding_precision.py: 64 beat 16 and 32 in bf16)
+    # texts per forward pass (a local model) or per request (an endpoint); None: batch_sizes[precision] for
+    # a local model, batch_sizes["endpoint"] for an endpoint
+    batch_size: int | None = Field(default=None, ge=1)
+    # a local model's: the fastest on 512 chunks of the real documents, one fresh process per size, the heap
+    # kept (benchmarks/embedding_precision.py settings): fp32 8 (41.6 passages/s; 34.7 at 64), bf16 16 (129.5;
+    # 91.6 at 64). From 32 in fp32 and 64 in bf16 an activation (texts x 256 tokens x MiniLM's 1,536-wide
+    # feed-forward layer x 4 or 2 bytes) outgrows the 32 MiB glibc serves from its heap, and pages fault again
+    batch_sizes: dict[Literal["fp32", "bf16", "endpoint"], int] = Field(
+        default_factory=lambda: {"fp32": 8, "bf16": 16, "endpoint": 64}
     )
+    # glibc's malloc while a local model embeds (process-wide, set as the model loads): allocations up to
+    # heap_mmap_threshold_mb come from the heap, and up to heap_trim_mb of freed heap is kept for the next
+    # forward pass, instead of new pages mapped and zeroed for every batch (README, "Embedding precision");
+    # heap_trim_mb None leaves glibc's own thresholds
+    heap_trim_mb: int | None = Field(default=128, ge=0)
+    heap_mmap_threshold_mb: int = Field(default=32, ge=0, le=32)  # glibc refuses more than 32 MiB
     threads: int | None = Field(default=None, ge=1)  # torch intra-op threads; None: torch's own (beat 1 of 2)
     # documents read, chunked and embedded per write during ingest: large calls let the model sort texts
     # by length and pad less, which keeps ingest close to the model's own encoding rate

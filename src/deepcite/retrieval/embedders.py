@@ -19,8 +19,10 @@ way. :func:`vector_source` names what made a collection's vectors, so one collec
 
 from __future__ import annotations
 
+import ctypes
 import logging
 import os
+import platform
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -62,6 +64,9 @@ Kind = Literal["query", "passage"]
 Precision = Literal["fp32", "bf16"]
 
 CPUINFO = Path("/proc/cpuinfo")
+# glibc's mallopt parameters (malloc.h)
+_M_TRIM_THRESHOLD = -1
+_M_MMAP_THRESHOLD = -3
 # /proc/cpuinfo flags of x86 CPUs that compute bf16 natively: AVX512-BF16 dot products, AMX bf16 tiles
 BF16_CPU_FLAGS = frozenset({"avx512_bf16", "amx_bf16"})
 
@@ -334,6 +339,27 @@ def vector_source(embedder: Embedder) -> VectorSource:
     return VectorSource(model=embedder.name, precision=precision)
 
 
+def batch_size(s: EmbedderSettings, precision: Precision | None) -> int:
+    """Texts per forward pass of a local model computing in ``precision``, or per request to an endpoint
+    (``precision`` None): ``embedder.batch_size`` when set, else its ``batch_sizes`` entry."""
+    return s.batch_size or s.batch_sizes[precision or "endpoint"]
+
+
+def keep_heap(trim_mb: int, mmap_threshold_mb: int) -> bool:
+    """Have glibc's malloc serve allocations up to ``mmap_threshold_mb`` from its heap and keep up to
+    ``trim_mb`` of freed heap (``mallopt`` M_MMAP_THRESHOLD, M_TRIM_THRESHOLD), process-wide. Its default
+    thresholds start low and move with what is freed, so a forward pass's large activations were often
+    mapped afresh, and their pages zeroed by the kernel, on every batch. False where the C library is not
+    glibc or refuses."""
+    if platform.libc_ver()[0] != "glibc":
+        return False
+    libc = ctypes.CDLL(None)
+    mb = 1024 * 1024
+    return bool(libc.mallopt(_M_MMAP_THRESHOLD, mmap_threshold_mb * mb)) and bool(
+        libc.mallopt(_M_TRIM_THRESHOLD, trim_mb * mb)
+    )
+
+
 def build_embedder(settings: Settings) -> Embedder:
     """A new embedder as ``settings.embedder`` describes it (the model is loaded now). Build one per process
     and share it: the :class:`~deepcite.engine.Engine` does."""
@@ -346,19 +372,26 @@ def build_embedder(settings: Settings) -> Embedder:
             s.api_key,
             retry=RetryPolicy(settings.llm, what=f"embedding call to {s.base_url}"),
             call_deadline_s=settings.llm.call_deadline_s,
-            batch_size=s.batch_size,
+            batch_size=batch_size(s, None),
             dimensions=s.dimensions,
             timeout_s=s.timeout_s,
             normalize=s.normalize,
             **prefixes,
         )
     precision = resolve_precision(s.precision)
+    batch = batch_size(s, precision)
+    heap = s.heap_trim_mb is not None and keep_heap(s.heap_trim_mb, s.heap_mmap_threshold_mb)
     log.info(
-        "embedder %s: precision %s (setting %r), batch %d", s.model, precision, s.precision, s.batch_size
+        "embedder %s: precision %s (setting %r), batch %d, heap kept: %s",
+        s.model,
+        precision,
+        s.precision,
+        batch,
+        heap,
     )
     return SentenceTransformerEmbedder(
         s.model,
-        batch_size=s.batch_size,
+        batch_size=batch,
         max_seq_length=s.max_seq_length,
         normalize=s.normalize,
         precision=precision,
