@@ -210,6 +210,17 @@ def test_isolated_reading_bounds_time_and_memory() -> None:
     assert "ingest.memory_limit_mb" in starved.skip.message
 
 
+def test_a_child_reads_with_the_date_parser_already_set_up(tmp_path: Path) -> None:
+    """The fork server compiles dateparser's patterns for every language once (readers.warm), so a child
+    reading a web page whose date htmldate hands to dateparser does not compile them again."""
+    page = tmp_path / "note.txt"
+    page.write_text("a plain text file, read by the probe reader")
+    settings = IngestSettings(readers={"text": "ingest.warm_probe:LanguagesReady"})
+    result = read_file_isolated(page, doc_id="n", name="n", settings=settings)
+    ready = int(result.documents[0].document.text.split()[0])
+    assert ready >= 100  # dateparser 1.2 knows some 200 languages
+
+
 def test_an_enormous_page_fails_its_file(tmp_path: Path) -> None:
     writer = pypdf.PdfWriter()
     writer.add_blank_page(width=14_400, height=14_400)  # 200 x 200 inches, the most PDF allows

@@ -23,9 +23,14 @@ from deepcite.ingest.readers import READERS, ReadResult, SkipReason, out_of_memo
 _BYTES_PER_MB = 1024 * 1024
 _CONTEXT = multiprocessing.get_context("forkserver")
 # the built-in readers' modules (and their parsers) are imported once in the fork server, not in every child:
-# 1.5 s of the 9.3 s it took to read the 19 real documents (README, "Embedding precision")
+# 1.5 s of the 9.3 s it took to read the 19 real documents (README, "Embedding precision"); so is their
+# one-time set-up (readers.warm: 1.2 s for every web page whose date reaches dateparser)
 _CONTEXT.set_forkserver_preload(
-    ["deepcite.ingest.readers", *sorted({spec.partition(":")[0] for spec in READERS.values()})]
+    [
+        "deepcite.ingest.readers",
+        *sorted({spec.partition(":")[0] for spec in READERS.values()}),
+        "deepcite.ingest.readers.warm",
+    ]
 )
 
 
