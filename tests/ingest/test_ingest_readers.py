@@ -221,6 +221,35 @@ def test_a_child_reads_with_the_date_parser_already_set_up(tmp_path: Path) -> No
     assert ready >= 100  # dateparser 1.2 knows some 200 languages
 
 
+def test_a_file_is_chunked_in_the_child_that_read_it_with_its_acl() -> None:
+    """With a chunker, read_file_report's child chunks what it read (off the ingesting process's GIL): the
+    chunks the ingesting process would make, every one carrying the acl groups."""
+    from deepcite.config import ChunkerSettings
+    from deepcite.ingest.chunker import chunk_reads
+    from deepcite.ingest.report import read_file_report
+
+    chunker = ChunkerSettings()
+    file, result = read_file_report(
+        DOCS / "paper-excerpt.docx", "paper.docx", ["team"], IngestSettings(), chunker
+    )
+    assert result.chunks is not None and file.doc_ids == ["paper.docx"]
+    assert result.chunks == chunk_reads(result.documents, chunker)
+    assert {tuple(c.acl) for chunks in result.chunks.values() for c in chunks} == {("team",)}
+    _, plain = read_file_report(DOCS / "paper-excerpt.docx", "paper.docx", ["team"], IngestSettings())
+    assert plain.chunks is None  # no chunker, no chunks: the caller chunks
+
+
+def _fails(result: ReadResult) -> None:
+    raise ValueError("the work after reading failed")
+
+
+def test_work_after_reading_that_fails_returns_what_was_read() -> None:
+    read = read_file_isolated(
+        DOCS / "paper-excerpt.docx", doc_id="p", name="p", settings=IngestSettings(), then=_fails
+    )
+    assert read.documents and read.skip is None and read.chunks is None
+
+
 def test_an_enormous_page_fails_its_file(tmp_path: Path) -> None:
     writer = pypdf.PdfWriter()
     writer.add_blank_page(width=14_400, height=14_400)  # 200 x 200 inches, the most PDF allows

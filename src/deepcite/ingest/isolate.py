@@ -12,7 +12,7 @@ import multiprocessing
 import resource
 import sys
 import types
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from multiprocessing.connection import Connection
 from pathlib import Path
@@ -30,18 +30,30 @@ _CONTEXT.set_forkserver_preload(
         "deepcite.ingest.readers",
         *sorted({spec.partition(":")[0] for spec in READERS.values()}),
         "deepcite.ingest.readers.warm",
+        "deepcite.ingest.report",  # and the chunker a reading may be followed by (read_file_report)
     ]
 )
 
 
-def read_file_isolated(path: Path, *, doc_id: str, name: str, settings: IngestSettings) -> ReadResult:
+def read_file_isolated(
+    path: Path,
+    *,
+    doc_id: str,
+    name: str,
+    settings: IngestSettings,
+    then: Callable[[ReadResult], None] | None = None,
+) -> ReadResult:
     """:func:`deepcite.ingest.readers.read_file` in a child process (when ``settings.isolate``), bounded by
-    ``settings.timeout_s`` and ``settings.memory_limit_mb``."""
+    ``settings.timeout_s`` and ``settings.memory_limit_mb``. ``then`` (picklable) is done to what was read, in
+    the same child, within the same bounds: work on the documents that should not take the ingesting
+    process's time (chunking). Should it fail, the result comes back as read, and the caller does that work."""
     if not settings.isolate:
-        return read_file(path, doc_id=doc_id, name=name, settings=settings)
+        result = read_file(path, doc_id=doc_id, name=name, settings=settings)
+        _then(then, result)
+        return result
     receiver, sender = _CONTEXT.Pipe(duplex=False)
     child = _CONTEXT.Process(
-        target=_child, args=(sender, path, doc_id, name, settings), name="deepcite-read", daemon=True
+        target=_child, args=(sender, path, doc_id, name, settings, then), name="deepcite-read", daemon=True
     )
     with _main_module_hidden():
         child.start()
@@ -82,7 +94,23 @@ def _main_module_hidden() -> Iterator[None]:
         sys.modules["__main__"] = main
 
 
-def _child(sender: Connection, path: Path, doc_id: str, name: str, settings: IngestSettings) -> None:
+def _then(then: Callable[[ReadResult], None] | None, result: ReadResult) -> None:
+    if then is None or result.skip:
+        return
+    try:
+        then(result)
+    except Exception:  # the caller does the work again in its own process, and reports what fails there
+        return
+
+
+def _child(
+    sender: Connection,
+    path: Path,
+    doc_id: str,
+    name: str,
+    settings: IngestSettings,
+    then: Callable[[ReadResult], None] | None,
+) -> None:
     limit = settings.memory_limit_mb * _BYTES_PER_MB
     try:
         if _address_space("VmSize") >= limit:  # the readers the fork server imported already take more
@@ -96,6 +124,7 @@ def _child(sender: Connection, path: Path, doc_id: str, name: str, settings: Ing
             and _address_space("VmPeak") >= (settings.memory_exhausted_share * limit)
         ):
             result = out_of_memory(settings)
+        _then(then, result)
         sender.send(result)
     finally:
         sender.close()

@@ -212,7 +212,7 @@ class IngestPipeline:
     # -- the single-process executor -------------------------------------------------------------------
     def _read(self, path: Path, name: str, acl: Sequence[str], report: IngestReport) -> FileRead:
         """The read step: one file read in its bounded child process and accounted for."""
-        file, result = read_file_report(path, name, acl, self.settings.ingest)
+        file, result = read_file_report(path, name, acl, self.settings.ingest, self.settings.chunker)
         self.steps.account(file, result, report)
         return file, path, result
 
@@ -220,6 +220,8 @@ class IngestPipeline:
         """The chunk step of a group of files read (None for a skipped file: nothing to write)."""
         if group[0][0].status is FileStatus.SKIPPED:
             return None
+        if all(r.chunks is not None for _, _, r in group):  # chunked in the reader's child
+            return {doc_id: chunks for _, _, r in group for doc_id, chunks in (r.chunks or {}).items()}
         docs: list[Document | ReadDocument] = [d for _, _, r in group for d in r.documents]
         return chunk_batch(docs, self.settings.chunker)
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
-from deepcite.config import IngestSettings
+from deepcite.config import ChunkerSettings, IngestSettings
+from deepcite.ingest.chunker import chunk_reads
 from deepcite.ingest.isolate import read_file_isolated
 from deepcite.ingest.problems import LoadProblem
 from deepcite.ingest.readers.base import ReadResult, SkipReason
@@ -39,13 +41,21 @@ class FileReport(BaseModel):
 
 
 def read_file_report(
-    path: Path, name: str, acl: Sequence[str], settings: IngestSettings
+    path: Path,
+    name: str,
+    acl: Sequence[str],
+    settings: IngestSettings,
+    chunker: ChunkerSettings | None = None,
 ) -> tuple[FileReport, ReadResult]:
     """Read one file in the bounded child process (:func:`read_file_isolated`) and describe it: its
     report (ingested until its chunks are written, or skipped with the reason) and what was read, every
-    document given the ``acl`` groups. The report's ``seconds`` is the time spent reading."""
+    document given the ``acl`` groups. With ``chunker`` the documents are chunked in that child too
+    (``result.chunks``): sentence splitting is pure Python, and in the ingesting process it would hold the
+    GIL the model load and the embedding's own Python need. The report's ``seconds`` is the time spent
+    reading (and chunking)."""
     t0 = time.perf_counter()
-    result = read_file_isolated(path, doc_id=name, name=name, settings=settings)
+    then = None if chunker is None else partial(_chunk_read, acl=tuple(acl), chunker=chunker)
+    result = read_file_isolated(path, doc_id=name, name=name, settings=settings, then=then)
     file = FileReport(
         file=name,
         status=FileStatus.SKIPPED if result.skip else FileStatus.INGESTED,
@@ -56,11 +66,20 @@ def read_file_report(
         ocr_pages=result.ocr_pages,
         seconds=time.perf_counter() - t0,
     )
-    if acl:
-        for read in result.documents:
-            read.document = read.document.model_copy(update={"acl": list(acl)})
+    _give_acl(result, acl)
     file.doc_ids = [r.document.id for r in result.documents]
     return file, result
+
+
+def _chunk_read(result: ReadResult, *, acl: tuple[str, ...], chunker: ChunkerSettings) -> None:
+    _give_acl(result, acl)
+    result.chunks = chunk_reads(result.documents, chunker)
+
+
+def _give_acl(result: ReadResult, acl: Sequence[str]) -> None:
+    for read in result.documents:
+        if acl and read.document.acl != list(acl):
+            read.document = read.document.model_copy(update={"acl": list(acl)})
 
 
 class IngestProgress(BaseModel):

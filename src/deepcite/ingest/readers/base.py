@@ -9,7 +9,7 @@ from typing import Protocol
 
 from deepcite.config import IngestSettings
 from deepcite.ingest.problems import LoadProblem
-from deepcite.models import Document
+from deepcite.models import Chunk, Document
 
 
 class SkipReason(StrEnum):
@@ -66,6 +66,8 @@ class ReadResult:
     pages: int | None = None
     ocr_pages: int = 0
     kind: str | None = None  # the detected file type, set by read_file
+    # the documents chunked by document id, in the child that read them, when the ingest asked for it
+    chunks: dict[str, list[Chunk]] | None = None
 
     @classmethod
     def skipped(cls, reason: SkipReason, message: str) -> ReadResult:
