@@ -24,6 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import sqlite3
+import threading
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from contextlib import closing, contextmanager
@@ -131,13 +132,18 @@ class TripleCache:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        # the extractor's threads write replies at once: two connections switching a new file to WAL together
+        # made one fail at once with "database is locked" (the switch waits for no busy timeout), so one
+        # connection at a time sets the file up
+        self._setup = threading.Lock()
 
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         with closing(sqlite3.connect(self.path, timeout=30.0)) as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.executescript(self._SCHEMA)
+            with self._setup:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.executescript(self._SCHEMA)
             with db:
                 yield db
 
