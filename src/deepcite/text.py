@@ -75,7 +75,8 @@ class _AbbreviationReplacer(English.AbbreviationReplacer):
     start (" al" in " also" too), though a rewrite depends only on the occurrence's own text: the same rewrite
     again and again, most of them finding nothing. A rewrite only turns periods into pysbd's marker, never
     makes a period, and matches only at periods, so applying it to its own output changes nothing: it is
-    skipped when the text is what that rewrite last returned. These rewrites were half of an ingest's chunking.
+    skipped when the text is what that rewrite last returned. These rewrites were a quarter of the time of
+    chunking the 19 real documents under a profiler (1.6 of 6.0 s).
     """
 
     def __init__(self, text: str, lang: type) -> None:

@@ -13,8 +13,8 @@ ingest does between those steps, with the same code (:class:`~deepcite.ingest.st
 chunk ids against the store and sends only the chunks of new or changed documents to be embedded, and
 writes the batches to the store in input order. So the chunk ids, payloads, vectors and BM25 weights are
 those of a single-process ingest (in bf16 the vectors are equal up to bf16's rounding, which depends on
-the number of threads torch splits a small batch's products over: an actor has its own); a re-run after an interruption embeds and writes only what is missing;
-the progress callbacks and the :class:`~deepcite.ingest.report.IngestReport` are the same.
+the number of threads torch splits a small batch's products over: an actor has its own); a re-run after an
+interruption embeds and writes only what is missing; the progress callbacks and the :class:`~deepcite.ingest.report.IngestReport` are the same.
 
 Up to ``ray.batches_in_flight`` calls per actor are queued, so an actor never waits for the driver.
 A dead actor is started again (``ray.max_restarts``, its model reloaded) and its batch sent again

@@ -14,8 +14,8 @@ chooses the Ray one (:mod:`deepcite.ingest.distributed`) for ``ray=``. Files are
 ``ingest.read_ahead_batches`` write batches ahead in a worker thread (``ingest.read_ahead``) while this thread
 embeds and writes the batches before, and the embedding model loads in another worker thread while the first
 files are read: a file is read and chunked in its reader's child process and torch releases the GIL, so
-reading, chunking and embedding share the cores; what is written, and in which order, is the same either way. The LLM client that
-reads triples (``graph.llm_triples``) is handed in, built once by the Engine.
+reading, chunking and embedding share the cores; what is written, and in which order, is the same either way.
+The LLM client that reads triples (``graph.llm_triples``) is handed in, built once by the Engine.
 """
 
 from __future__ import annotations

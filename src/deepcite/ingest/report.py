@@ -77,8 +77,11 @@ def _chunk_read(result: ReadResult, *, acl: tuple[str, ...], chunker: ChunkerSet
 
 
 def _give_acl(result: ReadResult, acl: Sequence[str]) -> None:
+    """Give every document read the ``acl`` groups (a no-op for documents the child already gave them)."""
+    if not acl:
+        return
     for read in result.documents:
-        if acl and read.document.acl != list(acl):
+        if read.document.acl != list(acl):
             read.document = read.document.model_copy(update={"acl": list(acl)})
 
 
