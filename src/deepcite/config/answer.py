@@ -1,0 +1,121 @@
+"""Settings of the grounded answer stage: lengths, context, budgets, the citation check, the extractive
+writer and its finding scores."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from deepcite.config.section import Section
+
+
+class AnswerLengthSettings(Section):
+    """How many sentences each part of an answer has."""
+
+    summary_min_sentences: int = 3
+    summary_max_sentences: int = 5
+    subanswer_max_sentences: int = 4
+    long_answer_sentences_per_aspect: int = 3
+    extractive_summary_sentences: int = 2  # most sentences of the extractive quick summary
+
+
+class AnswerContextSettings(Section):
+    """The evidence an answer is written from (``ResponseContext``) and how long the server keeps it."""
+
+    max_chunks: int = 12
+    max_subquery_chunks: int = 6  # evidence per sub-question handed to its sub-answer
+    ttl_s: float = 3600.0
+    max_count: int = 1000
+    cleanup_interval_s: float = 60.0
+
+
+class AnswerBudgetSettings(Section):
+    """Time and tokens: a question's (or a regeneration's) whole time; LLM calls stop ``offline_reserve_s``
+    before it runs out, and what is left unanswered is written offline (the response's ``degraded`` says so)."""
+
+    request_s: float = 180.0
+    offline_reserve_s: float = 5.0
+    tokens: int = 6000  # whole LLM request: prompt (passages trimmed to fit) + llm.max_output_tokens
+
+
+class CitationSettings(Section):
+    """The citation check (answer/citations.py, answer/support.py; tuned by benchmarks/citation_support.py): a
+    range marker spanning more than ``max_range_width`` ids is dropped whole; a cited passage must support its
+    sentence: verbatim when ``verbatim_lexical`` of the sentence's terms is in it, else ``lexical_weight *
+    lexical + (1 - lexical_weight) * cosine`` to the passage's closest sentence must reach ``support_threshold``;
+    ``judge = "llm"`` asks the LLM judge where it answers. An unsupported sentence is replaced or dropped."""
+
+    max_range_width: int = 5
+    verbatim_lexical: float = 0.9
+    lexical_weight: float = Field(default=0.3, ge=0.0, le=1.0)
+    support_threshold: float = 0.58
+    judge: Literal["none", "llm"] = "none"
+    unsupported_policy: Literal["replace", "drop"] = "replace"
+    # a citation's quote: the passage sentence that supports its claim best, widened by a neighbour while
+    # that adds claim terms, up to this many sentences (answer/support.py)
+    quote_max_sentences: int = Field(default=2, ge=1)
+
+
+class ExtractiveSettings(Section):
+    """The extractive writer, findings first (answer/extractive.py; the module docstring has the formulas): a
+    sentence's value for a target is (1 - finding_weight) * relevance + finding_weight * finding score, among
+    sentences whose support clears support_threshold. Tuned on PubMedQA train questions
+    (benchmarks/answers_tuning.py)."""
+
+    # a sentence's support for a target: lexical_weight * lexical + (1 - lexical_weight) * cosine
+    lexical_weight: float = Field(default=0.5, ge=0.0, le=1.0)
+    support_threshold: float = 0.35
+    redundancy_threshold: float = 0.8
+    min_sentence_tokens: int = 3  # evidence sentences with fewer stemmed terms are never quoted
+    max_embedded_sentences: int = 40  # per answer part, most lexically similar first; 0 embeds all
+    finding_weight: float = 0.3
+    descriptive_finding_weight: float = 0.1  # for what/how questions, which a description answers
+    elide_statistics: bool = (
+        True  # quoted sentences leave out parenthesised statistics (the source keeps them)
+    )
+    sentence_relevance_weight: float = (
+        0.5  # relevance: this much from the sentence alone, the rest with its study
+    )
+    study_support_share: float = 0.9  # a sentence earns this share of its study's support (sentences, title)
+    lexical_idf: bool = True  # weigh a target's terms by their rarity among the evidence's sentences
+    opening_min_finding: float = 0.5  # the opening sentence is a finding this strong when any relevant one is
+    opening_min_relevance: float = (
+        0.5  # … and this relevant (0 at support_threshold, 1 for the best sentence)
+    )
+    decisive_bonus: float = 0.1  # yes/no questions: value added to a sentence that states an effect or a test
+    continue_ratio: float = (
+        0.75  # a further sentence joins when its value reaches this share of the opening's
+    )
+    # a sentence of another study than the opening one joins only when its support for the question reaches
+    # this share of the opening sentence's support (no padding from studies about something else)
+    other_study_ratio: float = 1.0
+
+
+class FindingSettings(Section):
+    """A sentence's finding score (answer/findings.py): the prior of its section's role, plus ``cue_bonus`` per
+    kind of finding cue (at most ``cue_cap``), minus an aim or method penalty."""
+
+    prior_finding: float = 0.6
+    prior_aim: float = 0.0
+    prior_background: float = 0.1
+    prior_method: float = 0.15
+    prior_unknown: float = 0.35
+    cue_bonus: float = 0.15
+    cue_cap: float = 0.45
+    aim_penalty: float = 0.5
+    method_penalty: float = 0.25
+
+
+class AnswerSettings(Section):
+    """The grounded answer stage, one section per concern."""
+
+    length: AnswerLengthSettings = Field(default_factory=AnswerLengthSettings)
+    context: AnswerContextSettings = Field(default_factory=AnswerContextSettings)
+    budget: AnswerBudgetSettings = Field(default_factory=AnswerBudgetSettings)
+    citations: CitationSettings = Field(default_factory=CitationSettings)
+    extractive: ExtractiveSettings = Field(default_factory=ExtractiveSettings)
+    findings: FindingSettings = Field(default_factory=FindingSettings)
+    embedding_cache_size: int = (
+        20_000  # sentence vectors kept by the extractive writer and the citation check
+    )

@@ -1,0 +1,182 @@
+"""Settings of the research engine, one section per stage: planning, follow-ups, retrieval, selection,
+coverage, chains, next hops, the evidence order, stopping."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import Field
+
+from deepcite.config.section import Section
+
+
+class PlanningSettings(Section):
+    """How a question becomes aspects, sub-questions and each round's queries."""
+
+    max_question_chars: int = 2000  # a longer question or search query is refused, on every surface
+    # importance of the main aspect of a question part, of each side of a comparison, and of secondary
+    # aspects (an "advantages" or "uses" clause beside the main one)
+    main_aspect_importance: float = 1.0
+    side_aspect_importance: float = 0.9
+    secondary_aspect_importance: float = 0.6
+    hyde_enabled: bool = False
+    max_queries_per_round: int = 24
+    max_query_chars: int = 500
+    # bridge hops follow entities of the best `bridge_parents_per_hop` passages not yet bridged from (each
+    # passage's title and up to `bridge_names_per_passage` names)
+    bridge_parents_per_hop: int = 1
+    bridge_names_per_passage: int = 6
+    bridge_entities_in_label: int = 4  # entities named in a bridge hop's sub-question text
+    # with a collection's entity graph: bridge queries per round from high-PPR entities the evidence does not
+    # yet cover, walking from the question's entities and the best `graph_seed_passages` evidence passages
+    # (0: none; 3 cost recall@5 on MuSiQue train)
+    graph_bridge_entities: int = 0
+    graph_seed_passages: int = 5
+
+
+class FollowupSettings(Section):
+    """How offline follow-up (bridge) queries are read from evidence, and which are noise that never runs
+    (research/followup.py; the word lists are in research/followup_words.py)."""
+
+    # a passage title is followed as an entity only when it reads as a name: at most `title_max_words` words,
+    # no sentence end, and (from `sentence_case_min_words` words on) less than `sentence_case_share` of its
+    # content words in lower case ("Kiss and Tell (1945 film)" is a name; a paper's sentence-case title is not)
+    title_max_words: int = 8
+    sentence_case_min_words: int = 4
+    sentence_case_share: float = 0.5
+    # noun phrases read from a passage when its names give no follow-up: runs of phrase_min_words to
+    # phrase_max_words content words that share a word with the question and add one; at most
+    # phrases_per_passage, those nearest the start of the passage first
+    phrase_min_words: int = 2
+    phrase_max_words: int = 4
+    phrases_per_passage: int = 3
+
+
+class ResearchRetrievalSettings(Section):
+    """How each round searches: modes, depth, fusion of the round's lists, the optional reranker."""
+
+    modes: list[Literal["bm25", "dense", "hybrid"]] = Field(default_factory=lambda: ["hybrid"])
+    k_per_query: int = 20
+    bridge_modes: list[Literal["bm25", "dense", "hybrid"]] = Field(default_factory=lambda: ["bm25"])
+    bridge_k: int = 3  # hits per bridge query (an entity searched by name)
+    # the entity graph's ranked list (`graph_k` hits) beside each sub-question's searches, when the collection
+    # has a graph. Off by default: it lifts multi-hop recall but costs about 2.5x the research time (README,
+    # multi-hop); ``eval multihop`` measures it on. The round's lists are fused by RRF with search.rrf_k.
+    use_graph: bool = False
+    graph_k: int = 20
+    rerank_enabled: bool = False
+    reranker_model: str | None = None
+    rerank_top_n: int = 30
+    rerank_batch_size: int = 32
+
+
+class SelectionSettings(Section):
+    """Which passages a round keeps, and how the evidence pack is ordered and capped."""
+
+    max_docs_per_round: int = 10
+    max_total_docs: int = 30
+    per_document_cap: int = 2
+    mmr_lambda: float = 0.7
+    must_preserve_boost: float = 0.1
+    # MMR runs over the round's best `pool` candidates; the best passage of each query not yet represented
+    # gets `spread_bonus` on its relevance
+    pool: int = 30
+    spread_bonus: float = 0.2
+    title_match_bonus: float = 0.15  # a passage titled after the entity or aspect its query was about
+    # a bridge candidate's relevance: cosine to (question + parent) + `title_match_bonus` when its title names
+    # the entity + `bridge_residual_weight` * its share of the best score of the question words the parent lacks
+    bridge_residual_weight: float = 0.3
+    # the pack's order: a passage selected at `rank` in round r scores round_decay**(r-1) / (rank_k + rank)
+    rank_k: float = 1.0
+    round_decay: float = 0.7
+
+
+class CoverageSettings(Section):
+    """How well the evidence covers each aspect: keywords and embedding similarity (or an LLM grader)."""
+
+    enabled: bool = True  # off: coverage never stops the rounds (evidence quality does)
+    threshold: float = 0.5  # an aspect scoring at least this is covered
+    weighted_threshold: float = 0.70
+    core_importance: float = 0.8  # aspects at least this important must all be covered
+    # an aspect's score: keyword_weight * keyword score + (1 - keyword_weight) * embedding similarity
+    keyword_weight: float = Field(default=0.5, ge=0.0, le=1.0)
+    # the best aspect-passage cosine is mapped from [cosine_floor, cosine_ceiling] onto [0, 1]
+    cosine_floor: float = 0.25
+    cosine_ceiling: float = 0.75
+    # a passage's lead sentence is looked for in its first this many characters before the whole text
+    lead_window_chars: int = 600
+
+
+class ChainSettings(Section):
+    """Composed questions ("the spouse of the performer of Green") run as an ordered chain of hops. Off by
+    default: on MuSiQue train it cost recall@5 (README, multi-hop)."""
+
+    enabled: bool = False  # a question is parsed into at most research.stopping.max_hops hops
+    beam: int = 2  # answer entities of a hop carried into the next hop's queries
+    answer_passages: int = 3  # a hop's best passages its answer entity is taken from
+    # an answer entity scores 1/rank of its passage, times `title_weight` for a passage title, plus
+    # `near_weight` when it stands within `near_window` words of a relation word of the hop's query, plus
+    # `known_weight` when it is the title of a document in the collection
+    title_weight: float = 0.5
+    near_weight: float = 2.0
+    near_window: int = 12
+    known_weight: float = 1.0
+    # the best passage of each hop is pinned in the pack at `pin_factor` times the first hop's best score
+    pin_factor: float = 0.9
+
+
+class NextHopSettings(Section):
+    """LLM-chosen next hops (research/nodes/choose_next_hop.py, IRCoT/HippoRAG style): after each round's
+    selection the LLM reads the question and the evidence so far and says whether it is answered, and if not,
+    the next query and the entity it is about; that query joins the next round's queries. Off by default;
+    runs only with an LLM configured. A failed or invalid reply changes nothing (a warning in the pack)."""
+
+    enabled: bool = False
+    evidence_passages: int = 8  # best evidence passages shown to the LLM (title and text)
+    passage_chars: int = 400  # each shown passage's text cut to this many characters
+    token_budget: int = 1500  # the evidence listing trimmed to fit this many tokens (llm.chars_per_token)
+
+
+class EvidenceRankingSettings(Section):
+    """The evidence pack's final order (``research/linking.py``): relevance to the whole question plus the
+    score of linked passages, so a chain's bridge passage ranks beside the passage naming it. Tuned on the
+    MuSiQue and HotpotQA train sets (README, multi-hop)."""
+
+    enabled: bool = True
+    dense_weight: float = 1.0  # x cosine of passage and question
+    title_weight: float = 0.6  # the question names the passage's title
+    pack_weight: float = 3.0  # x 1 / (pack_k + rank in the rounds' order)
+    pack_k: float = 1.0
+    link_weight: float = 0.5  # x the score of a passage it shares a title link with
+    shared_name_weight: float = 0.1  # x the score of a passage mentioning a name it mentions
+    iterations: int = 2  # rounds of link lifting (2 carries a score two links down a chain)
+
+
+class StoppingSettings(Section):
+    """When the rounds stop (decided by the ``should_continue`` node)."""
+
+    min_hops: int = 3
+    max_hops: int = 10  # the one cap on research rounds (hops); a request may ask for fewer
+    no_novelty_streak: int = 2  # stop after this many rounds without new evidence
+    # > 0: a round brings new evidence only when it changes the pack's top this-many passages (its final
+    # order, research.ranking); 0: any newly selected passage counts. 10 cut MuSiQue train's hops from 8.8 to
+    # 5.2 at the same recall (README, multi-hop)
+    novelty_top_k: int = 10
+    quality_stop_score: float = (
+        0.5  # with coverage off: stop once the best question-evidence cosine reaches it
+    )
+
+
+class ResearchSettings(Section):
+    """The research engine, one section per stage: planning, retrieval, selection, coverage, stopping."""
+
+    planning: PlanningSettings = Field(default_factory=PlanningSettings)
+    retrieval: ResearchRetrievalSettings = Field(default_factory=ResearchRetrievalSettings)
+    selection: SelectionSettings = Field(default_factory=SelectionSettings)
+    coverage: CoverageSettings = Field(default_factory=CoverageSettings)
+    stopping: StoppingSettings = Field(default_factory=StoppingSettings)
+    chain: ChainSettings = Field(default_factory=ChainSettings)
+    next_hop: NextHopSettings = Field(default_factory=NextHopSettings)
+    ranking: EvidenceRankingSettings = Field(default_factory=EvidenceRankingSettings)
+    followup: FollowupSettings = Field(default_factory=FollowupSettings)
+    vector_cache_size: int = 50_000  # passage vectors kept across questions by one ResearchAgent

@@ -1,0 +1,100 @@
+"""Settings of what deepcite talks to and serves through: the LLM endpoint, web search, the HTTP API, the MCP
+server and saved answers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import Field
+
+from deepcite.config.section import Section
+
+
+class LLMSettings(Section):
+    """Any OpenAI-compatible chat endpoint (OpenAI, Ollama, vLLM, llama.cpp, LM Studio, Gemini)."""
+
+    base_url: str | None = None
+    model: str | None = None
+    api_key: str | None = None
+    timeout_s: float = 60.0  # each network step (connect, one read): the httpx timeout
+    # one call's whole wall-clock time: connect, every read and every retry with its wait
+    call_deadline_s: float = 120.0
+    max_retries: int = 4
+    backoff_initial_s: float = 0.5
+    backoff_max_s: float = 20.0
+    temperature: float = 0.0
+    max_output_tokens: int = 1024
+    # first structured-output style tried; a refusal (400, 422, or an error naming the type) steps down
+    # json_schema > json_object (with the schema) > prompt
+    structured_output: Literal["json_schema", "json_object", "prompt"] = "json_schema"
+    chars_per_token: float = 4.0  # token estimate for budgets (about 4 characters per token in English)
+    # chat calls in flight at once, across every thread and event loop of the process (None: no cap); 1 for a
+    # single-slot server (llama.cpp, llama-cpp-python). Waiting for a slot counts against the call's deadline.
+    max_concurrent_calls: int | None = Field(default=None, ge=1)
+
+    @property
+    def configured(self) -> bool:
+        return bool(self.base_url and self.model)
+
+
+class WebSearchSettings(Section):
+    """Web results per sub-question through an MCP server's web_search tool."""
+
+    enabled: bool = False
+    mcp_url: str | None = None
+    tool_name: str = "web_search"
+    allowed_domains: list[str] = Field(default_factory=list)
+    max_results: int = 5
+    concurrency: int = 4
+    page_timeout_s: float = 10.0
+    summary_sentences: int = 3
+    query_argument: str = "query"  # the tool's argument that takes the search text
+    tool_arguments: dict[str, Any] = Field(default_factory=dict)  # extra fixed arguments, e.g. {"count": 5}
+    tool_timeout_s: float = 30.0  # one web_search tool call, connection included
+    max_page_bytes: int = 2_000_000  # pages larger than this are cut before text extraction
+    summary_max_chars: int = 1200  # a page's summary passage is cut to this length
+    min_sentence_tokens: int = 4  # shorter page sentences (menus, captions) are not quoted
+    llm_page_chars: int = 8000  # page text handed to the LLM summariser
+    user_agent: str = "deepcite/0.1 (research assistant; evidence fetch)"
+
+
+class ServerSettings(Section):
+    """The HTTP API."""
+
+    host: str = "127.0.0.1"
+    port: int = 8000
+    max_request_bytes: int = 64_000
+    default_collection: str = "demo"
+    # uploads (POST /api/collections/{collection}/documents): each file, the whole multipart body, the files
+    max_upload_file_bytes: int = 50_000_000
+    max_upload_request_bytes: int = 200_000_000
+    max_upload_files: int = 50
+    max_document_id_chars: int = 512  # a longer id in /files/{collection}/{document_id} is refused
+    job_history: int = 100  # upload jobs kept for GET /api/jobs/{job_id} (oldest finished ones go first)
+    disconnect_poll_s: float = 0.5  # how often a long JSON request checks that its client is still there
+    # the CLI going through a running server (deepcite ingest/search --server, or found via server.json)
+    client_timeout_s: float = Field(default=300.0, gt=0)  # one HTTP request to the server
+    client_poll_s: float = Field(default=0.5, gt=0)  # how often an upload's ingest job is asked for
+
+
+class MCPSettings(Section):
+    """deepcite's own MCP server (``deepcite mcp``): where it listens and what its tools allow."""
+
+    host: str = "127.0.0.1"  # streamable HTTP only binds here unless changed on purpose
+    port: int = 8765
+    path: str = "/mcp"
+    max_passage_chars: int = 2000  # passage text in tool results is cut to this length
+    # ACL groups every MCP caller may read, e.g. DEEPCITE_MCP_GROUPS='["cardiology"]'; unset: everything
+    groups: list[str] | None = None
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"] = "WARNING"
+
+
+class SavedAnswerSettings(Section):
+    """Saved answers (``<data dir>/answers.sqlite``, :mod:`deepcite.saved_answers`): every answer is kept
+    until more than ``max_answers`` are saved (the oldest go first) or it is deleted."""
+
+    path: Path | None = None  # None means <data_dir>/answers.sqlite
+    max_answers: int = Field(default=500, ge=0)  # 0 saves nothing
+    list_limit: int = Field(default=100, ge=1)  # most recent saved answers one listing returns
+    busy_timeout_s: float = Field(default=30.0, gt=0)  # wait this long for another writer of the file
