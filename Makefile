@@ -66,12 +66,15 @@ lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/ruff format --check src tests benchmarks
 
-# the multi-hop figures of the README (pools cached under .data/bench; the first run ingests them)
+# the multi-hop figures of docs/benchmarks/multihop.md (pools cached under .data/bench; the first run ingests
+# them), written to benchmarks/results/eval_multihop/<date>_<commit>_<set>.json
+BENCH_RUN = $(shell date -u +%F)_$(shell git rev-parse --short=7 HEAD)
 bench: $(STAMP)
+	mkdir -p benchmarks/results/eval_multihop
 	HF_HUB_OFFLINE=1 $(VENV)/bin/deepcite eval multihop --data ../shared/datasets/hipporag_musique/musique_dev_sample.json \
-		--data-dir .data/bench --out benchmarks/results/multihop_musique_dev.json
+		--data-dir .data/bench --out benchmarks/results/eval_multihop/$(BENCH_RUN)_musique-dev.json
 	HF_HUB_OFFLINE=1 $(VENV)/bin/deepcite eval multihop --data ../shared/datasets/hotpotqa_ircot500/ircot_dev_subsampled_500.jsonl \
-		--data-dir .data/bench --out benchmarks/results/multihop_hotpotqa500_full.json
+		--data-dir .data/bench --out benchmarks/results/eval_multihop/$(BENCH_RUN)_hotpotqa500.json
 
 clean:
 	rm -rf $(VENV) .data .pytest_cache test-artifacts $(PDFJS_DIR)

@@ -7,7 +7,7 @@ For each SciFact test query, an evidence pack is built from the top ``--k`` abst
 runs with the :class:`ExtractiveGenerator` on all-MiniLM-L6-v2 (one generator for the whole run, as in
 a server). Reported: p50/p95 of the whole answer stage, of the summary and of the long answer; the share
 of queries whose summary cites a gold abstract when one is in the context; the share answered "Unknown";
-citation-check totals. Results go to ``benchmarks/results/answer_stage.json``.
+citation-check totals. Results go to ``benchmarks/results/answer_stage/<date>_<commit>.json``.
 """
 
 from __future__ import annotations
@@ -22,6 +22,7 @@ from pathlib import Path
 
 import bm25s
 import numpy as np
+from results_path import result_path
 
 from deepcite.answer.extractive import ExtractiveGenerator
 from deepcite.answer.pipeline import answer
@@ -30,8 +31,6 @@ from deepcite.config import Settings
 from deepcite.models import Candidate, Chunk, EvidencePack
 from deepcite.retrieval.embedders import build_embedder
 from deepcite.text import tokenize
-
-RESULTS = Path(__file__).parent / "results"
 
 
 def _read_jsonl(path: Path) -> list[dict]:
@@ -113,8 +112,7 @@ def main() -> None:
     parser.add_argument("--k", type=int, default=12, help="abstracts per evidence pack")
     args = parser.parse_args()
     report = asyncio.run(run(args.beir, args.queries, args.k))
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "answer_stage.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    result_path("answer_stage").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(report, indent=2))
 
 

@@ -4,7 +4,7 @@
 
 Research runs once per question (its response contexts are cached in the data dir as JSON); each
 candidate setting then re-runs only the answer stage over those contexts, so a grid is cheap. Writes
-``benchmarks/results/answers_tuning_train.json``: the figures of every candidate, best ROUGE-L F1 first
+``benchmarks/results/answers_tuning/<date>_<commit>_pubmedqa-train.json``: the figures of every candidate, best ROUGE-L F1 first
 (the committed file gathers every grid tried, each sorted by novel-term F1).
 """
 
@@ -16,6 +16,8 @@ import itertools
 import json
 import time
 from pathlib import Path
+
+from results_path import result_path
 
 from deepcite.answer.context import ResponseContext
 from deepcite.answer.extractive import ExtractiveGenerator
@@ -32,7 +34,6 @@ from deepcite.evaluation.answers import (
 )
 
 PQAL = Path("/work/shared/datasets/pubmedqa_pqal")
-OUT = Path(__file__).parent / "results" / "answers_tuning_train.json"
 # the grid the defaults were chosen from; the results file also keeps the earlier grids (finding_weight
 # 0.3-0.7, study_support_share 0.8/0.9, sentence_relevance_weight 0/0.5/1, elided statistics, a word cap)
 GRID = {  # (answer sub-section, setting) -> values
@@ -55,7 +56,7 @@ def main() -> None:
     if cache.is_file():
         contexts = [ResponseContext.model_validate(c) for c in json.loads(cache.read_text("utf-8"))]
     else:
-        pool = engine.collection(PUBMEDQA_COLLECTION, create=True)
+        pool = engine.corpus.collection(PUBMEDQA_COLLECTION, create=True)
         answerer = Answerer(pubmedqa_collection(PQAL, pool), settings)
         contexts = []
         for n, item in enumerate(items, start=1):
@@ -63,7 +64,7 @@ def main() -> None:
             contexts.append(ResponseContext.from_pack(result.pack, settings.answer))
             print(f"researched {n}/{len(items)}", flush=True)
         cache.write_text(json.dumps([c.model_dump(mode="json") for c in contexts]), "utf-8")
-    embedder = engine.embedder
+    embedder = engine.resources.embedder
     rows = []
     shared = ExtractiveGenerator(
         embedder, settings.answer
@@ -93,7 +94,9 @@ def main() -> None:
         print(row, flush=True)
         rows.append(row)
     rows.sort(key=lambda r: -float(r["rougeL_f1"]))
-    OUT.write_text(json.dumps({"split": "train", "questions": len(items), "runs": rows}, indent=2) + "\n")
+    result_path("answers_tuning", "pubmedqa-train").write_text(
+        json.dumps({"split": "train", "questions": len(items), "runs": rows}, indent=2) + "\n"
+    )
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 import uvicorn
+from results_path import result_path
 
 from deepcite.config import Settings
 from deepcite.evaluation.beir import load_beir
@@ -27,7 +28,6 @@ from deepcite.retrieval.embedders import build_embedder
 from deepcite.retrieval.store import open_store
 from deepcite.server.app import create_app
 
-RESULTS = Path(__file__).parent / "results"
 DEFAULT_BEIR = Path(__file__).resolve().parents[2] / "shared" / "datasets" / "beir_scifact"
 DEFAULT_DATA_DIR = Path(__file__).resolve().parents[1] / ".data" / "bench"
 
@@ -90,10 +90,9 @@ class LiveServer:
         self._sock.close()
 
 
-def write_result(name: str, result: dict[str, Any]) -> Path:
-    """Write ``benchmarks/results/<name>.json`` atomically and return its path."""
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    path = RESULTS / f"{name}.json"
+def write_result(benchmark: str, result: dict[str, Any], variant: str = "") -> Path:
+    """Write ``benchmarks/results/<benchmark>/<date>_<commit>[_<variant>].json`` atomically and return its path."""
+    path = result_path(benchmark, variant)
     tmp = path.with_suffix(".json.tmp")
     tmp.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     tmp.replace(path)

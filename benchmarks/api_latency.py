@@ -12,7 +12,7 @@ time over loopback HTTP (no LLM: extractive answers). Reported (p50/p95/mean, ms
   measured in the same run, so ``ratio_end_to_end_p50_to_search_p50`` says what the research and answer
   stages cost on top of a single search.
 
-Results go to ``benchmarks/results/api_latency.json``. Target: p50 end-to-end ≤ 1.5 s.
+Results go to ``benchmarks/results/api_latency/<date>_<commit>.json``. Target: p50 end-to-end ≤ 1.5 s.
 """
 
 from __future__ import annotations

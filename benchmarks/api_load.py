@@ -8,7 +8,7 @@ previous one returns. Reported: throughput (requests/s), latency p50/p95, errors
 failures), and the response-context store's size after the run against its cap (``--context-cap`` is set
 below the request count so eviction is exercised). As a baseline from the same run, the same server's
 latency with one client (``--baseline-requests`` sequential requests before the load) gives the
-slow-down under load. Results go to ``benchmarks/results/api_load.json``.
+slow-down under load. Results go to ``benchmarks/results/api_load/<date>_<commit>.json``.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ Abstracts are split in two halves by position (even: tune, odd: report). The tun
 shares of unsupported and supported citations removed, among settings removing at most
 ``--max-supported-removed`` of the supported ones); the report half is then checked with them through the
 real :func:`check_citations`. The configured defaults are checked on the report half too.
-Writes ``benchmarks/results/citation_support.json``.
+Writes ``benchmarks/results/citation_support/<date>_<commit>.json``.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from results_path import result_path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -41,7 +42,6 @@ from deepcite.retrieval.embedders import build_embedder  # noqa: E402
 from deepcite.text import split_sentences, tokenize  # noqa: E402
 
 PQAL = Path("/work/shared/datasets/pubmedqa_pqal/ori_pqal.json")
-OUT = Path(__file__).parent / "results" / "citation_support.json"
 WEIGHTS = [round(0.1 * i, 1) for i in range(11)]
 THRESHOLDS = [round(0.30 + 0.01 * i, 2) for i in range(51)]
 
@@ -163,8 +163,7 @@ def main() -> None:
         "report_half_defaults": checked(report, passages, scorer),
         "seconds": round(time.perf_counter() - started, 1),
     }
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(result, indent=2) + "\n")
+    result_path("citation_support").write_text(json.dumps(result, indent=2) + "\n")
     print(json.dumps(result, indent=2))
 
 

@@ -14,7 +14,7 @@ Candidates per format:
   of the whole page (finds every phrase, navigation and hidden XBRL included: see ``chars``).
 - EPUB, PPTX, Markdown, text: deepcite's reader only (one candidate each, reported for completeness).
 
-Results go to ``benchmarks/results/document_readers.json``. The check set's phrases were written
+Results go to ``benchmarks/results/document_readers/<date>_<commit>.json``. The check set's phrases were written
 while reading deepcite's own output, so a phrase that deepcite's pipeline mangles would not have been
 chosen: compare candidates with that bias in mind (the raw candidates are scored on the same phrases).
 """
@@ -31,12 +31,12 @@ from pathlib import Path
 
 from lxml import etree
 from lxml import html as lxml_html
+from results_path import result_path
 
 from deepcite.config import IngestSettings
 from deepcite.evaluation.documents import CheckQuestion, holds, load_questions
 from deepcite.ingest.readers import detect_kind, read_file
 
-RESULTS = Path(__file__).parent / "results"
 PageTexts = dict[int | None, str]  # page -> text; the key None holds the whole text
 
 
@@ -190,8 +190,7 @@ def main() -> None:
                 }
             )
             print(json.dumps(rows[-1], ensure_ascii=False))
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "document_readers.json").write_text(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
+    result_path("document_readers").write_text(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ written before offsets were stored: the answer stage splits them again). Each wa
 objects; the text module's sentence caches are cleared before every question so neither inherits the
 other's splits. p50/p95 of the answer stage alone and of the whole ``ask``.
 
-Results: ``benchmarks/results/embedding_precision_<stage>.json``.
+Results: ``benchmarks/results/embedding_precision/<date>_<commit>_<stage>.json``.
 """
 
 from __future__ import annotations
@@ -45,10 +45,10 @@ import time
 from pathlib import Path
 
 import numpy as np
+from results_path import result_path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-RESULTS = Path(__file__).parent / "results"
 MEMORY_FILES = ("2206.10883v3.pdf", "handbook-872p.docx")
 PRECISIONS = ("fp32", "auto")
 NO_READ_AHEAD = "_read_ahead_off"  # a run's name ending: the same precision with ingest.read_ahead off
@@ -68,7 +68,7 @@ def _machine() -> dict[str, object]:
 
 def _write(stage: str, out: dict[str, object]) -> None:
     out["load_average_at_end"] = os.getloadavg()
-    path = RESULTS / f"embedding_precision_{stage}.json"
+    path = result_path("embedding_precision", stage)
     path.write_text(json.dumps(out, indent=2) + "\n")
     print(json.dumps(out, indent=2))
 

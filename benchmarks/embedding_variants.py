@@ -29,7 +29,7 @@ Per variant:
 - agreement with the baseline: mean and minimum cosine between a chunk's two vectors.
 
 Every figure is also given as a ratio to ``fp32-256`` measured in the same run. Writes
-``benchmarks/results/embedding_variants.json``.
+``benchmarks/results/embedding_variants/<date>_<commit>.json``.
 """
 
 from __future__ import annotations
@@ -47,6 +47,7 @@ import ir_measures
 import numpy as np
 import torch
 from ir_measures import RR, R, nDCG
+from results_path import result_path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -242,9 +243,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--beir", type=Path, default=DEFAULT_BEIR)
     parser.add_argument("--cache", type=Path, default=Path("/tmp/embed-study"))
     parser.add_argument(
-        "--out", type=Path, default=ROOT / "benchmarks" / "results" / "embedding_variants.json"
+        "--out", type=Path, help="default: benchmarks/results/embedding_variants/<date>_<commit>.json"
     )
     args = parser.parse_args(argv)
+    args.out = args.out or result_path("embedding_variants")
     args.cache.mkdir(parents=True, exist_ok=True)
 
     texts, doc_ids = load_passages(args.beir)

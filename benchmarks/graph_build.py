@@ -8,7 +8,7 @@ pooled (each distinct paragraph once). The 50k graph replicates those real passa
 document ids (a copy's entities are the original's, so entity degrees grow with the copies: a harder graph
 than 50k distinct passages would give). Walks start from the train questions' entities plus three seed
 passages (as a first hop would give); each walk's wall time and the process's CPU time (which other jobs on
-a loaded machine do not inflate) are both reported. Results go to ``benchmarks/results/graph_build.json``.
+a loaded machine do not inflate) are both reported. Results go to ``benchmarks/results/graph_build/<date>_<commit>.json``.
 """
 
 from __future__ import annotations
@@ -21,6 +21,8 @@ import statistics
 import time
 import tracemalloc
 from pathlib import Path
+
+from results_path import result_path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -47,7 +49,6 @@ QUESTIONS = [
     (DATASETS / "hipporag_musique" / "musique_train.json", "musique"),
     (DATASETS / "hipporag_hotpotqa" / "hotpotqa_train.json", "hotpot"),
 ]
-RESULTS = Path(__file__).parent / "results"
 
 
 def pooled_documents() -> list[Document]:
@@ -160,7 +161,9 @@ def main() -> None:
     )
     parser.add_argument("--questions", type=int, default=100)
     parser.add_argument("--stages", default="build,ppr,ingest", help="which of build,ppr,ingest to run")
-    parser.add_argument("--out", type=Path, default=RESULTS / "graph_build.json")
+    parser.add_argument(
+        "--out", type=Path, help="default: benchmarks/results/graph_build/<date>_<commit>.json"
+    )
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     settings = Settings(data_dir=args.work)
@@ -172,6 +175,7 @@ def main() -> None:
     rng = np.random.default_rng(0)
     out: dict[str, object] = {"pooled_passages": len(chunks), "graph_settings": settings.graph.model_dump()}
     stages = set(args.stages.split(","))
+    args.out = args.out or result_path("graph_build")
     if args.out.is_file():  # a run of some stages keeps the others' figures
         out = {**json.loads(args.out.read_text()), **out}
     if "build" in stages:

@@ -9,7 +9,7 @@ recall@5/@10 and all-supporting recall@10 as ``deepcite eval multihop`` scores t
 list (k=10) is computed once and seeds every walk, as it does in ``Collection.search``. ``--grid key=v1,v2``
 sweeps ``graph.*`` settings (every combination); ``--set key=value`` fixes one. A change of an extraction
 setting (``max_entities_per_passage``, ``keyphrase_*``, ``synonyms*``) rebuilds the graph first. Results go to
-``benchmarks/results/graph_recall.json`` (``--out``).
+``benchmarks/results/graph_recall/<date>_<commit>.json`` (``--out``).
 """
 
 from __future__ import annotations
@@ -20,6 +20,8 @@ import json
 import os
 import time
 from pathlib import Path
+
+from results_path import result_path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -62,8 +64,11 @@ def main() -> None:
     parser.add_argument("--set", action="append", default=[], help="graph setting key=value")
     parser.add_argument("--grid", action="append", default=[], help="graph setting key=v1,v2,...")
     parser.add_argument("--rebuild", action="store_true", help="rebuild the graphs (extraction changed)")
-    parser.add_argument("--out", type=Path, default=Path(__file__).parent / "results" / "graph_recall.json")
+    parser.add_argument(
+        "--out", type=Path, help="default: benchmarks/results/graph_recall/<date>_<commit>.json"
+    )
     args = parser.parse_args()
+    args.out = args.out or result_path("graph_recall")
     fixed = {k: _value(v) for k, v in (item.split("=", 1) for item in args.set)}
     axes = [(k, [_value(x) for x in v.split(",")]) for k, v in (item.split("=", 1) for item in args.grid)]
     combos = [
@@ -76,10 +81,10 @@ def main() -> None:
     for name in args.sets.split(","):
         path, fmt = TRAIN_SETS[name]
         questions = load_questions(path, fmt).questions
-        collection = build_pool(engine.collection(pool_collection_name(path, fmt), create=True), path, fmt)
+        collection = build_pool(engine.corpus.collection(pool_collection_name(path, fmt), create=True), path, fmt)
         if args.rebuild or EXTRACTION & fixed.keys() or not collection.graph.exists():
             started = time.perf_counter()
-            engine.ingest_pipeline(collection.name).rebuild_graph()
+            engine.corpus.pipeline(collection.name).rebuild_graph()
             print(
                 f"{name}: graph rebuilt in {time.perf_counter() - started:.1f}s: {collection.graph.stats()}"
             )

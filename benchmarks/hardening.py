@@ -22,7 +22,7 @@ same Engine. Categories:
 A case fails when the answer is a 5xx, holds a stack trace or a server path, reports an internal error, or
 does not come within ``--timeout-s`` (a hang). With ``--load-requests``, ``--clients`` clients then send
 that many unified searches (the fixture questions, cycled): p50/p95 and the process's RSS before/after.
-Results go to ``benchmarks/results/hardening[-<tag>].json``.
+Results go to ``benchmarks/results/hardening/<date>_<commit>[_<tag>].json``.
 """
 
 from __future__ import annotations
@@ -311,7 +311,7 @@ def main() -> None:
         "total": total,
         "load": load or None,
     }
-    path = write_result("hardening" + (f"-{args.tag}" if args.tag else ""), result)
+    path = write_result("hardening", result, args.tag)
     print(f"total: tried {total['tried']}, failures {total['failures']}; wrote {path}")
 
 

@@ -10,7 +10,7 @@ Stages, one run:
 4. the share of ingest time spent extracting text-layer PDFs (target: at most 25%);
 5. peak RSS of a child process ingesting only the 37-page PDF, then only the 820k-character DOCX
    (target: under 1 GB each).
-Results go to ``benchmarks/results/ingest_documents.json``.
+Results go to ``benchmarks/results/ingest_documents/<date>_<commit>.json``.
 """
 
 from __future__ import annotations
@@ -24,13 +24,14 @@ import tempfile
 import time
 from pathlib import Path
 
+from results_path import latest_result, result_path
+
 from deepcite.config import IngestSettings, Settings
 from deepcite.ingest.chunker import chunk_document
 from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.ingest.readers import read_file
 from deepcite.retrieval.collection import open_collection, passage_text
 
-RESULTS = Path(__file__).parent / "results"
 MEMORY_FILES = ("2206.10883v3.pdf", "handbook-872p.docx")
 _CHILD = """
 import sys
@@ -93,8 +94,11 @@ def main() -> None:
     parser.add_argument("--memory-only", action="store_true", help="Only the peak-RSS stage; keep the rest.")
     args = parser.parse_args()
     if args.memory_only:
-        path = RESULTS / "ingest_documents.json"
-        out = json.loads(path.read_text())
+        path = result_path("ingest_documents")
+        earlier = path if path.is_file() else latest_result("ingest_documents")
+        if earlier is None:
+            raise SystemExit("--memory-only adds to an earlier result; run the other stages first")
+        out = json.loads(earlier.read_text())
         out["peak_rss_mb"] = {name: peak_rss_mb(args.files / name) for name in MEMORY_FILES}
         path.write_text(json.dumps(out, indent=2) + "\n")
         print(json.dumps(out["peak_rss_mb"]))
@@ -136,8 +140,7 @@ def main() -> None:
         shutil.rmtree(tmp, ignore_errors=True)
     if not args.skip_memory:
         out["peak_rss_mb"] = {name: peak_rss_mb(args.files / name) for name in MEMORY_FILES}
-    RESULTS.mkdir(exist_ok=True)
-    (RESULTS / "ingest_documents.json").write_text(json.dumps(out, indent=2) + "\n")
+    result_path("ingest_documents").write_text(json.dumps(out, indent=2) + "\n")
     print(json.dumps({k: v for k, v in out.items() if k != "extraction"}, indent=2))
     print(json.dumps({k: v for k, v in out["extraction"].items() if k != "files"}))  # type: ignore[union-attr]
 

@@ -10,7 +10,7 @@ mode the routes a user waits on are timed: ``POST /api/unified-search``, the SSE
 event, and ``POST /api/quick-summary`` of that request. A request still running after ``--cap`` seconds is
 given up and counted at the cap. Settings for both versions: ``llm.timeout_s=5``, 4 retries (the default);
 this tree also gets ``answer.budget.request_s=--budget`` (target: worst request within budget + 2 s).
-Writes ``benchmarks/results/llm_faults.json``.
+Writes ``benchmarks/results/llm_faults/<date>_<commit>.json``.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from results_path import result_path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
@@ -33,7 +34,6 @@ sys.path.insert(0, str(ROOT / "tests"))
 from llm.fake_openai_server import Action, Drip, Fail, FakeOpenAIServer, Hang, Malformed  # noqa: E402
 
 CORPUS = ROOT / "tests" / "fixtures" / "server" / "corpus.jsonl"
-OUT = ROOT / "benchmarks" / "results" / "llm_faults.json"
 QUESTION = "Does atrial fibrillation raise stroke risk?"
 GOOD_ANSWER = "Atrial fibrillation raises the risk of ischaemic stroke [1]."
 MODES: dict[str, Action | str | None] = {
@@ -208,8 +208,7 @@ def main() -> None:
     with FakeOpenAIServer(responder) as llm:
         for label, src in versions:
             report[label] = run_version(label, src, llm.base_url, responder, args)
-    OUT.parent.mkdir(parents=True, exist_ok=True)
-    OUT.write_text(json.dumps(report, indent=2) + "\n")
+    result_path("llm_faults").write_text(json.dumps(report, indent=2) + "\n")
     for name in MODES:
         row = [f"{report[label][name]['worst_s']:.1f}" for label, _ in versions]
         print(f"{name:28} " + " → ".join(row) + " s")

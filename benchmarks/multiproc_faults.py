@@ -8,7 +8,7 @@ happened: never a traceback, "Can't init WAL", a 500, or a server path.
     nice -n 10 .venv/bin/python benchmarks/multiproc_faults.py                  # this tree
     nice -n 10 .venv/bin/python benchmarks/multiproc_faults.py --src /path/to/base/src   # another checkout
 
-Writes ``benchmarks/results/multiproc_faults[-<label>].json``.
+Writes ``benchmarks/results/multiproc_faults/<date>_<commit>[_<label>].json``.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
+from results_path import result_path
 
-RESULTS = Path(__file__).parent / "results"
 SAMPLE = Path(__file__).resolve().parents[1] / "src" / "deepcite" / "data" / "sample" / "corpus.jsonl"
 BAD_SIGNS = ("Traceback", "WouldBlock", "Can't init WAL", "server bug")
 
@@ -429,8 +429,7 @@ def main() -> None:
             "seconds": round(time.perf_counter() - t0, 1),
             "cases": report.cases,
         }
-    RESULTS.mkdir(exist_ok=True)
-    out = RESULTS / f"multiproc_faults{'-' + args.label if args.label else ''}.json"
+    out = result_path("multiproc_faults", args.label)
     out.write_text(json.dumps(result, indent=2) + "\n", encoding="utf-8")
     print(json.dumps(result["summary"], indent=2))
     print(f"wrote {out}")

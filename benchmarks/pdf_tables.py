@@ -10,7 +10,8 @@ For each candidate and each text-layer PDF: the pages where it finds a table, ag
 has a table caption ("Table 3:" at a line start, a proxy for "this page has a table"); the tables it finds on
 pages without a caption (a proxy for false tables: prose or figures read as a grid); the check set's
 ``table`` questions (a row label and its value) whose phrases all sit in **one row** it extracted on the
-question's page; and the seconds it took. Results are merged into ``benchmarks/results/pdf_tables.json``.
+question's page; and the seconds it took. Results are merged into ``benchmarks/results/pdf_tables/<date>_<commit>.json``
+(the file of the same day and commit).
 The check set is read with plain ``json`` so that the scratch venv needs no deepcite.
 """
 
@@ -24,7 +25,8 @@ import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 
-RESULTS = Path(__file__).parent / "results" / "pdf_tables.json"
+from results_path import result_path
+
 Rows = dict[int, list[list[str]]]  # 1-based page -> tables found there, each a list of row texts
 _CAPTION = re.compile(r"(?m)^\s*Table \d+\s*[:.]")
 
@@ -114,7 +116,8 @@ def main() -> None:
     table_questions = [q for q in questions if q.get("kind") == "table" and q["file"].endswith(".pdf")]
     pdfs = sorted(p for p in args.files.glob("*.pdf") if "ocr" not in p.name)  # the scan has no text tables
     captions = {p.name: caption_pages(p) for p in pdfs}
-    results = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    out = result_path("pdf_tables")
+    results = json.loads(out.read_text()) if out.exists() else {}
     for name in args.candidates.split(","):
         find = CANDIDATES[name]
         found: dict[str, Rows] = {}
@@ -146,8 +149,7 @@ def main() -> None:
             "pages": sum(_pages(p) for p in pdfs),
         }
         print(name, results[name], flush=True)
-    RESULTS.parent.mkdir(exist_ok=True)
-    RESULTS.write_text(json.dumps(results, indent=2) + "\n")
+    out.write_text(json.dumps(results, indent=2) + "\n")
 
 
 def _pages(path: Path) -> int:

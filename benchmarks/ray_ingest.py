@@ -18,7 +18,7 @@ taken out for the steady rate. The driver's own write rate (BM25 weights, upsert
 bounds how many workers one driver can feed. Overhead per batch, two ways: end to end, (ray1 steady
 time - single time) / batches; and direct, the round trips of one batch's messages (records out, chunks
 back; texts out, vectors back) to an actor that does nothing with them. Results:
-``benchmarks/results/ray_ingest.json``.
+``benchmarks/results/ray_ingest/<date>_<commit>.json``.
 """
 
 from __future__ import annotations
@@ -36,6 +36,7 @@ from typing import Any
 
 import numpy as np
 import ray
+from results_path import result_path
 
 from deepcite.config import Settings
 from deepcite.ingest.chunker import chunk_reads
@@ -48,7 +49,6 @@ from deepcite.models import Document
 from deepcite.retrieval.collection import open_collection
 from deepcite.retrieval.embedders import build_embedder
 
-RESULTS = Path(__file__).parent / "results"
 RUNS: dict[str, dict[str, Any] | None] = {
     "single": None,
     "ray1": {"workers": 1, "cpus_per_worker": 2},
@@ -125,7 +125,9 @@ def main() -> None:
     parser.add_argument("--corpus", type=Path, default=Path("../shared/datasets/beir_scifact"))
     parser.add_argument("--docs", type=int, default=2000)
     parser.add_argument("--rounds", type=int, default=2)
-    parser.add_argument("--out", type=Path, default=RESULTS / "ray_ingest.json")
+    parser.add_argument(
+        "--out", type=Path, help="default: benchmarks/results/ray_ingest/<date>_<commit>.json"
+    )
     args = parser.parse_args()
     build_embedder(Settings())  # the single-process model, loaded outside the clock
     ray.init(num_cpus=2, include_dashboard=False, logging_level=logging.WARNING)
@@ -176,6 +178,7 @@ def main() -> None:
         ),
         "rounds": rounds,
     }
+    args.out = args.out or result_path("ray_ingest")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(summary, indent=2) + "\n")
     print(json.dumps({k: v for k, v in summary.items() if k != "rounds"}, indent=2))

@@ -11,7 +11,7 @@ Stages (each timed apart):
    the already-computed vectors, so only indexing is re-done;
 5. bm25s (the baseline): index build and query latency on the same texts with the same tokenizer.
 Every deepcite figure is also given as a ratio to the bm25s figure of the same run. Results go to
-``benchmarks/results/retrieval.json``.
+``benchmarks/results/retrieval_bench/<date>_<commit>.json``.
 """
 
 from __future__ import annotations
@@ -27,6 +27,7 @@ from pathlib import Path
 
 import bm25s
 import numpy as np
+from results_path import result_path
 
 from deepcite.config import Settings
 from deepcite.evaluation.beir import load_beir
@@ -38,7 +39,6 @@ from deepcite.retrieval.collection import open_collection, passage_text
 from deepcite.retrieval.embedders import build_embedder
 from deepcite.text import tokenize
 
-RESULTS = Path(__file__).parent / "results"
 DEEP_PREFETCH = 1000
 
 
@@ -65,7 +65,9 @@ def main() -> None:
     parser.add_argument("--scale", type=int, default=10, help="replication factor for the large run")
     parser.add_argument("--encode-sample", type=int, default=512, help="passages for the raw encoding rate")
     parser.add_argument("--docs", type=int, default=0, help="use only the first N documents (smoke runs)")
-    parser.add_argument("--out", type=Path, default=RESULTS / "retrieval.json")
+    parser.add_argument(
+        "--out", type=Path, help="default: benchmarks/results/retrieval_bench/<date>_<commit>.json"
+    )
     args = parser.parse_args()
 
     workdir = Path(tempfile.mkdtemp(prefix="deepcite-bench-"))
@@ -204,6 +206,7 @@ def main() -> None:
     out["peak_rss_mb"] = round(peak_rss_mb(), 1)
     store.close()
     shutil.rmtree(workdir, ignore_errors=True)
+    args.out = args.out or result_path("retrieval_bench")
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(out, indent=2) + "\n")
     print(json.dumps(out, indent=2))

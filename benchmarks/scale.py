@@ -3,7 +3,7 @@
     nice -n 10 .venv/bin/python benchmarks/scale.py base  --work /work/bench/scale --from DIR/edge/scifact ...
     nice -n 10 .venv/bin/python benchmarks/scale.py build --work /work/bench/scale --chunks 100000
     nice -n 10 .venv/bin/python benchmarks/scale.py query --work /work/bench/scale --chunks 100000
-    .venv/bin/python benchmarks/scale.py project --work /work/bench/scale   # → benchmarks/results/scale.json
+    .venv/bin/python benchmarks/scale.py project --work /work/bench/scale   # → benchmarks/results/scale/<date>_<commit>_project.json
 
 Data (``base``, run once): the chunks and **stored MiniLM embeddings** of existing deepcite collections
 (``--from``, each ``<data_dir>/edge/<collection>``, e.g. the SciFact collection ``deepcite eval retrieval``
@@ -18,7 +18,7 @@ settings' quantisation and HNSW graph, built by ``optimize``) and records time p
 disk size. ``query`` opens it in a fresh process and records hybrid/dense/BM25 p50/p95 with int8
 quantisation (rescored) and with the quantised copy ignored (original float vectors, same graph), dense
 recall@10 of both against exact search (numpy over the regenerated vectors), filtered-search latency and
-peak RSS. ``project`` gathers the results into ``benchmarks/results/scale.json``.
+peak RSS. ``project`` gathers the results into ``benchmarks/results/scale/<date>_<commit>_project.json``.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
+from results_path import result_path
 from retrieval_bench import peak_rss_mb, percentile  # benchmarks/ is on the path when run as a script
 
 from deepcite import text
@@ -45,7 +46,6 @@ from deepcite.retrieval import bm25
 from deepcite.retrieval.edge_store import SHARD_DIR, EdgeStore
 from deepcite.retrieval.embedders import build_embedder
 
-RESULTS = Path(__file__).parent / "results"
 DATASETS = Path("/work/shared/datasets")
 COLLECTION = "scale"
 BLOCK = 10_000  # chunks per write, and the unit the noise is seeded by
@@ -418,7 +418,7 @@ def main() -> None:
     name = args.stage if args.stage in ("base", "project") else f"{args.stage}-{run_name(args)}"
     if args.stage == "query" and args.hnsw_ef is not None:
         name += f"-ef{args.hnsw_ef}"
-    target = RESULTS / "scale.json" if args.stage == "project" else args.work / f"{name}.json"
+    target = result_path("scale", "project") if args.stage == "project" else args.work / f"{name}.json"
     target.write_text(json.dumps(result, indent=2))
     print(json.dumps(result, indent=2))
 

@@ -1,7 +1,7 @@
 """Issue #2 follow-up: can cheap, CPU-only tricks lift hybrid nDCG@10 on BEIR SciFact past 0.741?
 
 Every weight is chosen on the 809 train queries (``qrels/train.tsv``) and only then scored on the 300 test
-queries; both figures are printed and written to ``benchmarks/results/scifact_experiments.json``.
+queries; both figures are printed and written to ``benchmarks/results/scifact_experiments/<date>_<commit>.json``.
 
     .venv/bin/python benchmarks/scifact_experiments.py            # every experiment (~5 min on 2 busy cores)
     .venv/bin/python benchmarks/scifact_experiments.py prf depth  # some of them
@@ -51,6 +51,7 @@ import ir_measures
 import numpy as np
 import scipy.sparse as sp
 from ir_measures import RR, R, nDCG
+from results_path import result_path
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
@@ -523,7 +524,9 @@ def main() -> None:
     parser.add_argument("--data-dir", type=Path, default=ROOT / ".data/eval")
     parser.add_argument("--collection", default="beir-beir-scifact")
     parser.add_argument("--scratch", type=Path, default=Path("/tmp/deepcite-scifact-exp"))
-    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks/results/scifact_experiments.json")
+    parser.add_argument(
+        "--out", type=Path, help="default: benchmarks/results/scifact_experiments/<date>_<commit>.json"
+    )
     args = parser.parse_args()
     unknown = [e for e in args.experiments if e not in EXPERIMENTS]
     if unknown:
@@ -539,6 +542,7 @@ def main() -> None:
         started = time.perf_counter()
         results[name] = EXPERIMENTS[name](ctx, grids)
         print(f"   ({time.perf_counter() - started:.0f}s)", flush=True)
+    args.out = args.out or result_path("scifact_experiments")
     previous = json.loads(args.out.read_text(encoding="utf-8")) if args.out.exists() else {}
     previous.setdefault("results", {}).update(results)
     previous.setdefault("grids", {}).update({g["experiment"]: g["grid"] for g in grids})

@@ -1,6 +1,6 @@
 """Which sentence splitter survives real abstracts: boundaries on hand-labelled PubMedQA passages.
 
-    .venv/bin/python benchmarks/sentence_splitters.py   # writes benchmarks/results/answers_sentence_splitters.json
+    .venv/bin/python benchmarks/sentence_splitters.py   # writes benchmarks/results/sentence_splitters/<date>_<commit>.json
 
 Candidates: the regular expression deepcite used before (kept here only as the baseline), pysbd alone,
 and deepcite's ``deepcite.text.split_sentences`` (pysbd after a glued-label pre-pass, with a list item joined to the
@@ -19,13 +19,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pysbd
+from results_path import result_path
 
 from deepcite.text import SENTENCE_END, split_sentences
 
 ROOT = Path(__file__).resolve().parents[1]
 LABELLED = ROOT / "tests" / "fixtures" / "answer" / "sentences.json"
 PQAL = Path("/work/shared/datasets/pubmedqa_pqal/ori_pqal.json")
-OUT = ROOT / "benchmarks" / "results" / "answers_sentence_splitters.json"
 
 _OLD_ABBREV = (
     r"(?<!\be\.g)(?<!\bi\.e)(?<!\bet al)(?<!\bFig)(?<!\bvs)(?<!\bDr)(?<!\bMr)(?<!\bMs)(?<!\bNo)(?<!\bSt)"
@@ -86,7 +86,7 @@ def main() -> None:
         row["open_ends"] = sum(not SENTENCE_END.search(s) for text in texts for s in split(text))
         results[name] = row
         print(name, row)
-    OUT.write_text(
+    result_path("sentence_splitters").write_text(
         json.dumps({"labelled_passages": len(cases), "timed_passages": len(texts), **results}, indent=2)
         + "\n",
         encoding="utf-8",
