@@ -44,7 +44,7 @@ def main() -> None:
     questions = load_questions(args.data, "auto", limit=args.limit)
     engine = Engine(settings)
     name = pool_collection_name(args.data, questions.format)
-    collection = build_pool(engine.corpus.collection(name, create=True), args.data, questions.format)
+    collection = build_pool(engine.collection(name, create=True), args.data, questions.format)
     base = system_settings(settings, "graph_research")
     results = {}
     for spec in args.variants:
