@@ -55,14 +55,24 @@ def test_llm_plans_aspects_and_proposes_the_next_hop() -> None:
     llm = StandInLLM(
         [
             '```json\n{"aspects": [{"aspect": "statin mechanism", "type": "process", "importance": 0.9}]}\n```',
-            '{"subquestion": "Where was Tomas Reyner born?"}',
+            '{"subquestion": "Which enzyme do statins block?"}',
         ]
     )
     planner = QueryPlanner(llm_client=llm)
     plan = planner.plan("how do statins work")
     assert [(a.aspect, a.aspect_type) for a in plan.aspects] == [("statin mechanism", AspectType.PROCESS)]
     state = ExecutorState(plan=plan, asked=[plan.question])
-    assert planner.next_hop(state)[0] == "Where was Tomas Reyner born?"
+    assert planner.next_hop(state)[0] == "Which enzyme do statins block?"
+
+
+def test_an_llm_sub_question_off_the_questions_topic_is_not_asked() -> None:
+    llm = StandInLLM(['{"aspects": []}', '{"subquestion": "Where was Tomas Reyner born?"}'])
+    planner = QueryPlanner(llm_client=llm)
+    plan = planner.plan("how do statins work")
+    state = ExecutorState(plan=plan, asked=[plan.question])
+    hop = planner.next_hop(state)
+    assert hop is None or hop[0] != "Where was Tomas Reyner born?"
+    assert any("off the question's topic" in e for e in state.errors), state.errors
 
 
 def test_llm_failures_fall_back_to_heuristics_and_are_recorded() -> None:

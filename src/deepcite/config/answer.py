@@ -37,6 +37,10 @@ class AnswerBudgetSettings(Section):
     request_s: float = 180.0
     offline_reserve_s: float = 5.0
     tokens: int = 6000  # whole LLM request: prompt (passages trimmed to fit) + llm.max_output_tokens
+    # research's LLM calls (plan, coverage grade, next hop, HyDE) end once this share of the request's LLM
+    # time is spent, so the answer's parts keep the rest (llm/deadline.py)
+    research_share: float = Field(default=0.5, ge=0.0, le=1.0)
+
 
 
 class CitationSettings(Section):
@@ -51,10 +55,30 @@ class CitationSettings(Section):
     lexical_weight: float = Field(default=0.3, ge=0.0, le=1.0)
     support_threshold: float = 0.58
     judge: Literal["none", "llm"] = "none"
+    # the LLM judge answers built-in control pairs (plainly supported, plainly unsupported) before its verdicts
+    # count; one it gets wrong and the judge is not used (answer/support.py)
+    judge_controls: bool = True
+    # a judge's "supported" never overrules a combined score this far below support_threshold
+    judge_veto_margin: float = Field(default=0.15, ge=0.0)
     unsupported_policy: Literal["replace", "drop"] = "replace"
     # a citation's quote: the passage sentence that supports its claim best, widened by a neighbour while
     # that adds claim terms, up to this many sentences (answer/support.py)
     quote_max_sentences: int = Field(default=2, ge=1)
+
+
+class AnswerGuardSettings(Section):
+    """Checks an LLM-written part passes before it is shipped (answer/guards.py); a part that fails is written
+    by the offline writer instead, and the response says which part and why. Structure: no heading, line or
+    sentence of at least ``repeat_min_words`` words twice, no empty section, at most ``length_factor`` times
+    the sentences the prompt asked for and ``max_sentence_chars`` characters per allowed sentence. Grounding:
+    at least ``min_kept_share`` of its sentences keep a citation after the citation check, unless the offline
+    writer's part keeps no larger share."""
+
+    enabled: bool = True
+    repeat_min_words: int = Field(default=3, ge=1)
+    length_factor: float = Field(default=2.0, gt=0.0)
+    max_sentence_chars: int = Field(default=400, ge=1)
+    min_kept_share: float = Field(default=0.5, ge=0.0, le=1.0)
 
 
 class ExtractiveSettings(Section):
@@ -114,6 +138,7 @@ class AnswerSettings(Section):
     context: AnswerContextSettings = Field(default_factory=AnswerContextSettings)
     budget: AnswerBudgetSettings = Field(default_factory=AnswerBudgetSettings)
     citations: CitationSettings = Field(default_factory=CitationSettings)
+    guards: AnswerGuardSettings = Field(default_factory=AnswerGuardSettings)
     extractive: ExtractiveSettings = Field(default_factory=ExtractiveSettings)
     findings: FindingSettings = Field(default_factory=FindingSettings)
     embedding_cache_size: int = (

@@ -20,6 +20,12 @@ class PlanningSettings(Section):
     side_aspect_importance: float = 0.9
     secondary_aspect_importance: float = 0.6
     hyde_enabled: bool = False
+    # LLM-proposed aspects: duplicates (same terms) dropped, at most `llm_max_aspects` kept, and each must share
+    # `llm_min_shared_terms` stemmed terms with the question (a next sub-question or next-hop query: with the
+    # question, the uncovered aspects or the passages shown); an LLM plan with none left falls back to the
+    # heuristic one
+    llm_max_aspects: int = Field(default=6, ge=1)
+    llm_min_shared_terms: int = Field(default=1, ge=0)
     max_queries_per_round: int = 24
     max_query_chars: int = 500
     # bridge hops follow entities of the best `bridge_parents_per_hop` passages not yet bridged from (each

@@ -21,6 +21,10 @@ class LLMSettings(Section):
     # one call's whole wall-clock time: connect, every read and every retry with its wait
     call_deadline_s: float = 120.0
     max_retries: int = 4
+    # a refused or dropped connection is tried again at most this often; then the breaker opens: every call of
+    # the same request, and of any request for `breaker_open_s` after, ends at once (llm/breaker.py)
+    connect_retries: int = Field(default=1, ge=0)
+    breaker_open_s: float = Field(default=30.0, ge=0.0)
     backoff_initial_s: float = 0.5
     backoff_max_s: float = 20.0
     temperature: float = 0.0
@@ -28,6 +32,9 @@ class LLMSettings(Section):
     # first structured-output style tried; a refusal (400, 422, or an error naming the type) steps down
     # json_schema > json_object (with the schema) > prompt
     structured_output: Literal["json_schema", "json_object", "prompt"] = "json_schema"
+    # the style a server accepted is remembered per server and model in <data_dir>/llm/structured_output.json,
+    # so the next process does not ask again in a style the server refuses (llm/modes.py)
+    remember_structured_output: bool = True
     chars_per_token: float = 4.0  # token estimate for budgets (about 4 characters per token in English)
     # chat calls in flight at once, across every thread and event loop of the process (None: no cap); 1 for a
     # single-slot server (llama.cpp, llama-cpp-python). Waiting for a slot counts against the call's deadline.

@@ -8,6 +8,14 @@ writer can finish what the LLM did not). The parts written offline are noted on 
 response's ``degraded`` field says why. A cancelled request (a client that went away) cancels its budget:
 later LLM calls of that request end at once.
 
+Stages: research runs first and may not spend the answer's time. A call made outside :func:`answer_stage`
+(planning, coverage grading, next hops, HyDE) ends once ``research_share`` of the request's LLM time is spent;
+calls inside it (the answer's parts, the citation judge) may use all of it.
+
+Who wrote each part: every LLM step notes on the budget whether its result came from the LLM or from the
+offline path, and why (:class:`PartWriter`); the response lists them (``written``). A server found unreachable
+is noted too (:meth:`RequestBudget.note_unreachable`): later calls of the request end at once.
+
 Usage::
 
     with request_budget(20.0, reserve_s=3.0) as budget:
@@ -23,6 +31,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
+from typing import Literal
 
 from pydantic import BaseModel, Field
 
@@ -36,15 +45,39 @@ class Degraded(BaseModel):
     parts: list[str] = Field(default_factory=list)  # summary, long answer, sub-answer … written offline
 
 
+class PartWriter(BaseModel):
+    """Who wrote one part of a response (plan, coverage grade, next sub-question, summary, answer, a
+    sub-answer, the citation judge): the LLM, or the offline path and why."""
+
+    part: str
+    writer: Literal["llm", "offline"]
+    reason: str | None = None  # why offline: "timeout", "HTTP 500", "unusable reply", a guard that fired …
+
+
+class ReplyRejectedError(LLMError):
+    """The LLM answered, but a guard refused what it wrote (repeated headings, mostly unsupported …)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(f"the LLM's reply was not used: {reason}")
+        self.reason = reason
+
+
+class LLMUnavailableError(LLMError):
+    """The LLM server could not be reached; the breaker keeps later calls from trying (llm/breaker.py)."""
+
+
 @dataclass
 class RequestBudget:
-    """One request's time budget and the answer parts that fell back to the offline writer."""
+    """One request's time budget, who wrote each part, and the parts that fell back to the offline writer."""
 
     seconds: float
     reserve_s: float = 0.0
+    research_share: float = 1.0
     started: float = field(default_factory=time.monotonic)
     cancelled: bool = False
+    unreachable: str | None = None  # why the server could not be reached, once it could not
     _fallbacks: list[tuple[str, LLMError]] = field(default_factory=list)
+    _written: list[PartWriter] = field(default_factory=list)
 
     @property
     def llm_deadline(self) -> float:
@@ -56,13 +89,32 @@ class RequestBudget:
         """How long LLM calls of this request may run in all, from its start."""
         return max(0.0, self.seconds - self.reserve_s)
 
+    @property
+    def research_seconds(self) -> float:
+        """How long the research stage's LLM calls may run, from the request's start."""
+        return self.llm_seconds * self.research_share
+
     def cancel(self) -> None:
         """The request was cancelled: its remaining LLM calls end at once."""
         self.cancelled = True
 
+    def note_unreachable(self, reason: str) -> None:
+        """The server could not be reached: the request's later LLM calls end at once."""
+        self.unreachable = self.unreachable or reason
+
     def note_fallback(self, part: str, error: LLMError) -> None:
         """Record that ``part`` was written offline because of ``error``."""
         self._fallbacks.append((part, error))
+        self.note_written(part, "offline", failure_reason(error))
+
+    def note_written(self, part: str, writer: Literal["llm", "offline"], reason: str | None = None) -> None:
+        """Record who wrote ``part`` (the last note of a part wins: a guard may overrule the LLM's reply)."""
+        self._written = [w for w in self._written if w.part != part]
+        self._written.append(PartWriter(part=part, writer=writer, reason=reason))
+
+    def written(self) -> list[PartWriter]:
+        """Who wrote each part noted so far, in the order they were first finished."""
+        return list(self._written)
 
     def degraded(self) -> Degraded | None:
         """What the response says about its offline parts, or None when the LLM wrote everything."""
@@ -82,6 +134,10 @@ def failure_kind(error: LLMError) -> str:
     """A short, address-free name of what went wrong (the full message, with the endpoint, is logged)."""
     cause = error.__cause__
     status = getattr(cause, "status_code", None)
+    if isinstance(error, ReplyRejectedError):
+        return f"reply rejected: {error.reason}"
+    if isinstance(error, LLMUnavailableError):
+        return "server unreachable"
     if status is not None:
         return f"HTTP {status}"
     if cause is not None:
@@ -100,12 +156,16 @@ def failure_reason(error: Exception) -> str:
 
 
 _budget: ContextVar[RequestBudget | None] = ContextVar("deepcite_request_budget", default=None)
+_answering: ContextVar[bool] = ContextVar("deepcite_answer_stage", default=False)
 
 
 @contextmanager
-def request_budget(seconds: float, *, reserve_s: float = 0.0) -> Iterator[RequestBudget]:
-    """Run the block under a budget of ``seconds``; LLM calls inside end ``reserve_s`` before it runs out."""
-    budget = RequestBudget(seconds=seconds, reserve_s=reserve_s)
+def request_budget(
+    seconds: float, *, reserve_s: float = 0.0, research_share: float = 1.0
+) -> Iterator[RequestBudget]:
+    """Run the block under a budget of ``seconds``; LLM calls inside end ``reserve_s`` before it runs out,
+    and those outside :func:`answer_stage` once ``research_share`` of the LLM time is spent."""
+    budget = RequestBudget(seconds=seconds, reserve_s=reserve_s, research_share=research_share)
     token = _budget.set(budget)
     try:
         yield budget
@@ -121,6 +181,34 @@ def current_budget() -> RequestBudget | None:
     return _budget.get()
 
 
+@contextmanager
+def answer_stage() -> Iterator[None]:
+    """LLM calls inside are the answer's: they may use the request's whole LLM time."""
+    token = _answering.set(True)
+    try:
+        yield
+    finally:
+        _answering.reset(token)
+
+
+def note_written(part: str, writer: Literal["llm", "offline"], reason: str | None = None) -> None:
+    """Note on the current request's budget (if any) who wrote ``part``."""
+    budget = _budget.get()
+    if budget is not None:
+        budget.note_written(part, writer, reason)
+
+
+def note_fallback(part: str, error: Exception) -> None:
+    """Note on the current request's budget (if any) that ``part`` fell back offline because of ``error``."""
+    budget = _budget.get()
+    if budget is None:
+        return
+    if isinstance(error, LLMError):
+        budget.note_fallback(part, error)
+    else:
+        budget.note_written(part, "offline", failure_reason(error))
+
+
 def call_deadline(call_deadline_s: float) -> tuple[float, float]:
     """The monotonic deadline of an LLM call starting now, and the seconds that bound it.
 
@@ -133,11 +221,18 @@ def call_deadline(call_deadline_s: float) -> tuple[float, float]:
     if budget is not None:
         if budget.cancelled:
             raise LLMTimeoutError("the request was cancelled; no further LLM calls", budget.llm_seconds)
-        if budget.llm_deadline < deadline:
-            deadline, seconds = budget.llm_deadline, budget.llm_seconds
+        if budget.unreachable is not None:
+            raise LLMUnavailableError(f"no further LLM calls in this request: {budget.unreachable}")
+        stage_end, stage_seconds, what = budget.llm_deadline, budget.llm_seconds, ""
+        if not _answering.get() and budget.research_share < 1.0:
+            stage_end, stage_seconds = budget.started + budget.research_seconds, budget.research_seconds
+            what = f"research's share (answer.budget.research_share={budget.research_share:g}) of "
+        if stage_end < deadline:
+            deadline, seconds = stage_end, stage_seconds
         if deadline <= now:
             raise LLMTimeoutError(
-                f"the request's LLM time ({seconds:g} s of answer.budget.request_s={budget.seconds:g}) is spent",
+                f"{what}the request's LLM time ({seconds:g} s of answer.budget.request_s={budget.seconds:g}) "
+                "is spent",
                 seconds,
             )
     return deadline, seconds

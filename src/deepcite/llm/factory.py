@@ -5,6 +5,7 @@ from __future__ import annotations
 from deepcite.config import Settings
 from deepcite.errors import ConfigError
 from deepcite.llm.client import LLMClient
+from deepcite.llm.modes import StructuredOutputMemory
 from deepcite.llm.openai_client import OpenAICompatClient
 
 
@@ -16,4 +17,9 @@ def get_llm(settings: Settings) -> LLMClient | None:
     if not llm.configured:
         missing = "DEEPCITE_LLM_MODEL" if llm.base_url else "DEEPCITE_LLM_BASE_URL"
         raise ConfigError(f"the LLM is half-configured: set {missing} too, or unset both to run offline")
-    return OpenAICompatClient(llm)
+    memory = (
+        StructuredOutputMemory(settings.data_dir / "llm" / "structured_output.json")
+        if llm.remember_structured_output
+        else None
+    )
+    return OpenAICompatClient(llm, memory=memory)

@@ -69,6 +69,145 @@ def _schema_of(schema: Schema) -> dict[str, Any]:
     return schema if isinstance(schema, dict) else schema.model_json_schema()
 
 
+class _Unfit(Exception):  # noqa: N818 - a signal inside conform, never seen outside
+    pass
+
+
+def conform(value: Any, schema: dict[str, Any]) -> Any:
+    """``value`` fitted to ``schema`` where the fit is plain (module doc); otherwise returned as it is, for
+    validation to report."""
+    try:
+        return _conform(value, schema, schema)
+    except _Unfit:
+        return value
+
+
+def _resolve(schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and ref.startswith("#/"):
+        target: Any = root
+        for part in ref[2:].split("/"):
+            target = target.get(part, {}) if isinstance(target, dict) else {}
+        return target if isinstance(target, dict) else {}
+    return schema
+
+
+def _conform(value: Any, schema: dict[str, Any], root: dict[str, Any]) -> Any:
+    schema = _resolve(schema, root)
+    for key in ("anyOf", "oneOf"):
+        if key in schema:
+            for option in schema[key]:
+                try:
+                    return _conform(value, option, root)
+                except _Unfit:
+                    continue
+            raise _Unfit
+    if "const" in schema:
+        if value != schema["const"]:
+            raise _Unfit
+        return value
+    if "enum" in schema:
+        return _enum(value, schema["enum"])
+    kind = schema.get("type")
+    if kind in ("number", "integer"):
+        return _number(value, schema, integer=kind == "integer")
+    if kind == "boolean":
+        if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+            return value.strip().lower() == "true"
+        if not isinstance(value, bool):
+            raise _Unfit
+        return value
+    if kind == "string":
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return str(value)
+        if not isinstance(value, str):
+            raise _Unfit
+        return value
+    if kind == "array":
+        return _array(value, schema, root)
+    if kind == "object":
+        return _object(value, schema, root)
+    if kind == "null" and value is not None:
+        raise _Unfit
+    return value
+
+
+def _enum(value: Any, allowed: list[Any]) -> Any:
+    if value in allowed:
+        return value
+    if isinstance(value, str):
+        folded = {str(a).lower(): a for a in allowed}
+        if value.strip().lower() in folded:
+            return folded[value.strip().lower()]
+    raise _Unfit
+
+
+def _number(value: Any, schema: dict[str, Any], *, integer: bool) -> Any:
+    if isinstance(value, bool):
+        raise _Unfit
+    if isinstance(value, str):
+        try:
+            value = float(value.strip().rstrip("%"))
+        except ValueError:
+            raise _Unfit from None
+    if not isinstance(value, int | float) or value != value:  # NaN is no number
+        raise _Unfit
+    if "minimum" in schema:
+        value = max(value, schema["minimum"])
+    if "maximum" in schema:
+        value = min(value, schema["maximum"])
+    if integer:
+        if value != int(value):
+            raise _Unfit
+        return int(value)
+    return value
+
+
+def _array(value: Any, schema: dict[str, Any], root: dict[str, Any]) -> list[Any]:
+    if not isinstance(value, list):
+        raise _Unfit
+    items = schema.get("items")
+    kept = []
+    for item in value:
+        if isinstance(items, dict):
+            try:
+                item = _conform(item, items, root)
+            except _Unfit:
+                continue
+        kept.append(item)
+    if isinstance(schema.get("maxItems"), int):
+        kept = kept[: schema["maxItems"]]
+    if len(kept) < schema.get("minItems", 0):
+        raise _Unfit
+    return kept
+
+
+def _object(value: Any, schema: dict[str, Any], root: dict[str, Any]) -> dict[str, Any]:
+    if not isinstance(value, dict):
+        raise _Unfit
+    properties = schema.get("properties") or {}
+    required = set(schema.get("required") or [])
+    extra = schema.get("additionalProperties", True)
+    out: dict[str, Any] = {}
+    for key, item in value.items():
+        if key in properties:
+            try:
+                out[key] = _conform(item, properties[key], root)
+            except _Unfit:
+                if key in required:
+                    raise
+        elif isinstance(extra, dict):
+            try:
+                out[key] = _conform(item, extra, root)
+            except _Unfit:
+                continue
+        elif extra is not False:
+            out[key] = item
+    if not required <= set(out):
+        raise _Unfit
+    return out
+
+
 @overload
 def chat_json(
     client: LLMClient, messages: Sequence[Message], schema: type[M], *, max_tokens: int | None = None
@@ -82,8 +221,9 @@ def chat_json(
 ) -> Any:
     """Ask for JSON matching ``schema`` (a pydantic model or a JSON Schema dict); the validated reply or
     LLMError."""
-    reply = client.chat(messages, schema=_schema_of(schema), max_tokens=max_tokens)
-    return validate_reply(extract_json(reply), schema)
+    wanted = _schema_of(schema)
+    reply = client.chat(messages, schema=wanted, max_tokens=max_tokens)
+    return validate_reply(conform(extract_json(reply), wanted), schema)
 
 
 @overload
@@ -98,5 +238,6 @@ async def achat_json(
     client: LLMClient, messages: Sequence[Message], schema: Schema, *, max_tokens: int | None = None
 ) -> Any:
     """Async twin of :func:`chat_json`."""
-    reply = await client.achat(messages, schema=_schema_of(schema), max_tokens=max_tokens)
-    return validate_reply(extract_json(reply), schema)
+    wanted = _schema_of(schema)
+    reply = await client.achat(messages, schema=wanted, max_tokens=max_tokens)
+    return validate_reply(conform(extract_json(reply), wanted), schema)

@@ -31,9 +31,14 @@ vLLM, Ollama, llama.cpp's ``llama-server``). A server that refuses it steps the 
 ``{"type": "json_object", "schema": …}`` (llama-cpp-python's server constrains the reply to the schema with a
 grammar; servers without the ``schema`` key still return a JSON object) and then to a plain prompt
 instruction; the schema is also written into the prompt below ``json_schema``. The client remembers the
-level that worked for later calls. A refusal is a 400 or 422, or any other error status whose message names
+level that worked for later calls, and with a :class:`~deepcite.llm.modes.StructuredOutputMemory` (the data
+dir's, from :func:`deepcite.llm.factory.get_llm`) for later processes too. A refusal is a 400 or 422, or any other error status whose message names
 the ``response_format`` type sent: llama-cpp-python answers 500 to ``json_schema``, and a 500 is otherwise
 retried as a passing fault. Parse replies with :func:`deepcite.llm.json.chat_json`.
+
+A dead server: a refused or dropped connection is retried ``connect_retries`` times, then the client's
+:class:`~deepcite.llm.breaker.Breaker` opens and every later call of the request (and of any request for
+``breaker_open_s``) raises :class:`~deepcite.llm.deadline.LLMUnavailableError` at once, with one warning.
 """
 
 from __future__ import annotations
@@ -47,7 +52,7 @@ import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager, nullcontext
 from functools import partial
-from typing import Any, Literal
+from typing import Any
 
 import aiologic
 import anyio
@@ -55,15 +60,15 @@ import openai
 
 from deepcite.config import LLMSettings
 from deepcite.errors import ConfigError, LLMError, LLMTimeoutError
+from deepcite.llm.breaker import Breaker
 from deepcite.llm.client import Message
 from deepcite.llm.deadline import call_deadline
+from deepcite.llm.modes import LEVELS as _LEVELS
+from deepcite.llm.modes import StructuredOutput, StructuredOutputMemory
 from deepcite.llm.portal import BackgroundLoop
-from deepcite.llm.retry import NO_KEY, RetryPolicy, is_transient, retry_after_seconds
+from deepcite.llm.retry import NO_KEY, RetryPolicy, is_transient, is_unreachable, retry_after_seconds
 
 log = logging.getLogger(__name__)
-
-StructuredOutput = Literal["json_schema", "json_object", "prompt"]
-_LEVELS: tuple[StructuredOutput, ...] = ("json_schema", "json_object", "prompt")
 _SCHEMA_NAME = "deepcite_output"
 
 
@@ -97,7 +102,7 @@ class OpenAICompatClient:
     """:class:`deepcite.llm.client.LLMClient` over the official ``openai`` SDK.
 
     ``asleep`` is the wait between retries (``asyncio.sleep``); tests pass a recorder to check the backoff
-    without waiting.
+    without waiting. ``memory`` remembers the structured-output style the server accepted across processes.
     """
 
     def __init__(
@@ -105,6 +110,7 @@ class OpenAICompatClient:
         settings: LLMSettings,
         *,
         asleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        memory: StructuredOutputMemory | None = None,
     ) -> None:
         if not settings.configured:
             raise ConfigError(
@@ -114,7 +120,15 @@ class OpenAICompatClient:
         self._settings = settings
         self._retry = RetryPolicy(settings, asleep=asleep)
         self._level_lock = threading.Lock()
-        self._level: StructuredOutput = settings.structured_output
+        self._memory = memory
+        remembered = memory.get(str(settings.base_url), self.model) if memory is not None else None
+        first = settings.structured_output
+        if remembered is not None and _LEVELS.index(remembered) > _LEVELS.index(first):
+            first = remembered
+        self._level: StructuredOutput = first
+        self._breaker = Breaker(
+            settings.breaker_open_s, f"the LLM at {settings.base_url} (model {self.model})"
+        )
         self._loop = BackgroundLoop()  # where synchronous callers' calls run
         limit = settings.max_concurrent_calls
         self._slots = aiologic.BoundedSemaphore(limit) if limit is not None else None
@@ -140,8 +154,10 @@ class OpenAICompatClient:
         max_tokens: int | None = None,
     ) -> str:
         """The assistant's reply text; raises LLMError after retries are exhausted, LLMTimeoutError when
-        the call's deadline or the request's budget passes first."""
+        the call's deadline or the request's budget passes first, LLMUnavailableError while the breaker is
+        open."""
         deadline = call_deadline(self._settings.call_deadline_s)
+        self._breaker.check()
         return self._loop.call(self._achat_until, messages, schema, max_tokens, deadline)
 
     async def achat(
@@ -153,6 +169,7 @@ class OpenAICompatClient:
     ) -> str:
         """Async twin of :meth:`chat`."""
         deadline = call_deadline(self._settings.call_deadline_s)
+        self._breaker.check()
         return await self._achat_until(messages, schema, max_tokens, deadline)
 
     def close(self) -> None:
@@ -288,17 +305,21 @@ class OpenAICompatClient:
         with self._level_lock:
             if _LEVELS.index(self._level) < _LEVELS.index(lower):
                 self._level = lower
+        if self._memory is not None:
+            self._memory.remember(str(self._settings.base_url), self.model, lower)
         return lower
 
     async def _awith_retries(self, call: Callable[[], Awaitable[str]], deadline: tuple[float, float]) -> str:
         end, seconds = deadline
         retrying = self._retry.retrying(end)
         try:
-            return await retrying(call)
+            reply = await retrying(call)
         except (openai.BadRequestError, _FormatRefused):
             raise
         except (openai.OpenAIError, ValueError) as exc:
             attempts = retrying.statistics.get("attempt_number", 1)
+            if is_unreachable(exc):
+                raise self._breaker.trip(exc) from exc
             if self._retry.should_retry(exc) and attempts <= self._settings.max_retries:
                 raise LLMTimeoutError(  # stopped because the next try would not fit before the deadline
                     f"the LLM at {self._settings.base_url} (model {self.model}) did not answer within "
@@ -307,6 +328,8 @@ class OpenAICompatClient:
                     seconds,
                 ) from exc
             raise self._final_error(exc, attempts) from exc
+        self._breaker.reset()
+        return reply
 
     def _final_error(self, error: BaseException, attempts: int) -> LLMError:
         where = f"the LLM at {self._settings.base_url} (model {self.model})"

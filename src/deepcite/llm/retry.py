@@ -2,7 +2,8 @@
 (:mod:`deepcite.llm.openai_client`) and the embeddings client (:class:`deepcite.retrieval.embedders.OpenAIEmbedder`)
 share it, from the ``llm`` settings.
 
-429, 5xx, timeouts and connection errors are retried up to ``max_retries`` times with exponential backoff and
+429, 5xx, timeouts and connection errors are retried up to ``max_retries`` times (a refused or dropped
+connection only ``connect_retries`` times: a dead server is not worth a retry storm) with exponential backoff and
 full jitter (``backoff_initial_s`` doubling, capped at ``backoff_max_s``); a ``Retry-After`` /
 ``retry-after-ms`` header is waited out exactly, and one asking for longer than ``backoff_max_s`` ends the call
 at once. No wait starts that would cross the call's deadline. The SDK's own ``max_retries`` covers the same
@@ -58,6 +59,11 @@ def retry_after_seconds(error: BaseException | None) -> float | None:
     return max(0.0, (when - datetime.now(UTC)).total_seconds())
 
 
+def is_unreachable(error: BaseException) -> bool:
+    """A refused or dropped connection (not a slow server: a timeout is not one)."""
+    return isinstance(error, openai.APIConnectionError) and not isinstance(error, openai.APITimeoutError)
+
+
 def is_transient(error: BaseException) -> bool:
     """429, 5xx, timeouts and dropped connections may succeed when tried again."""
     if isinstance(error, openai.APIConnectionError):  # includes APITimeoutError
@@ -96,9 +102,15 @@ class RetryPolicy:
         def wait_would_pass_deadline(state: RetryCallState) -> bool:
             return time.monotonic() + (state.upcoming_sleep or 0.0) >= end
 
+        def unreachable_too_often(state: RetryCallState) -> bool:
+            error = state.outcome.exception() if state.outcome else None
+            return is_unreachable(error) and state.attempt_number > self._settings.connect_retries
+
         return AsyncRetrying(
             sleep=self._asleep,
-            stop=stop_after_attempt(self._settings.max_retries + 1) | wait_would_pass_deadline,
+            stop=stop_after_attempt(self._settings.max_retries + 1)
+            | wait_would_pass_deadline
+            | unreachable_too_often,
             wait=self._wait,
             retry=retry_if_exception(self.should_retry),
             reraise=True,

@@ -2,21 +2,33 @@
 
 Each asks for JSON with a schema and validates the reply; callers catch any exception and fall back
 to their heuristic, recording the error.
+
+Sanity checks before a reply is used (settings ``research.planning.llm_*``): planned aspects are
+de-duplicated (same stemmed terms), at most ``llm_max_aspects`` are kept, and each must share
+``llm_min_shared_terms`` terms with the question; a next sub-question or next-hop query must share them with
+the question, the uncovered aspects or the passages shown. Values out of bounds are clamped
+before validation (:func:`deepcite.llm.json.conform`), not the reply refused. The coverage grader's schema names
+each aspect as a key, so a constrained server cannot answer with keys of its own. Each step notes on the
+request's budget whether the LLM or the offline path wrote it (:func:`deepcite.llm.deadline.note_written`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 from deepcite.config import NextHopSettings, ResearchSettings, Settings
 from deepcite.errors import LLMError
 from deepcite.llm.budget import fit_to_budget
 from deepcite.llm.client import LLMClient, Message
+from deepcite.llm.deadline import note_fallback, note_written
 from deepcite.llm.json import chat_json
 from deepcite.models import AspectType, QueryAspect
 from deepcite.research.aspects import keywords_of
 from deepcite.research.state import HopChoice
+from deepcite.text import tokenize
+
+T = TypeVar("T")
 
 ASPECTS_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -64,6 +76,43 @@ GRADE_SCHEMA: dict[str, Any] = {
     },
     "required": ["scores"],
 }
+_SCORE: dict[str, Any] = {"type": "number", "minimum": 0, "maximum": 1}
+
+
+def aspects_schema(max_aspects: int) -> dict[str, Any]:
+    """:data:`ASPECTS_SCHEMA` with at most ``max_aspects`` aspects."""
+    aspects = {**ASPECTS_SCHEMA["properties"]["aspects"], "maxItems": max_aspects}
+    return {**ASPECTS_SCHEMA, "properties": {"aspects": aspects}}
+
+
+def grade_schema(aspects: Sequence[str]) -> dict[str, Any]:
+    """:data:`GRADE_SCHEMA` with each aspect a required key of ``scores`` (other keys are dropped)."""
+    scores = {
+        "type": "object",
+        "properties": {a: _SCORE for a in aspects},
+        "required": list(aspects),
+        "additionalProperties": _SCORE,
+    }
+    return {**GRADE_SCHEMA, "properties": {**GRADE_SCHEMA["properties"], "scores": scores}}
+
+
+def shares_terms(text: str, *others: str, at_least: int) -> bool:
+    """Whether ``text`` shares ``at_least`` stemmed content terms with the ``others`` together."""
+    if at_least <= 0:
+        return True
+    known = {t for other in others for t in tokenize(other)}
+    return len(set(tokenize(text)) & known) >= at_least
+
+
+def noted(part: str, step: Callable[[], T]) -> T:
+    """``step()``, noted on the request's budget as written by the LLM, or as fallen back (and re-raised)."""
+    try:
+        result = step()
+    except Exception as exc:
+        note_fallback(part, exc)
+        raise
+    note_written(part, "llm")
+    return result
 
 
 def ask_json(llm: LLMClient, system: str, user: str, schema: dict[str, Any]) -> dict[str, Any]:
@@ -73,20 +122,32 @@ def ask_json(llm: LLMClient, system: str, user: str, schema: dict[str, Any]) -> 
 
 
 def llm_aspects(llm: LLMClient, question: str, settings: ResearchSettings) -> list[QueryAspect]:
-    """Aspects proposed by the LLM; raises on an unusable reply."""
+    """Aspects proposed by the LLM, de-duplicated, bounded and on the question's topic (module doc); raises on
+    an unusable reply."""
+    planning = settings.planning
     data = ask_json(
         llm,
         "You split research questions into the aspects a complete answer must cover. Types: "
         + ", ".join(t.value for t in AspectType)
-        + f". Core aspects get importance >= {settings.coverage.core_importance}. Reply with JSON only.",
+        + f". Core aspects get importance >= {settings.coverage.core_importance}. Give at most "
+        f"{planning.llm_max_aspects} distinct aspects. Reply with JSON only.",
         f"Question: {question}",
-        ASPECTS_SCHEMA,
+        aspects_schema(planning.llm_max_aspects),
     )
     aspects: list[QueryAspect] = []
+    seen: set[frozenset[str]] = set()
+    off_topic: list[str] = []
     for item in data.get("aspects") or []:
         text = str(item.get("aspect", "")).strip()
-        if not text:
+        terms = frozenset(tokenize(text))
+        if not text or not terms or terms in seen:
             continue
+        if not shares_terms(text, question, at_least=planning.llm_min_shared_terms):
+            off_topic.append(text)
+            continue
+        seen.add(terms)
+        if len(aspects) == planning.llm_max_aspects:
+            break
         aspects.append(
             QueryAspect(
                 aspect=text,
@@ -98,14 +159,24 @@ def llm_aspects(llm: LLMClient, question: str, settings: ResearchSettings) -> li
             )
         )
     if not aspects:
-        raise LLMError("the LLM proposed no aspects")
+        why = f" on the question's topic (off topic: {'; '.join(off_topic[:3])})" if off_topic else ""
+        raise LLMError(f"the LLM proposed no aspects{why}")
     return aspects
 
 
 def llm_next_subquestion(
-    llm: LLMClient, question: str, uncovered: Sequence[str], evidence: Sequence[str], asked: Sequence[str]
+    llm: LLMClient,
+    question: str,
+    uncovered: Sequence[str],
+    evidence: Sequence[str],
+    asked: Sequence[str],
+    *,
+    min_shared_terms: int = 0,
+    max_chars: int | None = None,
 ) -> str:
-    """The next sub-question the LLM proposes from the uncovered aspects and the evidence so far."""
+    """The next sub-question the LLM proposes from the uncovered aspects and the evidence so far; LLMError when
+    it shares fewer than ``min_shared_terms`` terms with the question, the uncovered aspects and the evidence
+    shown (off topic) or runs over ``max_chars``."""
     excerpts = "\n".join(f"- {text[:400]}" for text in evidence)
     data = ask_json(
         llm,
@@ -116,13 +187,19 @@ def llm_next_subquestion(
         f"Already asked: {'; '.join(asked)}\nEvidence so far:\n{excerpts or '(none)'}",
         NEXT_SCHEMA,
     )
-    return str(data.get("subquestion", "")).strip()
+    proposed = str(data.get("subquestion", "")).strip()
+    if proposed and not shares_terms(proposed, question, *uncovered, *evidence, at_least=min_shared_terms):
+        raise LLMError(f"the LLM's next sub-question {proposed[:120]!r} is off the question's topic")
+    if max_chars is not None and len(proposed) > max_chars:
+        raise LLMError(f"the LLM's next sub-question runs to {len(proposed)} characters (limit {max_chars})")
+    return proposed
 
 
 def llm_coverage(
     llm: LLMClient, aspects: Sequence[QueryAspect], passages: Sequence[str]
 ) -> tuple[dict[str, float], list[str]]:
-    """Per-aspect support scores in [0, 1] and any contradictions, graded by the LLM."""
+    """Per-aspect support scores in [0, 1] and any contradictions, graded by the LLM (each aspect a key of the
+    schema; scores out of bounds clamped, other keys dropped)."""
     listing = "\n".join(f"[{i + 1}] {text[:600]}" for i, text in enumerate(passages))
     data = ask_json(
         llm,
@@ -130,7 +207,7 @@ def llm_coverage(
         "0 = not addressed). Only count what the passages state. List contradictions between passages. "
         "Reply with JSON only; use the aspect texts as keys.",
         "Aspects:\n" + "\n".join(f"- {a.aspect}" for a in aspects) + f"\nPassages:\n{listing}",
-        GRADE_SCHEMA,
+        grade_schema(list(dict.fromkeys(a.aspect for a in aspects))),
     )
     raw = data.get("scores")
     if not isinstance(raw, dict):
@@ -148,6 +225,9 @@ class LLMHyde:
         self.llm = llm
 
     def generate(self, query: str) -> str:
+        return noted("HyDE passage", lambda: self._generate(query))
+
+    def _generate(self, query: str) -> str:
         data = ask_json(
             self.llm,
             "Write a short factual passage (2-4 sentences) that would answer the query, as it might appear "
@@ -170,7 +250,7 @@ class LLMCoverageGrader:
     def grade(
         self, aspects: Sequence[QueryAspect], passages: Sequence[str]
     ) -> tuple[dict[str, float], list[str]]:
-        return llm_coverage(self.llm, aspects, passages)
+        return noted("coverage grade", lambda: llm_coverage(self.llm, aspects, passages))
 
 
 class LLMHopChooser:
@@ -178,12 +258,23 @@ class LLMHopChooser:
     evidence (titles and texts cut to ``passage_chars``, as many as fit ``token_budget``) go in; whether it is
     answered, the next query and its entity come back as JSON checked against :data:`NEXT_HOP_SCHEMA`."""
 
-    def __init__(self, llm: LLMClient, settings: NextHopSettings, *, chars_per_token: float) -> None:
+    def __init__(
+        self,
+        llm: LLMClient,
+        settings: NextHopSettings,
+        *,
+        chars_per_token: float,
+        min_shared_terms: int = 0,
+    ) -> None:
         self.llm = llm
         self.settings = settings
         self.chars_per_token = chars_per_token
+        self.min_shared_terms = min_shared_terms
 
     def choose(self, question: str, evidence: Sequence[tuple[str, str]], asked: Sequence[str]) -> HopChoice:
+        return noted("next hop", lambda: self._choose(question, evidence, asked))
+
+    def _choose(self, question: str, evidence: Sequence[tuple[str, str]], asked: Sequence[str]) -> HopChoice:
         s = self.settings
         lines = [
             f"[{n}] {title}: {text[: s.passage_chars]}" for n, (title, text) in enumerate(evidence, start=1)
@@ -207,6 +298,12 @@ class LLMHopChooser:
         )
         if not choice.answered and not choice.next_query:
             raise LLMError("the LLM neither judged the question answered nor named a next query")
+        if not choice.answered and not shares_terms(
+            choice.next_query, question, *shown, at_least=self.min_shared_terms
+        ):
+            raise LLMError(
+                f"the LLM's next query {choice.next_query[:120]!r} is off the question and passages"
+            )
         return choice
 
 
@@ -214,4 +311,9 @@ def hop_chooser_for(settings: Settings, llm: LLMClient | None) -> LLMHopChooser 
     """The LLM's next-hop chooser when ``research.next_hop.enabled`` and an LLM is configured, else None."""
     if llm is None or not settings.research.next_hop.enabled:
         return None
-    return LLMHopChooser(llm, settings.research.next_hop, chars_per_token=settings.llm.chars_per_token)
+    return LLMHopChooser(
+        llm,
+        settings.research.next_hop,
+        chars_per_token=settings.llm.chars_per_token,
+        min_shared_terms=settings.research.planning.llm_min_shared_terms,
+    )

@@ -47,7 +47,10 @@ class QueryPlanner:
         aspects: list[QueryAspect] | None = None
         if self.llm is not None:
             try:
-                aspects = llm_adapters.llm_aspects(self.llm, taken.question, self.settings)
+                llm = self.llm
+                aspects = llm_adapters.noted(
+                    "plan", lambda: llm_adapters.llm_aspects(llm, taken.question, self.settings)
+                )
             except Exception as exc:  # noqa: BLE001 - any LLM failure falls back to the heuristic
                 message = (
                     f"LLM aspect extraction failed ({type(exc).__name__}: {exc}); used heuristic aspects"
@@ -153,13 +156,19 @@ class QueryPlanner:
     def _llm_next(self, state: ExecutorState) -> str | None:
         assert self.llm is not None
         threshold = self.settings.coverage.threshold
+        llm, planning = self.llm, self.settings.planning
         try:
-            proposed = llm_adapters.llm_next_subquestion(
-                self.llm,
-                state.plan.question,
-                [a.aspect for a in state.coverage.get_uncovered_aspects(threshold)],
-                [c.chunk.text for c in state.best_evidence(self.settings.planning.bridge_parents_per_hop)],
-                state.asked,
+            proposed = llm_adapters.noted(
+                "next sub-question",
+                lambda: llm_adapters.llm_next_subquestion(
+                    llm,
+                    state.plan.question,
+                    [a.aspect for a in state.coverage.get_uncovered_aspects(threshold)],
+                    [c.chunk.text for c in state.best_evidence(planning.bridge_parents_per_hop)],
+                    state.asked,
+                    min_shared_terms=planning.llm_min_shared_terms,
+                    max_chars=planning.max_query_chars,
+                ),
             )
         except Exception as exc:  # noqa: BLE001 - any LLM failure falls back to the heuristic
             state.errors.append(
