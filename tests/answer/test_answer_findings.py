@@ -169,7 +169,7 @@ def test_a_part_without_evidence_is_unknown() -> None:
     assert text.endswith(UNKNOWN)
 
 
-def test_comparison_gives_a_finding_per_side_then_the_contrast() -> None:
+def test_comparison_leads_with_the_contrast_then_a_finding_per_side() -> None:
     question = "compare warfarin and apixaban"
     chunks = [
         chunk(
@@ -181,7 +181,7 @@ def test_comparison_gives_a_finding_per_side_then_the_contrast() -> None:
         chunk(3, "Apixaban reduced stroke by 21% in atrial fibrillation.", pmid="2", section="RESULTS"),
     ]
     text = summary(question, chunks)
-    assert cited(text) == [2, 3, 1]
+    assert cited(text) == [1, 2, 3]  # the contrast states the comparison: it leads, then each side
 
 
 def test_section_labels_map_to_roles() -> None:

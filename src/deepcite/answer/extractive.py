@@ -46,11 +46,10 @@ citation id then sentence position, so output is deterministic.
 
 from __future__ import annotations
 
-import math
 import re
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import replace
 
 import numpy as np
 from cachetools import LRUCache
@@ -65,43 +64,25 @@ from deepcite.answer.findings import (
     split_inline_label,
 )
 from deepcite.answer.generators import require_any, require_selected, section_titles, subquery_chunks
-from deepcite.answer.prompts import UNKNOWN
+from deepcite.answer.lead_guard import lead_fault, never_quoted
+from deepcite.answer.question_kind import AnswerKind, answer_cue, question_kind, states_kind
+from deepcite.answer.sentence_scores import (
+    CONTRAST,
+    EvidenceSentence,
+    SentenceScores,
+    aspect_target,
+    comparison_sides,
+    findings_first,
+    heading,
+    overlap,
+    question_parts,
+    term_weights,
+    write,
+)
 from deepcite.config import AnswerSettings
-from deepcite.models import AspectType, QueryAspect
+from deepcite.models import QueryAspect
 from deepcite.retrieval.embedders import Embedder
 from deepcite.text import tokenize
-
-# a question answered by yes or no opens with an auxiliary verb
-_YES_NO = re.compile(
-    r"^\s*(?:does|do|did|is|are|was|were|can|could|should|would|will|has|have|had|may|might|must)\b", re.I
-)
-_WH = re.compile(r"^\s*(?:what|how|why|when|where|which|who|whom|whose)\b", re.I)
-# a sentence that states a contrast between two sides
-_CONTRAST = re.compile(
-    r"\b(?:compared|than|versus|vs\.?|differ\w*|whereas|while|both|neither|similar)\b", re.I
-)
-
-
-@dataclass(frozen=True)
-class _Sentence:
-    text: str
-    cite: int  # display id of its chunk
-    position: int  # order within the evidence, for deterministic ties
-    terms: frozenset[str]
-    finding: float  # how much it reports a finding, in [0, 1]
-    study: str  # the source it comes from (PMID, DOI or document id)
-    title: str  # its source's title
-    decisive: bool  # states an effect, a comparison or a test
-
-
-@dataclass(frozen=True)
-class _Scores:
-    sentences: list[_Sentence]
-    vectors: np.ndarray  # (sentences, dim)
-    support: np.ndarray  # (sentences, targets)
-    relevance: np.ndarray  # (sentences, targets): support from the threshold (0) to the best sentence's (1)
-    value: np.ndarray  # (sentences, targets): relevance blended with the finding score
-    findings_first: np.ndarray  # (targets,): the target asks for findings (yes/no, effect, comparison)
 
 
 class ExtractiveGenerator:
@@ -117,28 +98,79 @@ class ExtractiveGenerator:
         """Up to ``extractive_summary_sentences`` sentences, shaped by the question (module docstring)."""
         require_selected(ctx)
         limit = self._settings.length.extractive_summary_sentences
-        sides = _comparison_sides(ctx.aspects)
-        parts = [] if sides else _parts(ctx.aspects)
-        targets = [ctx.query, *(_aspect_target(a) for a in (sides or parts))]
+        sides = comparison_sides(ctx.aspects)
+        parts = [] if sides else question_parts(ctx.aspects)
+        targets = [ctx.query, *(aspect_target(a) for a in (sides or parts))]
         main = ctx.aspects[0].aspect_type if ctx.aspects else None
         first = [
-            _findings_first(ctx.query, main),
+            findings_first(ctx.query, main),
             *([True] * len(sides)),
-            *(_findings_first(a.aspect, a.aspect_type) for a in parts),
+            *(findings_first(a.aspect, a.aspect_type) for a in parts),
         ]
         scores = self._score(targets, ctx.selected_chunks, first)
-        if sides:
-            return _write(scores, self._compare(scores))
+        kind = question_kind(ctx.query) if self._settings.kinds.enabled else AnswerKind.OTHER
+        scores = self._with_cue(scores, ctx.query, kind)
+        answering = self._answering(scores)
+        if sides:  # a finding per side and the contrast; the contrast first when it states the comparison
+            chosen = self._compare(scores)
+            if answering is not None:
+                chosen = [answering, *(i for i in chosen if i != answering)]
+            return self._led(scores, chosen, kind)
+        if answering is not None:  # the sentence that states what was asked opens, its own study goes on
+            rest = self._pick(scores, 0, limit - 1, self._eligible(scores, 0), [answering], answering)
+            return write(scores, [answering, *rest])
         if len(parts) > 1:
             per_part = max(1, limit // len(parts))
-            pieces: list[str] = []
+            pieces: list[list[int]] = []
             taken: list[int] = []
             for j in range(1, len(targets)):
-                chosen = self._findings(scores, j, per_part, taken)
+                chosen = self._findings(scores, j, per_part, taken, lead=not taken)
                 taken.extend(chosen)
-                pieces.append(_write(scores, chosen))
-            return " ".join(pieces)
-        return _write(scores, self._findings(scores, 0, limit))
+                pieces.append(chosen)
+            note = self._note(scores, taken, kind)
+            return note + " ".join(write(scores, chosen) for chosen in pieces)
+        return self._led(scores, self._findings(scores, 0, limit, lead=True), kind)
+
+    def _with_cue(self, scores: SentenceScores, question: str, kind: AnswerKind) -> SentenceScores:
+        """``scores`` with each sentence's answer-type cue for the question, blended into its value for the
+        question (target 0) by ``kinds.cue_weight``; as they were for a kind without a cue."""
+        if kind in (AnswerKind.OTHER, AnswerKind.YES_NO) or not scores.sentences:
+            return scores
+        s = self._settings.kinds
+        cue = np.array([answer_cue(kind, x.text, question, s) for x in scores.sentences], dtype=np.float32)
+        scores.value[:, 0] = (1.0 - s.cue_weight) * scores.value[:, 0] + s.cue_weight * cue
+        return replace(scores, cue=cue)
+
+    def _answering(self, scores: SentenceScores) -> int | None:
+        """The most valuable sentence that may lead, is relevant (``kinds.cue_min_relevance``) and bears the
+        cue of the answer asked for (``kinds.cue_min``); None when none does."""
+        if scores.cue is None:
+            return None
+        s = self._settings.kinds
+        stating = [
+            i
+            for i in self._eligible(scores, 0)
+            if scores.sentences[i].lead_fault is None
+            and scores.cue[i] >= s.cue_min
+            and scores.relevance[i, 0] >= s.cue_min_relevance
+        ]
+        return self._order(scores, 0, stating)[0] if stating else None
+
+    def _led(self, scores: SentenceScores, chosen: list[int], kind: AnswerKind) -> str:
+        """The summary of ``chosen``, after :meth:`_note` when the sentences do not answer as asked."""
+        return self._note(scores, chosen, kind) + write(scores, chosen)
+
+    def _note(self, scores: SentenceScores, chosen: list[int], kind: AnswerKind) -> str:
+        """A line that says so when the first sentence chosen may not lead (a table row, a caption), or when
+        the question asks for what a cue alone tells (an amount) and no chosen sentence bears it; else ""."""
+        if not chosen or not self._settings.kinds.say_not_stated:
+            return ""
+        if scores.sentences[chosen[0]].lead_fault is not None:
+            return "No sentence of the sources states it; the closest passages read:\n"
+        cue_min = self._settings.kinds.cue_min
+        if scores.cue is not None and states_kind(kind) and not any(scores.cue[i] >= cue_min for i in chosen):
+            return f"No passage found states {kind.asked_for}; the closest read:\n"
+        return ""
 
     def long_answer(self, ctx: ResponseContext, aspects: Sequence[QueryAspect] | None = None) -> str:
         """One ``## section`` per aspect; each sentence goes to the section it supports best, used once.
@@ -151,9 +183,9 @@ class ExtractiveGenerator:
         limit = self._settings.length.long_answer_sentences_per_aspect
         titles = section_titles(ctx, aspects)
         by_title = {a.aspect: a for a in (ctx.aspects if aspects is None else aspects)}
-        targets = [_aspect_target(by_title[t]) if t in by_title else t for t in titles] or [ctx.query]
-        first = [_findings_first(t, by_title[t].aspect_type if t in by_title else None) for t in titles] or [
-            _findings_first(ctx.query, None)
+        targets = [aspect_target(by_title[t]) if t in by_title else t for t in titles] or [ctx.query]
+        first = [findings_first(t, by_title[t].aspect_type if t in by_title else None) for t in titles] or [
+            findings_first(ctx.query, None)
         ]
         scores = self._score(targets, ctx.selected_chunks, first)
         home = scores.support.argmax(axis=1)  # the section each sentence supports best
@@ -174,9 +206,9 @@ class ExtractiveGenerator:
                 picked[j] = self._findings(scores, j, limit, used, focused=False)
                 used.extend(picked[j])
         if not titles:
-            return _write(scores, picked[0])
+            return write(scores, picked[0])
         return "\n\n".join(
-            f"## {_heading(title)}\n{_write(scores, chosen)}"
+            f"## {heading(title)}\n{write(scores, chosen)}"
             for title, chosen in zip(titles, picked, strict=True)
         )
 
@@ -184,26 +216,28 @@ class ExtractiveGenerator:
         """Up to ``subanswer_max_sentences`` sentences from the sub-question's own evidence, findings first."""
         require_any(ctx)
         scores = self._score(
-            [subquestion], subquery_chunks(ctx, subquestion), [_findings_first(subquestion, None)]
+            [subquestion], subquery_chunks(ctx, subquestion), [findings_first(subquestion, None)]
         )
-        return _write(scores, self._findings(scores, 0, self._settings.length.subanswer_max_sentences))
+        return write(scores, self._findings(scores, 0, self._settings.length.subanswer_max_sentences))
 
     # -- selection --------------------------------------------------------------------------------
 
     def _findings(
         self,
-        scores: _Scores,
+        scores: SentenceScores,
         target: int,
         limit: int,
         taken: Sequence[int] = (),
         candidates: Iterable[int] | None = None,
         *,
         focused: bool = True,
+        lead: bool = False,
     ) -> list[int]:
         """The opening finding for ``target``, then the sentences that carry it on (module docstring).
 
         ``focused`` (the summary, sub-answers) keeps to the opening's study and value; the long answer's
-        sections are not focused: they take the best sentences over the threshold, findings first."""
+        sections are not focused: they take the best sentences over the threshold, findings first. With ``lead``
+        the opening is one that may lead (:func:`~deepcite.answer.lead_guard.lead_fault`) when any is."""
         pool = [i for i in self._eligible(scores, target, candidates) if i not in taken]
         if not pool or limit < 1:
             return []
@@ -215,13 +249,19 @@ class ExtractiveGenerator:
             and scores.sentences[i].finding >= s.extractive.opening_min_finding
             and scores.relevance[i, target] >= s.extractive.opening_min_relevance
         ]
-        opening = self._order(scores, target, strong or pool)[0]
+        if lead:  # the summary's first sentence: never a heading, caption or table row when another will do
+            leads = [i for i in pool if scores.sentences[i].lead_fault is None]
+            strong = [i for i in strong if scores.sentences[i].lead_fault is None]
+            pool_first = leads or pool
+        else:
+            pool_first = pool
+        opening = self._order(scores, target, strong or pool_first)[0]
         rest = self._pick(scores, target, limit - 1, pool, [*taken, opening], opening if focused else None)
         return [opening, *rest]
 
     def _pick(
         self,
-        scores: _Scores,
+        scores: SentenceScores,
         target: int,
         limit: int,
         candidates: Iterable[int],
@@ -250,11 +290,11 @@ class ExtractiveGenerator:
                 chosen.append(i)
         return chosen
 
-    def _compare(self, scores: _Scores) -> list[int]:
+    def _compare(self, scores: SentenceScores) -> list[int]:
         """A finding per side (targets 1 and 2), then the sentence stating the contrast (target 0).
 
         A side is stated by a sentence that does not itself draw the contrast, when there is one."""
-        contrast = [i for i, x in enumerate(scores.sentences) if _CONTRAST.search(x.text)]
+        contrast = [i for i, x in enumerate(scores.sentences) if CONTRAST.search(x.text)]
         chosen: list[int] = []
         for side in (1, 2):
             plain = [i for i in range(len(scores.sentences)) if i not in contrast]
@@ -264,18 +304,20 @@ class ExtractiveGenerator:
         stated = [i for i in self._eligible(scores, 0, contrast) if i not in chosen]
         return chosen + self._order(scores, 0, stated)[:1]
 
-    def _eligible(self, scores: _Scores, target: int, candidates: Iterable[int] | None = None) -> list[int]:
+    def _eligible(
+        self, scores: SentenceScores, target: int, candidates: Iterable[int] | None = None
+    ) -> list[int]:
         pool = range(len(scores.sentences)) if candidates is None else candidates
         return [i for i in pool if scores.support[i, target] >= self._settings.extractive.support_threshold]
 
     @staticmethod
-    def _order(scores: _Scores, target: int, pool: Iterable[int]) -> list[int]:
+    def _order(scores: SentenceScores, target: int, pool: Iterable[int]) -> list[int]:
         value, sentences = scores.value[:, target], scores.sentences
         return sorted(pool, key=lambda i: (-value[i], sentences[i].cite, sentences[i].position))
 
     def _score(
         self, targets: list[str], chunks: Sequence[ContextChunk], findings_first: list[bool]
-    ) -> _Scores:
+    ) -> SentenceScores:
         """Every evidence sentence's support and value for every target (see the module docstring).
 
         Only the ``max_embedded_sentences`` sentences with the most lexical overlap are embedded (0: all);
@@ -285,13 +327,13 @@ class ExtractiveGenerator:
         sentences = self._sentences(chunks)
         if not sentences:
             empty = np.zeros((0, len(targets)), np.float32)
-            return _Scores(
+            return SentenceScores(
                 [], np.zeros((0, 1), np.float32), empty, empty, empty, np.zeros(len(targets), bool)
             )
         target_terms = [frozenset(tokenize(t)) for t in targets]
-        weights = _term_weights(sentences, s.extractive.lexical_idf)
+        weights = term_weights(sentences, s.extractive.lexical_idf)
         lexical = np.array(
-            [[_overlap(x.terms, t, weights) for t in target_terms] for x in sentences], dtype=np.float32
+            [[overlap(x.terms, t, weights) for t in target_terms] for x in sentences], dtype=np.float32
         )
         cap = s.extractive.max_embedded_sentences or len(sentences)
         best_lexical = lexical.max(axis=1)
@@ -323,11 +365,11 @@ class ExtractiveGenerator:
             1.0 - s.extractive.sentence_relevance_weight
         ) * boosted + s.extractive.sentence_relevance_weight * alone
         value = (1.0 - weight) * relevance + weight * finding
-        return _Scores(sentences, vectors, support, relevance, value, first)
+        return SentenceScores(sentences, vectors, support, relevance, value, first)
 
     def _study_support(
         self,
-        sentences: list[_Sentence],
+        sentences: list[EvidenceSentence],
         own: np.ndarray,
         target_terms: list[frozenset[str]],
         target_vecs: np.ndarray,
@@ -346,15 +388,15 @@ class ExtractiveGenerator:
             cosine = np.clip(title_vecs @ target_vecs.T, 0.0, None)
             for k, name in enumerate(names):
                 terms = frozenset(tokenize(titles[name]))
-                lexical = np.array([_overlap(terms, t, weights) for t in target_terms], dtype=np.float32)
+                lexical = np.array([overlap(terms, t, weights) for t in target_terms], dtype=np.float32)
                 title = (
                     s.extractive.lexical_weight * lexical + (1.0 - s.extractive.lexical_weight) * cosine[k]
                 )
                 best[name] = np.maximum(best[name], title)
         return np.vstack([best[x.study] for x in sentences])
 
-    def _sentences(self, chunks: Sequence[ContextChunk]) -> list[_Sentence]:
-        out: list[_Sentence] = []
+    def _sentences(self, chunks: Sequence[ContextChunk]) -> list[EvidenceSentence]:
+        out: list[EvidenceSentence] = []
         seen: set[str] = set()
         for chunk in chunks:
             for raw in chunk.sentences():
@@ -366,12 +408,14 @@ class ExtractiveGenerator:
                     r"\s+([.,;:!?])", r"\1", re.sub(r"\s{2,}", " ", CITATION_RE.sub("", body))
                 ).strip()
                 shown = elide_statistics(text) if self._settings.extractive.elide_statistics else text
+                if never_quoted(shown):
+                    continue  # a copyright, venue or running-head line, or a reference entry
                 terms = tokenize(shown)
                 if len(terms) >= self._settings.extractive.min_sentence_tokens and shown not in seen:
                     seen.add(shown)  # the same sentence in two chunks is cited from the first (best) one
                     section = label or chunk.section
                     out.append(
-                        _Sentence(
+                        EvidenceSentence(
                             text=shown,
                             cite=chunk.id,
                             position=len(out),
@@ -380,6 +424,7 @@ class ExtractiveGenerator:
                             study=chunk.pmid or chunk.doi or chunk.doc_id,
                             title=chunk.title,
                             decisive=is_decisive(text),
+                            lead_fault=lead_fault(shown, self._settings.kinds),
                         )
                     )
         return out
@@ -396,80 +441,3 @@ class ExtractiveGenerator:
                 for text, vec in zip(missing, np.asarray(encoded, dtype=np.float32), strict=True):
                     found[text] = self._cache[(kind, text)] = vec
         return np.vstack([found[t] for t in texts])
-
-
-def _aspect_target(aspect: QueryAspect) -> str:
-    return " ".join([aspect.aspect, *aspect.keywords])
-
-
-def _heading(title: str) -> str:
-    """A section title as a heading: capitalised, and asked as a question when it is one."""
-    title = title.strip()
-    asked = _YES_NO.match(title) or _WH.match(title)
-    return f"{title[:1].upper()}{title[1:]}" + ("?" if asked and not title.endswith("?") else "")
-
-
-def _findings_first(text: str, kind: AspectType | None) -> bool:
-    """Whether a target asks for findings (a yes/no question, an effect, a cause, an evaluation, a
-    comparison) rather than a description (what something is, how it is done or used)."""
-    return bool(_YES_NO.match(text)) or kind in (
-        AspectType.EVALUATION,
-        AspectType.CAUSAL,
-        AspectType.COMPARISON,
-    )
-
-
-def _comparison_sides(aspects: Sequence[QueryAspect]) -> list[QueryAspect]:
-    """The two side aspects that follow a comparison aspect (the planner's order), else none."""
-    for k, aspect in enumerate(aspects):
-        if aspect.aspect_type is AspectType.COMPARISON:
-            sides = [a for a in aspects[k + 1 : k + 3] if a.aspect_type is AspectType.DEFINITION]
-            return sides if len(sides) == 2 else []
-    return []
-
-
-def _parts(aspects: Sequence[QueryAspect]) -> list[QueryAspect]:
-    """The question's parts: its main aspects (the highest importance), in the question's order."""
-    if not aspects:
-        return []
-    top = max(a.importance for a in aspects)
-    return [a for a in aspects if a.importance >= top]
-
-
-def _term_weights(sentences: Sequence[_Sentence], idf: bool) -> dict[str, float]:
-    """Each term's weight within this evidence: ``log(1 + N / df)`` over its N sentences when ``idf``
-    (a term every sentence holds, such as the topic itself, says little about which sentence answers a
-    part), else an empty mapping (every term weighs 1)."""
-    if not idf:
-        return {}
-    df: dict[str, int] = {}
-    for x in sentences:
-        for term in x.terms:
-            df[term] = df.get(term, 0) + 1
-    n = len(sentences)
-    return {term: math.log(1.0 + n / count) for term, count in df.items()}
-
-
-def _overlap(
-    sentence_terms: frozenset[str], target_terms: frozenset[str], weights: dict[str, float]
-) -> float:
-    """Weighted share of the target's terms the sentence contains (a term the evidence lacks weighs most)."""
-    if not target_terms:
-        return 0.0
-    most = max(weights.values(), default=1.0)
-    total = sum(weights.get(t, most) for t in target_terms)
-    return sum(weights.get(t, most) for t in sentence_terms & target_terms) / total
-
-
-def _cite(text: str, display_id: int) -> str:
-    """The sentence with ``[id]`` before its final punctuation."""
-    text = text.rstrip()
-    if text and text[-1] in ".!?":
-        return f"{text[:-1]} [{display_id}]{text[-1]}"
-    return f"{text} [{display_id}]."
-
-
-def _write(scores: _Scores, picked: list[int]) -> str:
-    if not picked:
-        return UNKNOWN
-    return " ".join(_cite(scores.sentences[i].text, scores.sentences[i].cite) for i in picked)

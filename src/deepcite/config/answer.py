@@ -81,6 +81,36 @@ class AnswerGuardSettings(Section):
     min_kept_share: float = Field(default=0.5, ge=0.0, le=1.0)
 
 
+class AnswerKindSettings(Section):
+    """The writer's answer to the question asked (answer/question_kind.py, answer/lead_guard.py): a summary
+    sentence's value for the question is ``(1 - cue_weight) * value + cue_weight * cue``, where the cue says how
+    much the sentence has the shape of the answer the question asks for (a number with its unit for "how many",
+    "is a/refers to" for "what is", a comparative naming both sides for a comparison). The opening is the most
+    valuable sentence whose cue reaches ``cue_min`` and whose relevance reaches ``cue_min_relevance``, when one
+    does; when none does for a question answered by its cue alone (an amount) and ``say_not_stated``, the
+    summary says the sources do not state it before the closest sentences. Tuned on the project's own
+    questions (eval/real_docs_questions.jsonl) and PubMedQA train questions."""
+
+    enabled: bool = True
+    cue_weight: float = Field(default=0.35, ge=0.0, le=1.0)
+    cue_min: float = Field(default=0.5, ge=0.0, le=1.0)
+    cue_min_relevance: float = Field(default=0.3, ge=0.0, le=1.0)
+    say_not_stated: bool = True
+    # the cue of an amount: a number the question does not hold, with its unit or as a percentage; bare; or
+    # written as a word
+    number_with_unit_cue: float = 1.0
+    bare_number_cue: float = 0.6
+    word_number_cue: float = 0.4
+    # the cue of a comparison: a comparative, plus this when it names a word of each side of the question
+    comparative_cue: float = 0.6
+    both_sides_cue: float = 0.4
+    # a sentence never leads when it opens with a section number and heading words (looked for in this many
+    # words), or from `lead_min_words_capitalised` words on has this share of capitalised words, or no verb
+    lead_heading_max_words: int = 6
+    lead_min_words_capitalised: int = 3
+    lead_max_capitalised_share: float = Field(default=0.7, ge=0.0, le=1.0)
+
+
 class ExtractiveSettings(Section):
     """The extractive writer, findings first (answer/extractive.py; the module docstring has the formulas): a
     sentence's value for a target is (1 - finding_weight) * relevance + finding_weight * finding score, among
@@ -140,6 +170,7 @@ class AnswerSettings(Section):
     citations: CitationSettings = Field(default_factory=CitationSettings)
     guards: AnswerGuardSettings = Field(default_factory=AnswerGuardSettings)
     extractive: ExtractiveSettings = Field(default_factory=ExtractiveSettings)
+    kinds: AnswerKindSettings = Field(default_factory=AnswerKindSettings)
     findings: FindingSettings = Field(default_factory=FindingSettings)
     embedding_cache_size: int = (
         20_000  # sentence vectors kept by the extractive writer and the citation check

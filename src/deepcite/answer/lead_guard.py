@@ -1,0 +1,101 @@
+"""Which evidence sentences may open an answer, and which are never quoted at all.
+
+Readers label what is not prose (running heads, captions, reference lists) where they can; this is the
+writer's own check, sentence by sentence, for what a reader let through:
+
+- never quoted (:func:`never_quoted`): a copyright, venue or running-head line ("c 2020 Association for
+  Computational Linguistics", "Proceedings of the 25th Conference …", "arXiv:2004.04906"), and a reference
+  entry ("Karpukhin, V., Oguz, B. … 2020. Dense passage retrieval … In EMNLP.");
+- quoted, but never the first sentence (:func:`lead_fault`): a sentence that starts with a section number and
+  heading words ("5.1 Main Results Table 2 compares …"), a caption ("Table 1: …"), one that is mostly
+  capitalised words ("Main Results Table", a title), or one without a verb-like token (a table row
+  "Papers w/ Pubmed IDs 21.5M").
+
+    lead_fault("5.1 Main Results Table 2 compares the retrieval accuracy …", settings)   # "a section heading"
+    never_quoted("c 2020 Association for Computational Linguistics")                     # True
+
+Thresholds are :class:`deepcite.config.AnswerSettings` ``kinds.lead_*``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from deepcite.answer.question_words import SECTION_WORDS
+from deepcite.config.answer import AnswerKindSettings
+
+HEADING = "a section heading"
+CAPTION = "a caption"
+CAPITALISED = "mostly capitalised words"
+NO_VERB = "no verb"
+
+_SECTION_NUMBER = re.compile(r"^\s*(?:(\d+(?:\.\d+)+|\d+\.|[IVX]+\.|[A-H]\.)|(\d+))\s+(?=[A-Z])")
+_CAPTION = re.compile(
+    r"^\s*(?:Table|Figure|Fig\.?|Algorithm|Listing|Chart|Exhibit|Plate)\s*[A-Z]?\d+[a-z]?\s*[:.|)-]", re.I
+)
+_WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_FOOTER = re.compile(
+    r"©|\(c\)\s*(?:19|20)\d\d|^\s*c\s+(?:19|20)\d\d\b|\bcopyright\b|\ball rights reserved\b|"
+    r"\bproceedings of\b|\bassociation for computational linguistics\b|\barxiv:\s*\d|\bpage \d+ of \d+\b|"
+    r"\b(?:licensed|published) under\b|\bcreative commons\b",
+    re.I,
+)
+# a reference entry: initials after a surname, a year and a venue or pages; "et al." with a year and a venue
+_INITIALS = re.compile(r"\b[A-Z][\w'’-]+,\s+(?:[A-Z]\.\s*){1,3}")
+_REFERENCE_TAIL = re.compile(
+    r"\b(?:19|20)\d\d[a-z]?\b.{0,200}?\b(?:In\s+(?:Proc|[A-Z]{2,})|Proceedings|arXiv|Journal|Transactions|"
+    r"pp\.|pages\s+\d|vol\.|doi)",
+    re.S,
+)
+_ET_AL_YEAR = re.compile(r"\bet al\.,?\s*\(?(?:19|20)\d\d[a-z]?\)?\.\s+[A-Z]")
+_AUX = frozenset(
+    """is are was were be been being am has have had do does did can could will would shall should may might
+    must""".split()
+)
+# a verb in its base form, which no suffix marks ("we use", "they provide")
+_BASE_VERBS = frozenset(
+    """use provide require make take give show find see get let help need allow include contain support
+    remain become mean refer perform compare achieve reach outperform improve reduce increase run train
+    process produce lead cause apply pay send deliver accept enclose start differ work""".split()
+)
+
+
+def never_quoted(sentence: str) -> bool:
+    """Whether ``sentence`` is a copyright, venue or running-head line or a reference entry (module docstring)."""
+    if _FOOTER.search(sentence):
+        return True
+    if len(_INITIALS.findall(sentence)) >= 2 and _REFERENCE_TAIL.search(sentence):
+        return True
+    return bool(_ET_AL_YEAR.search(sentence) and _REFERENCE_TAIL.search(sentence))
+
+
+def _verb_like(word: str) -> bool:
+    low = word.lower()
+    if low in _AUX or low in _BASE_VERBS or low.endswith("n't"):
+        return True
+    if not word[:1].islower() or len(low) < 4:
+        return False
+    return low.endswith(("ed", "es", "ing")) or (
+        low.endswith("s") and not low.endswith(("ss", "us", "is", "ous", "ics"))
+    )
+
+
+def lead_fault(sentence: str, settings: AnswerKindSettings) -> str | None:
+    """Why ``sentence`` may not open an answer (module docstring), or ``None`` when it may."""
+    words = _WORD.findall(sentence)
+    number = _SECTION_NUMBER.match(sentence)
+    if number:
+        after = _WORD.findall(sentence[number.end() :])[: settings.lead_heading_max_words]
+        heading = [w for w in after if w[:1].isupper()]
+        dotted = number.group(1) is not None
+        if (dotted and heading) or len(heading) >= 2 or any(w.lower() in SECTION_WORDS for w in heading):
+            return HEADING
+    if _CAPTION.match(sentence):
+        return CAPTION
+    if len(words) >= settings.lead_min_words_capitalised:
+        capitalised = sum(w[:1].isupper() for w in words) / len(words)
+        if capitalised >= settings.lead_max_capitalised_share:
+            return CAPITALISED
+    if not any(_verb_like(w) for w in words):
+        return NO_VERB
+    return None

@@ -1,0 +1,262 @@
+"""What a question asks for, and how much an evidence sentence has the shape of that answer.
+
+deepcite's idea here: a reader who asks "how many" wants the sentence with the number, one who asks "what is"
+wants the sentence that defines it. :func:`question_kind` reads the kind of answer from the question's words
+(English; an unknown form is ``OTHER``, which has no cue); :func:`answer_cue` scores a sentence in [0, 1] by the
+mark of that kind of answer, given the question:
+
+========== =============================================== ==================================================
+kind       question                                        cue in a sentence
+========== =============================================== ==================================================
+AMOUNT     how many/much/long…, by how much, what F1…      a number the question does not hold, more with its
+                                                           unit ("9%-19%", "8.8 hours", "21.5M")
+DEFINITION what is X, what does X mean, define X           "X is a/an/the", "refers to", "defined as", "means"
+COMPARISON … better/more … than …, compare, X or Y         a comparative, more when it names both sides
+YES_NO     does/is/can …                                   an effect, a comparison, a negation or a test
+NAME       who …, which library/company/tool …             a capitalised name the question does not hold
+TIME       when …, what year                               a year, a date or a clause of time
+PLACE      where …                                         "in/at/from" and a capitalised place
+REASON     why …                                           because, due to, lead to, so that …
+LIST       what are the …s, list, what kinds of            an enumeration: "such as", "include", two commas
+OTHER      anything else (how does …, what did …)          none: relevance alone chooses
+========== =============================================== ==================================================
+
+    question_kind("How many questions per second can DPR process?")     # AnswerKind.AMOUNT
+    answer_cue(AnswerKind.AMOUNT, "processing 995.0 questions per second", question, settings)  # 1.0
+
+The cue weights are :class:`deepcite.config.AnswerSettings` ``kinds.*``.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import StrEnum
+
+from deepcite.answer.question_words import (
+    COMPARATIVES,
+    MEASURE_NOUNS,
+    NAME_NOUNS,
+    NUMBER_WORDS,
+    UNITS,
+)
+from deepcite.config.answer import AnswerKindSettings
+from deepcite.text import STOP_WORDS
+
+
+class AnswerKind(StrEnum):
+    """The kind of answer a question asks for (module docstring)."""
+
+    AMOUNT = "amount"
+    DEFINITION = "definition"
+    COMPARISON = "comparison"
+    YES_NO = "yes_no"
+    NAME = "name"
+    TIME = "time"
+    PLACE = "place"
+    REASON = "reason"
+    LIST = "list"
+    OTHER = "other"
+
+    @property
+    def asked_for(self) -> str:
+        """What the question asks for, in a user's words ("a number or amount")."""
+        return _ASKED_FOR[self]
+
+
+_ASKED_FOR = {
+    AnswerKind.AMOUNT: "the number or amount asked for",
+    AnswerKind.DEFINITION: "a definition",
+    AnswerKind.COMPARISON: "the comparison asked for",
+    AnswerKind.YES_NO: "whether it is so",
+    AnswerKind.NAME: "the name asked for",
+    AnswerKind.TIME: "the date or time asked for",
+    AnswerKind.PLACE: "the place asked for",
+    AnswerKind.REASON: "the reason asked for",
+    AnswerKind.LIST: "the items asked for",
+    AnswerKind.OTHER: "the answer",
+}
+
+_AUX = r"(?:does|do|did|is|are|was|were|can|could|should|would|will|has|have|had|may|might|must)"
+_YES_NO = re.compile(rf"^\s*{_AUX}\b", re.I)
+_MEASURES = "|".join(sorted(MEASURE_NOUNS, key=len, reverse=True))
+_AMOUNT = re.compile(
+    r"\bhow (?:many|much|long|often|far|large|big|fast|slow|high|low|old|accurate|frequently|quickly)\b|"
+    r"\bby how\b|\bto what (?:extent|degree)\b|"
+    rf"\b(?:what|which)\s+(?:\S+\s+){{0,3}}?(?:{_MEASURES})\b",
+    re.I,
+)
+_TIME = re.compile(
+    r"^\s*when\b|\b(?:what|which) (?:year|date|day|month|time|decade|century)\b|\bin what year\b", re.I
+)
+_PLACE = re.compile(r"^\s*where\b|\b(?:what|which|in which) (?:country|city|place|state|region|town)\b", re.I)
+_REASON = re.compile(r"^\s*why\b|\bwhat (?:causes|caused|leads to|led to)\b|\bfor what reason\b", re.I)
+_DEFINITION = re.compile(
+    r"^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?!the\s+(?:\w+\s+){0,2}(?:of|for|in|to|on)\b)[^?]{1,80}\??\s*$|"
+    r"\bwhat does [^?]{1,80}\b(?:mean|stand for|refer to)\b|\bwhat is meant by\b|^\s*define\b|"
+    r"\bmeaning of\b|\bdefinition of\b",
+    re.I,
+)
+_LIST = re.compile(
+    r"^\s*(?:what|which)\s+(?:are|were)\s+(?:the\s+)?(?:\w+\s+){0,3}\w+s\b|\b(?:list|name) (?:the|all)\b|"
+    r"\bwhat (?:kinds?|types?|sorts?) of\b",
+    re.I,
+)
+_NAME = re.compile(
+    rf"^\s*(?:who|whom|whose)\b|\b(?:which|what)\s+(?:\w+\s+)?(?:{'|'.join(NAME_NOUNS)})\b", re.I
+)
+_COMPARE_WORDS = "|".join(sorted(COMPARATIVES, key=len, reverse=True))
+_COMPARISON = re.compile(
+    rf"\b(?:compare[sd]?|comparison|differ\w*|versus|vs\.?|{_COMPARE_WORDS})\b|\bor\b", re.I
+)
+# where the question splits into its two sides ("L2 distance and dot product compare to cosine similarity")
+_SIDE_SPLIT = re.compile(
+    r"\b(?:than|or|versus|vs\.?|compared? (?:to|with)|compare to|differ from|over|from)\b", re.I
+)
+
+# -- cues in a sentence ----------------------------------------------------------------------------------------
+_NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*)(?:\s*(%|[-–]?\s*\d+(?:\.\d+)?%|[a-zA-Z]+\b))?")
+_DEFINES = re.compile(
+    r"\b(?:is|are|was|were)\s+(?:a|an|the|one|any|defined|known|called|used)\b|\brefers? to\b|\bdefined as\b|"
+    r"\bmeans?\b|\bmeaning\b|\bstands? for\b|\bknown as\b|\bis called\b|\bwe call\b|\bdenotes?\b|"
+    r"\bis (?:a|an) (?:\w+ ){0,3}(?:of|for|that|which|to)\b|:\s",
+    re.I,
+)
+_COMPARATIVE = re.compile(
+    rf"\b(?:{_COMPARE_WORDS}|\w+er than|compared (?:to|with)|versus|vs\.?|outperform\w*|surpass\w*|"
+    r"superior|inferior|exceed\w*|beat\w*|improve\w*|same as|similar to|differ\w*|whereas)\b",
+    re.I,
+)
+_DECISIVE = re.compile(
+    r"\b(?:not|no|never|neither|nor|significant\w*|associated|effect\w*|improv\w*|reduc\w*|increas\w*|"
+    r"decreas\w*|better|worse|higher|lower|did|does|do|is|are|was|were|can|cannot|should)\b",
+    re.I,
+)
+_YEAR_OR_DATE = re.compile(
+    r"\b(?:1[5-9]\d\d|20\d\d)\b|\b(?:january|february|march|april|may|june|july|august|september|october|"
+    r"november|december)\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b",
+    re.I,
+)
+_TIME_CLAUSE = re.compile(
+    r"\b(?:when|after|before|within|until|during|once|as soon as|by the time|prior to|following|"
+    r"\d+ (?:days?|weeks?|months?|years?|hours?))\b",
+    re.I,
+)
+_PLACE_CUE = re.compile(r"\b(?:in|at|from|near|to)\s+(?:the\s+)?[A-Z][\w-]+")
+_REASON_CUE = re.compile(
+    r"\b(?:because|due to|since|owing to|as a result|results? in|leads? to|led to|lead to|causes?|caused|"
+    r"therefore|thus|hence|so that|in order to|could lead|would lead|reason)\b",
+    re.I,
+)
+_LIST_CUE = re.compile(r"\b(?:such as|including|include[sd]?|consists? of|comprises?|namely|:)\s", re.I)
+_CAPITALISED = re.compile(r"(?<![\w-])[A-Z][\w'’-]*")
+
+
+def question_kind(question: str) -> AnswerKind:
+    """The kind of answer ``question`` asks for (module docstring); ``OTHER`` when no form matches."""
+    q = question.strip()
+    if _AMOUNT.search(q):
+        return AnswerKind.AMOUNT
+    if _TIME.search(q):
+        return AnswerKind.TIME
+    if _PLACE.search(q):
+        return AnswerKind.PLACE
+    if _REASON.search(q):
+        return AnswerKind.REASON
+    yes_no = bool(_YES_NO.match(q))
+    comparative = _COMPARISON.search(q)
+    if comparative and (comparative.group(0).lower() != "or" or yes_no):
+        return AnswerKind.COMPARISON
+    if yes_no:
+        return AnswerKind.YES_NO
+    if _DEFINITION.search(q):
+        return AnswerKind.DEFINITION
+    if _NAME.search(q):
+        return AnswerKind.NAME
+    if _LIST.search(q):
+        return AnswerKind.LIST
+    return AnswerKind.OTHER
+
+
+def _words(text: str) -> set[str]:
+    return {w.lower() for w in re.findall(r"[\w.%-]+", text)}
+
+
+def _question_numbers(question: str) -> set[str]:
+    return {m.group(1).replace(",", "") for m in _NUMBER.finditer(question)}
+
+
+def amount_cue(sentence: str, question: str, settings: AnswerKindSettings) -> float:
+    """A number the question does not hold: ``number_with_unit_cue`` with a unit or a percentage,
+    ``bare_number_cue`` alone; a number written as a word: ``word_number_cue``."""
+    asked = _question_numbers(question)
+    best = 0.0
+    for m in _NUMBER.finditer(sentence):
+        value = m.group(1).replace(",", "")
+        if value in asked:
+            continue
+        unit = (m.group(2) or "").strip().lower()
+        if unit and (unit.endswith("%") or unit in UNITS or re.fullmatch(r"[kmbx]", unit)):
+            return settings.number_with_unit_cue
+        best = max(best, settings.bare_number_cue)
+    if best == 0.0 and _words(sentence) & NUMBER_WORDS - _words(question):
+        best = settings.word_number_cue
+    return best
+
+
+def _sides(question: str) -> tuple[set[str], set[str]]:
+    """The content words on each side of the question's comparison word (empty when it has none)."""
+    parts = _SIDE_SPLIT.split(question, maxsplit=1)
+    if len(parts) != 2:
+        return set(), set()
+    left, right = (
+        {w for w in re.findall(r"[\w-]+", p.lower()) if w not in STOP_WORDS and len(w) > 1} for p in parts
+    )
+    return left - right, right - left
+
+
+def comparison_cue(sentence: str, question: str, settings: AnswerKindSettings) -> float:
+    """``comparative_cue`` for a comparative, plus ``both_sides_cue`` when the sentence names a word of each
+    side of the question's comparison."""
+    if not _COMPARATIVE.search(sentence):
+        return 0.0
+    left, right = _sides(question)
+    words = _words(sentence)
+    both = bool(left & words) and bool(right & words)
+    return min(1.0, settings.comparative_cue + (settings.both_sides_cue if both else 0.0))
+
+
+def name_cue(sentence: str, question: str) -> float:
+    """1 when the sentence holds a capitalised word (not its first) that the question does not."""
+    asked = _words(question)
+    names = _CAPITALISED.findall(sentence)[1:] if sentence[:1].isupper() else _CAPITALISED.findall(sentence)
+    return 1.0 if any(n.lower() not in asked for n in names) else 0.0
+
+
+def answer_cue(kind: AnswerKind, sentence: str, question: str, settings: AnswerKindSettings) -> float:
+    """How much ``sentence`` has the shape of a ``kind`` answer to ``question``, in [0, 1] (module docstring)."""
+    match kind:
+        case AnswerKind.AMOUNT:
+            return amount_cue(sentence, question, settings)
+        case AnswerKind.DEFINITION:
+            return 1.0 if _DEFINES.search(sentence) else 0.0
+        case AnswerKind.COMPARISON:
+            return comparison_cue(sentence, question, settings)
+        case AnswerKind.YES_NO:
+            return 1.0 if _DECISIVE.search(sentence) else 0.0
+        case AnswerKind.NAME:
+            return name_cue(sentence, question)
+        case AnswerKind.TIME:
+            return 1.0 if _YEAR_OR_DATE.search(sentence) else (0.6 if _TIME_CLAUSE.search(sentence) else 0.0)
+        case AnswerKind.PLACE:
+            return 1.0 if _PLACE_CUE.search(sentence) else 0.0
+        case AnswerKind.REASON:
+            return 1.0 if _REASON_CUE.search(sentence) else 0.0
+        case AnswerKind.LIST:
+            return 1.0 if _LIST_CUE.search(sentence) or sentence.count(",") >= 2 else 0.0
+    return 0.0
+
+
+def states_kind(kind: AnswerKind) -> bool:
+    """Whether an answer of ``kind`` is told by its cue alone, so that a context without any sentence bearing
+    the cue does not state the answer (amounts and dates: a number or a date is there or it is not)."""
+    return kind in (AnswerKind.AMOUNT,)

@@ -1,0 +1,81 @@
+"""Word lists that tell what a question asks for and what an answer sentence holds (read by
+:mod:`deepcite.answer.question_kind` and :mod:`deepcite.answer.lead_guard`)."""
+
+from __future__ import annotations
+
+# "what/which <measure>" asks for an amount ("What F1 does …", "What top-20 accuracy …")
+MEASURE_NOUNS = frozenset(
+    """percentage percent proportion share fraction number amount rate ratio score scores accuracy f1
+    precision recall recall@5 recall@10 recall@20 auc bleu rouge size length weight value count cost price
+    speed duration lambda λ learning rate rates dimension dimensions average mean median total sum""".split()
+)
+
+# "which <noun>" asks for a name ("Which library provided …", "Which company's letter …")
+NAME_NOUNS = (
+    "library",
+    "libraries",
+    "company",
+    "company's",
+    "companies",
+    "person",
+    "author",
+    "authors",
+    "organization",
+    "organisation",
+    "tool",
+    "tools",
+    "model",
+    "models",
+    "algorithm",
+    "algorithms",
+    "dataset",
+    "datasets",
+    "method",
+    "methods",
+    "system",
+    "systems",
+    "team",
+    "club",
+    "university",
+    "agency",
+    "code",
+    "section",
+    "sections",
+    "gradient",
+    "annotation",
+)
+
+# comparatives that make a question (or a sentence) a comparison
+COMPARATIVES = frozenset(
+    """better worse more less fewer higher lower larger smaller faster slower greater superior inferior
+    narrower wider longer shorter stronger weaker outperform outperforms""".split()
+)
+
+# units and scales written after a number: "8.8 hours", "21.5M", "995.0 questions"
+UNITS = frozenset(
+    """percent points point pp hours hour minutes minute seconds second secs sec ms days day weeks week months
+    month years year words word tokens token papers paper questions question passages passage documents
+    instances samples units unit gpus gpu times fold x k m b million millions billion thousand mb gb tb kb
+    km m cm mm kg g mg ml l dollars usd eur steps step epochs epoch layers parameters params""".split()
+)
+
+# numbers written as words
+NUMBER_WORDS = frozenset(
+    """two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred thousand
+    million billion dozen half twice""".split()
+)
+
+# words of a document's furniture that open a heading or a caption ("5.1 Main Results", "Table 2:")
+SECTION_WORDS = frozenset(
+    """abstract introduction background related work method methods methodology approach model models
+    experiments experiment experimental setup results result main discussion conclusion conclusions
+    evaluation analysis ablation ablations limitations acknowledgements acknowledgments acknowledgement
+    references bibliography appendix appendices overview summary preliminaries implementation details dataset
+    datasets data training baselines baseline future ethics statement contributions table figure""".split()
+)
+
+# words of a venue, a copyright line or a running head
+VENUE_WORDS = frozenset(
+    """proceedings conference association workshop symposium journal transactions annual meeting arxiv
+    preprint copyright rights reserved licence license vol volume pages pp issue isbn issn doi""".split()
+)

@@ -1,0 +1,130 @@
+"""The records and small pure functions of the extractive writer (:mod:`deepcite.answer.extractive`): an
+evidence sentence, the scores of every sentence for every target, the question's parts and sides, the
+weighted term overlap, and the cited text a choice of sentences is written as."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from deepcite.answer.prompts import UNKNOWN
+from deepcite.models import AspectType, QueryAspect
+
+# a question answered by yes or no opens with an auxiliary verb
+YES_NO = re.compile(
+    r"^\s*(?:does|do|did|is|are|was|were|can|could|should|would|will|has|have|had|may|might|must)\b", re.I
+)
+_WH = re.compile(r"^\s*(?:what|how|why|when|where|which|who|whom|whose)\b", re.I)
+# a sentence that states a contrast between two sides
+CONTRAST = re.compile(
+    r"\b(?:compared|than|versus|vs\.?|differ\w*|whereas|while|both|neither|similar)\b", re.I
+)
+
+
+@dataclass(frozen=True)
+class EvidenceSentence:
+    """One quotable evidence sentence with what the writer knows of it."""
+
+    text: str
+    cite: int  # display id of its chunk
+    position: int  # order within the evidence, for deterministic ties
+    terms: frozenset[str]
+    finding: float  # how much it reports a finding, in [0, 1]
+    study: str  # the source it comes from (PMID, DOI or document id)
+    title: str  # its source's title
+    decisive: bool  # states an effect, a comparison or a test
+    lead_fault: str | None = None  # why it may not open a summary (answer/lead_guard.py), None when it may
+
+
+@dataclass(frozen=True)
+class SentenceScores:
+    """Every evidence sentence's scores for every target of one answer part (extractive.py's docstring)."""
+
+    sentences: list[EvidenceSentence]
+    vectors: np.ndarray  # (sentences, dim)
+    support: np.ndarray  # (sentences, targets)
+    relevance: np.ndarray  # (sentences, targets): support from the threshold (0) to the best sentence's (1)
+    value: np.ndarray  # (sentences, targets): relevance blended with the finding score
+    findings_first: np.ndarray  # (targets,): the target asks for findings (yes/no, effect, comparison)
+    cue: np.ndarray | None = None  # (sentences,): the answer-type cue for the question (target 0), if any
+
+
+def aspect_target(aspect: QueryAspect) -> str:
+    """An aspect as a target to score sentences against: its words and keywords."""
+    return " ".join([aspect.aspect, *aspect.keywords])
+
+
+def heading(title: str) -> str:
+    """A section title as a heading: capitalised, and asked as a question when it is one."""
+    title = title.strip()
+    asked = YES_NO.match(title) or _WH.match(title)
+    return f"{title[:1].upper()}{title[1:]}" + ("?" if asked and not title.endswith("?") else "")
+
+
+def findings_first(text: str, kind: AspectType | None) -> bool:
+    """Whether a target asks for findings (a yes/no question, an effect, a cause, an evaluation, a
+    comparison) rather than a description (what something is, how it is done or used)."""
+    return bool(YES_NO.match(text)) or kind in (
+        AspectType.EVALUATION,
+        AspectType.CAUSAL,
+        AspectType.COMPARISON,
+    )
+
+
+def comparison_sides(aspects: Sequence[QueryAspect]) -> list[QueryAspect]:
+    """The two side aspects that follow a comparison aspect (the planner's order), else none."""
+    for k, aspect in enumerate(aspects):
+        if aspect.aspect_type is AspectType.COMPARISON:
+            sides = [a for a in aspects[k + 1 : k + 3] if a.aspect_type is AspectType.DEFINITION]
+            return sides if len(sides) == 2 else []
+    return []
+
+
+def question_parts(aspects: Sequence[QueryAspect]) -> list[QueryAspect]:
+    """The question's parts: its main aspects (the highest importance), in the question's order."""
+    if not aspects:
+        return []
+    top = max(a.importance for a in aspects)
+    return [a for a in aspects if a.importance >= top]
+
+
+def term_weights(sentences: Sequence[EvidenceSentence], idf: bool) -> dict[str, float]:
+    """Each term's weight within this evidence: ``log(1 + N / df)`` over its N sentences when ``idf``
+    (a term every sentence holds, such as the topic itself, says little about which sentence answers a
+    part), else an empty mapping (every term weighs 1)."""
+    if not idf:
+        return {}
+    df: dict[str, int] = {}
+    for x in sentences:
+        for term in x.terms:
+            df[term] = df.get(term, 0) + 1
+    n = len(sentences)
+    return {term: math.log(1.0 + n / count) for term, count in df.items()}
+
+
+def overlap(sentence_terms: frozenset[str], target_terms: frozenset[str], weights: dict[str, float]) -> float:
+    """Weighted share of the target's terms the sentence contains (a term the evidence lacks weighs most)."""
+    if not target_terms:
+        return 0.0
+    most = max(weights.values(), default=1.0)
+    total = sum(weights.get(t, most) for t in target_terms)
+    return sum(weights.get(t, most) for t in sentence_terms & target_terms) / total
+
+
+def cite(text: str, display_id: int) -> str:
+    """The sentence with ``[id]`` before its final punctuation."""
+    text = text.rstrip()
+    if text and text[-1] in ".!?":
+        return f"{text[:-1]} [{display_id}]{text[-1]}"
+    return f"{text} [{display_id}]."
+
+
+def write(scores: SentenceScores, picked: list[int]) -> str:
+    """The chosen sentences, each cited; the unknown phrase when none is chosen."""
+    if not picked:
+        return UNKNOWN
+    return " ".join(cite(scores.sentences[i].text, scores.sentences[i].cite) for i in picked)
