@@ -56,7 +56,7 @@ def main() -> None:
     if cache.is_file():
         contexts = [ResponseContext.model_validate(c) for c in json.loads(cache.read_text("utf-8"))]
     else:
-        pool = engine.corpus.collection(PUBMEDQA_COLLECTION, create=True)
+        pool = engine.collection(PUBMEDQA_COLLECTION, create=True)
         answerer = Answerer(pubmedqa_collection(PQAL, pool), settings)
         contexts = []
         for n, item in enumerate(items, start=1):
@@ -64,7 +64,7 @@ def main() -> None:
             contexts.append(ResponseContext.from_pack(result.pack, settings.answer))
             print(f"researched {n}/{len(items)}", flush=True)
         cache.write_text(json.dumps([c.model_dump(mode="json") for c in contexts]), "utf-8")
-    embedder = engine.resources.embedder
+    embedder = engine.embedder
     rows = []
     shared = ExtractiveGenerator(
         embedder, settings.answer

@@ -81,10 +81,10 @@ def main() -> None:
     for name in args.sets.split(","):
         path, fmt = TRAIN_SETS[name]
         questions = load_questions(path, fmt).questions
-        collection = build_pool(engine.corpus.collection(pool_collection_name(path, fmt), create=True), path, fmt)
+        collection = build_pool(engine.collection(pool_collection_name(path, fmt), create=True), path, fmt)
         if args.rebuild or EXTRACTION & fixed.keys() or not collection.graph.exists():
             started = time.perf_counter()
-            engine.corpus.pipeline(collection.name).rebuild_graph()
+            engine.ingest_pipeline(collection.name).rebuild_graph()
             print(
                 f"{name}: graph rebuilt in {time.perf_counter() - started:.1f}s: {collection.graph.stats()}"
             )
