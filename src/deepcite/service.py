@@ -19,7 +19,7 @@ from deepcite.answer.context import ResponseContext
 from deepcite.answer.pipeline import AnswerResult, Citation
 from deepcite.config import Settings
 from deepcite.errors import InputError, RequestError
-from deepcite.llm.deadline import Degraded
+from deepcite.llm.deadline import Degraded, PartWriter
 from deepcite.models import (
     Chunk,
     CoverageReport,
@@ -213,3 +213,4 @@ class PartResponse(BaseModel):
     chunks_used: int
     degraded: Degraded | None = None  # set when the LLM writer fell back to the offline one
     insufficient: bool = False  # no evidence to write from: the text is the insufficient-evidence template
+    written: PartWriter | None = None  # with an LLM writer: whether it or the offline writer wrote the text, why

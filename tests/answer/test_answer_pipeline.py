@@ -24,7 +24,7 @@ from deepcite.models import EvidencePack, QueryAspect
 RESPONSE_KEYS = {
     "success", "request_id", "query", "summary", "answer", "subanswers", "citations", "coverage",
     "retrieval_report", "citation_check", "retrieval_latency_ms", "summary_latency_ms", "answer_latency_ms",
-    "total_chunks", "chunks_used_summary", "chunks_used_answer", "degraded", "insufficient",
+    "total_chunks", "chunks_used_summary", "chunks_used_answer", "degraded", "insufficient", "written",
 }  # fmt: skip
 
 
@@ -188,9 +188,16 @@ async def test_llm_pipeline_checks_what_the_model_wrote(
     ctx = ResponseContext.from_pack(pack, settings)
     assert_all_resolved(result, ctx)
     assert result.summary == f"Atrial fibrillation raises stroke risk [1]. {UNKNOWN}"
+    # [1] is not the drugs sub-question's evidence: nothing the model wrote there kept a citation, so the
+    # offline writer's sub-answer, which cites that evidence, is shipped instead, and the response says why
     drugs = next(s for s in result.subanswers if s.subquestion == SQ_DRUGS)
-    assert drugs.answer == UNKNOWN and drugs.citations == []  # [1] is not the drugs sub-question's evidence
-    assert result.citation_check.invalid_ids == 5
+    assert drugs.answer != UNKNOWN and drugs.citations
+    assert drugs.citations == [c.id for c in ctx.subquery_evidence[SQ_DRUGS] if c.id in drugs.citations]
+    written = {w.part: w for w in result.written}
+    assert written[f"sub-answer: {SQ_DRUGS}"].writer == "offline"
+    assert "0 of 2 sentences kept a citation" in (written[f"sub-answer: {SQ_DRUGS}"].reason or "")
+    assert written["summary"].writer == written["long answer"].writer == "llm"
+    assert result.citation_check.invalid_ids == 3  # the summary's, the long answer's, the other sub-answer's
 
 
 @pytest.mark.parametrize("aspects", [None, []])

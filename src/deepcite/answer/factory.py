@@ -6,7 +6,7 @@ from __future__ import annotations
 from deepcite.answer.extractive import ExtractiveGenerator
 from deepcite.answer.generators import AnswerGenerator
 from deepcite.answer.llm_generator import LLMGenerator
-from deepcite.answer.support import CitationSupport, LLMSupportJudge
+from deepcite.answer.support import CONTROL_PAIRS, CitationSupport, LLMSupportJudge
 from deepcite.config import Settings
 from deepcite.llm.client import LLMClient
 from deepcite.retrieval.embedders import Embedder
@@ -21,5 +21,7 @@ def build_generator(settings: Settings, embedder: Embedder, llm: LLMClient | Non
 def build_support(settings: Settings, embedder: Embedder, llm: LLMClient | None = None) -> CitationSupport:
     """The citation support check over ``embedder``, with the LLM judge when ``answer.citations.judge`` is
     "llm" and an LLM is configured."""
-    judge = LLMSupportJudge(llm) if llm is not None and settings.answer.citations.judge == "llm" else None
+    citations = settings.answer.citations
+    controls = CONTROL_PAIRS if citations.judge_controls else None
+    judge = LLMSupportJudge(llm, controls=controls) if llm is not None and citations.judge == "llm" else None
     return CitationSupport(embedder, settings.answer, judge)

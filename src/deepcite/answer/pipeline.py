@@ -12,7 +12,13 @@ context is empty gets the insufficient-evidence template with no citations, and 
 
 Time: a question runs under :func:`answer_budget` (``answer.budget.request_s``); the LLM writer's calls end
 ``answer.budget.offline_reserve_s`` before it runs out, the parts they did not write come from the offline writer,
-and the result's ``degraded`` says which and why.
+and the result's ``degraded`` says which and why. Research's LLM calls may use only
+``answer.budget.research_share`` of that time; the answer's parts run in :func:`~deepcite.llm.deadline.answer_stage`.
+
+Guards: an LLM-written part whose sentences mostly lose their citations in the check
+(:func:`deepcite.answer.guards.grounding_problem`) is replaced by the offline writer's part when that keeps a
+larger share. ``written`` says, per part (the research steps' too, and the citation judge), whether the LLM or
+the offline path wrote it, and why.
 """
 
 from __future__ import annotations
@@ -30,11 +36,21 @@ from pydantic import BaseModel, Field, model_validator
 from deepcite.answer.citations import CitationCheck, ClaimCheck, check_citations
 from deepcite.answer.context import ContextChunk, ResponseContext, ResponseContextManager
 from deepcite.answer.generators import AnswerGenerator
+from deepcite.answer.guards import grounding_problem, kept_share
+from deepcite.answer.llm_generator import Draft, LLMGenerator
 from deepcite.answer.prompts import INSUFFICIENT
 from deepcite.answer.support import CitationSupport
 from deepcite.config import AnswerSettings
 from deepcite.errors import InsufficientEvidenceError
-from deepcite.llm.deadline import Degraded, RequestBudget, current_budget, request_budget
+from deepcite.llm.deadline import (
+    Degraded,
+    PartWriter,
+    ReplyRejectedError,
+    RequestBudget,
+    answer_stage,
+    current_budget,
+    request_budget,
+)
 from deepcite.models import AspectCoverage, EvidencePack, QueryAspect, RoundReport
 
 
@@ -89,6 +105,7 @@ class PartResult(BaseModel):
     latency_ms: float
     degraded: Degraded | None = None  # set when the LLM writer fell back to the offline one
     insufficient: bool = False  # no evidence to write from: the text is the insufficient-evidence template
+    written: PartWriter | None = None  # with an LLM writer: whether it or the offline writer wrote the text
 
 
 class AnswerResult(BaseModel):
@@ -108,6 +125,9 @@ class AnswerResult(BaseModel):
     retrieval_report: list[RoundReport] = Field(default_factory=list)  # filled by the caller
     citation_check: CitationCheck = Field(default_factory=CitationCheck)  # totals over every part
     degraded: Degraded | None = None  # parts written offline because the LLM failed or ran out of time
+    # with an LLM configured: per part (plan, coverage grade, next sub-question, sub-answers, summary, long
+    # answer, citation judge), whether the LLM or the offline path wrote it, and why
+    written: list[PartWriter] = Field(default_factory=list)
     retrieval_latency_ms: float | None = None  # filled by the caller
     summary_latency_ms: float = 0.0
     answer_latency_ms: float = 0.0
@@ -118,7 +138,11 @@ class AnswerResult(BaseModel):
 
 def answer_budget(settings: AnswerSettings) -> AbstractContextManager[RequestBudget]:
     """The time budget of one question or regeneration (``answer.budget.request_s``)."""
-    return request_budget(settings.budget.request_s, reserve_s=settings.budget.offline_reserve_s)
+    return request_budget(
+        settings.budget.request_s,
+        reserve_s=settings.budget.offline_reserve_s,
+        research_share=settings.budget.research_share,
+    )
 
 
 def _degraded() -> Degraded | None:
@@ -133,22 +157,12 @@ async def _call(method: Callable[..., Any], *args: Any) -> str:
     return await asyncio.to_thread(method, *args)
 
 
-async def _checked(
-    part: str,
-    produce: Callable[[], Any],
-    chunks: Sequence[ContextChunk],
-    settings: AnswerSettings,
-    support: CitationSupport | None,
-) -> PartResult:
-    start = time.perf_counter()
-    insufficient = False
-    try:
-        raw = await produce()
-    except InsufficientEvidenceError:
-        raw, insufficient = INSUFFICIENT, True
+async def _check(
+    raw: str, chunks: Sequence[ContextChunk], settings: AnswerSettings, support: CitationSupport | None
+) -> tuple[str, CitationCheck]:
     by_id = {c.id: c for c in chunks}
     supports = None if support is None else (lambda sentence, i: support.match(sentence, by_id[i]))
-    text, check = await asyncio.to_thread(
+    return await asyncio.to_thread(
         check_citations,
         raw,
         list(by_id),
@@ -156,6 +170,46 @@ async def _checked(
         max_range_width=settings.citations.max_range_width,
         supports=supports,
     )
+
+
+async def _checked(
+    part: str,
+    label: str,
+    produce: Callable[[], Any],
+    offline: Callable[[], str] | None,
+    chunks: Sequence[ContextChunk],
+    settings: AnswerSettings,
+    support: CitationSupport | None,
+) -> PartResult:
+    """Write one part (``produce`` gives a :class:`Draft`, or the text of a writer without one), check its
+    citations, and ship the offline writer's part instead when the LLM's is mostly unsupported (module doc).
+    ``part`` labels the claims, ``label`` the part in ``written``."""
+    start = time.perf_counter()
+    insufficient = False
+    with answer_stage():
+        try:
+            made = await produce()
+        except InsufficientEvidenceError:
+            made, insufficient = INSUFFICIENT, True
+        draft = made if isinstance(made, Draft) else None
+        text, check = await _check(made.text if draft else made, chunks, settings, support)
+        if draft is not None and draft.writer == "llm" and offline is not None and settings.guards.enabled:
+            problem = grounding_problem(check, settings.guards)
+            if problem is not None:
+                other, other_check = await _check(await asyncio.to_thread(offline), chunks, settings, support)
+                if kept_share(other_check) > kept_share(check):
+                    text, check = other, other_check
+                    error = ReplyRejectedError(problem)
+                    draft = Draft(draft.text, "offline", f"reply rejected: {problem}")
+                    budget = current_budget()
+                    if budget is not None:
+                        budget.note_fallback(label, error)
+    written = None
+    if draft is not None:
+        written = PartWriter(part=label, writer=draft.writer, reason=draft.reason)
+        budget = current_budget()
+        if budget is not None:
+            budget.note_written(label, draft.writer, draft.reason)
     latency_ms = (time.perf_counter() - start) * 1000.0
     return PartResult(
         text=text,
@@ -163,7 +217,18 @@ async def _checked(
         latency_ms=latency_ms,
         degraded=_degraded(),
         insufficient=insufficient,
+        written=written,
     )
+
+
+def _producers(
+    generator: AnswerGenerator, name: str, *args: Any
+) -> tuple[Callable[[], Any], Callable[[], str] | None]:
+    """How to write a part with ``generator`` (a Draft from an LLM writer) and with its offline writer."""
+    if isinstance(generator, LLMGenerator):
+        offline = generator.offline
+        return partial(getattr(generator, f"{name}_draft"), *args), partial(getattr(offline, name), *args)
+    return partial(_call, getattr(generator, name), *args), None
 
 
 async def generate_summary(
@@ -173,8 +238,8 @@ async def generate_summary(
     support: CitationSupport | None = None,
 ) -> PartResult:
     """The quick summary, citation-checked against the selected chunks."""
-    produce = partial(_call, generator.summary, ctx)
-    return await _checked("summary", produce, ctx.selected_chunks, settings, support)
+    produce, offline = _producers(generator, "summary", ctx)
+    return await _checked("summary", "summary", produce, offline, ctx.selected_chunks, settings, support)
 
 
 async def generate_long_answer(
@@ -184,8 +249,8 @@ async def generate_long_answer(
     support: CitationSupport | None = None,
 ) -> PartResult:
     """The long answer by aspect (``ctx.aspects``), citation-checked against the selected chunks."""
-    produce = partial(_call, generator.long_answer, ctx, ctx.aspects)
-    return await _checked("answer", produce, ctx.selected_chunks, settings, support)
+    produce, offline = _producers(generator, "long_answer", ctx, ctx.aspects)
+    return await _checked("answer", "long answer", produce, offline, ctx.selected_chunks, settings, support)
 
 
 async def generate_subanswer(
@@ -196,8 +261,19 @@ async def generate_subanswer(
     support: CitationSupport | None = None,
 ) -> PartResult:
     """One sub-answer, citation-checked against that sub-question's own evidence."""
-    produce = partial(_call, generator.subanswer, ctx, subquestion)
-    return await _checked(subquestion, produce, ctx.subquery_evidence.get(subquestion, []), settings, support)
+    produce, offline = _producers(generator, "subanswer", ctx, subquestion)
+    chunks = ctx.subquery_evidence.get(subquestion, [])
+    label = f"sub-answer: {subquestion}"
+    return await _checked(subquestion, label, produce, offline, chunks, settings, support)
+
+
+def _written(parts: Sequence[PartResult], support: CitationSupport | None) -> list[PartWriter]:
+    """Who wrote each part of the request: what the budget noted (research steps first), else the parts'
+    own notes, then the citation judge's standing."""
+    budget = current_budget()
+    noted = budget.written() if budget is not None else [p.written for p in parts if p.written is not None]
+    judge = support.judge_standing() if support is not None else None
+    return [*noted, *([judge] if judge is not None else [])]
 
 
 async def answer_context(
@@ -208,6 +284,9 @@ async def answer_context(
 ) -> AnswerResult:
     """Sub-answers (concurrently), then quick summary and long answer in parallel, from one context."""
     subquestions = list(ctx.subquery_evidence)
+    if support is not None:
+        with answer_stage():  # the judge answers its control pairs (once) before any verdict counts
+            await asyncio.to_thread(support.judge_standing)
     sub_parts = await asyncio.gather(
         *(generate_subanswer(ctx, q, generator, settings, support) for q in subquestions)
     )
@@ -236,6 +315,7 @@ async def answer_context(
         citations=[Citation.from_chunk(c, total.claims) for c in ctx.all_chunks()],
         citation_check=total,
         degraded=_degraded(),
+        written=_written([*sub_parts, summary, long_answer], support),
         summary_latency_ms=summary.latency_ms,
         answer_latency_ms=long_answer.latency_ms,
         total_chunks=len(ctx.all_chunks()),

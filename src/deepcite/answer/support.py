@@ -15,6 +15,10 @@ A citation is kept when its passage supports its sentence:
   citing the most similar other abstract).
 - a :class:`SupportJudge` (an NLI model or an LLM, ``answer.citations.judge``) decides instead where one is
   configured and gives a verdict; the lexical shortcut still applies. :class:`LLMSupportJudge` asks the LLM.
+  The LLM judge is checked before it is trusted: it answers built-in control pairs (:data:`CONTROL_PAIRS`: a
+  plainly supported sentence, a contradicted one, one about something else entirely); a judge that gets one
+  wrong gives no verdicts (the scores decide), and the response's ``written`` says so. A judge's "supported"
+  never overrules a combined score more than ``answer.citations.judge_veto_margin`` below the threshold.
 
 The quote: :meth:`CitationSupport.match` also says *which words* of the passage support the sentence: the
 passage sentence that scores best for it (by its own lexical share when the sentence is verbatim, else by
@@ -32,9 +36,10 @@ Usage::
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Sequence
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
 
 import numpy as np
 from cachetools import LRUCache
@@ -44,12 +49,16 @@ from deepcite.answer.citations import SupportMatch
 from deepcite.config import AnswerSettings
 from deepcite.errors import LLMError
 from deepcite.llm.client import LLMClient
+from deepcite.llm.deadline import PartWriter, failure_reason
 from deepcite.llm.json import chat_json
 from deepcite.models import Chunk
 from deepcite.retrieval.embedders import Embedder
 from deepcite.text import sentence_spans, tokenize
 
+log = logging.getLogger(__name__)
+
 Passage = str | Chunk  # a cited passage: a chunk (its sentences stored at ingest) or bare text
+JUDGE_PART = "citation judge"
 
 
 @runtime_checkable
@@ -72,22 +81,92 @@ _JUDGE_TASK = (
 )
 
 
-class LLMSupportJudge:
-    """:class:`SupportJudge` that asks an LLM; an LLM failure is no verdict (the scores decide)."""
+class ControlPair(NamedTuple):
+    """A sentence, a passage, and the verdict any judge worth asking gives on them."""
 
-    def __init__(self, llm: LLMClient, max_tokens: int = 20) -> None:
+    sentence: str
+    passage: str
+    supported: bool
+
+
+_WARFARIN = (
+    "In a randomised trial of 1,200 adults with atrial fibrillation, warfarin reduced the risk of stroke by "
+    "two thirds compared with placebo."
+)
+_INSULIN = (
+    "Insulin lowers blood glucose by promoting its uptake into muscle and fat cells; in the trial, basal "
+    "insulin lowered fasting glucose by 2.1 mmol/L."
+)
+CONTROL_PAIRS: tuple[ControlPair, ...] = (
+    ControlPair("Warfarin reduced the risk of stroke in adults with atrial fibrillation.", _WARFARIN, True),
+    ControlPair("The moon is made of cheese.", _INSULIN, False),
+    ControlPair("Warfarin doubled the risk of stroke in adults with atrial fibrillation.", _WARFARIN, False),
+)
+
+
+class LLMSupportJudge:
+    """:class:`SupportJudge` that asks an LLM; an LLM failure is no verdict (the scores decide).
+
+    With ``controls`` (default :data:`CONTROL_PAIRS`) the judge answers them first (:meth:`standing`); until it
+    has answered all of them right it gives no verdict. A wrong answer is remembered (the judge is refused for
+    good); a control that got no answer (the LLM failed) is asked again by the next request.
+    """
+
+    def __init__(
+        self, llm: LLMClient, max_tokens: int = 20, controls: Sequence[ControlPair] | None = CONTROL_PAIRS
+    ) -> None:
         self._llm = llm
         self._max_tokens = max_tokens
+        self._controls = tuple(controls or ())
+        self._lock = threading.Lock()
+        self._passed = not self._controls
+        self._refused: str | None = None
+        self._unanswered: str | None = None  # why the last check got no answer from the LLM
+
+    def standing(self) -> PartWriter:
+        """Whether the judge's verdicts are used: its control pairs are asked once (module doc)."""
+        with self._lock:
+            if not self._passed and self._refused is None:
+                self._check_controls()
+            if self._passed:
+                return PartWriter(part=JUDGE_PART, writer="llm")
+            reason = (
+                self._refused or f"no answer to its control pairs ({self._unanswered}); support scores decide"
+            )
+            return PartWriter(part=JUDGE_PART, writer="offline", reason=reason)
+
+    def _check_controls(self) -> None:
+        for pair in self._controls:
+            try:
+                verdict = self._ask(pair.sentence, pair.passage)
+            except LLMError as exc:
+                log.warning("LLM citation judge: no answer to a control pair (%s); the scores decide", exc)
+                self._unanswered = failure_reason(exc)
+                return
+            if verdict != pair.supported:
+                said = "supported" if verdict else "unsupported"
+                self._refused = (
+                    f"failed a control pair: called {pair.sentence!r} {said} by a passage about "
+                    f"{pair.passage.split(' ', 3)[-1][:40]}…; support scores decide"
+                )
+                log.warning("LLM citation judge refused: %s", self._refused)
+                return
+        self._passed = True
 
     def judge(self, sentence: str, passage: str) -> bool | None:
+        if not self._passed and self.standing().writer != "llm":
+            return None  # refused, or its controls got no answer yet
+        try:
+            return self._ask(sentence, passage)
+        except LLMError:
+            return None
+
+    def _ask(self, sentence: str, passage: str) -> bool:
         messages = [
             {"role": "system", "content": _JUDGE_TASK},
             {"role": "user", "content": f"Passage:\n{passage}\n\nSentence:\n{sentence}"},
         ]
-        try:
-            return chat_json(self._llm, messages, SupportVerdict, max_tokens=self._max_tokens).supported
-        except LLMError:
-            return None
+        return chat_json(self._llm, messages, SupportVerdict, max_tokens=self._max_tokens).supported
 
 
 def lexical_support(sentence: str, passage: str) -> float:
@@ -115,6 +194,12 @@ class CitationSupport:
         # a passage's sentence vectors by its text and sentence offsets (one row per sentence)
         self._passages: LRUCache[_PassageKey, np.ndarray] = LRUCache(maxsize=settings.context.max_count)
         self._lock = threading.Lock()
+
+    def judge_standing(self) -> PartWriter | None:
+        """Whether the configured judge's verdicts are used, and why not (None without a judge, or with one
+        that is not checked)."""
+        standing = getattr(self._judge, "standing", None)
+        return standing() if callable(standing) else None
 
     def prime(self, sentences: Sequence[str], passages: Sequence[Passage]) -> None:
         """Embed the sentences and the passages' sentences not cached yet, in one batch each (many small
@@ -166,8 +251,11 @@ class CitationSupport:
         cosine = self._passage_vectors(passage) @ self._sentence_vector(sentence)
         score = weight * lexical + (1.0 - weight) * float(np.max(cosine))
         start, end = self._quote(terms, text, spans, weight * per_sentence + (1.0 - weight) * cosine)
+        citations = self._settings.citations
         verdict = self._judge.judge(sentence, text) if self._judge is not None else None
-        supported = verdict if verdict is not None else score >= self._settings.citations.support_threshold
+        if verdict and score < citations.support_threshold - citations.judge_veto_margin:
+            verdict = False  # a judge never carries a claim the scores place far below the threshold
+        supported = verdict if verdict is not None else score >= citations.support_threshold
         return SupportMatch(supported=supported, score=score, quote_start=start, quote_end=end)
 
     def _quote(

@@ -105,7 +105,6 @@ class RequestBudget:
     def note_fallback(self, part: str, error: LLMError) -> None:
         """Record that ``part`` was written offline because of ``error``."""
         self._fallbacks.append((part, error))
-        self.note_written(part, "offline", failure_reason(error))
 
     def note_written(self, part: str, writer: Literal["llm", "offline"], reason: str | None = None) -> None:
         """Record who wrote ``part`` (the last note of a part wins: a guard may overrule the LLM's reply)."""
@@ -199,14 +198,9 @@ def note_written(part: str, writer: Literal["llm", "offline"], reason: str | Non
 
 
 def note_fallback(part: str, error: Exception) -> None:
-    """Note on the current request's budget (if any) that ``part`` fell back offline because of ``error``."""
-    budget = _budget.get()
-    if budget is None:
-        return
-    if isinstance(error, LLMError):
-        budget.note_fallback(part, error)
-    else:
-        budget.note_written(part, "offline", failure_reason(error))
+    """Note on the current request's budget (if any) that ``part``, a research step, ran offline because of
+    ``error`` (in ``written``; the response's ``degraded`` is about the answer's parts)."""
+    note_written(part, "offline", failure_reason(error))
 
 
 def call_deadline(call_deadline_s: float) -> tuple[float, float]:
