@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import copy
+import inspect
 import json
+from dataclasses import fields
 from pathlib import Path
 
 import pytest
@@ -13,7 +16,7 @@ from deepcite.models import SearchMode
 from deepcite.practitioners.api import ChatMessage, PractitionerQuery
 from deepcite.practitioners.finder import PractitionerFinder, search_practitioners
 from deepcite.practitioners.location import Location
-from deepcite.practitioners.pipeline import FINDER_PIPELINE, FinderState, Stage
+from deepcite.practitioners.pipeline import FINDER_PIPELINE, FinderContext, FinderPipeline, FinderState, Stage
 from deepcite.retrieval.embedders import Embedder
 from practitioners.conftest import MAINE, RemoteLLMStandIn, make_settings, open_finder
 
@@ -247,10 +250,57 @@ def test_the_stages_are_listed_in_order_by_name() -> None:
         FINDER_PIPELINE.replaced("stage_c", FINDER_PIPELINE.stages[0])
 
 
+def test_a_stage_declaring_an_unknown_state_field_is_refused() -> None:
+    with pytest.raises(TypeError, match="unknown state fields: \\['finder'\\]"):
+        Stage("peek", lambda state, context: None, "stage_a", reads=frozenset({"finder"}))
+
+
+def _checked(stage: Stage, seen: dict[str, set[str]]) -> Stage:
+    """``stage``, recording into ``seen`` the state fields its run changed."""
+
+    async def run(state: FinderState, context: FinderContext) -> None:
+        before = {f.name: copy.deepcopy(getattr(state, f.name)) for f in fields(state)}
+        out = stage(state, context)
+        if inspect.isawaitable(out):
+            await out
+        changed = {name for name, value in before.items() if getattr(state, name) != value}
+        seen.setdefault(stage.name, set()).update(changed)
+
+    return Stage(stage.name, run, stage.timing, stage.reads, stage.writes)
+
+
+@pytest.mark.parametrize(
+    ("text", "where"),
+    [
+        ("I need SVT ablation", None),
+        ("my knee hurts when I run, I live in Portland", None),  # a city named in the conversation
+        ("child with asthma", Location(city="Portland", state="ME")),  # a filtering location
+        ("knee pain", Location(city="Atlantis", state="ME")),  # no practitioner there: answered early
+    ],
+)
+async def test_every_stage_changes_only_the_fields_it_declares(
+    shared_finder: PractitionerFinder, text: str, where: Location | None
+) -> None:
+    seen: dict[str, set[str]] = {}
+    checked = FinderPipeline(stages=tuple(_checked(s, seen) for s in FINDER_PIPELINE.stages))
+    finder = PractitionerFinder(
+        shared_finder.settings,
+        directory=shared_finder.directory,
+        store=shared_finder.store,
+        embedder=shared_finder.semantic.embedder,
+        pipeline=checked,
+    )
+    await finder.search(PractitionerQuery(user_query=text, location=where))
+    declared = {s.name: s.writes for s in FINDER_PIPELINE.stages}
+    assert seen and set(seen) <= set(declared)
+    for name, changed in seen.items():
+        assert changed <= declared[name], f"{name} changed undeclared fields {changed - declared[name]}"
+
+
 async def test_a_swapped_stage_runs_in_its_place(shared_finder: PractitionerFinder) -> None:
     seen: list[int] = []
 
-    def no_fill(state: FinderState, finder: PractitionerFinder) -> None:
+    def no_fill(state: FinderState, context: FinderContext) -> None:
         seen.append(len(state.candidates))
 
     finder = PractitionerFinder(

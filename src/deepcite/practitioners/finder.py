@@ -2,7 +2,7 @@
 
 Usage::
 
-    finder = engine.finder                                    # the Engine's: its store, embedder and LLM
+    finder = engine.practitioners.finder                                    # the Engine's: its store, embedder and LLM
     finder.import_file(Path("maine.csv"), "cms-reduced")      # once
     response = await search_practitioners(PractitionerQuery(userQuery="I need SVT ablation"), finder)
 
@@ -15,11 +15,15 @@ terms when stage A holds fewer on-intent candidates than requested, and from the
 (intent, anchor, specialty and negative terms, then the floor that keeps a strong literal stage-A match);
 location filter or nearest-first order; top ``limit``, each result with its explanation. Crisis and emergency
 requests carry their guidance first (``emergency``).
+
+The finder builds the stages' :class:`~deepcite.practitioners.context.FinderContext` once (settings, directory,
+profile index, semantic stage, taxonomy, catalogue, LLM) and hands it with each request's state to the
+pipeline; the stages never see the finder.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from datetime import date
 from pathlib import Path
 
@@ -27,25 +31,20 @@ from deepcite.config import Settings
 from deepcite.errors import InputError, NotFoundError, RequestError
 from deepcite.llm.client import LLMClient
 from deepcite.models import Chunk
-from deepcite.practitioners.analysis import Analyses
-from deepcite.practitioners.api import (
-    Emergency,
-    IntentReport,
-    IntentTerms,
-    PractitionerQuery,
-    PractitionerResult,
-    PractitionerSearchResponse,
-)
+from deepcite.practitioners.api import PractitionerQuery, PractitionerSearchResponse
 from deepcite.practitioners.catalogue import Catalogue
 from deepcite.practitioners.directory import Directory
 from deepcite.practitioners.importers import ImportReport, import_file
 from deepcite.practitioners.index import ProfileIndex
-from deepcite.practitioners.location import Location, close_matches, parse_location
-from deepcite.practitioners.merge import MergedIntent
+from deepcite.practitioners.location import Location, parse_location
 from deepcite.practitioners.offline import Conversation
-from deepcite.practitioners.pipeline import EXAMPLES, FINDER_PIPELINE, FinderPipeline, FinderState
-from deepcite.practitioners.ranking import PractitionerCandidate, explain
-from deepcite.practitioners.records import Practitioner, PractitionerProfile
+from deepcite.practitioners.pipeline import (
+    EXAMPLES,
+    FINDER_PIPELINE,
+    FinderContext,
+    FinderPipeline,
+    FinderState,
+)
 from deepcite.practitioners.semantic import SemanticStage
 from deepcite.practitioners.taxonomy import Taxonomy
 from deepcite.retrieval.embedders import Embedder
@@ -81,6 +80,15 @@ class PractitionerFinder:
             directory, self.taxonomy, self.catalogue, settings, embedder
         )
         self.pipeline = pipeline
+        self.context = FinderContext(
+            settings=settings.practitioners,
+            directory=directory,
+            index=self.index,
+            semantic=self.semantic,
+            taxonomy=self.taxonomy,
+            catalogue=self.catalogue,
+            llm=llm,
+        )
 
     @classmethod
     def open(
@@ -147,28 +155,9 @@ class PractitionerFinder:
             year=s.quality.reference_year or date.today().year,
             specialties=sorted(self.directory.primary_specialties()),
         )
-        return await self.pipeline.run(state, self)
-
-    def clean_query(self, user_query: str) -> str:
-        """The patient's words for stage A (every user turn of the conversation): lower-case, without stop
-        words and request filler ("I need a doctor for …"); kept unstemmed so the query stays readable."""
-        filler = self.catalogue.filler_tokens
-        kept = [t for t in raw_tokens(user_query) if (stem := tokenize(t)) and stem[0] not in filler]
-        return " ".join(kept)
+        return await self.pipeline.run(state, self.context)
 
     # -- helpers ------------------------------------------------------------------------------------------
-
-    def lookup(self, npis: Iterable[str]) -> dict[str, Practitioner]:
-        return self.directory.get_many(npis)
-
-    def emergency(self, conversation: Conversation, analyses: Analyses) -> Emergency | None:
-        level = analyses.insights.urgency
-        rule = self.catalogue.urgency_rule(level)
-        if rule is None or level not in ("crisis", "emergency"):
-            return None
-        said = self.catalogue.urgency_matcher.find_in(conversation.patient_text)
-        cues = [" ".join(key) for _, key, rules in said if any(r.level == level for r in rules)]
-        return Emergency(level=level, guidance=rule.note, cues=list(dict.fromkeys(cues)))  # type: ignore[arg-type]
 
     def _conversation(self, request: PractitionerQuery) -> tuple[Conversation, list[str]]:
         s = self.settings.practitioners
@@ -218,83 +207,6 @@ class PractitionerFinder:
         except ValueError as exc:
             raise InputError(f"cannot read location {raw!r}: {exc}") from None
         return None if location.is_empty() else location
-
-    def mentioned(self, analyses: Analyses, notes: list[str]) -> Location | None:
-        """A directory city the patient named in the conversation, for nearby-first ordering."""
-        said = analyses.insights.location
-        if not said:
-            return None
-        try:
-            location = parse_location(said)
-        except ValueError:
-            return None
-        if not location.city or location.city not in self.directory.cities(location.state):
-            return None
-        notes.append(f"results near {location.city.title()} (mentioned in the conversation) are listed first")
-        return location
-
-    def unknown_location(self, location: Location) -> str:
-        where = location.label()
-        reason = f"no practitioner in the directory is at {where}"
-        if location.city:
-            suggestions = close_matches(location.city, self.directory.cities(location.state))
-            if suggestions:
-                reason += f"; did you mean {' or '.join(s.title() for s in suggestions)}?"
-        return reason + " Check the spelling, use a ZIP or state only, or set locationMode to 'nearby'."
-
-    def empty_reason(
-        self, request: PractitionerQuery, merged: MergedIntent, location: Location | None
-    ) -> str:
-        if location is not None:
-            return (
-                f"no practitioner at {location.label()} matches the request; try locationMode 'nearby' or a "
-                "wider location (state only)"
-            )
-        reason = (
-            f"no practitioner profile contains the words of {request.user_query.strip()!r}, and the request "
-            f"names no symptom, condition, procedure or specialty deepcite recognises; describe the problem "
-            f"in other words, {EXAMPLES}"
-        )
-        return reason
-
-    def intent_report(self, merged: MergedIntent, analyses: Analyses) -> IntentReport:
-        return IntentReport(
-            **merged.model_dump(include=set(IntentTerms.model_fields)),
-            insights=analyses.insights,
-            general=analyses.general,
-            clinical=analyses.clinical,
-        )
-
-    def result(
-        self,
-        candidate: PractitionerCandidate,
-        year: int,
-        near: Location | None,
-        merged: MergedIntent,
-        intent: str | None,
-    ) -> PractitionerResult:
-        p = candidate.practitioner
-        specialty = (p.primary_specialty or "").upper()
-        matches = [m for m in merged.specialties if m.specialty == specialty]
-        return PractitionerResult(
-            **p.model_dump(include=set(PractitionerProfile.model_fields)),
-            years_of_experience=p.years_of_experience(year),
-            rating=p.rating,
-            review_count=p.review_count,
-            score=round(candidate.score, 4),
-            stage_a_score=round(candidate.stage_a_score, 4),
-            bm25=round(candidate.bm25, 4) if candidate.bm25 is not None else None,
-            source=candidate.source,  # type: ignore[arg-type]
-            matched_intent=intent,
-            matched_intent_terms=candidate.matched_terms,
-            matched_anchor_phrases=candidate.matched_anchors,
-            matched_negative_terms=candidate.matched_negatives,
-            adjustments=[a.model_copy(update={"value": round(a.value, 4)}) for a in candidate.adjustments],
-            specialty_matches=matches,
-            specialty_definition=self.taxonomy.plain_definition(specialty) if specialty else None,
-            explanation=explain(candidate, intent, matches),
-            proximity=near.proximity(p) if near is not None else None,
-        )
 
 
 async def search_practitioners(
