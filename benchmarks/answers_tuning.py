@@ -25,13 +25,12 @@ from deepcite.answer.pipeline import AnswerResult, generate_summary
 from deepcite.config import AnswerSettings, Settings
 from deepcite.engine import Engine
 from deepcite.evaluation.answers import (
-    PUBMEDQA_COLLECTION,
-    Answerer,
     SystemScores,
     load_pubmedqa,
     pubmedqa_collection,
     score_summary,
 )
+from deepcite.service import QuestionRequest
 
 PQAL = Path("/work/shared/datasets/pubmedqa_pqal")
 # the grid the defaults were chosen from; the results file also keeps the earlier grids (finding_weight
@@ -56,15 +55,14 @@ def main() -> None:
     if cache.is_file():
         contexts = [ResponseContext.model_validate(c) for c in json.loads(cache.read_text("utf-8"))]
     else:
-        pool = engine.collection(PUBMEDQA_COLLECTION, create=True)
-        answerer = Answerer(pubmedqa_collection(PQAL, pool), settings)
+        collection = pubmedqa_collection(PQAL, engine)
         contexts = []
         for n, item in enumerate(items, start=1):
-            result = answerer.agent.process(item.question)
+            result = engine.research_sync(QuestionRequest(query=item.question, collection=collection))
             contexts.append(ResponseContext.from_pack(result.pack, settings.answer))
             print(f"researched {n}/{len(items)}", flush=True)
         cache.write_text(json.dumps([c.model_dump(mode="json") for c in contexts]), "utf-8")
-    embedder = engine.embedder
+    embedder = engine.resources.embedder
     rows = []
     shared = ExtractiveGenerator(
         embedder, settings.answer

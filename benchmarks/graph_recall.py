@@ -4,7 +4,7 @@ dev or the HotpotQA-500): single-shot hybrid, graph mode, and hybrid fused with 
     nice -n 10 .venv/bin/python benchmarks/graph_recall.py --data-dir /work/bench/graph/recall \
         --grid damping=0.3,0.5 --grid passage_seed_weight=0.05,0.1
 
-Each question file's paragraphs are pooled into one collection (``deepcite.evaluation.multihop.build_pool``);
+Each question file's paragraphs are pooled into one collection (``deepcite.evaluation.multihop.ingest_pool``);
 recall@5/@10 and all-supporting recall@10 as ``deepcite eval multihop`` scores them. Each question's hybrid
 list (k=10) is computed once and seeds every walk, as it does in ``Collection.search``. ``--grid key=v1,v2``
 sweeps ``graph.*`` settings (every combination); ``--set key=value`` fixes one. A change of an extraction
@@ -28,7 +28,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from deepcite.config import GraphSettings, Settings  # noqa: E402
 from deepcite.engine import Engine  # noqa: E402
-from deepcite.evaluation.multihop import RunScores, build_pool, load_questions, pool_collection_name  # noqa: E402
+from deepcite.evaluation.multihop import RunScores, ingest_pool, load_questions  # noqa: E402
 from deepcite.models import SearchMode  # noqa: E402
 
 DATASETS = Path(__file__).resolve().parents[2] / "shared" / "datasets"
@@ -81,10 +81,10 @@ def main() -> None:
     for name in args.sets.split(","):
         path, fmt = TRAIN_SETS[name]
         questions = load_questions(path, fmt).questions
-        collection = build_pool(engine.collection(pool_collection_name(path, fmt), create=True), path, fmt)
+        collection = engine.corpus.collection(ingest_pool(engine, path, fmt))
         if args.rebuild or EXTRACTION & fixed.keys() or not collection.graph.exists():
             started = time.perf_counter()
-            engine.ingest_pipeline(collection.name).rebuild_graph()
+            engine.corpus.pipeline(collection.name).rebuild_graph()
             print(
                 f"{name}: graph rebuilt in {time.perf_counter() - started:.1f}s: {collection.graph.stats()}"
             )

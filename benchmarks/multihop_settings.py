@@ -5,9 +5,10 @@ engine as shipped (graph list off) compares on held-out sets.
     .venv/bin/python benchmarks/multihop_settings.py --data ../shared/datasets/hipporag_musique/musique_train.json \
         --data-dir /work/bench/chain '{}' '{"stopping": {"novelty_top_k": 0}}' '{"graph": {"enabled": false}}'
 
-Each variant is a JSON object of ``research`` sections and fields (``ResearchSettings.tuned``) applied on top of
-``eval multihop``'s ``graph_research`` system; ``{}`` is that system itself. The pool is the one ``deepcite eval
-multihop`` builds (``--data-dir``); recall@5/@10, all-supporting recall@10, hops and seconds as it scores them.
+Each variant is a JSON object of ``research`` sections and fields laid over the settings profile ``--profile``
+(default ``graph_list``, the shipped defaults with the graph's list on); ``{}`` is that profile itself. Every
+variant runs through an Engine (the one assembly users run). The pool is the one ``deepcite eval multihop``
+builds (``--data-dir``); recall@5/@10, all-supporting recall@10, hops and seconds as it scores them.
 """
 
 from __future__ import annotations
@@ -22,14 +23,9 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from deepcite.config import Settings  # noqa: E402
 from deepcite.engine import Engine  # noqa: E402
-from deepcite.evaluation.multihop import (  # noqa: E402
-    RunScores,
-    build_pool,
-    load_questions,
-    pool_collection_name,
-    system_settings,
-)
-from deepcite.research.agent import ResearchAgent  # noqa: E402
+from deepcite.evaluation.multihop import RunScores, ingest_pool, load_questions  # noqa: E402
+from deepcite.evaluation.profiles import load_profile, profile_settings  # noqa: E402
+from deepcite.service import QuestionRequest  # noqa: E402
 
 
 def main() -> None:
@@ -37,24 +33,25 @@ def main() -> None:
     parser.add_argument("--data", required=True, help="a multi-hop question file")
     parser.add_argument("--data-dir", required=True, help="where eval multihop caches its pooled collection")
     parser.add_argument("--limit", type=int, default=None)
+    parser.add_argument("--profile", default="graph_list", help="the settings profile the variants change")
     parser.add_argument("--out", default=None, help="write the figures per variant as JSON here")
     parser.add_argument("variants", nargs="+", help="JSON objects of research settings, e.g. '{}'")
     args = parser.parse_args()
     settings = Settings(data_dir=args.data_dir)
     questions = load_questions(args.data, "auto", limit=args.limit)
     engine = Engine(settings)
-    name = pool_collection_name(args.data, questions.format)
-    collection = build_pool(engine.collection(name, create=True), args.data, questions.format)
-    base = system_settings(settings, "graph_research")
+    name = ingest_pool(engine, args.data, questions.format)
+    base = profile_settings(settings, load_profile(args.profile))
     results = {}
     for spec in args.variants:
-        agent = ResearchAgent(collection, base.tuned(**json.loads(spec)))
+        variant = engine.sharing(profile_settings(base, {"research": json.loads(spec)}))
         run = RunScores()
         for q in questions.questions:
             started = time.perf_counter()
-            result = agent.process(q.question)
+            result = variant.research_sync(QuestionRequest(query=q.question, collection=name))
             ranked = [c.chunk.doc_id for c in result.pack.final_evidence]
             run.add(ranked, q.gold, result.hops, time.perf_counter() - started)
+        variant.close()
         results[spec] = run.summary()
         print(spec, results[spec], flush=True)
     if args.out:

@@ -183,7 +183,7 @@ def _passage(cand: Candidate, limit: int, in_final: bool) -> EvidencePassage:
 async def list_collections(ctx: Context) -> CollectionsResult:
     """The collections that can be searched, with how many passages each holds (an unreadable one says why)."""
     engine = _engine(ctx)
-    collections = await asyncio.to_thread(engine.collections, engine.settings.mcp.groups)
+    collections = await asyncio.to_thread(engine.corpus.collections, engine.settings.mcp.groups)
     return CollectionsResult(collections=collections, default=engine.settings.server.default_collection)
 
 
@@ -238,7 +238,7 @@ async def research(
         subquestions.append(SubquestionEvidence(subquestion=sub, chunk_ids=[c.chunk.chunk_id for c in cands]))
     return ResearchResponse(
         question=result.question,
-        collection=engine.collection_name(collection),
+        collection=engine.corpus.name(collection),
         hops=result.hops,
         stop_reason=pack.stop_reason,
         coverage=result.coverage,
@@ -288,14 +288,14 @@ async def saved_answers(ctx: Context, collection: CollectionArg = None) -> Saved
     """The newest saved answers of a collection (every `ask` is saved): id, question, time, how many
     passages it cites. Read one with saved_answer."""
     engine = _engine(ctx)
-    return await asyncio.to_thread(engine.saved_answers, collection, engine.settings.mcp.groups)
+    return await asyncio.to_thread(engine.saved.list, collection, engine.settings.mcp.groups)
 
 
 async def saved_answer(ctx: Context, answer_id: AnswerIdArg) -> SavedAnswer:
     """One saved answer: the question as asked, the settings used, the answer with its citations and
     quotes, the citation check's counts, and for a re-run which cited passages changed."""
     engine = _engine(ctx)
-    saved = await asyncio.to_thread(engine.saved_answer, answer_id, engine.settings.mcp.groups)
+    saved = await asyncio.to_thread(engine.saved.get, answer_id, engine.settings.mcp.groups)
     return _brief_saved(saved, engine.settings.mcp.max_passage_chars)
 
 
@@ -303,14 +303,14 @@ async def rerun_answer(ctx: Context, answer_id: AnswerIdArg) -> SavedAnswer:
     """Ask a saved question again against the collection as it is now; the new answer is saved and its
     `changes` list which cited passages were added, removed or changed. Takes a few seconds."""
     engine = _engine(ctx)
-    saved = await engine.rerun(answer_id, engine.settings.mcp.groups)
+    saved = await engine.answers.rerun(answer_id, engine.settings.mcp.groups)
     return _brief_saved(saved, engine.settings.mcp.max_passage_chars)
 
 
 async def delete_saved_answer(ctx: Context, answer_id: AnswerIdArg) -> DeletedAnswer:
     """Delete a saved answer you may read, by its id (the request_id of the answer); it cannot be undone."""
     engine = _engine(ctx)
-    await asyncio.to_thread(engine.delete_saved_answer, answer_id, engine.settings.mcp.groups)
+    await asyncio.to_thread(engine.saved.delete, answer_id, engine.settings.mcp.groups)
     return DeletedAnswer(deleted=answer_id)
 
 
@@ -344,7 +344,7 @@ async def find_practitioners(
         limit=limit,
         messages=messages or [],
     )
-    return await engine.find_practitioners(query)
+    return await engine.practitioners.find(query)
 
 
 TOOLS: dict[str, tuple[str, Callable[..., Awaitable[BaseModel]]]] = {

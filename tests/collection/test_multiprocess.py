@@ -53,7 +53,7 @@ def test_unreadable_collection_is_listed_with_its_reason(settings: Settings) -> 
     bm25_collection(settings, "bad", TEXTS)
     (settings.edge_path / "bad" / "deepcite.json").write_text("{not json", encoding="utf-8")
     with Engine(settings) as engine:
-        infos = {i.name: i for i in engine.collections()}
+        infos = {i.name: i for i in engine.corpus.collections()}
     assert (infos["good"].status, infos["good"].chunks) == ("ok", 2)
     assert infos["bad"].status == "unreadable" and "damaged" in (infos["bad"].problem or "")
     listing = cli(settings.data_dir, "collections", "list")

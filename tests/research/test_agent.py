@@ -96,7 +96,7 @@ def test_unknown_collection_names_the_known_ones(
 ) -> None:
     engine = Engine(fixture_settings, store=research_collection.store, embedder=research_collection.embedder)
     with pytest.raises(CollectionNotFoundError, match="research-fixture"):
-        engine.agent("no-such-collection")
+        engine.corpus.collection("no-such-collection")
 
 
 def test_failing_llm_and_missing_reranker_are_recorded_and_rounds_go_on(

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 import logging
-from pathlib import Path
 
 import pytest
 from llm.fake_openai_server import Fail, FakeOpenAIServer
 
 from deepcite.config import LLMSettings, NextHopSettings, ResearchSettings, Settings
-from deepcite.evaluation.multihop import SYSTEMS, MultihopQuestion, evaluate, runnable_systems
+from deepcite.engine import Engine
+from deepcite.evaluation.multihop import MultihopQuestion, evaluate, systems_for
 from deepcite.llm.openai_client import OpenAICompatClient
 from deepcite.research.agent import ResearchAgent, ResearchResult
 from deepcite.research.llm_adapters import LLMHopChooser
@@ -90,27 +90,24 @@ def test_an_answered_question_adds_no_query(research_collection: Collection) -> 
     assert outcome(result) == outcome(offline) and not result.pack.warnings
 
 
-def test_eval_multihop_skips_the_llm_system_without_an_llm_and_runs_it_with_one(
-    research_collection: Collection, tmp_path: Path
+def test_eval_multihop_skips_the_llm_profile_without_an_llm_and_runs_it_through_the_engine_with_one(
+    research_collection: Collection, fixture_settings: Settings
 ) -> None:
-    offline = Settings(data_dir=tmp_path, llm=LLMSettings())
-    systems, skipped = runnable_systems(SYSTEMS, offline)
-    assert "llm_graph_research" not in systems and "research" in systems
-    assert skipped == [
-        "llm_graph_research skipped: it needs an LLM (set DEEPCITE_LLM_BASE_URL and DEEPCITE_LLM_MODEL)"
-    ]
+    def pool(engine: Engine) -> str:
+        return research_collection.name
+
+    shared = {"store": research_collection.store, "embedder": research_collection.embedder}
+    offline = Engine(fixture_settings.model_copy(update={"llm": LLMSettings()}), **shared)
+    systems, skipped = systems_for(offline, ("default", "llm_hops"), pool)
+    assert [s.name for s in systems] == ["default"] and systems[0].engine is offline
+    assert skipped == ["llm_hops skipped: it needs an LLM (set DEEPCITE_LLM_BASE_URL and DEEPCITE_LLM_MODEL)"]
     question = MultihopQuestion("q1", QUESTION, {"quiet-beacon", "tomas-reyner"})
     with FakeOpenAIServer(lambda body: json.dumps(NEXT)) as server:
         llm = LLMSettings(base_url=server.base_url, model="stand-in-model", max_retries=0)
-        online = Settings(data_dir=tmp_path, llm=llm)
-        assert runnable_systems(SYSTEMS, online) == (SYSTEMS, [])
-        figures = evaluate(
-            research_collection,
-            [question],
-            online,
-            systems=("llm_graph_research",),
-            llm=OpenAICompatClient(llm),
-        )
-    assert (
-        figures["llm_graph_research"]["questions"] == 1 and server.requests
-    )  # the harness runs; no figure here
+        online = Engine(fixture_settings.model_copy(update={"llm": llm}), **shared)
+        systems, skipped = systems_for(online, ("llm_hops",), pool)
+        assert not skipped and systems[0].engine.settings.research.next_hop.enabled
+        figures = evaluate(systems, [question])
+        for system in systems:
+            system.engine.close()
+    assert figures["llm_hops"]["questions"] == 1 and server.requests

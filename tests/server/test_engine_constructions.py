@@ -133,7 +133,7 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Setup]:
         )
         with Engine(settings) as engine:
             engine.ingest(COLLECTION, CORPUS)
-            engine.finder.import_file(DIRECTORY, "jsonl")
+            engine.practitioners.finder.import_file(DIRECTORY, "jsonl")
         yield Setup(settings, config, llm, web)
 
 
@@ -223,8 +223,8 @@ def test_python_api_builds_each_shared_object_once(setup: Setup, counts: Counter
             question = QuestionRequest(query=f"Do statins cause muscle pain? ({i})", max_hops=1)
             assert engine.ask_sync(question).success
             assert asyncio.run(engine.research(question)).pack.final_evidence
-            assert asyncio.run(engine.find_practitioners(PractitionerQuery(user_query=PATIENT))).results
-            job = engine.jobs.submit(
+            assert asyncio.run(engine.practitioners.find(PractitionerQuery(user_query=PATIENT))).results
+            job = engine.resources.jobs.submit(
                 COLLECTION,
                 lambda on_progress: engine.ingest(COLLECTION, [note], on_progress=on_progress),
                 files=[note.id],
@@ -232,10 +232,10 @@ def test_python_api_builds_each_shared_object_once(setup: Setup, counts: Counter
                 cleanup=lambda: None,
             )
             deadline = time.monotonic() + 120
-            while not engine.jobs.get(job.job_id, None).finished:
+            while not engine.resources.jobs.get(job.job_id, None).finished:
                 assert time.monotonic() < deadline, "the ingest job did not finish"
                 time.sleep(0.05)
-            assert engine.jobs.get(job.job_id, None).state == "done"
+            assert engine.resources.jobs.get(job.job_id, None).state == "done"
     assert dict(counts) == dict.fromkeys(SHARED, 1)
 
 

@@ -173,11 +173,11 @@ def remove(
     with user_errors():
         doc_id = document
         try:
-            chunks = engine.remove(collection, doc_id)
+            chunks = engine.corpus.remove(collection, doc_id)
         except NotFoundError:
             doc_id = Path(document).name  # a path given: a file ingested on its own has its name as id
             try:
-                chunks = engine.remove(collection, doc_id)
+                chunks = engine.corpus.remove(collection, doc_id)
             except NotFoundError:
                 raise InputError(
                     f"no document {document!r} in collection {collection!r}; give the id shown by "
@@ -254,7 +254,7 @@ def collections_list(ctx: typer.Context, json_out: bool = typer.Option(False, "-
     """List collections with their chunk counts, read from their metadata: no collection is opened, so this
     works while `deepcite serve` or an ingest holds one. An unreadable collection is listed with the reason."""
     with user_errors():
-        rows = state(ctx).engine.collections()
+        rows = state(ctx).engine.corpus.collections()
     if json_out:
         print_json(rows)
         return
@@ -273,7 +273,7 @@ def collections_check(ctx: typer.Context, name: str, json_out: bool = typer.Opti
     """Read a whole collection back (metadata, point count, every payload and dense vector, a BM25 search)
     and report what is damaged; exit code 1 when anything is."""
     with user_errors():
-        report = state(ctx).engine.check(name)
+        report = state(ctx).engine.corpus.check(name)
     if json_out:
         print_json({**report.model_dump(mode="json"), "ok": report.ok})
     else:
@@ -301,7 +301,7 @@ def collections_stats(ctx: typer.Context, name: str, json_out: bool = typer.Opti
     """Counts for one collection: chunks, documents, sources; what made its vectors, and the precision this
     machine's embedder runs in now (``embedder.precision``)."""
     with user_errors():
-        stats = state(ctx).engine.stats(name)
+        stats = state(ctx).engine.corpus.stats(name)
     if json_out:
         print_json(stats)
         return
@@ -318,8 +318,8 @@ def collections_drop(
     """Delete a collection, its stored originals and its graph."""
     with user_errors():
         engine = state(ctx).engine
-        engine.collection_name(name)  # 404 naming the known ones before asking
+        engine.corpus.name(name)  # 404 naming the known ones before asking
         if not yes:
             typer.confirm(f"drop collection {name!r} and all its chunks?", abort=True)
-        engine.drop(name)
+        engine.corpus.drop(name)
     console.print(f"dropped {name}")

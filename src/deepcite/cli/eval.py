@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from pathlib import Path
 
 import typer
@@ -51,7 +50,7 @@ def eval_retrieval(
         name = collection or f"eval-{beir.resolve().name}".replace("_", "-")
         shown.print(f"[bold]{name}[/]: ingesting (or reusing) {beir / 'corpus.jsonl'} …")
         report = engine.ingest(name, beir, fmt="beir", on_error="skip")
-        col = engine.collection(name)
+        col = engine.corpus.collection(name)
         shown.print(
             f"  {report.documents} documents, {report.written} chunks written, {report.unchanged} reused "
             f"in {report.seconds:.1f}s"
@@ -105,7 +104,6 @@ def eval_answers(
 
     from deepcite.errors import ConfigError
     from deepcite.evaluation import answers
-    from deepcite.evaluation.multihop import pool_collection_name
 
     if pubmedqa is None and hotpotqa is None:
         console.print("[red]error:[/] give --pubmedqa FOLDER, --hotpotqa FILE or both")
@@ -116,30 +114,22 @@ def eval_answers(
         cli = state(ctx)
         cli.use_data_dir(data_dir)
         engine = cli.engine
-        settings = engine.settings
-        client = engine.llm if llm else None
-        if llm and client is None:
+        if llm and not engine.settings.llm.configured:
             raise ConfigError("--llm needs a model: set DEEPCITE_LLM_BASE_URL and DEEPCITE_LLM_MODEL")
         if pubmedqa is not None:
             items = answers.load_pubmedqa(pubmedqa, split, limit)
-            pool = engine.collection(answers.PUBMEDQA_COLLECTION, create=True)
-            collection = answers.pubmedqa_collection(pubmedqa, pool)
+            collection = answers.pubmedqa_collection(pubmedqa, engine)
             task = bar.add_task(f"pubmedqa {split}", total=len(items))
             results[f"pubmedqa_{split}"] = answers.evaluate_pubmedqa(
-                collection,
-                items,
-                settings,
-                llm=client,
-                progress=lambda done, _: bar.update(task, completed=done),
+                engine, collection, items, llm=llm, progress=lambda done, _: bar.update(task, completed=done)
             )
         if hotpotqa is not None:
             task = bar.add_task("hotpotqa", total=limit or 500)
             results["hotpotqa"] = answers.evaluate_hotpotqa(
+                engine,
                 hotpotqa,
-                engine.collection(pool_collection_name(hotpotqa, "ircot"), create=True),
-                settings,
                 limit=limit,
-                llm=client,
+                llm=llm,
                 progress=lambda done, n: bar.update(task, completed=done, total=n),
             )
     for name, systems in results.items():
@@ -182,79 +172,19 @@ def eval_documents(
     research evidence hit@k with page correctness, on a check set of verbatim answer phrases; with
     ``--quotes``, each question is answered and every cited passage's quote checked: the chunk text at its
     offsets, and for PDFs on the cited page."""
-    from deepcite.evaluation.documents import (
-        QuoteCheck,
-        check_quotes,
-        chunk_hit,
-        found_on_page,
-        load_questions,
-        page_texts,
-    )
-    from deepcite.ingest.isolate import read_file_isolated
-    from deepcite.research.agent import ResearchAgent
-    from deepcite.saved_answers import cited_citations
-    from deepcite.service import QuestionRequest
+    from deepcite.evaluation.documents_run import evaluate_documents
 
     with user_errors():
         engine = state(ctx).engine
-        settings = engine.settings
-        checks = load_questions(questions)
-        per_format: dict[str, list[bool]] = {}
-        pages: dict[str, dict[int, str]] = {}
-        for name in sorted({q.file for q in checks}):
-            result = read_file_isolated(files / name, doc_id=name, name=name, settings=settings.ingest)
-            pages[name] = page_texts(result)
-            for q in (q for q in checks if q.file == name):
-                per_format.setdefault(result.kind or "unreadable", []).append(found_on_page(result, q))
-
-        def pages_of(name: str) -> dict[int, str]:  # a cited file no question is about is read on demand
-            if name not in pages:
-                read = read_file_isolated(files / name, doc_id=name, name=name, settings=settings.ingest)
-                pages[name] = page_texts(read)
-            return pages[name]
-
-        report = engine.ingest(collection, files, on_error="skip")
-        col = engine.collection(collection)
-        scores: dict[str, dict[str, float]] = {}
-        runs: dict[str, object] = {"hybrid": lambda q: [h.chunk for h in col.search(q, mode="hybrid", k=k)]}
-        if research:
-            agent = ResearchAgent(col, settings.research)  # offline: the figures are reproducible
-            runs["research"] = lambda q: [c.chunk for c in agent.process(q).pack.final_evidence[:k]]
-        kinds: dict[str, dict[str, float]] = {}
-        for label, run in runs.items():
-            hits = page_ok = 0
-            per_kind: dict[str, list[bool]] = {}
-            for q in checks:
-                results = [chunk_hit(chunk, q) for chunk in run(q.question)]  # type: ignore[operator]
-                found = [page for hit, page in results if hit]
-                hits += bool(found)
-                page_ok += bool(found) and found[0]
-                per_kind.setdefault(q.kind, []).append(bool(found))
-                per_kind.setdefault("blind" if q.blind else "not blind", []).append(bool(found))
-            scores[label] = {
-                f"hit@{k}": round(hits / len(checks), 3),
-                "page_correct_of_hits": round(page_ok / hits, 3) if hits else 0.0,
-            }
-            kinds[label] = {kind: round(sum(v) / len(v), 3) for kind, v in sorted(per_kind.items())}
-        quoted = QuoteCheck()
-        if quotes:
-            for q in checks:
-                answered = engine.ask_sync(QuestionRequest(query=q.question, collection=collection))
-                quoted = quoted.add(check_quotes(cited_citations(answered), pages_of))
-    summary = {
-        "questions": len(checks),
-        "phrase_on_page": {fmt: round(sum(v) / len(v), 3) for fmt, v in sorted(per_format.items())},
-        "phrase_on_page_counts": {fmt: [sum(v), len(v)] for fmt, v in sorted(per_format.items())},
-        "retrieval": scores,
-        f"hit@{k}_per_kind": kinds,
-        "questions_per_kind": dict(sorted(Counter(q.kind for q in checks).items())),
-        **({"quotes": quoted.rates()} if quotes else {}),
-        "ingest": {"files": len(report.files), "chunks": report.chunks, "seconds": round(report.seconds, 1)},
-    }
+        summary = evaluate_documents(
+            engine, files, questions, collection, k=k, research=research, quotes=quotes
+        )
+    scores: dict[str, dict[str, float]] = summary["retrieval"]
+    kinds: dict[str, dict[str, float]] = summary[f"hit@{k}_per_kind"]
     if json_out:
         print_json(summary)
         return
-    table = Table(title=f"phrase on the right page · {len(checks)} questions")
+    table = Table(title=f"phrase on the right page · {summary['questions']} questions")
     table.add_column("format")
     table.add_column("hit-rate", justify="right")
     for fmt, (hit, total) in summary["phrase_on_page_counts"].items():  # type: ignore[union-attr]
@@ -267,5 +197,5 @@ def eval_documents(
         )
     if quotes:
         console.print(
-            "[bold]quotes[/]: " + ", ".join(f"{key} {value}" for key, value in quoted.rates().items())
+            "[bold]quotes[/]: " + ", ".join(f"{key} {value}" for key, value in summary["quotes"].items())
         )

@@ -158,8 +158,8 @@ def eval_multihop(
     systems: str = typer.Option(
         None,
         "--systems",
-        help="Comma-separated of single_shot,research,graph_research,llm_graph_research (default: all; "
-        "llm_graph_research needs an LLM and is skipped without one).",
+        help="Comma-separated: single_shot (one hybrid search) and settings profiles, each a shipped name "
+        "(default, before_graph, graph_list, llm_hops) or a .toml file. Default: single_shot,default,before_graph.",
     ),
     data_dir: Path = EVAL_DATA_DIR_OPTION,
     collection: str = typer.Option(
@@ -168,24 +168,20 @@ def eval_multihop(
     json_out: bool = JSON_OPTION,
     out: Path = typer.Option(None, "--out", help="Write the figures per system as JSON to this file."),
 ) -> None:
-    """Pool every paragraph, then compare single-shot hybrid retrieval, today's research engine and the
-    graph-augmented engine (chains and the entity graph) in one run."""
+    """Pool every paragraph, then score single-shot hybrid retrieval and each settings profile's research
+    through the Engine (``default`` is what users run) in one run."""
     from deepcite.evaluation.multihop import (
-        LLM_SYSTEMS,
-        SYSTEMS,
-        build_pool,
+        DEFAULT_SYSTEMS,
         evaluate,
-        llm_pool_settings,
+        ingest_pool,
         load_questions,
-        pool_collection_name,
-        runnable_systems,
+        systems_for,
     )
 
     with user_errors():
         cli = state(ctx)
         cli.use_data_dir(data_dir)
         engine = cli.engine
-        settings = engine.settings
         loaded = load_questions(data, fmt, limit)
         shown = err_console if json_out else console  # stdout carries the JSON alone
         if loaded.skipped:
@@ -193,38 +189,28 @@ def eval_multihop(
                 f"skipped {loaded.skipped} record(s) without a question or supporting labels; "
                 f"first: {loaded.reasons[0]}"
             )
-        chosen = tuple(x.strip() for x in systems.split(",") if x.strip()) if systems else SYSTEMS
-        chosen, skipped = runnable_systems(chosen, settings)
-        if not chosen:
-            raise InputError(f"no system left to run: {'; '.join(skipped)}")
+        chosen = tuple(x.strip() for x in systems.split(",") if x.strip()) if systems else DEFAULT_SYSTEMS
+        shown.print(
+            f"pooling the paragraphs of {data.name} into a collection under {engine.settings.data_dir} …"
+        )
+        runs, skipped = systems_for(engine, chosen, lambda e: ingest_pool(e, data, loaded.format, collection))
         for message in skipped:
             shown.print(message)
-        shown.print(f"pooling the paragraphs of {data.name} into a collection under {settings.data_dir} …")
-        name = collection or pool_collection_name(data, loaded.format)
-        pool = build_pool(engine.collection(name, create=True), data, loaded.format)
-        llm_pool = None
-        if set(chosen) & set(LLM_SYSTEMS):
-            shown.print("the same paragraphs again, their graph with LLM triples (cached replies reused) …")
-            llm_pool = build_pool(
-                engine.collection_variant(f"{pool.name}-llm", llm_pool_settings(settings)),
-                data,
-                loaded.format,
-                llm=engine.llm,
-            )
+        if not runs:
+            raise InputError(f"no system left to run: {'; '.join(skipped)}")
         columns = [TextColumn("[bold]questions"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
         with Progress(*columns, console=shown) as bar:
             task = bar.add_task("eval", total=len(loaded.questions))
-            results: dict[str, object] = dict(
-                evaluate(
-                    pool,
-                    loaded.questions,
-                    settings,
-                    systems=chosen,
-                    progress=lambda done, _: bar.update(task, completed=done),
-                    llm_pool=llm_pool,
-                    llm=engine.llm,
+            try:
+                results: dict[str, object] = dict(
+                    evaluate(
+                        runs, loaded.questions, progress=lambda done, _: bar.update(task, completed=done)
+                    )
                 )
-            )
+            finally:
+                for run in runs:
+                    if run.engine is not engine:
+                        run.engine.close()
     results["skipped_records"] = loaded.skipped
     title = f"{data.name} · {len(loaded.questions)} questions ({loaded.skipped} skipped) · pooled, {loaded.format}"
     table = Table(title=title)

@@ -48,20 +48,16 @@ from rouge_score import rouge_scorer
 
 from deepcite.answer.citations import CITATION_RE, unresolved_citations
 from deepcite.answer.context import ResponseContext
-from deepcite.answer.extractive import ExtractiveGenerator
-from deepcite.answer.factory import build_generator, build_support
 from deepcite.answer.findings import SentenceRole, role_of_section
-from deepcite.answer.generators import AnswerGenerator
-from deepcite.answer.pipeline import AnswerResult, answer_budget, answer_context
+from deepcite.answer.pipeline import AnswerResult, answer_budget
 from deepcite.answer.prompts import INSUFFICIENT, UNKNOWN
+from deepcite.app.assembly import answer_stage
 from deepcite.config import Settings
+from deepcite.engine import Engine
 from deepcite.errors import InputError
-from deepcite.evaluation.multihop import build_pool
-from deepcite.ingest.pipeline import IngestPipeline
-from deepcite.llm.client import LLMClient
+from deepcite.evaluation.multihop import ingest_pool
 from deepcite.models import SearchMode
-from deepcite.research.agent import ResearchAgent
-from deepcite.retrieval.collection import Collection
+from deepcite.service import QuestionRequest, SearchRequest
 from deepcite.text import split_sentences, tokenize
 
 SPLITS = ("train", "test")
@@ -212,56 +208,76 @@ def score_summary(
 
 # -- running ----------------------------------------------------------------------------------------------
 class Answerer:
-    """Research plus the answer over one collection, as ``deepcite ask`` runs them: the offline writer, and
-    with ``llm`` the LLM writer too, each answering the same research context."""
+    """Research plus the answer through the Engine, as ``deepcite ask`` runs them: the Engine's research with
+    no LLM, and on that one research context the answer stage (:func:`deepcite.app.assembly.answer_stage`) of
+    the offline Engine and, with ``llm``, of the Engine as configured with its LLM."""
 
-    def __init__(self, collection: Collection, settings: Settings, llm: LLMClient | None = None) -> None:
+    def __init__(self, engine: Engine, collection: str, *, llm: bool = False) -> None:
         self.collection = collection
-        self.settings = settings
-        self.agent = ResearchAgent(collection, settings.research)
-        self.support = build_support(settings, collection.embedder, llm)
-        self.writers: dict[str, AnswerGenerator] = {
-            OFFLINE: ExtractiveGenerator(collection.embedder, settings.answer)
-        }
-        if llm is not None:
-            self.writers[LLM] = build_generator(settings, collection.embedder, llm)
+        self.offline = (
+            engine
+            if not engine.settings.llm.configured
+            else engine.sharing(offline_settings(engine.settings))
+        )
+        self.engines: dict[str, Engine] = {OFFLINE: self.offline}
+        if llm:
+            if not engine.settings.llm.configured:
+                raise InputError("--llm needs a model: set DEEPCITE_LLM_BASE_URL and DEEPCITE_LLM_MODEL")
+            self.engines[LLM] = engine
+
+    @property
+    def writers(self) -> list[str]:
+        return list(self.engines)
 
     def ask(self, question: str) -> tuple[ResponseContext, dict[str, tuple[AnswerResult, float]]]:
         """The research context, and each writer's answer with the milliseconds research and it took."""
         started = time.perf_counter()
-        result = self.agent.process(question)
-        ctx = ResponseContext.from_pack(result.pack, self.settings.answer)
+        result = self.offline.research_sync(QuestionRequest(query=question, collection=self.collection))
+        ctx = ResponseContext.from_pack(result.pack, self.offline.settings.answer)
         research_ms = (time.perf_counter() - started) * 1000.0
         answers: dict[str, tuple[AnswerResult, float]] = {}
-        for name, writer in self.writers.items():
+        for name, engine in self.engines.items():
             started = time.perf_counter()
-            answered = asyncio.run(self._answer(ctx, writer))
+            answered = asyncio.run(_answer(ctx, engine))
             answers[name] = (answered, research_ms + (time.perf_counter() - started) * 1000.0)
         return ctx, answers
 
-    async def _answer(self, ctx: ResponseContext, writer: AnswerGenerator) -> AnswerResult:
-        with answer_budget(self.settings.answer):
-            return await answer_context(ctx, writer, self.settings.answer, self.support)
+    def close(self) -> None:
+        """Close the offline Engine when it was made here."""
+        if self.offline is not self.engines.get(LLM, self.offline):
+            self.offline.close()
 
 
-def pubmedqa_collection(folder: Path, collection: Collection) -> Collection:
-    """The PQA-L abstracts (without conclusions) ingested into ``collection`` (named
-    :data:`PUBMEDQA_COLLECTION`; a cached collection's unchanged chunks are reused)."""
-    IngestPipeline(collection).ingest(folder / "ori_pqal.json", fmt="pubmedqa")
-    return collection
+def offline_settings(settings: Settings) -> Settings:
+    """``settings`` with no LLM: every step offline."""
+    return settings.model_copy(
+        update={"llm": settings.llm.model_copy(update={"base_url": None, "model": None})}
+    )
+
+
+async def _answer(ctx: ResponseContext, engine: Engine) -> AnswerResult:
+    with answer_budget(engine.settings.answer):
+        return await answer_stage(ctx, engine.resources)
+
+
+def pubmedqa_collection(folder: Path, engine: Engine) -> str:
+    """The PQA-L abstracts (without conclusions) ingested into collection :data:`PUBMEDQA_COLLECTION` (a cached
+    collection's unchanged chunks are reused); returns its name."""
+    engine.ingest(PUBMEDQA_COLLECTION, folder / "ori_pqal.json", fmt="pubmedqa")
+    return PUBMEDQA_COLLECTION
 
 
 def evaluate_pubmedqa(
-    collection: Collection,
+    engine: Engine,
+    collection: str,
     items: list[PubMedQAItem],
-    settings: Settings,
     *,
-    llm: LLMClient | None = None,
+    llm: bool = False,
     progress: Progress | None = None,
 ) -> dict[str, dict[str, float | int | str | None]]:
-    """deepcite's quick summary (offline, and with ``llm`` the LLM's) and the two baselines on ``items``
-    (figures in the module docstring)."""
-    answerer = Answerer(collection, settings, llm)
+    """deepcite's quick summary (offline, and with ``llm`` the configured LLM's) and the two baselines on
+    ``items`` (figures in the module docstring)."""
+    answerer = Answerer(engine, collection, llm=llm)
     systems = {name: SystemScores() for name in answerer.writers}
     systems |= {"own_abstract_2+2": SystemScores(), "bm25_top_hit_3": SystemScores()}
     for n, item in enumerate(items, start=1):
@@ -270,22 +286,25 @@ def evaluate_pubmedqa(
             score_summary(systems[name], item, answered, ctx, ms)
         own = systems["own_abstract_2+2"]
         own.add_text(_first_last(item.contexts, 2, 2), item.long_answer, item.question)
-        top = collection.search(item.question, mode=SearchMode.BM25, k=1)
+        top = engine.search(
+            SearchRequest(query=item.question, collection=collection, mode=SearchMode.BM25, k=1)
+        ).hits
         bm25 = systems["bm25_top_hit_3"]
         bm25.add_text(
-            " ".join(split_sentences(top[0].chunk.text)[:3]) if top else "", item.long_answer, item.question
+            " ".join(split_sentences(top[0].text)[:3]) if top else "", item.long_answer, item.question
         )
         if top:
             bm25.sentences += 1
-            bm25.findings += role_of_section(top[0].chunk.section) is SentenceRole.FINDING
-            bm25.other_only += top[0].chunk.pmid != item.pmid
+            bm25.findings += role_of_section(top[0].section) is SentenceRole.FINDING
+            bm25.other_only += top[0].pmid != item.pmid
         if progress:
             progress(n, len(items))
     out: dict[str, dict[str, float | int | str | None]] = {
         name: {**scores.summary(), "questions": len(items)} for name, scores in systems.items()
     }
-    if llm is not None:
-        out[LLM]["model"] = llm.model
+    answerer.close()
+    if llm:
+        out[LLM]["model"] = engine.settings.llm.model
     return out
 
 
@@ -326,20 +345,18 @@ def best_sentence(text: str, question: str) -> str:
 
 
 def evaluate_hotpotqa(
+    engine: Engine,
     path: Path,
-    collection: Collection,
-    settings: Settings,
     *,
     limit: int | None = None,
-    llm: LLMClient | None = None,
+    llm: bool = False,
     progress: Progress | None = None,
 ) -> dict[str, dict[str, float | int | str]]:
-    """Answer containment of deepcite's summary (offline, and with ``llm`` the LLM's) vs the best sentence of
-    the top single-shot passage; every paragraph is pooled into ``collection`` (named with
-    :func:`pool_collection_name` for ``"ircot"``)."""
+    """Answer containment of deepcite's summary (offline, and with ``llm`` the configured LLM's) vs the best
+    sentence of the top single-shot passage; every paragraph is pooled into one collection."""
     questions = load_hotpotqa(path, limit)
-    build_pool(collection, path, "ircot")
-    answerer = Answerer(collection, settings, llm)
+    collection = ingest_pool(engine, path, "ircot")
+    answerer = Answerer(engine, collection, llm=llm)
     found: Counter[str] = Counter()
     ms: dict[str, list[float]] = {name: [] for name in answerer.writers}
     baseline = 0
@@ -348,8 +365,10 @@ def evaluate_hotpotqa(
         for name, (answered, took) in written.items():
             ms[name].append(took)
             found[name] += contains_answer(answered.summary, answers)
-        top = collection.search(question, mode=SearchMode.HYBRID, k=1)
-        baseline += bool(top) and contains_answer(best_sentence(top[0].chunk.text, question), answers)
+        top = engine.search(
+            SearchRequest(query=question, collection=collection, mode=SearchMode.HYBRID, k=1)
+        ).hits
+        baseline += bool(top) and contains_answer(best_sentence(top[0].text, question), answers)
         if progress:
             progress(n, len(questions))
     total = max(1, len(questions))
@@ -365,6 +384,7 @@ def evaluate_hotpotqa(
         "contains_answer": round(baseline / total, 4),
         "questions": len(questions),
     }
-    if llm is not None:
-        out[LLM]["model"] = llm.model
+    answerer.close()
+    if llm:
+        out[LLM]["model"] = engine.settings.llm.model
     return out

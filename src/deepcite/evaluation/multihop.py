@@ -1,6 +1,7 @@
-"""Multi-hop retrieval evaluation: every paragraph of every question pooled into one collection, then
-single-shot hybrid retrieval, today's research engine and the graph-augmented engine (chains and the
-entity graph) in one run, scored on gold-paragraph recall.
+"""Multi-hop retrieval evaluation through the Engine: every paragraph of every question pooled into one
+collection, then in one run the single-shot hybrid baseline and each named settings profile's research (by
+default the shipped defaults, and the engine as it was before the entity graph), scored on gold-paragraph
+recall over the evidence pack's documents.
 
 Formats: ``ircot`` (``contexts[]`` with ``is_supporting``), ``musique`` (``paragraphs[]`` with
 ``is_supporting``), ``hotpot`` and ``2wiki`` (``context: [[title, [sentences]]]`` with
@@ -16,18 +17,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from deepcite.config import ResearchSettings, Settings
+from deepcite.engine import Engine
 from deepcite.errors import InputError
+from deepcite.evaluation.profiles import DEFAULT_PROFILE, load_profile, profile_settings
 from deepcite.evaluation.ranking import recall_at
 from deepcite.ingest.loaders import paragraph_id
-from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.ingest.problems import LoadProblem
 from deepcite.ingest.readers.json_records import read_records
-from deepcite.llm.client import LLMClient
 from deepcite.models import SearchMode
-from deepcite.research.agent import ResearchAgent
-from deepcite.research.llm_adapters import LLMHopChooser
-from deepcite.retrieval.collection import Collection
+from deepcite.service import QuestionRequest, SearchRequest
 
 FORMATS = ("ircot", "musique", "hotpot", "2wiki")
 # the ingest format that reads each file layout's paragraphs
@@ -167,100 +165,77 @@ def pool_collection_name(path: str | Path, fmt: str) -> str:
     return f"multihop-{fmt}-{digest}"
 
 
-def build_pool(
-    collection: Collection, path: str | Path, fmt: str, *, llm: LLMClient | None = None
-) -> Collection:
-    """Every paragraph of every question ingested into ``collection`` (idempotent: a cached pool is reused);
-    name it with :func:`pool_collection_name`. ``llm`` reads triples when ``graph.llm_triples`` is on."""
-    IngestPipeline(collection, llm=llm).ingest(path, fmt=INGEST_FORMAT[fmt], on_error="skip")
-    return collection
+def ingest_pool(engine: Engine, path: str | Path, fmt: str, name: str | None = None) -> str:
+    """Every paragraph of every question ingested into one collection of ``engine`` (idempotent: a cached pool
+    is reused), named :func:`pool_collection_name` unless ``name`` is given; a profile whose graph is built
+    with LLM triples (``graph.llm_triples``) gets a pool of its own. Returns the collection's name."""
+    name = name or pool_collection_name(path, fmt)
+    if engine.settings.graph.llm_triples:
+        name = f"{name}-llm"
+    engine.ingest(name, path, fmt=INGEST_FORMAT[fmt], on_error="skip")
+    return name
 
 
 Progress = Callable[[int, int], None]
-SYSTEMS = ("single_shot", "research", "graph_research", "llm_graph_research")
-# systems that need an LLM: the graph-augmented engine with LLM triples in its pool's graph (a pool of its own,
-# build_llm_pool) and LLM-chosen next hops; skipped with a message when no LLM is configured
-LLM_SYSTEMS = ("llm_graph_research",)
+SINGLE_SHOT = "single_shot"  # the question as one hybrid search: the baseline of every run
+DEFAULT_SYSTEMS = (SINGLE_SHOT, DEFAULT_PROFILE, "before_graph")
 NO_LLM = "skipped: it needs an LLM (set DEEPCITE_LLM_BASE_URL and DEEPCITE_LLM_MODEL)"
 
 
-def runnable_systems(systems: tuple[str, ...], settings: Settings) -> tuple[tuple[str, ...], list[str]]:
-    """The systems that can run with these settings, and a message for each skipped one."""
-    if settings.llm.configured:
-        return systems, []
-    return tuple(s for s in systems if s not in LLM_SYSTEMS), [
-        f"{s} {NO_LLM}" for s in systems if s in LLM_SYSTEMS
-    ]
+@dataclass
+class System:
+    """One evaluated system: a settings profile's Engine (sharing the base Engine's store and embedder) and
+    the pool it searches; the single-shot baseline searches the default pool once per question."""
+
+    name: str
+    engine: Engine
+    pool: str
 
 
-def llm_pool_settings(settings: Settings) -> Settings:
-    """The settings of the LLM systems' pool: its graph built with LLM triples (``graph.llm_triples``; replies
-    cached, so a re-run asks only for paragraphs not yet read)."""
-    return settings.model_copy(update={"graph": settings.graph.model_copy(update={"llm_triples": True})})
+PoolFor = Callable[[Engine], str]  # the pool collection a system's Engine searches (ingested when missing)
 
 
-def llm_agent(
-    collection: Collection, settings: Settings, system: str, llm: LLMClient | None
-) -> ResearchAgent:
-    """The agent of an LLM system: ``system_settings`` with LLM-chosen next hops on, no other LLM step."""
-    if llm is None:
-        raise InputError(f"{system} needs an LLM: set DEEPCITE_LLM_BASE_URL and DEEPCITE_LLM_MODEL")
-    research = system_settings(settings, system).tuned(next_hop={"enabled": True})
-    chooser = LLMHopChooser(llm, research.next_hop, chars_per_token=settings.llm.chars_per_token)
-    return ResearchAgent(collection, research, hop_chooser=chooser)
-
-
-def system_settings(settings: Settings, system: str) -> ResearchSettings:
-    """The research settings of one evaluated system: today's engine (as it was before the entity graph) has
-    chains, the graph, the linked final order and top-k novelty stopping off; the graph-augmented engine has
-    the graph's list on (``research.retrieval.use_graph``), with the configured ``research.chain``, graph bridges
-    (``research.planning``), ``research.ranking`` and ``research.stopping``."""
-    if system == "research":
-        return settings.research.tuned(
-            chain={"enabled": False},
-            retrieval={"use_graph": False},
-            planning={"graph_bridge_entities": 0},
-            ranking={"enabled": False},
-            stopping={"novelty_top_k": 0},
+def systems_for(engine: Engine, names: tuple[str, ...], pool_for: PoolFor) -> tuple[list[System], list[str]]:
+    """The systems to run: each profile's Engine (sharing ``engine``'s store and embedder) over its pool, and a
+    message for each skipped one (a profile that needs an LLM when none is configured)."""
+    systems, skipped = [], []
+    for name in names:
+        settings = (
+            engine.settings if name == SINGLE_SHOT else profile_settings(engine.settings, load_profile(name))
         )
-    return settings.research.tuned(retrieval={"use_graph": True})
+        needs_llm = settings.graph.llm_triples or settings.research.next_hop.enabled
+        if needs_llm and not settings.llm.configured:
+            skipped.append(f"{name} {NO_LLM}")
+            continue
+        profiled = engine if settings == engine.settings else engine.sharing(settings)
+        systems.append(System(name, profiled, pool_for(profiled)))
+    return systems, skipped
+
+
+def ranked_documents(system: System, question: str, depth: int) -> tuple[list[str], int]:
+    """The document ids a system ranks for ``question``, best first, and the hops it took: the evidence pack
+    of the Engine's research (what ``deepcite research`` and the HTTP API return), or for the single-shot
+    baseline the Engine's hybrid search."""
+    if system.name == SINGLE_SHOT:
+        found = system.engine.search(
+            SearchRequest(query=question, collection=system.pool, mode=SearchMode.HYBRID, k=depth)
+        )
+        return [h.doc_id for h in found.hits], 1
+    result = system.engine.research_sync(QuestionRequest(query=question, collection=system.pool))
+    return [c.chunk.doc_id for c in result.pack.final_evidence], result.hops
 
 
 def evaluate(
-    collection: Collection,
-    questions: list[MultihopQuestion],
-    settings: Settings,
-    *,
-    systems: tuple[str, ...] = SYSTEMS,
-    progress: Progress | None = None,
-    llm_pool: Collection | None = None,
-    llm: LLMClient | None = None,
+    systems: list[System], questions: list[MultihopQuestion], *, progress: Progress | None = None
 ) -> dict[str, dict[str, float]]:
-    """Per question, in one run: single-shot hybrid retrieval (the question as the query), today's research
-    engine, and the graph-augmented engine (research with composed-question chains and the entity graph);
-    with ``llm``, the graph-augmented engine over ``llm_pool`` (default: ``collection``) with LLM hops."""
-    unknown = set(systems) - set(SYSTEMS)
-    if unknown:
-        raise InputError(f"unknown system(s) {sorted(unknown)}; choose from: {', '.join(SYSTEMS)}")
-    agents = {
-        name: llm_agent(llm_pool or collection, settings, name, llm)
-        if name in LLM_SYSTEMS
-        else ResearchAgent(collection, system_settings(settings, name))
-        for name in systems
-        if name != "single_shot"
-    }
-    scores = {name: RunScores() for name in systems}
+    """Per question, in one run, each system's ranked documents scored on gold-paragraph recall."""
+    scores = {s.name: RunScores() for s in systems}
     depth = max(CUTOFFS)
     for i, q in enumerate(questions, start=1):
-        for name in systems:
+        for system in systems:
             started = time.perf_counter()
-            if name == "single_shot":
-                hits = collection.search(q.question, mode=SearchMode.HYBRID, k=depth)
-                ranked, hops = [h.chunk.doc_id for h in hits], 1
-            else:
-                result = agents[name].process(q.question)
-                ranked, hops = [c.chunk.doc_id for c in result.pack.final_evidence], result.hops
-            scores[name].add(ranked, q.gold, hops, time.perf_counter() - started)
+            ranked, hops = ranked_documents(system, q.question, depth)
+            scores[system.name].add(ranked, q.gold, hops, time.perf_counter() - started)
         if progress:
             progress(i, len(questions))
     return {name: run.summary() for name, run in scores.items()}

@@ -4,7 +4,7 @@ Usage::
 
     from deepcite.ingest.pipeline import IngestPipeline
 
-    pipeline = engine.ingest_pipeline("papers")        # or IngestPipeline(open_collection("papers"), llm=...)
+    pipeline = engine.corpus.pipeline("papers")        # or IngestPipeline(open_collection("papers"), llm=...)
     report = pipeline.ingest("corpus.jsonl")           # a corpus of records, or a folder of documents
     report = pipeline.ingest_files([Path("a.pdf")], acl=["cardiology"])
     report = pipeline.ingest("papers/", ray="local")   # the same steps, read, chunked and embedded on Ray

@@ -1,9 +1,9 @@
 """Typed records shared by every layer: one type per concept, defined once.
 
 By concept: :mod:`.choices` (search modes, fusion methods), :mod:`.documents` (documents and chunks),
-:mod:`.search` (filters and hits), :mod:`.coverage` (aspects and their coverage), :mod:`.evidence` (candidates,
-round reports, the evidence pack), :mod:`.collections` (a collection's listing and statistics). Named here:
-the records other modules import.
+:mod:`.search` (filters and hits), :mod:`.coverage` (aspects and their coverage), :mod:`.evidence`
+(candidates, round reports, the evidence pack), :mod:`.collections` (a collection's listing and statistics).
+Named here: the records other modules import.
 """
 
 from deepcite.models.choices import FusionMethod, SearchMode, _ChoiceEnum

@@ -89,7 +89,7 @@ class ResearchAgent:
 
     Usage::
 
-        agent = ResearchAgent(engine.collection("papers"), settings.research)   # offline heuristics
+        agent = ResearchAgent(collection, settings.research)   # offline heuristics; deepcite.app.assembly wires the served one
         result = agent.process("compare statins and PCSK9 inhibitors for lowering LDL", max_hops=3)
 
     Everything the agent calls is handed in (the :class:`~deepcite.engine.Engine` builds each once): with

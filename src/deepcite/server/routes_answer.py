@@ -57,8 +57,9 @@ async def search(body: SearchRequest, engine: EngineDep, caller: CallerDep) -> S
 async def _stream(request: QuestionRequest, engine: EngineDep, caller: Caller) -> EventSourceResponse:
     """The unified search as SSE; the whole request is checked first (limits, collection, filter fields), so
     bad input and an unknown collection are HTTP errors before the first byte of the stream."""
-    checked = request.checked(engine.settings)
-    await asyncio.to_thread(engine.checked_collection, checked)  # 404/422 now, not as a stream event
+    checked = await asyncio.to_thread(
+        engine.answers.check, request, caller.groups
+    )  # 404/422 now, not as an event
 
     async def run(on_hop: HopCallback) -> AskResponse:
         return await engine.ask(checked, caller.groups, on_hop)
@@ -115,7 +116,7 @@ def _regeneration(part: str, what: str) -> Callable[..., Awaitable[PartResponse 
     async def regenerate(
         body: RequestIdRequest, engine: EngineDep, caller: CallerDep, http: Request
     ) -> PartResponse | Response:
-        work = engine.regenerate(body.request_id, part, caller.groups)
+        work = engine.answers.regenerate(body.request_id, part, caller.groups)
         return await cancel_on_disconnect(http, work, engine.settings.server.disconnect_poll_s)
 
     regenerate.__doc__ = f"Regenerate the {what} of an earlier request from its stored context."

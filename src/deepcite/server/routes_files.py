@@ -74,7 +74,7 @@ async def original_file(
     """The original file of a document, for a caller who may read it (append ``#page=N`` to open a PDF
     at page N)."""
     check_document_id(document_id, engine.settings.server.max_document_id_chars)
-    row, path = await asyncio.to_thread(engine.original, collection, document_id, caller.groups)
+    row, path = await asyncio.to_thread(engine.corpus.original, collection, document_id, caller.groups)
     media_type = row.media_type
     headers = {
         "X-Content-Type-Options": "nosniff",

@@ -21,7 +21,7 @@ async def healthz(request: Request, engine: EngineDep) -> HealthResponse:
     return HealthResponse(
         status="ok",
         version=__version__,
-        contexts=engine.context_count(),
+        contexts=engine.answers.context_count(),
         context_cap=engine.settings.answer.context.max_count,
         auth=authenticator.enabled,
     )
@@ -32,5 +32,5 @@ async def collections(engine: EngineDep, caller: CallerDep) -> CollectionsRespon
     """The collections this server can search, with their chunk counts (visible to the caller); one that
     cannot be read is listed with ``status: "unreadable"`` and the reason."""
 
-    infos = await asyncio.to_thread(engine.collections, caller.groups)
+    infos = await asyncio.to_thread(engine.corpus.collections, caller.groups)
     return CollectionsResponse(collections=infos, default=engine.settings.server.default_collection)

@@ -15,4 +15,4 @@ async def practitioners_search(
     body: PractitionerQuery, engine: EngineDep, caller: CallerDep
 ) -> PractitionerSearchResponse:
     """Ranked practitioners for a patient's request, with the intent behind them and the timings."""
-    return await engine.find_practitioners(body)
+    return await engine.practitioners.find(body)

@@ -38,19 +38,19 @@ async def list_answers(
     ] = None,
 ) -> SavedAnswerList:
     """The newest saved answers of a collection that you may read."""
-    return await asyncio.to_thread(engine.saved_answers, collection, caller.groups, limit)
+    return await asyncio.to_thread(engine.saved.list, collection, caller.groups, limit)
 
 
 @router.get("/{answer_id}", response_model=SavedAnswer)
 async def get_answer(answer_id: AnswerId, engine: EngineDep, caller: CallerDep) -> SavedAnswer:
     """A saved answer: question, request, settings, evidence pack, response and citation check."""
-    return await asyncio.to_thread(engine.saved_answer, answer_id, caller.groups)
+    return await asyncio.to_thread(engine.saved.get, answer_id, caller.groups)
 
 
 @router.delete("/{answer_id}", response_model=DeletedAnswer)
 async def delete_answer(answer_id: AnswerId, engine: EngineDep, caller: CallerDep) -> DeletedAnswer:
     """Delete a saved answer."""
-    await asyncio.to_thread(engine.delete_saved_answer, answer_id, caller.groups)
+    await asyncio.to_thread(engine.saved.delete, answer_id, caller.groups)
     return DeletedAnswer(deleted=answer_id)
 
 
@@ -60,7 +60,7 @@ async def rerun_answer(
 ) -> SavedAnswer | Response:
     """Ask a saved question again against the collection as it is now; the new answer is saved, and its
     ``changes`` say which cited passages were added, removed or changed."""
-    work = engine.rerun(answer_id, caller.groups)
+    work = engine.answers.rerun(answer_id, caller.groups)
     return await cancel_on_disconnect(http, work, engine.settings.server.disconnect_poll_s)
 
 
@@ -76,5 +76,5 @@ async def answer_report(
     """A saved answer as a downloadable report, its references, or its evidence table (``format=csv``);
     400 naming the formats when ``format`` is unknown."""
     fmt = ReportFormat.from_str(format)
-    saved = await asyncio.to_thread(engine.saved_answer, answer_id, caller.groups)
+    saved = await asyncio.to_thread(engine.saved.get, answer_id, caller.groups)
     return report_response(saved.response, fmt)

@@ -134,7 +134,7 @@ async def upload_documents(
 ) -> JSONResponse:
     """Upload files (multipart) into a collection and ingest them in the background; returns the job."""
     settings = engine.settings
-    engine.check_target(collection)
+    engine.corpus.check_target(collection)
 
     form = await _read_form(request, settings)
     try:
@@ -156,11 +156,11 @@ async def upload_documents(
 
     def run(on_progress: FileProgressCallback) -> IngestReport:
         """In the job's thread: the first upload loads the embedder here, not in the request."""
-        return engine.ingest_files(
+        return engine.corpus.ingest_files(
             collection, paths, names=names, acl=acl, on_error=on_error, on_progress=on_progress
         )
 
-    job = engine.jobs.submit(
+    job = engine.resources.jobs.submit(
         collection,
         run,
         files=names,
@@ -175,7 +175,7 @@ async def upload_documents(
 @router.get("/jobs/{job_id}", response_model=IngestJob)
 async def job_status(engine: EngineDep, caller: CallerDep, job_id: str) -> IngestJob:
     """An upload job: its state, each file's outcome so far and, once done, the ingest report."""
-    return engine.jobs.get(job_id, caller.groups)
+    return engine.resources.jobs.get(job_id, caller.groups)
 
 
 @router.get(
@@ -186,7 +186,7 @@ async def job_status(engine: EngineDep, caller: CallerDep, job_id: str) -> Inges
 async def job_events(engine: EngineDep, caller: CallerDep, job_id: str) -> EventSourceResponse:
     """The job's progress as Server-Sent Events: ``state`` (queued, running), ``file`` per finished file
     (``{done, total, file}``), then ``done`` with the whole job. Replays from the first event."""
-    jobs = engine.jobs
+    jobs = engine.resources.jobs
     jobs.get(job_id, caller.groups)  # unknown or foreign job: a 404 before the stream starts
 
     async def frames() -> AsyncIterator[dict[str, str]]:
@@ -203,7 +203,7 @@ async def delete_document(
     """Delete a document's chunks and its original file. A restricted caller may delete only documents
     shared with one of its groups (public documents only by an unrestricted caller)."""
     check_document_id(document_id, engine.settings.server.max_document_id_chars)
-    engine.check_target(collection)
+    engine.corpus.check_target(collection)
 
-    deleted = await asyncio.to_thread(engine.remove, collection, document_id, caller.groups)
+    deleted = await asyncio.to_thread(engine.corpus.remove, collection, document_id, caller.groups)
     return DeleteResponse(collection=collection, document_id=document_id, chunks_deleted=deleted)

@@ -106,8 +106,8 @@ async def document_view(
     check_document_id(document, engine.settings.server.max_document_id_chars)
 
     def build() -> DocumentView:
-        chunks = engine.document_passages(collection, document, caller.groups)
-        original = engine.original_record(collection, document, caller.groups)
+        chunks = engine.corpus.document_passages(collection, document, caller.groups)
+        original = engine.corpus.original_record(collection, document, caller.groups)
         cited = passage if any(chunk.chunk_id == passage for chunk in chunks) else None
         return DocumentView(
             collection=collection,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from deepcite.config import ResearchSettings
 from deepcite.errors import InputError
-from deepcite.models import AspectCoverage, RoundReport, SelectedPassage
+from deepcite.models import AspectCoverage, RankedList, RoundReport, SelectedPassage
 from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.nodes.finalize_evidence_pack import pack_order
 from deepcite.research.state import ExecutorState
@@ -84,6 +84,7 @@ def stop_decision(
         "top_keys",
         "vectors",
         "skipped_queries",
+        "results",
     ),
     writes=("no_novelty", "reports", "done", "stop_reason", "top_keys", "vectors"),
 )
@@ -129,6 +130,10 @@ def should_continue(state: ExecutorState, adapters: Adapters) -> ExecutorState:
             decision="continue" if go_on else "stop",
             reason=reason,
             skipped_queries=[q for q in state.skipped_queries if q.round == state.round],
+            lists=[
+                RankedList(query=r.query.text, kind=r.query.kind, mode=r.mode, hits=len(r.hits))
+                for r in state.results
+            ],
         )
     )
     if not go_on:

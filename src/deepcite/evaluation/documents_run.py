@@ -1,0 +1,119 @@
+"""The real-documents evaluation run through the Engine: phrase on the right page per format, then hybrid search
+and research evidence hit@k with page correctness, then (with quotes) each question answered by the Engine and
+every cited passage's quote checked against the file's own text."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from deepcite.engine import Engine
+from deepcite.evaluation.answers import offline_settings
+from deepcite.evaluation.documents import (
+    CheckQuestion,
+    QuoteCheck,
+    check_quotes,
+    chunk_hit,
+    found_on_page,
+    load_questions,
+    page_texts,
+)
+from deepcite.ingest.isolate import read_file_isolated
+from deepcite.models import Chunk, SearchMode
+from deepcite.saved_answers import cited_citations
+from deepcite.service import QuestionRequest, SearchRequest
+
+Run = Callable[[str], list[Chunk]]
+
+
+def _runs(engine: Engine, collection: str, k: int, research: bool) -> dict[str, Run]:
+    """The systems scored: the Engine's hybrid search, and (``research``) its research evidence pack."""
+
+    def hybrid(question: str) -> list[Chunk]:
+        found = engine.search(
+            SearchRequest(query=question, collection=collection, mode=SearchMode.HYBRID, k=k)
+        )
+        return list(found.hits)
+
+    runs: dict[str, Run] = {"hybrid": hybrid}
+    if research:
+
+        def researched(question: str) -> list[Chunk]:
+            result = engine.research_sync(QuestionRequest(query=question, collection=collection))
+            return [c.chunk for c in result.pack.final_evidence[:k]]
+
+        runs["research"] = researched
+    return runs
+
+
+def _hit_rates(checks: list[CheckQuestion], run: Run, k: int) -> tuple[dict[str, float], dict[str, float]]:
+    """hit@k and page correctness of one system, and hit@k per question kind (and blind / not blind)."""
+    hits = page_ok = 0
+    per_kind: dict[str, list[bool]] = {}
+    for q in checks:
+        found = [page for hit, page in (chunk_hit(chunk, q) for chunk in run(q.question)) if hit]
+        hits += bool(found)
+        page_ok += bool(found) and found[0]
+        per_kind.setdefault(q.kind, []).append(bool(found))
+        per_kind.setdefault("blind" if q.blind else "not blind", []).append(bool(found))
+    scores = {
+        f"hit@{k}": round(hits / len(checks), 3),
+        "page_correct_of_hits": round(page_ok / hits, 3) if hits else 0.0,
+    }
+    return scores, {kind: round(sum(v) / len(v), 3) for kind, v in sorted(per_kind.items())}
+
+
+def evaluate_documents(
+    engine: Engine,
+    files: Path,
+    questions: Path,
+    collection: str,
+    *,
+    k: int = 5,
+    research: bool = True,
+    quotes: bool = True,
+) -> dict[str, Any]:
+    """The figures of one run over a folder of documents and its check set (see the module docstring). Research
+    runs offline so the figures are reproducible."""
+    settings = engine.settings
+    checks = load_questions(questions)
+    per_format: dict[str, list[bool]] = {}
+    pages: dict[str, dict[int, str]] = {}
+
+    def pages_of(name: str) -> dict[int, str]:  # a cited file no question is about is read on demand
+        if name not in pages:
+            read = read_file_isolated(files / name, doc_id=name, name=name, settings=settings.ingest)
+            pages[name] = page_texts(read)
+        return pages[name]
+
+    for name in sorted({q.file for q in checks}):
+        result = read_file_isolated(files / name, doc_id=name, name=name, settings=settings.ingest)
+        pages[name] = page_texts(result)
+        for q in (q for q in checks if q.file == name):
+            per_format.setdefault(result.kind or "unreadable", []).append(found_on_page(result, q))
+    report = engine.ingest(collection, files, on_error="skip")
+    offline = engine if not settings.llm.configured else engine.sharing(offline_settings(settings))
+    try:
+        scores, kinds = {}, {}
+        for label, run in _runs(offline, collection, k, research).items():
+            scores[label], kinds[label] = _hit_rates(checks, run, k)
+        quoted = QuoteCheck()
+        if quotes:
+            for q in checks:
+                answered = offline.ask_sync(QuestionRequest(query=q.question, collection=collection))
+                quoted = quoted.add(check_quotes(cited_citations(answered), pages_of))
+    finally:
+        if offline is not engine:
+            offline.close()
+    return {
+        "questions": len(checks),
+        "phrase_on_page": {fmt: round(sum(v) / len(v), 3) for fmt, v in sorted(per_format.items())},
+        "phrase_on_page_counts": {fmt: [sum(v), len(v)] for fmt, v in sorted(per_format.items())},
+        "retrieval": scores,
+        f"hit@{k}_per_kind": kinds,
+        "questions_per_kind": dict(sorted(Counter(q.kind for q in checks).items())),
+        **({"quotes": quoted.rates()} if quotes else {}),
+        "ingest": {"files": len(report.files), "chunks": report.chunks, "seconds": round(report.seconds, 1)},
+    }
