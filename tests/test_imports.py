@@ -1,9 +1,10 @@
 """The import graph of src/deepcite: no cycle between modules, and no import up (or sideways) the layer table.
 
-Read with :mod:`ast` from the source, so nothing is imported and every import counts: at module level and inside
-functions (a lazy import is still a dependency). An import under ``if TYPE_CHECKING:`` never runs, so it is
-allowed both ways: up the table (the package's lazy facade, ``deepcite/__init__.py``, names what it
-re-exports) and back to a module that imports this one (a stage module naming the class that runs it).
+Read with :mod:`ast` from the source, so nothing is imported and every import counts: at module level, inside
+functions (a lazy import is still a dependency) and under ``if TYPE_CHECKING:`` (a type-only import never runs,
+but it is still a dependency a reader follows, and a circle of them is still a circle). The package's facade,
+``deepcite/__init__.py``, names the whole public API, so it is the top of the table, and nothing inside the
+package imports it.
 """
 
 from __future__ import annotations
@@ -19,14 +20,17 @@ ROOT = "deepcite"
 
 # The layers, top first: a module may import its own unit (a top-level package or module of deepcite) and the
 # units of any layer below its own; never a unit of its own layer (sideways) or of a layer above (upward).
-# Decided from the code: the CLI starts the server and the MCP server; the Engine builds and owns the shared
-# objects of everything below it; the evaluation harnesses drive the research, answer and ingest layers as a
-# user would; ingest writes into the store and the entity graph, so it sits above retrieval, which never
-# reads files; ``deepcite`` (the package's facade) only names the API lazily.
+# Decided from the code: the CLI starts the server and the MCP server; the evaluation harnesses drive the Engine's
+# operations as a user would; the Engine composes the services of ``app`` (which build the shared objects once
+# and wire the research agent and the answer stage); ingest writes into the store and the entity graph, so it sits above retrieval, which never
+# reads files; ``deepcite`` (the package's facade) names the public API of every layer, so it sits on top.
 LAYERS: tuple[tuple[str, ...], ...] = (
+    (ROOT,),
     ("cli",),
     ("server", "mcp_server"),
-    ("engine", "evaluation"),
+    ("evaluation",),
+    ("engine",),
+    ("app",),
     ("saved_answers",),
     ("service",),
     ("research", "answer", "practitioners"),
@@ -34,8 +38,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("retrieval",),
     ("llm",),
     ("models", "config", "names", "public_errors"),
-    ("text", "errors", "validation"),
-    (ROOT,),
+    ("text", "errors", "validation", "version"),
 )
 
 
@@ -118,8 +121,7 @@ def test_no_import_points_up_or_sideways_the_layer_table() -> None:
     wrong = [
         f"{i.source}:{i.line} imports {i.target} ({unit_of(i.source)} is not above {unit_of(i.target)})"
         for i in all_imports()
-        if not i.type_only
-        and unit_of(i.source) != unit_of(i.target)
+        if unit_of(i.source) != unit_of(i.target)
         and layer_of(unit_of(i.source)) >= layer_of(unit_of(i.target))
     ]
     assert not wrong, "imports against the layer table:\n" + "\n".join(wrong)
@@ -128,8 +130,7 @@ def test_no_import_points_up_or_sideways_the_layer_table() -> None:
 def test_no_import_cycle_between_modules() -> None:
     graph: dict[str, set[str]] = {}
     for i in all_imports():
-        if not i.type_only:
-            graph.setdefault(i.source, set()).add(i.target)
+        graph.setdefault(i.source, set()).add(i.target)
     try:
         TopologicalSorter(graph).prepare()
     except CycleError as exc:

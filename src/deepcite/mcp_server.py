@@ -31,7 +31,6 @@ from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
 
-from deepcite import __version__
 from deepcite.config import Settings
 from deepcite.engine import Engine
 from deepcite.models import Candidate, CollectionInfo, CoverageReport, Filters, RoundReport, SearchMode
@@ -39,6 +38,7 @@ from deepcite.practitioners.api import ChatMessage, PractitionerQuery, Practitio
 from deepcite.public_errors import public_error
 from deepcite.saved_answers import SavedAnswer, SavedAnswerList
 from deepcite.service import AskResponse, Passage, QuestionRequest, SearchRequest, SearchResponse
+from deepcite.version import __version__
 
 INSTRUCTIONS = """deepcite answers questions from the user's own document collections (for example PubMed
 abstracts) with every sentence tied to a numbered passage. Use `ask` for a cited answer, `research` for the

@@ -19,7 +19,6 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 
-from deepcite import __version__
 from deepcite.config import Settings
 from deepcite.engine import Engine
 from deepcite.retrieval.embedders import Embedder
@@ -38,6 +37,7 @@ from deepcite.server import (
 from deepcite.server.auth import Authenticator
 from deepcite.server.errors import install_error_handlers
 from deepcite.server.limits import BodySizeLimit
+from deepcite.version import __version__
 
 
 def create_app(

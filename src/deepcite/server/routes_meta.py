@@ -6,10 +6,10 @@ import asyncio
 
 from fastapi import APIRouter, Request
 
-from deepcite import __version__
 from deepcite.server.auth import Authenticator
 from deepcite.server.resources import CallerDep, EngineDep
 from deepcite.server.schemas import CollectionsResponse, HealthResponse
+from deepcite.version import __version__
 
 router = APIRouter()
 

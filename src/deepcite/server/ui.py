@@ -13,8 +13,8 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import FileResponse, HTMLResponse
 from fastapi.templating import Jinja2Templates
 
-from deepcite import __version__
 from deepcite.config import Settings
+from deepcite.version import __version__
 
 HERE = Path(__file__).parent
 STATIC_DIR = HERE / "static"
