@@ -12,7 +12,7 @@ import pytest
 from deepcite.config import SearchSettings, Settings, StoreSettings
 from deepcite.models import Chunk
 from deepcite.retrieval.edge_store import EdgeStore
-from deepcite.retrieval.engine_store import EngineStore
+from deepcite.retrieval.qdrant_engine_store import QdrantEngineStore
 from deepcite.retrieval.qdrant_store import QdrantStore
 
 DIM = 8
@@ -213,11 +213,11 @@ def make_settings(tmp_path: Path, **search: object) -> Settings:
     )
 
 
-StoreFactory = Callable[..., EngineStore]
+StoreFactory = Callable[..., QdrantEngineStore]
 BACKENDS = ["edge", "qdrant"]
 
 
-def open_backend(backend: str, path: Path, settings: Settings) -> EngineStore:
+def open_backend(backend: str, path: Path, settings: Settings) -> QdrantEngineStore:
     if backend == "edge":
         return EdgeStore(path, settings)
     from qdrant_client import QdrantClient
@@ -233,10 +233,10 @@ def backend(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def make_store(tmp_path: Path, backend: str) -> Iterator[StoreFactory]:
     """Opens stores of the parametrized backend on fresh folders under tmp_path; closes them after."""
-    opened: list[EngineStore] = []
+    opened: list[QdrantEngineStore] = []
     counter = iter(range(1000))
 
-    def factory(**search: object) -> EngineStore:
+    def factory(**search: object) -> QdrantEngineStore:
         store = open_backend(
             backend, tmp_path / f"{backend}-{next(counter)}", make_settings(tmp_path, **search)
         )
@@ -249,12 +249,12 @@ def make_store(tmp_path: Path, backend: str) -> Iterator[StoreFactory]:
 
 
 @pytest.fixture
-def store(make_store: StoreFactory) -> EngineStore:
+def store(make_store: StoreFactory) -> QdrantEngineStore:
     return make_store()
 
 
 @pytest.fixture
-def loaded(store: EngineStore) -> EngineStore:
+def loaded(store: QdrantEngineStore) -> QdrantEngineStore:
     """A store holding collection "papers" with the fixture corpus and seeded dense vectors."""
     chunks = make_chunks()
     store.create_collection("papers", dense_dim=DIM)

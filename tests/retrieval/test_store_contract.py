@@ -17,9 +17,9 @@ import pytest
 from deepcite.errors import CollectionNotFoundError, InputError
 from deepcite.models import Chunk, Filters, FusionMethod, SearchMode, VectorSource
 from deepcite.retrieval.bm25 import SparseWeights, bm25_text, idf_lucene, tfc_robertson
-from deepcite.retrieval.engine_hooks import PointData
 from deepcite.retrieval.fusion import distribution_based_score_fusion, reciprocal_rank_fusion
 from deepcite.retrieval.points import chunk_payload, point_id
+from deepcite.retrieval.qdrant_engine_hooks import PointData
 from deepcite.retrieval.store import SearchStore
 from deepcite.text import tokenize
 
@@ -244,7 +244,8 @@ def test_dense_search_finds_the_chunk_of_its_own_vector(loaded) -> None:
 
 @pytest.mark.parametrize("fusion", list(FusionMethod))
 def test_hybrid_is_the_fusion_of_bm25_and_dense(loaded, fusion: FusionMethod) -> None:
-    """Engine-side hybrid equals client-side fusion of the BM25 and dense lists (RRF: 0-based ranks)."""
+    """Hybrid inside Qdrant's engine equals client-side fusion of the BM25 and dense lists (RRF: 0-based
+    ranks)."""
     text, vector = "statin myopathy heart", vector_for("d15#0")
     bm25 = loaded.search("papers", text=text, vector=None, mode=SearchMode.BM25, k=100)
     dense = loaded.search("papers", text=text, vector=vector, mode=SearchMode.DENSE, k=100)
@@ -263,7 +264,7 @@ def test_hybrid_is_the_fusion_of_bm25_and_dense(loaded, fusion: FusionMethod) ->
 
 
 def test_rrf_uses_the_configured_k(make_store) -> None:
-    """Rank 1 in both lists scores 2/k with the engine's 0-based RRF ranks: k must reach the engine."""
+    """Rank 1 in both lists scores 2/k with Qdrant's 0-based RRF ranks: k must reach Qdrant."""
     for rrf_k in (2, 60):
         store = make_store(rrf_k=rrf_k)
         chunks = make_chunks()
@@ -283,7 +284,7 @@ def test_rrf_uses_the_configured_k(make_store) -> None:
 
 @pytest.mark.parametrize("mode", [SearchMode.BM25, SearchMode.DENSE, SearchMode.HYBRID])
 def test_equal_scores_are_cut_and_ordered_by_chunk_id(store, mode: SearchMode) -> None:
-    # the engine's own order of equal scores follows storage and, for a fused search, changes between processes
+    # Qdrant's own order of equal scores follows storage and, for a fused search, changes between processes
     twins = [
         Chunk(
             chunk_id=f"twin{i:02d}", doc_id=f"twin{i:02d}", text="Zinc lozenges shorten colds.", title="Zinc"
@@ -549,7 +550,7 @@ def test_sentence_offsets_and_pages_round_trip_and_older_payloads_load_without_t
     del payload["sentence_spans"], payload["sentence_pages"]
     dense = [float(x) for x in vectors_for([spanned])[0]]
     older = PointData(point_id(chunk.chunk_id), dense, SparseWeights(indices=[], values=[]), payload)
-    loaded.engine_upsert("papers", [older])
+    loaded.qdrant_upsert("papers", [older])
     (stored,) = [c for c in loaded.scroll("papers") if c.chunk_id == chunk.chunk_id]
     assert stored.sentence_spans is None
     assert stored.sentences() == ["Statins lower LDL.", "Myalgia was rare."]  # split on use

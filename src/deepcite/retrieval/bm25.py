@@ -2,12 +2,12 @@
 
 BM25 (Robertson & Zaragoza, "The Probabilistic Relevance Framework: BM25 and Beyond", 2009) scores a
 document ``d`` for a query ``q`` as ``sum over t in q of idf(t) * tfc(t, d)``. deepcite splits the formula
-across client and engine:
+across client and Qdrant's engine:
 
 - the **document side** ``tfc(t, d)`` (tf saturation with length normalisation) is computed here at
   index time and stored as the sparse vector's values;
 - the **query side** gives each distinct query term weight 1;
-- **IDF** is applied by the engine's IDF modifier at query time (``Modifier.Idf`` in Qdrant Edge,
+- **IDF** is applied by Qdrant's IDF modifier at query time (``Modifier.Idf`` in Qdrant Edge,
   ``models.Modifier.IDF`` in qdrant-client), which both compute with the Lucene formula
   ``ln(1 + (N - df + 0.5) / (df + 0.5))`` over the live points, so it is always current.
 
@@ -59,7 +59,7 @@ def tfc_robertson(tf: float, dl: float, avgdl: float, k1: float, b: float) -> fl
 def idf_lucene(df: int, n_docs: int) -> float:
     """Lucene's BM25 IDF ``ln(1 + (N - df + 0.5) / (df + 0.5))``, always positive.
 
-    The formula Qdrant's IDF modifier applies; here for references and tests (the engine computes it).
+    The formula Qdrant's IDF modifier applies; here for references and tests (Qdrant computes it).
     """
     return math.log(1.0 + (n_docs - df + 0.5) / (df + 0.5))
 
@@ -93,7 +93,7 @@ def document_vector(tf: Mapping[str, int], avgdl: float, k1: float, b: float) ->
 
 
 def query_vector(text: str) -> SparseWeights:
-    """The BM25 query vector: weight 1 per distinct query term (the engine multiplies in the IDF)."""
+    """The BM25 query vector: weight 1 per distinct query term (Qdrant multiplies in the IDF)."""
     return _to_sparse(dict.fromkeys((term_id(t) for t in tokenize(text)), 1.0))
 
 

@@ -8,8 +8,8 @@ import logging
 
 from deepcite.config import Settings
 from deepcite.retrieval.bm25 import Bm25Stats, SparseWeights, bm25_text, document_terms, document_vector
-from deepcite.retrieval.engine_hooks import CollectionMeta, EngineHooks
 from deepcite.retrieval.points import LENGTH_KEY
+from deepcite.retrieval.qdrant_engine_hooks import CollectionMeta, QdrantEngineHooks
 
 log = logging.getLogger(__name__)
 
@@ -20,11 +20,11 @@ def bm25_params(settings: Settings) -> tuple[float, float, bool]:
     return s.bm25_k1, s.bm25_b, s.include_title
 
 
-def checked_meta(engine: EngineHooks, name: str) -> CollectionMeta:
+def checked_meta(qdrant: QdrantEngineHooks, name: str) -> CollectionMeta:
     """The collection's meta, its BM25 statistics rebuilt from the stored lengths if they disagree with
     the points (a write interrupted between the points and the meta)."""
-    meta = engine.read_meta(name)
-    live = engine.engine_count(name, [])
+    meta = qdrant.read_meta(name)
+    live = qdrant.qdrant_count(name, [])
     if live != meta.bm25.n_docs:
         log.warning(
             "collection %r: BM25 statistics are stale (%d points, %d counted); rebuilding",
@@ -33,12 +33,12 @@ def checked_meta(engine: EngineHooks, name: str) -> CollectionMeta:
             meta.bm25.n_docs,
         )
         stats = Bm25Stats(include_title=meta.bm25.include_title)
-        stats.add(int(p.get(LENGTH_KEY, 0)) for _, p in engine.engine_scroll(name, []))
+        stats.add(int(p.get(LENGTH_KEY, 0)) for _, p in qdrant.qdrant_scroll(name, []))
         meta.bm25 = stats  # weight_avgdl 0: every stored vector is re-weighted on this write
     return meta
 
 
-def reweight_if_stale(engine: EngineHooks, name: str, meta: CollectionMeta, settings: Settings) -> None:
+def reweight_if_stale(qdrant: QdrantEngineHooks, name: str, meta: CollectionMeta, settings: Settings) -> None:
     """Re-weight every stored BM25 vector when the statistics say the weights are stale; ``meta`` then
     records the weights' ``avgdl``, ``k1``, ``b`` and title rule."""
     k1, b, include_title = bm25_params(settings)
@@ -55,14 +55,14 @@ def reweight_if_stale(engine: EngineHooks, name: str, meta: CollectionMeta, sett
     )
     batch: list[tuple[str, SparseWeights]] = []
     size = settings.store.upsert_batch
-    for pid, payload in engine.engine_scroll(name, []):
+    for pid, payload in qdrant.qdrant_scroll(name, []):
         tf = document_terms(
             bm25_text(payload.get("title") or "", payload.get("text") or "", include_title=include_title)
         )
         batch.append((pid, document_vector(tf, avgdl, k1, b)))
         if len(batch) >= size:
-            engine.engine_update_sparse(name, batch)
+            qdrant.qdrant_update_sparse(name, batch)
             batch = []
     if batch:
-        engine.engine_update_sparse(name, batch)
+        qdrant.qdrant_update_sparse(name, batch)
     stats.weight_avgdl, stats.k1, stats.b, stats.include_title = avgdl, k1, b, include_title

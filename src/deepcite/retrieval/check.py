@@ -7,8 +7,8 @@ Usage::
     report = check_collection(store, "papers")
     print(report.ok, report.problems, report.warnings)
 
-Each step reads one part of the collection through the engine: the metadata (dense dimension, BM25
-statistics), the point count, every payload, every dense vector, and one BM25 search. A step the engine
+Each step reads one part of the collection through Qdrant's engine: the metadata (dense dimension, BM25
+statistics), the point count, every payload, every dense vector, and one BM25 search. A step Qdrant's engine
 cannot do is a problem (the collection is damaged), and so are fewer points than the metadata counts (a
 segment lost); more points than counted, or other differing statistics, are a warning (a write cut short:
 the next write rebuilds them).
@@ -28,8 +28,8 @@ from deepcite.errors import (
     DeepciteError,
 )
 from deepcite.models import SearchMode
-from deepcite.retrieval.engine_store import EngineStore
 from deepcite.retrieval.points import LENGTH_KEY, payload_chunk
+from deepcite.retrieval.qdrant_engine_store import QdrantEngineStore
 
 
 class CollectionCheck(BaseModel):
@@ -49,7 +49,8 @@ class CollectionCheck(BaseModel):
 
 
 def _step(report: CollectionCheck, what: str, run: Callable[[], Any]) -> Any:
-    """Run one step; an engine failure becomes a problem naming the step (a busy collection is raised)."""
+    """Run one step; a failure of Qdrant's engine becomes a problem naming the step (a busy collection is
+    raised)."""
     try:
         return run()
     except CollectionBusyError:
@@ -61,7 +62,7 @@ def _step(report: CollectionCheck, what: str, run: Callable[[], Any]) -> Any:
     return None
 
 
-def check_collection(store: EngineStore, name: str) -> CollectionCheck:
+def check_collection(store: QdrantEngineStore, name: str) -> CollectionCheck:
     """Read every part of collection ``name`` back; raises CollectionNotFoundError or CollectionBusyError."""
     if not store.has_collection(name):  # the name is checked before any file is read
         raise CollectionNotFoundError(name, store.list_collections())
@@ -70,10 +71,10 @@ def check_collection(store: EngineStore, name: str) -> CollectionCheck:
     if meta is None:
         return report
     report.dense_dim = meta.dense_dim
-    report.points = _step(report, "counting points", lambda: store.engine_count(name, []))
+    report.points = _step(report, "counting points", lambda: store.qdrant_count(name, []))
     if report.points is None:
         return report
-    payloads = _step(report, "reading payloads", lambda: list(store.engine_scroll(name, [])))
+    payloads = _step(report, "reading payloads", lambda: list(store.qdrant_scroll(name, [])))
     if payloads is not None:
         total_len = 0
         for pid, payload in payloads:
@@ -100,7 +101,7 @@ def check_collection(store: EngineStore, name: str) -> CollectionCheck:
             size = store.settings.store.upsert_batch
             for start in range(0, len(ids), size):
                 batch = ids[start : start + size]
-                vectors = _step(report, "reading dense vectors", lambda b=batch: store.engine_dense(name, b))
+                vectors = _step(report, "reading dense vectors", lambda b=batch: store.qdrant_dense(name, b))
                 if vectors is None:
                     break
                 report.vectors_read += len(vectors)

@@ -77,7 +77,7 @@ class Collection:
         filters: Filters | None = None,
         fusion: FusionMethod | str | None = None,
     ) -> list[SearchHit]:
-        """Top-``k`` chunks for ``query`` by BM25, dense vectors, or both fused engine-side."""
+        """Top-``k`` chunks for ``query`` by BM25, dense vectors, or both fused inside Qdrant's engine."""
         if not query or not query.strip():
             raise InputError("the query is empty; give some words to search for")
         search = self.settings.search

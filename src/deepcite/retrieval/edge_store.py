@@ -18,10 +18,10 @@ dense dimension and BM25 statistics, replaced atomically via a temp file and ``o
 is built in a temporary folder beside its place and renamed there whole, so a creation interrupted
 half-way is invisible, and two processes creating it at once make one collection.
 
-The engine locks a shard for the process that opened it: a process that finds it held gets
+Qdrant's engine locks a shard for the process that opened it: a process that finds it held gets
 :class:`~deepcite.errors.CollectionBusyError` naming the holder (see :mod:`~deepcite.retrieval.shared_dir`);
-files the engine cannot read give :class:`~deepcite.errors.CollectionDamagedError`. Within a process every
-shard has its own lock.
+files Qdrant's engine cannot read give :class:`~deepcite.errors.CollectionDamagedError`. Within a process
+every shard has its own lock.
 """
 
 from __future__ import annotations
@@ -71,20 +71,20 @@ from deepcite.errors import CollectionDamagedError, StoreError
 from deepcite.models import FusionMethod
 from deepcite.retrieval import filters as f
 from deepcite.retrieval.bm25 import SPARSE_VECTOR_NAME, SparseWeights
-from deepcite.retrieval.engine_hooks import (
+from deepcite.retrieval.points import DENSE_VECTOR_NAME, payload_key, validate_collection_name
+from deepcite.retrieval.qdrant_engine_hooks import (
     CollectionMeta,
-    EngineQuery,
     PointData,
+    QdrantEngineQuery,
     ScoredPayload,
     scroll_pages,
 )
-from deepcite.retrieval.engine_store import EngineStore
-from deepcite.retrieval.points import DENSE_VECTOR_NAME, payload_key, validate_collection_name
+from deepcite.retrieval.qdrant_engine_store import QdrantEngineStore
 from deepcite.retrieval.shared_dir import (
     HOLDER_FILE,
     claim,
     create_atomically,
-    engine_failure,
+    qdrant_failure,
     release,
     remove_folder,
     write_json_atomically,
@@ -95,7 +95,7 @@ SHARD_DIR = "shard"
 
 
 def edge_filter(conditions: list[f.Condition]) -> Filter | None:
-    """The Edge filter for engine-neutral conditions (``None`` for no condition)."""
+    """The Edge filter for backend-neutral conditions (``None`` for no condition)."""
     return Filter(must=[_edge_condition(c) for c in conditions]) if conditions else None
 
 
@@ -160,7 +160,7 @@ def edge_config(store: StoreSettings, dense_dim: int | None) -> EdgeConfig:
 
 def edge_search_params(store: StoreSettings) -> SearchParams | None:
     """Per-search parameters of a dense search: HNSW beam width and the quantised search's rescoring
-    (``None`` at the defaults: the engine's own search)."""
+    (``None`` at the defaults: Qdrant's own search)."""
     if store.quantization == "none" and store.hnsw_ef is None:
         return None
     return SearchParams(
@@ -195,7 +195,7 @@ class _GuardedShard:
         return call
 
 
-class EdgeStore(EngineStore):
+class EdgeStore(QdrantEngineStore):
     """:class:`~deepcite.retrieval.store.SearchStore` on Qdrant Edge shards under ``root``."""
 
     def __init__(self, root: Path | str, settings: Settings) -> None:
@@ -217,10 +217,10 @@ class EdgeStore(EngineStore):
         return self.root / name / META_FILE
 
     def _failure(self, name: str, exc: Exception) -> Exception | None:
-        return engine_failure(name, exc, self.root, self.settings.data_dir)
+        return qdrant_failure(name, exc, self.root, self.settings.data_dir)
 
     def _open(self, name: str) -> EdgeShard:
-        """Load the shard (taking the engine's lock on it) and record this process as its holder."""
+        """Load the shard (taking Qdrant's lock on it) and record this process as its holder."""
         try:
             shard = EdgeShard.load(str(self.root / name / SHARD_DIR))
         except Exception as exc:  # the binding raises plain exceptions
@@ -235,8 +235,8 @@ class EdgeStore(EngineStore):
                 shard = self._shards[name] = self._open(name)
             return _GuardedShard(shard, lambda exc: self._failure(name, exc))
 
-    # -- engine primitives ----------------------------------------------------------------------------------
-    def engine_names(self) -> list[str]:
+    # -- Qdrant primitives ----------------------------------------------------------------------------------
+    def qdrant_names(self) -> list[str]:
         # a folder being built or removed starts with "." (a collection name never does)
         return [p.parent.name for p in self.root.glob(f"*/{META_FILE}") if not p.parent.name.startswith(".")]
 
@@ -244,7 +244,7 @@ class EdgeStore(EngineStore):
         validate_collection_name(name, self.settings.store.max_collection_name_chars)
         return self._meta_path(name).is_file()
 
-    def engine_create(self, name: str, dense_dim: int | None, meta: CollectionMeta) -> None:
+    def qdrant_create(self, name: str, dense_dim: int | None, meta: CollectionMeta) -> None:
         folder = self.root / name
         if folder.exists() and not self._meta_path(name).exists():
             remove_folder(folder)  # left by an interrupted creation of an older version (no meta file)
@@ -258,7 +258,7 @@ class EdgeStore(EngineStore):
 
         create_atomically(self.root, name, build)  # another process's collection, if it won, is kept
 
-    def engine_drop(self, name: str) -> None:
+    def qdrant_drop(self, name: str) -> None:
         shard = self._shards.pop(name, None)
         if shard is None:
             with contextlib.suppress(CollectionDamagedError):  # a damaged collection can be dropped
@@ -284,25 +284,25 @@ class EdgeStore(EngineStore):
             self._shards.pop(name).close()
         write_json_atomically(self._meta_path(name), meta.to_dict())
 
-    def engine_hold(self, name: str) -> None:
+    def qdrant_hold(self, name: str) -> None:
         self._shard(name)  # opening the shard takes its lock; another process's ingest is refused as busy
 
-    def engine_upsert(self, name: str, points: Sequence[PointData]) -> None:
+    def qdrant_upsert(self, name: str, points: Sequence[PointData]) -> None:
         edge_points = [Point(p.id, p.vectors(_sparse), p.payload) for p in points]
         self._shard(name).update(UpdateOperation.upsert_points(edge_points))
 
-    def engine_update_sparse(self, name: str, vectors: Sequence[tuple[str, SparseWeights]]) -> None:
+    def qdrant_update_sparse(self, name: str, vectors: Sequence[tuple[str, SparseWeights]]) -> None:
         ops = [PointVectors(pid, {SPARSE_VECTOR_NAME: _sparse(w)}) for pid, w in vectors]
         self._shard(name).update(UpdateOperation.update_vectors(ops))
         self._stale_idf.add(name)
 
-    def engine_retrieve(self, name: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    def qdrant_retrieve(self, name: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         if not ids:
             return {}
         records = self._shard(name).retrieve(list(ids), with_payload=True, with_vector=False)
         return {str(r.id): r.payload or {} for r in records}
 
-    def engine_dense(self, name: str, ids: Sequence[str]) -> dict[str, list[float]]:
+    def qdrant_dense(self, name: str, ids: Sequence[str]) -> dict[str, list[float]]:
         records = self._shard(name).retrieve(list(ids), with_payload=False, with_vector=[DENSE_VECTOR_NAME])
         return {
             str(r.id): r.vector[DENSE_VECTOR_NAME]
@@ -310,7 +310,7 @@ class EdgeStore(EngineStore):
             if r.vector and DENSE_VECTOR_NAME in r.vector
         }
 
-    def engine_scroll(self, name: str, conditions: list[f.Condition]) -> Iterator[tuple[str, dict[str, Any]]]:
+    def qdrant_scroll(self, name: str, conditions: list[f.Condition]) -> Iterator[tuple[str, dict[str, Any]]]:
         shard = self._shard(name)
 
         def page(offset: Any) -> tuple[Sequence[Any], Any]:
@@ -327,14 +327,14 @@ class EdgeStore(EngineStore):
 
         yield from scroll_pages(page)
 
-    def engine_delete(self, name: str, ids: Sequence[str]) -> None:
+    def qdrant_delete(self, name: str, ids: Sequence[str]) -> None:
         self._shard(name).update(UpdateOperation.delete_points(list(ids)))
         self._stale_idf.add(name)
 
-    def engine_count(self, name: str, conditions: list[f.Condition]) -> int:
+    def qdrant_count(self, name: str, conditions: list[f.Condition]) -> int:
         return self._shard(name).count(CountRequest(exact=True, filter=edge_filter(conditions)))
 
-    def engine_query(self, name: str, query: EngineQuery) -> list[ScoredPayload]:
+    def qdrant_query(self, name: str, query: QdrantEngineQuery) -> list[ScoredPayload]:
         flt = edge_filter(query.conditions)
         dense_params = edge_search_params(self.settings.store)
         queries = [
@@ -365,7 +365,7 @@ class EdgeStore(EngineStore):
         with self._lock(self._require(name)):
             self._shard(name).optimize()
 
-    def engine_close(self) -> None:
+    def qdrant_close(self) -> None:
         for name, shard in list(self._shards.items()):
             with self._lock(name):
                 shard.close()

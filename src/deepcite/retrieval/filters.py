@@ -1,4 +1,4 @@
-"""Search filters as an engine-neutral list of conditions, which each store maps to its own filter types.
+"""Search filters as a backend-neutral list of conditions, which each store maps to its own filter types.
 
 :class:`~deepcite.models.Filters` becomes a conjunction (all must hold) of:
 
@@ -11,7 +11,7 @@
   ``acl``) **or** shared with at least one of the groups. ``[]`` therefore means public chunks only. A
   search given a user's groups never returns a chunk whose ``acl`` names only other groups.
 
-A request's filters are checked before they reach an engine: their shape and values by
+A request's filters are checked before they reach Qdrant's engine: their shape and values by
 :class:`~deepcite.models.Filters` itself, their sizes against the settings by :func:`check_filter_sizes`,
 and their field names against the collection by :func:`check_filter_fields`.
 """

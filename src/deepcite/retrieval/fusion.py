@@ -1,7 +1,7 @@
 """Client-side fusion of ranked lists: RRF (the research executor's merge step) and DBSF normalisation.
 
-The stores fuse engine-side; these pure functions fuse lists that come from different queries or rounds,
-and state exactly what the engines compute (so tests can check the engines against them).
+The stores fuse inside Qdrant's engine; these pure functions fuse lists that come from different queries or
+rounds, and state exactly what Qdrant's engines compute (so tests can check them against these).
 """
 
 from __future__ import annotations

@@ -30,21 +30,21 @@ from deepcite.errors import StoreError
 from deepcite.models import FusionMethod
 from deepcite.retrieval import filters as f
 from deepcite.retrieval.bm25 import SPARSE_VECTOR_NAME, SparseWeights
-from deepcite.retrieval.engine_hooks import (
+from deepcite.retrieval.points import DENSE_VECTOR_NAME, payload_key
+from deepcite.retrieval.qdrant_engine_hooks import (
     CollectionMeta,
-    EngineQuery,
     PointData,
+    QdrantEngineQuery,
     ScoredPayload,
     scroll_pages,
 )
-from deepcite.retrieval.engine_store import EngineStore
-from deepcite.retrieval.points import DENSE_VECTOR_NAME, payload_key
+from deepcite.retrieval.qdrant_engine_store import QdrantEngineStore
 
 META_KEY = "deepcite"
 
 
 def qdrant_filter(conditions: list[f.Condition]) -> models.Filter | None:
-    """The qdrant-client filter for engine-neutral conditions (``None`` for no condition)."""
+    """The qdrant-client filter for backend-neutral conditions (``None`` for no condition)."""
     return models.Filter(must=[_condition(c) for c in conditions]) if conditions else None
 
 
@@ -80,7 +80,7 @@ def quantization_config(store: StoreSettings) -> Any:
 
 def search_params(store: StoreSettings) -> models.SearchParams | None:
     """Per-search parameters of a dense search: HNSW beam width and the quantised search's rescoring
-    (``None`` at the defaults: the engine's own search)."""
+    (``None`` at the defaults: Qdrant's own search)."""
     if store.quantization == "none" and store.hnsw_ef is None:
         return None
     return models.SearchParams(
@@ -102,7 +102,7 @@ def client_from_settings(settings: Settings) -> QdrantClient:
     return QdrantClient(path=str(settings.qdrant_path))
 
 
-class QdrantStore(EngineStore):
+class QdrantStore(QdrantEngineStore):
     """:class:`~deepcite.retrieval.store.SearchStore` on a Qdrant server, cluster, or local-mode folder."""
 
     def __init__(self, settings: Settings, client: QdrantClient | None = None) -> None:
@@ -114,14 +114,14 @@ class QdrantStore(EngineStore):
                 f"cannot open Qdrant ({settings.store.url or settings.qdrant_path}): {exc}"
             ) from exc
 
-    # -- engine primitives ----------------------------------------------------------------------------------
-    def engine_names(self) -> list[str]:
+    # -- Qdrant primitives ----------------------------------------------------------------------------------
+    def qdrant_names(self) -> list[str]:
         return [c.name for c in self.client.get_collections().collections]
 
     def has_collection(self, name: str) -> bool:
         return self.client.collection_exists(self._valid(name))  # the name checked before any request
 
-    def engine_create(self, name: str, dense_dim: int | None, meta: CollectionMeta) -> None:
+    def qdrant_create(self, name: str, dense_dim: int | None, meta: CollectionMeta) -> None:
         store = self.settings.store
         vectors = (
             {
@@ -154,7 +154,7 @@ class QdrantStore(EngineStore):
         for field, kind in store.payload_indexes.items():
             self.client.create_payload_index(name, payload_key(field), models.PayloadSchemaType(kind))
 
-    def engine_drop(self, name: str) -> None:
+    def qdrant_drop(self, name: str) -> None:
         self.client.delete_collection(name)
 
     def read_meta(self, name: str) -> CollectionMeta:
@@ -169,21 +169,21 @@ class QdrantStore(EngineStore):
     def write_meta(self, name: str, meta: CollectionMeta) -> None:
         self.client.update_collection(name, metadata={META_KEY: meta.to_dict()})
 
-    def engine_upsert(self, name: str, points: Sequence[PointData]) -> None:
+    def qdrant_upsert(self, name: str, points: Sequence[PointData]) -> None:
         structs = [models.PointStruct(id=p.id, vector=p.vectors(_sparse), payload=p.payload) for p in points]
         self.client.upsert(name, points=structs, wait=True)
 
-    def engine_update_sparse(self, name: str, vectors: Sequence[tuple[str, SparseWeights]]) -> None:
+    def qdrant_update_sparse(self, name: str, vectors: Sequence[tuple[str, SparseWeights]]) -> None:
         ops = [models.PointVectors(id=pid, vector={SPARSE_VECTOR_NAME: _sparse(w)}) for pid, w in vectors]
         self.client.update_vectors(name, points=ops, wait=True)
 
-    def engine_retrieve(self, name: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    def qdrant_retrieve(self, name: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         if not ids:
             return {}
         records = self.client.retrieve(name, ids=list(ids), with_payload=True, with_vectors=False)
         return {str(r.id): r.payload or {} for r in records}
 
-    def engine_dense(self, name: str, ids: Sequence[str]) -> dict[str, list[float]]:
+    def qdrant_dense(self, name: str, ids: Sequence[str]) -> dict[str, list[float]]:
         records = self.client.retrieve(
             name, ids=list(ids), with_payload=False, with_vectors=[DENSE_VECTOR_NAME]
         )
@@ -193,7 +193,7 @@ class QdrantStore(EngineStore):
             if isinstance(r.vector, dict) and DENSE_VECTOR_NAME in r.vector
         }
 
-    def engine_scroll(self, name: str, conditions: list[f.Condition]) -> Iterator[tuple[str, dict[str, Any]]]:
+    def qdrant_scroll(self, name: str, conditions: list[f.Condition]) -> Iterator[tuple[str, dict[str, Any]]]:
         yield from scroll_pages(
             lambda offset: self.client.scroll(
                 name,
@@ -205,13 +205,13 @@ class QdrantStore(EngineStore):
             )
         )
 
-    def engine_delete(self, name: str, ids: Sequence[str]) -> None:
+    def qdrant_delete(self, name: str, ids: Sequence[str]) -> None:
         self.client.delete(name, points_selector=models.PointIdsList(points=list(ids)), wait=True)
 
-    def engine_count(self, name: str, conditions: list[f.Condition]) -> int:
+    def qdrant_count(self, name: str, conditions: list[f.Condition]) -> int:
         return self.client.count(name, count_filter=qdrant_filter(conditions), exact=True).count
 
-    def engine_query(self, name: str, query: EngineQuery) -> list[ScoredPayload]:
+    def qdrant_query(self, name: str, query: QdrantEngineQuery) -> list[ScoredPayload]:
         flt = qdrant_filter(query.conditions)
         dense_params = search_params(self.settings.store)
         queries = query.vectors(_sparse)
@@ -255,5 +255,5 @@ class QdrantStore(EngineStore):
             raise StoreError(f"Qdrant search in {name!r} failed: {exc}") from exc
         return [ScoredPayload(p.score, p.payload or {}) for p in response.points]
 
-    def engine_close(self) -> None:
+    def qdrant_close(self) -> None:
         self.client.close()

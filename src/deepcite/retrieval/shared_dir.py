@@ -1,6 +1,7 @@
-"""One data dir, several processes: who holds a collection, which server runs, and engine failures named.
+"""One data dir, several processes: who holds a collection, which server runs, and failures of Qdrant's engine
+named.
 
-The Edge engine locks a shard for the process that opened it (its WAL is locked), so a second process
+Qdrant's Edge engine locks a shard for the process that opened it (its WAL is locked), so a second process
 cannot open the same collection. This module makes that state visible and safe:
 
 - a **holder file** (``<collection>/holder.json``: pid, command, when) is written atomically when a process
@@ -8,9 +9,9 @@ cannot open the same collection. This module makes that state visible and safe:
   to name the holder. A holder whose process is gone (or whose pid was reused) is ignored.
 - a **server file** (``<data_dir>/server.json``: pid, command, url) is written by ``deepcite serve``, so a
   CLI command on a collection the server holds can go through the server's HTTP API instead.
-- :func:`engine_failure` turns the engine's plain exceptions into :class:`CollectionBusyError` (another
+- :func:`qdrant_failure` turns Qdrant's plain exceptions into :class:`CollectionBusyError` (another
   process holds the shard), :class:`CollectionDamagedError` (its files cannot be read) or
-  :class:`InputError` (the engine refused the request), with no server path in the message.
+  :class:`InputError` (Qdrant's engine refused the request), with no server path in the message.
 - :func:`create_atomically` builds a new collection folder beside its final place and renames it there,
   so a creation is all-or-nothing and never deletes another process's work.
 """
@@ -37,7 +38,7 @@ HOLDER_FILE = "holder.json"
 SERVER_FILE = "server.json"
 _CREATING = ".creating-"  # prefix of a collection folder being built: .creating-<name>.<pid>.<random>
 _DROPPING = ".dropping-"  # prefix of a collection folder being removed
-# the engine's words for a request it refused (not a damaged file)
+# Qdrant's words for a request it refused (not a damaged file)
 _REFUSED = ("Wrong input", "Bad input", "Bad request")
 _PATH = re.compile(r"(?:[\w.\-]*/)+[\w.\-]*")
 
@@ -189,7 +190,7 @@ def busy_error(name: str, folder: Path, data_dir: Path) -> CollectionBusyError:
 
 
 def _short(message: str, root: Path) -> str:
-    """The engine's message without the data dir's paths (a path keeps its last two parts)."""
+    """Qdrant's message without the data dir's paths (a path keeps its last two parts)."""
     for prefix in {str(root.resolve()), str(root)}:
         message = message.replace(prefix + os.sep, "")
     message = _PATH.sub(lambda m: "/".join(m.group(0).rstrip("/").split("/")[-2:]), message)
@@ -197,9 +198,9 @@ def _short(message: str, root: Path) -> str:
     return message if len(message) <= 240 else message[:239] + "…"
 
 
-def engine_failure(name: str, exc: BaseException, root: Path, data_dir: Path) -> DeepciteError | None:
-    """What an exception of the engine on collection ``name`` (under ``root``) means, or None when it is
-    not the engine's own (a bug or a type error, left to propagate)."""
+def qdrant_failure(name: str, exc: BaseException, root: Path, data_dir: Path) -> DeepciteError | None:
+    """What an exception of Qdrant's engine on collection ``name`` (under ``root``) means, or None when it is
+    not Qdrant's own (a bug or a type error, left to propagate)."""
     if isinstance(exc, DeepciteError):
         return exc
     if type(exc) is not Exception:  # the binding raises plain Exception; anything else is ours

@@ -12,7 +12,7 @@ from deepcite.models import Chunk, CollectionInfo, Filters, FusionMethod, Search
 
 @runtime_checkable
 class SearchStore(Protocol):
-    """Collections of chunks searchable by BM25 (sparse), dense vectors, or both fused engine-side.
+    """Collections of chunks searchable by BM25 (sparse), dense vectors, or both fused inside Qdrant's engine.
 
     The store computes BM25 sparse vectors itself from ``chunk.title`` + ``chunk.text`` with
     :func:`deepcite.text.tokenize` (see :mod:`deepcite.retrieval.bm25`); callers pass only the dense

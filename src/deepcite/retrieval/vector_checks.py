@@ -1,4 +1,4 @@
-"""Dense vectors checked before they reach an engine: one per chunk, the collection's dimension, finite;
+"""Dense vectors checked before they reach Qdrant's engine: one per chunk, the collection's dimension, finite;
 a query vector present when the mode needs one. Each failure is an ``InputError`` saying what to do."""
 
 from __future__ import annotations

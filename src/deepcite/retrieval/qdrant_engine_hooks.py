@@ -1,5 +1,6 @@
-"""What each Qdrant engine backend provides to :class:`~deepcite.retrieval.engine_store.EngineStore`: the
-records it reads and writes, and the small ``engine_*`` primitives it implements."""
+"""What each backend of Qdrant's engine provides to
+:class:`~deepcite.retrieval.qdrant_engine_store.QdrantEngineStore`: the records it reads and writes, and the
+small ``qdrant_*`` primitives it implements."""
 
 from __future__ import annotations
 
@@ -71,7 +72,7 @@ class PointData:
     payload: dict[str, Any]
 
     def vectors(self, sparse: Callable[[SparseWeights], Any]) -> dict[str, Any]:
-        """The point's named vectors: BM25 (as the engine's sparse vector built by ``sparse``), and dense
+        """The point's named vectors: BM25 (as Qdrant's sparse vector built by ``sparse``), and dense
         when it has one."""
         vector: dict[str, Any] = {SPARSE_VECTOR_NAME: sparse(self.sparse)}
         if self.dense is not None:
@@ -81,15 +82,15 @@ class PointData:
 
 @dataclass
 class ScoredPayload:
-    """One engine search result: score and stored payload."""
+    """One Qdrant search result: score and stored payload."""
 
     score: float
     payload: dict[str, Any]
 
 
 @dataclass(frozen=True)
-class EngineQuery:
-    """One search as the engine runs it: the BM25 and dense query vectors (at least one), the filter, how
+class QdrantEngineQuery:
+    """One search as Qdrant's engine runs it: the BM25 and dense query vectors (at least one), the filter, how
     many points to return, and, when both vectors are given, how deep each is searched (``prefetch``) before
     the two lists are fused (``fusion``, RRF with constant ``rrf_k``)."""
 
@@ -102,7 +103,7 @@ class EngineQuery:
     rrf_k: int
 
     def vectors(self, to_sparse: Callable[[SparseWeights], Any]) -> list[tuple[Any, str]]:
-        """(vector, vector name) of each query vector given, BM25 first (as the engine's sparse vector built
+        """(vector, vector name) of each query vector given, BM25 first (as Qdrant's sparse vector built
         by ``to_sparse``), then dense."""
         queries: list[tuple[Any, str]] = []
         if self.sparse is not None:
@@ -124,19 +125,20 @@ def scroll_pages(fetch: Callable[[Any], tuple[Sequence[Any], Any]]) -> Iterator[
             return
 
 
-class EngineHooks(ABC):
+class QdrantEngineHooks(ABC):
     """The primitives a backend implements (names are validated and the collection exists, unless said
-    otherwise); :class:`~deepcite.retrieval.engine_store.EngineStore` builds the SearchStore on them."""
+    otherwise); :class:`~deepcite.retrieval.qdrant_engine_store.QdrantEngineStore` builds the SearchStore on
+    them."""
 
     @abstractmethod
-    def engine_names(self) -> list[str]: ...
+    def qdrant_names(self) -> list[str]: ...
 
     @abstractmethod
-    def engine_create(self, name: str, dense_dim: int | None, meta: CollectionMeta) -> None:
+    def qdrant_create(self, name: str, dense_dim: int | None, meta: CollectionMeta) -> None:
         """Create the collection (it does not exist) and store ``meta`` with it."""
 
     @abstractmethod
-    def engine_drop(self, name: str) -> None: ...
+    def qdrant_drop(self, name: str) -> None: ...
 
     @abstractmethod
     def read_meta(self, name: str) -> CollectionMeta: ...
@@ -146,36 +148,36 @@ class EngineHooks(ABC):
         """Persist ``meta`` atomically (a reader sees the old or the new, never half)."""
 
     @abstractmethod
-    def engine_upsert(self, name: str, points: Sequence[PointData]) -> None: ...
+    def qdrant_upsert(self, name: str, points: Sequence[PointData]) -> None: ...
 
     @abstractmethod
-    def engine_update_sparse(self, name: str, vectors: Sequence[tuple[str, SparseWeights]]) -> None: ...
+    def qdrant_update_sparse(self, name: str, vectors: Sequence[tuple[str, SparseWeights]]) -> None: ...
 
     @abstractmethod
-    def engine_retrieve(self, name: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+    def qdrant_retrieve(self, name: str, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         """Payloads of those of ``ids`` that exist."""
 
     @abstractmethod
-    def engine_dense(self, name: str, ids: Sequence[str]) -> dict[str, list[float]]:
+    def qdrant_dense(self, name: str, ids: Sequence[str]) -> dict[str, list[float]]:
         """Stored dense vectors of those of ``ids`` that exist (point id -> vector)."""
 
     @abstractmethod
-    def engine_scroll(self, name: str, conditions: list[Condition]) -> Iterator[tuple[str, dict[str, Any]]]:
+    def qdrant_scroll(self, name: str, conditions: list[Condition]) -> Iterator[tuple[str, dict[str, Any]]]:
         """(id, payload) of every point matching ``conditions``."""
 
     @abstractmethod
-    def engine_delete(self, name: str, ids: Sequence[str]) -> None: ...
+    def qdrant_delete(self, name: str, ids: Sequence[str]) -> None: ...
 
     @abstractmethod
-    def engine_count(self, name: str, conditions: list[Condition]) -> int: ...
+    def qdrant_count(self, name: str, conditions: list[Condition]) -> int: ...
 
     @abstractmethod
-    def engine_query(self, name: str, query: EngineQuery) -> list[ScoredPayload]:
+    def qdrant_query(self, name: str, query: QdrantEngineQuery) -> list[ScoredPayload]:
         """Nearest points by the query's one vector, or by both prefetched and fused."""
 
     @abstractmethod
-    def engine_close(self) -> None: ...
+    def qdrant_close(self) -> None: ...
 
-    def engine_hold(self, name: str) -> None:  # noqa: B027 (a no-op unless the engine locks collections)
-        """Take the engine's lock that makes this process the collection's only writer, where the engine
+    def qdrant_hold(self, name: str) -> None:  # noqa: B027 (a no-op unless Qdrant's engine locks collections)
+        """Take Qdrant's lock that makes this process the collection's only writer, where Qdrant's engine
         has one (Edge: the shard's lock, held while the shard is open); a no-op elsewhere."""

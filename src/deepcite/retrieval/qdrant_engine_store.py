@@ -1,7 +1,7 @@
-"""The SearchStore both Qdrant backends share, built on their :class:`EngineHooks`.
+"""The SearchStore both Qdrant backends share, built on their :class:`QdrantEngineHooks`.
 
 A backend (:class:`~deepcite.retrieval.edge_store.EdgeStore`, :class:`~deepcite.retrieval.qdrant_store.QdrantStore`)
-implements the ``engine_*`` primitives; this class turns chunks into points and searches, checks vectors
+implements the ``qdrant_*`` primitives; this class turns chunks into points and searches, checks vectors
 (:mod:`~deepcite.retrieval.vector_checks`), keeps BM25 exact (:mod:`~deepcite.retrieval.bm25_upkeep`) and
 serialises writes per collection (:class:`~deepcite.retrieval.collection_locks.CollectionLocks`).
 """
@@ -19,7 +19,6 @@ from deepcite.models import Chunk, CollectionInfo, Filters, FusionMethod, Search
 from deepcite.retrieval.bm25 import Bm25Stats, bm25_text, document_terms, document_vector, query_vector
 from deepcite.retrieval.bm25_upkeep import bm25_params, checked_meta, reweight_if_stale
 from deepcite.retrieval.collection_locks import CollectionLocks
-from deepcite.retrieval.engine_hooks import CollectionMeta, EngineHooks, EngineQuery, PointData
 from deepcite.retrieval.filters import filter_conditions
 from deepcite.retrieval.points import (
     LENGTH_KEY,
@@ -28,10 +27,16 @@ from deepcite.retrieval.points import (
     point_id,
     validate_collection_name,
 )
+from deepcite.retrieval.qdrant_engine_hooks import (
+    CollectionMeta,
+    PointData,
+    QdrantEngineHooks,
+    QdrantEngineQuery,
+)
 from deepcite.retrieval.vector_checks import checked_query_vector, checked_vectors
 
 
-class EngineStore(EngineHooks):
+class QdrantEngineStore(QdrantEngineHooks):
     """The shared implementation of :class:`~deepcite.retrieval.store.SearchStore` over a Qdrant engine."""
 
     def __init__(self, settings: Settings) -> None:
@@ -55,10 +60,10 @@ class EngineStore(EngineHooks):
 
     # -- SearchStore --------------------------------------------------------------------------------------
     def list_collections(self) -> list[str]:
-        return sorted(self.engine_names())
+        return sorted(self.qdrant_names())
 
     def has_collection(self, name: str) -> bool:
-        return self._valid(name) in self.engine_names()
+        return self._valid(name) in self.qdrant_names()
 
     def describe(self, name: str) -> CollectionInfo:
         """The collection's chunk count from its metadata, without opening it (so listing takes no lock);
@@ -89,7 +94,7 @@ class EngineStore(EngineHooks):
             meta = CollectionMeta(
                 dense_dim, Bm25Stats(k1=k1, b=b, include_title=include_title), metadata_keys=[]
             )
-            self.engine_create(name, dense_dim, meta)  # another process may have created it first
+            self.qdrant_create(name, dense_dim, meta)  # another process may have created it first
             if self._dense_dim(name) != dense_dim:
                 existing = self._dims.pop(name)
                 raise InputError(
@@ -99,18 +104,18 @@ class EngineStore(EngineHooks):
 
     def drop_collection(self, name: str) -> None:
         with self._lock(self._require(name)):
-            self.engine_drop(name)
+            self.qdrant_drop(name)
             self._dims.pop(name, None)
 
     def vector_source(self, name: str) -> VectorSource | None:
         return _vector_source(self.read_meta(self._require(name)))
 
     def claim_vector_source(self, name: str, source: VectorSource) -> VectorSource | None:
-        """Check and record in one step, under the collection's lock and, where the engine locks a
+        """Check and record in one step, under the collection's lock and, where Qdrant's engine locks a
         collection for one process (Edge), with that lock taken first: two ingests that start together
         cannot both pass the check."""
         with self._lock(self._require(name)):
-            self.engine_hold(name)
+            self.qdrant_hold(name)
             meta = self.read_meta(name)
             recorded = _vector_source(meta)
             if recorded is not None and recorded.differs_from(source):
@@ -136,7 +141,7 @@ class EngineStore(EngineHooks):
         with self._lock(name):
             meta = checked_meta(self, name)
             ids = [point_id(chunks[i].chunk_id) for i in order]
-            old = self.engine_retrieve(name, ids)
+            old = self.qdrant_retrieve(name, ids)
             tfs = [
                 document_terms(bm25_text(chunks[i].title, chunks[i].text, include_title=include_title))
                 for i in order
@@ -160,7 +165,7 @@ class EngineStore(EngineHooks):
                 for pid, i, tf, length in zip(ids, order, tfs, lengths, strict=True)
             ]
             for start in range(0, len(points), size):
-                self.engine_upsert(name, points[start : start + size])
+                self.qdrant_upsert(name, points[start : start + size])
             if stale and meta.bm25.n_docs == len(points):  # only this batch is stored: weighted already
                 meta.bm25.weight_avgdl, meta.bm25.k1, meta.bm25.b = avgdl, k1, b
                 meta.bm25.include_title = include_title
@@ -171,10 +176,10 @@ class EngineStore(EngineHooks):
         self._require(name)
         with self._lock(name):
             meta = checked_meta(self, name)
-            found = list(self.engine_scroll(name, filter_conditions(Filters(doc_ids=[doc_id])) or []))
+            found = list(self.qdrant_scroll(name, filter_conditions(Filters(doc_ids=[doc_id])) or []))
             if not found:
                 return 0
-            self.engine_delete(name, [pid for pid, _ in found])
+            self.qdrant_delete(name, [pid for pid, _ in found])
             meta.bm25.remove(int(p.get(LENGTH_KEY, 0)) for _, p in found)
             reweight_if_stale(self, name, meta, self.settings)
             self.write_meta(name, meta)
@@ -186,13 +191,13 @@ class EngineStore(EngineHooks):
         if conditions is None:
             return 0
         with self._lock(name):
-            return self.engine_count(name, conditions)
+            return self.qdrant_count(name, conditions)
 
     def existing_ids(self, name: str, chunk_ids: Sequence[str]) -> set[str]:
         self._require(name)
         by_point = {point_id(c): c for c in chunk_ids}
         with self._lock(name):
-            found = self.engine_retrieve(name, list(by_point))
+            found = self.qdrant_retrieve(name, list(by_point))
         return {by_point[pid] for pid in found}
 
     def dense_vectors(self, name: str, chunk_ids: Sequence[str]) -> dict[str, list[float]]:
@@ -202,7 +207,7 @@ class EngineStore(EngineHooks):
             return {}
         by_point = {point_id(c): c for c in chunk_ids}
         with self._lock(name):
-            found = self.engine_dense(name, list(by_point))
+            found = self.qdrant_dense(name, list(by_point))
         return {by_point[pid]: vector for pid, vector in found.items()}
 
     def scroll(self, name: str, filters: Filters | None = None) -> Iterator[Chunk]:
@@ -210,7 +215,7 @@ class EngineStore(EngineHooks):
         conditions = filter_conditions(filters)
         if conditions is None:
             return
-        for _, payload in self.engine_scroll(name, conditions):
+        for _, payload in self.qdrant_scroll(name, conditions):
             yield payload_chunk(payload)
 
     def search(
@@ -227,7 +232,7 @@ class EngineStore(EngineHooks):
         """Top-``k`` chunks; ``vector`` is required for dense and hybrid modes (not for BM25).
 
         Equal scores are ordered by chunk id, and the cut at ``k`` keeps the lowest ids of those tied with the
-        ``k``-th: the engine breaks ties in no fixed order (a hybrid search's fused ties came back in another
+        ``k``-th: Qdrant's engine breaks ties in no fixed order (a hybrid search's fused ties came back in another
         order from one process to the next), so the search fetches more until every chunk tied with the
         ``k``-th is in hand. The same request gets the same hits in the same order.
         """
@@ -243,7 +248,7 @@ class EngineStore(EngineHooks):
             return []
         if sparse is not None and not sparse.indices:
             sparse = None  # hybrid with a query of stop words only: dense alone
-        query = EngineQuery(
+        query = QdrantEngineQuery(
             sparse=sparse,
             dense=dense,
             k=k + 1,
@@ -254,7 +259,7 @@ class EngineStore(EngineHooks):
         )
         with self._lock(name):
             while True:
-                results = self.engine_query(name, query)
+                results = self.qdrant_query(name, query)
                 if len(results) < query.k or results[-1].score < results[k - 1].score:
                     break
                 query = replace(query, k=query.k * 2)
@@ -267,13 +272,13 @@ class EngineStore(EngineHooks):
         ]
 
     def optimize(self, name: str) -> None:
-        """Let the engine merge segments and build its indexes (a no-op where the engine does it itself)."""
+        """Let Qdrant's engine merge segments and build its indexes (a no-op where it does so itself)."""
         self._require(name)
 
     def close(self) -> None:
-        self.engine_close()
+        self.qdrant_close()
 
-    def __enter__(self) -> EngineStore:
+    def __enter__(self) -> QdrantEngineStore:
         return self
 
     def __exit__(self, *exc: object) -> None:
