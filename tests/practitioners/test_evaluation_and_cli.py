@@ -10,10 +10,17 @@ import pytest
 from typer.testing import CliRunner
 
 from deepcite.cli.main import app
+from deepcite.engine import Engine
 from deepcite.errors import IngestError, InputError
-from deepcite.practitioners.evaluation import EvalQuery, evaluate, load_queries
-from deepcite.practitioners.finder import PractitionerFinder
-from practitioners.conftest import MAINE
+from deepcite.evaluation.practitioners import (
+    SYSTEMS,
+    EvalQuery,
+    evaluate_practitioners,
+    load_queries,
+    parse_systems,
+)
+from deepcite.retrieval.embedders import Embedder
+from practitioners.conftest import MAINE, NATIONAL, make_settings
 
 
 def _queries(tmp_path: Path, lines: list[dict[str, object]]) -> Path:
@@ -32,7 +39,16 @@ def test_query_file_errors_name_the_line(tmp_path: Path) -> None:
         load_queries(_queries(tmp_path, [{"query": "SVT"}]))
 
 
-async def test_evaluate_reports_both_systems(shared_finder: PractitionerFinder) -> None:
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Iterator[Engine]:
+    """An Engine whose directory holds the Maine and national excerpts."""
+    with Engine(make_settings(tmp_path_factory.mktemp("evaluation")), embedder=minilm) as engine:
+        engine.practitioners.import_file(MAINE, "cms-reduced")
+        engine.practitioners.import_file(NATIONAL, "cms-national")
+        yield engine
+
+
+async def test_evaluate_reports_the_baseline_and_each_profile(engine: Engine) -> None:
     queries = [
         EvalQuery(
             id="svt",
@@ -41,18 +57,44 @@ async def test_evaluate_reports_both_systems(shared_finder: PractitionerFinder) 
         ),
         EvalQuery(id="kidney", query="kidney doctor for my CKD", relevant={"NEPHROLOGY": 3}),
     ]
-    report = await evaluate(shared_finder, queries)
+    report = await evaluate_practitioners(engine, queries)
     assert set(report.summary) == {"bm25", "catalogue_only", "two_stage"}
+    assert (
+        report.profiles
+        == SYSTEMS
+        == {"catalogue_only": "practitioners_catalogue_only", "two_stage": "default"}
+    )
     assert set(report.summary["bm25"]) == {"ndcg@10", "p@10"}
     by_id = {row["id"]: row for row in report.per_query}
     assert by_id["svt"]["bm25:ndcg@10"] == 0.0  # no profile says "SVT" or "ablation"
     assert by_id["svt"]["two_stage:ndcg@10"] > 0.9
     assert report.summary["two_stage"]["ndcg@10"] > report.summary["bm25"]["ndcg@10"]
+    # the shipped system is what users run: the same ranking as the Engine's own finder
+    from deepcite.practitioners.api import PractitionerQuery
+
+    asked = await engine.practitioners.find(PractitionerQuery(user_query="I need SVT ablation"))
+    assert by_id["svt"]["top"] == [r.primary_specialty for r in asked.results[:3]]
 
 
-async def test_unknown_specialty_in_qrels_is_refused(shared_finder: PractitionerFinder) -> None:
+async def test_a_profile_changes_only_its_system(engine: Engine, tmp_path: Path) -> None:
+    queries = [EvalQuery(id="svt", query="I need SVT ablation", relevant={"CARDIAC ELECTROPHYSIOLOGY": 3})]
+    no_fill = tmp_path / "no_fill.toml"
+    no_fill.write_text("[practitioners.ranking]\nstage_a_k = 1\n", encoding="utf-8")
+    report = await evaluate_practitioners(
+        engine, queries, systems=parse_systems(f"two_stage=default,tiny={no_fill}")
+    )
+    assert report.profiles == {"two_stage": "default", "tiny": str(no_fill)}
+    assert set(report.summary) == {"bm25", "two_stage", "tiny"}
+    assert engine.settings.practitioners.ranking.stage_a_k != 1  # the base Engine is left as it was
+    with pytest.raises(InputError, match="no settings profile 'nowhere'"):
+        await evaluate_practitioners(engine, queries, systems={"two_stage": "nowhere"})
+    with pytest.raises(InputError, match="must include 'two_stage'"):
+        await evaluate_practitioners(engine, queries, systems={"other": "default"})
+
+
+async def test_unknown_specialty_in_qrels_is_refused(engine: Engine) -> None:
     with pytest.raises(InputError, match="CARDIOLOGY \\(did you mean"):
-        await evaluate(shared_finder, [EvalQuery(query="heart", relevant={"CARDIOLOGY": 3})])
+        await evaluate_practitioners(engine, [EvalQuery(query="heart", relevant={"CARDIOLOGY": 3})])
 
 
 @pytest.fixture
@@ -119,6 +161,7 @@ def test_cli_import_search_and_eval(cli_env: Path) -> None:
     figures = json.loads(out.read_text(encoding="utf-8"))
     assert set(figures) >= {"bm25", "catalogue_only", "two_stage", "latency_ms", "per_specialty"}
     assert figures["two_stage"]["ndcg@10"] == 1.0
+    assert figures["profiles"] == {"catalogue_only": "practitioners_catalogue_only", "two_stage": "default"}
     assert figures["per_specialty"]["CARDIAC ELECTROPHYSIOLOGY"] == {
         "targeted": 1,
         "reached": 1,

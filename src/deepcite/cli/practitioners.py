@@ -5,13 +5,18 @@ from __future__ import annotations
 import asyncio
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
+from rich.console import Console
 from rich.panel import Panel
 from rich.progress import Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
 from deepcite.cli.common import JSON_OPTION, console, emit, err_console, print_json, state, user_errors
+
+if TYPE_CHECKING:
+    from deepcite.evaluation.practitioners import EvalReport
 
 practitioners_app = typer.Typer(help="Find practitioners from a patient's own words.", no_args_is_help=True)
 
@@ -41,8 +46,8 @@ def import_command(
                 indexed += n
                 bar.update(task, description=f"indexing profiles: {indexed}")
 
-            report = engine.import_practitioners(path, fmt, on_progress)
-        total = engine.practitioner_count()
+            report = engine.practitioners.import_file(path, fmt, on_progress)
+        total = engine.practitioners.count()
     if json_out:
         print_json(report.to_dict() | {"directory_size": total})
         return
@@ -69,7 +74,7 @@ def reindex_command(
 ) -> None:
     """Rewrite every profile into the search collection (after a failed sync or a settings change)."""
     with user_errors():
-        written = state(ctx).engine.reindex_practitioners()
+        written = state(ctx).engine.practitioners.reindex()
     if json_out:
         print_json({"indexed": written})
     else:
@@ -108,7 +113,7 @@ def search_command(
             location_mode="nearby" if nearby else "filter",
             limit=limit,
         )
-        response = asyncio.run(state(ctx).engine.find_practitioners(request))
+        response = asyncio.run(state(ctx).engine.practitioners.find(request))
     if json_out:
         print_json(response)
         return
@@ -207,46 +212,54 @@ def eval_practitioners(
     directory: Path = typer.Option(..., "--directory", help="The practitioner file to evaluate on."),
     fmt: str = typer.Option(..., "--format", "-f", help="cms-national | cms-reduced | csv | jsonl"),
     queries: Path = typer.Option(..., "--queries", help="JSONL: {query, relevant: {specialty: grade}}"),
+    systems: str = typer.Option(
+        "catalogue_only=practitioners_catalogue_only,two_stage=default",
+        "--systems",
+        help="The evaluated systems as NAME=PROFILE (a settings profile's name or .toml path), comma-separated; "
+        "recall and latency are two_stage's.",
+    ),
     json_out: bool = JSON_OPTION,
-    out: Path = typer.Option(None, "--out", help="Write {bm25, two_stage} figures as JSON to this file."),
+    out: Path = typer.Option(None, "--out", help="Write the figures as JSON to this file."),
     per_query: bool = typer.Option(False, "--per-query", help="Also print each query's figures."),
     per_specialty: bool = typer.Option(False, "--per-specialty", help="Also print recall per specialty."),
 ) -> None:
-    """nDCG@10 and P@10 of plain BM25, the catalogue-only flow and the full two-stage flow on a scratch copy
-    of the directory; per-specialty recall, unreached specialties and latency (p50/p95) of the full flow."""
-    from deepcite.config import LLMSettings
-    from deepcite.practitioners.evaluation import load_queries
+    """nDCG@10 and P@10 of plain BM25 and of each system (by default the catalogue-only finder and the shipped
+    two-stage finder) on a scratch copy of the directory, through the Engine; per-specialty recall,
+    unreached specialties and latency (p50/p95) of the shipped finder."""
+    from deepcite.evaluation.practitioners import (
+        evaluate_practitioners,
+        load_queries,
+        parse_systems,
+        scratch_settings,
+    )
 
     shown = err_console if json_out else console  # stdout carries the JSON alone
-    with user_errors():
-        items = load_queries(queries)
+    with user_errors(), tempfile.TemporaryDirectory(prefix="deepcite-eval-") as scratch:
+        items, chosen = load_queries(queries), parse_systems(systems)
         cli = state(ctx)
-        with tempfile.TemporaryDirectory(prefix="deepcite-eval-") as scratch:
-            base = cli.settings
-            cli.override(  # a scratch directory and offline analyses: reproducible figures
-                base.model_copy(
-                    update={
-                        "data_dir": Path(scratch),
-                        "practitioners": base.practitioners.model_copy(update={"db_path": None}),
-                        "store": base.store.model_copy(update={"backend": "edge"}),
-                        "llm": LLMSettings(),
-                    }
-                )
+        cli.override(scratch_settings(cli.settings, Path(scratch)))  # reproducible: offline, its own files
+        try:
+            report = cli.engine.practitioners.import_file(directory, fmt)
+            shown.print(
+                f"directory: {report.inserted} practitioners from {directory.name}; {len(items)} queries"
             )
-            try:
-                engine = cli.engine
-                report = engine.import_practitioners(directory, fmt)
-                shown.print(
-                    f"directory: {report.inserted} practitioners from {directory.name}; {len(items)} queries"
-                )
-                result = asyncio.run(engine.evaluate_practitioners(items))
-            finally:
-                cli.close()  # before the scratch directory goes
-    table = Table(title=f"{queries.name} on {directory.name}")
-    for column in ("system", "nDCG@10", "P@10"):
-        table.add_column(column, justify="left" if column == "system" else "right")
+            result = asyncio.run(evaluate_practitioners(cli.engine, items, systems=chosen))
+        finally:
+            cli.close()  # before the scratch directory goes
+    _print_evaluation(result, f"{queries.name} on {directory.name}", per_query, per_specialty, shown)
+    emit(result.to_dict(), json_out=json_out, out=out)
+
+
+def _print_evaluation(
+    result: EvalReport, title: str, per_query: bool, per_specialty: bool, shown: Console
+) -> None:
+    """The figures of each system, then (when asked) recall per specialty and each query's nDCG."""
+    table = Table(title=title)
+    for column in ("system", "profile", "nDCG@10", "P@10"):
+        table.add_column(column, justify="right" if column.startswith(("nDCG", "P@")) else "left")
     for system, figures in result.summary.items():
-        table.add_row(system, f"{figures['ndcg@10']:.4f}", f"{figures['p@10']:.4f}")
+        profile = result.profiles.get(system, "(baseline)")
+        table.add_row(system, profile, f"{figures['ndcg@10']:.4f}", f"{figures['p@10']:.4f}")
     shown.print(table)
     latency = result.latency_ms
     shown.print(f"two_stage latency per request: p50 {latency['p50']:.1f} ms · p95 {latency['p95']:.1f} ms")
@@ -262,17 +275,15 @@ def eval_practitioners(
             recall.add_row(spec, str(int(row["targeted"])), str(int(row["reached"])), f"{row['recall']:.2f}")
         shown.print(recall)
     if per_query:
+        systems = list(result.summary)
         detail = Table()
-        for column in ("id", "query", "bm25 nDCG", "catalogue-only nDCG", "two-stage nDCG", "top"):
+        for column in ("id", "query", *(f"{s} nDCG" for s in systems), "top"):
             detail.add_column(column)
         for row in result.per_query:
             detail.add_row(
                 row["id"],
                 row["query"][:60],
-                f"{row.get('bm25:ndcg@10', 0.0):.3f}",
-                f"{row.get('catalogue_only:ndcg@10', 0.0):.3f}",
-                f"{row.get('two_stage:ndcg@10', 0.0):.3f}",
+                *(f"{row.get(f'{s}:ndcg@10', 0.0):.3f}" for s in systems),
                 " | ".join(s or "" for s in row["top"]),
             )
         shown.print(detail)
-    emit(result.to_dict(), json_out=json_out, out=out)
