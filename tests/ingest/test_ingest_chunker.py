@@ -61,6 +61,8 @@ def test_a_short_document_is_one_chunk_with_every_field() -> None:
         "metadata": {"meshes": ["Warfarin"]},
         "sentence_spans": [(0, 26), (27, 46)],
         "sentence_pages": None,  # text without pages
+        "kind": "prose",
+        "sentence_kinds": None,  # all prose
     }
 
 

@@ -23,7 +23,7 @@ from itertools import groupby
 
 from deepcite.config import ChunkerSettings
 from deepcite.errors import ConfigError
-from deepcite.ingest.readers.base import Block, ReadDocument
+from deepcite.ingest.readers.base import Block, ReadDocument, TextKind
 from deepcite.ingest.readers.tables import split_row
 from deepcite.models import Chunk, Document, SourceFields
 from deepcite.text import SENTENCE_END, split_sentences
@@ -72,16 +72,24 @@ def chunk_document(doc: Document, settings: ChunkerSettings, blocks: Sequence[Bl
     ``page_end``, and the page each sentence starts on (``Chunk.sentence_pages``: a quote opens at its own
     page, not the chunk's first). Without blocks the document's text is one run in
     ``doc.section``.
+
+    Each sentence keeps its block's kind (prose, table, heading, caption, furniture, equation, reference:
+    :class:`~deepcite.models.TextKind`): ``Chunk.sentence_kinds`` when a chunk holds any that is not prose,
+    and ``Chunk.kind`` the kind they share (prose when they differ), so what is not prose stays searchable
+    but is never an answer sentence (``Chunk.answer_sentences``). A prose sentence cut by a table, caption or
+    page furniture set in the middle of it goes on after it.
     """
     _check(settings)
     runs = blocks or [Block(doc.text, None, doc.section)]
     chunks: list[Chunk] = []
     for section, run in groupby(runs, key=lambda block: block.section):
         units = [
-            _Unit(piece, page, page_last)
-            for sentence, page, page_last, row in _located_sentences(run)
+            _Unit(piece, page, page_last, kind)
+            for sentence, page, page_last, kind in _located_sentences(run)
             for piece in (
-                split_row(sentence, settings.max_tokens) if row else _fit(sentence, settings.max_tokens)
+                split_row(sentence, settings.max_tokens)
+                if kind == TextKind.TABLE
+                else _fit(sentence, settings.max_tokens)
             )
         ]
         for packed in _pack(units, settings):
@@ -89,9 +97,7 @@ def chunk_document(doc: Document, settings: ChunkerSettings, blocks: Sequence[Bl
             first, last = (min(pages), max(pages)) if pages else (None, None)
             text, spans = _join(packed)
             pages_span = (first, last if last != first else None)
-            chunks.append(
-                _make_chunk(doc, len(chunks), text, spans, _sentence_pages(packed), section, *pages_span)
-            )
+            chunks.append(_make_chunk(doc, len(chunks), text, spans, packed, section, *pages_span))
     return chunks
 
 
@@ -107,20 +113,34 @@ class _Unit:
     text: str
     page: int | None
     page_last: int | None
+    kind: TextKind = TextKind.PROSE
 
 
-# a sentence (or a table row), the page it starts on, the page it ends on, and whether it is a table row
-_Located = tuple[str, int | None, int | None, bool]
+# a sentence (or a table row), the page it starts on, the page it ends on, and its kind
+_Located = tuple[str, int | None, int | None, TextKind]
+# what a sentence cut by a page break or a column goes on past: a table, a caption or page furniture set
+# in the middle of it; a heading, an equation or a reference list ends it
+_CARRIED_PAST = frozenset({TextKind.TABLE, TextKind.CAPTION, TextKind.FURNITURE})
 
 
 def _located_sentences(run: Iterable[Block]) -> Iterator[_Located]:
-    """The sentences of one section's blocks, paragraph by paragraph, with their pages. A block whose text
-    ends mid-sentence (a page break inside a sentence) carries that sentence on into the next block."""
+    """The sentences of one section's blocks, paragraph by paragraph, with their pages and kinds. A prose
+    block whose text ends mid-sentence (a page break inside a sentence) carries that sentence on into the
+    next prose block, past a table, caption or page furniture in between."""
     carried: _Located | None = None
     for block in run:
-        if block.table:  # one unit per row: a row (its cells led by their headers) is kept whole
-            yield from ((row, block.page, block.page, True) for row in block.text.splitlines() if row.strip())
+        if block.kind == TextKind.TABLE:  # one unit per row: a row (its cells led by their headers) is whole
+            rows = (row for row in block.text.splitlines() if row.strip())
+            yield from ((row, block.page, block.page, TextKind.TABLE) for row in rows)
             continue  # a sentence cut by a page break goes on after the table
+        if block.kind != TextKind.PROSE:
+            if carried is not None and block.kind not in _CARRIED_PAST:
+                yield carried
+                carried = None
+            for paragraph in _PARAGRAPH_BREAK.split(block.text):
+                if paragraph.strip():
+                    yield from ((s, block.page, block.page, block.kind) for s in split_sentences(paragraph))
+            continue
         paragraphs = [p for p in _PARAGRAPH_BREAK.split(block.text) if p.strip()]
         for i, paragraph in enumerate(paragraphs):
             start_page = block.page
@@ -128,7 +148,8 @@ def _located_sentences(run: Iterable[Block]) -> Iterator[_Located]:
                 paragraph, start_page, carried = f"{carried[0]} {paragraph}", carried[1], None
             sentences = split_sentences(paragraph)
             located = [
-                (s, start_page if j == 0 else block.page, block.page, False) for j, s in enumerate(sentences)
+                (s, start_page if j == 0 else block.page, block.page, TextKind.PROSE)
+                for j, s in enumerate(sentences)
             ]
             if located and i == len(paragraphs) - 1 and not SENTENCE_END.search(sentences[-1]):
                 carried = located.pop()
@@ -197,11 +218,12 @@ def _make_chunk(
     position: int,
     text: str,
     spans: list[tuple[int, int]],
-    sentence_pages: list[int] | None,
+    units: Sequence[_Unit],
     section: str | None,
     page: int | None,
     page_end: int | None,
 ) -> Chunk:
+    kinds = [unit.kind for unit in units]
     return Chunk(
         **doc.model_dump(include=_CARRIED),
         chunk_id=chunk_id(doc.id, position, text),
@@ -212,7 +234,9 @@ def _make_chunk(
         page_end=page_end,
         position=position,
         sentence_spans=spans,
-        sentence_pages=sentence_pages,
+        sentence_pages=_sentence_pages(units),
+        kind=kinds[0] if len(set(kinds)) == 1 else TextKind.PROSE,
+        sentence_kinds=None if set(kinds) <= {TextKind.PROSE} else [str(kind) for kind in kinds],
     )
 
 

@@ -9,7 +9,18 @@ from typing import Protocol
 
 from deepcite.config import IngestSettings
 from deepcite.ingest.problems import LoadProblem
-from deepcite.models import Chunk, Document
+from deepcite.models import Chunk, Document, TextKind
+
+__all__ = [
+    "Block",
+    "ReadDocument",
+    "ReadResult",
+    "Reader",
+    "Skip",
+    "SkipReason",
+    "TextKind",
+    "document_from_blocks",
+]
 
 
 class SkipReason(StrEnum):
@@ -29,14 +40,19 @@ class SkipReason(StrEnum):
 
 @dataclass(frozen=True)
 class Block:
-    """A run of text from one page (``None`` for formats without pages) under one section heading; a
-    ``table`` block holds one table row a line, each cell led by its column header, and is chunked row by
-    row (a row is never cut from its header)."""
+    """A run of text from one page (``None`` for formats without pages) under one section heading, of one
+    ``kind``; a ``table`` block (kind ``table``) holds one table row a line, each cell led by its column
+    header, and is chunked row by row (a row is never cut from its header)."""
 
     text: str
     page: int | None = None
     section: str | None = None
     table: bool = False
+    kind: TextKind = TextKind.PROSE
+
+    def __post_init__(self) -> None:
+        if self.table and self.kind != TextKind.TABLE:
+            object.__setattr__(self, "kind", TextKind.TABLE)
 
 
 @dataclass

@@ -1,7 +1,9 @@
 """HTML pages through trafilatura (main content only) and XHTML chapters through lxml (every word).
 
 Before either runs, hidden content is dropped: scripts, styles, ``hidden`` and ``display:none`` elements,
-and inline-XBRL headers (``ix:header``), which hold machine-readable facts, not prose.
+and inline-XBRL headers (``ix:header``), which hold machine-readable facts, not prose. trafilatura gives
+the main content as XML (headings, paragraphs, lists, tables), which :mod:`deepcite.ingest.readers.markup`
+turns into prose blocks: headings as sections, tables row by row, note markers and ``[edit]`` left out.
 """
 
 from __future__ import annotations
@@ -15,14 +17,15 @@ from lxml import html as lxml_html
 
 from deepcite.config import IngestSettings
 from deepcite.ingest.readers.base import Block, ReadResult, document_from_blocks
-from deepcite.ingest.readers.text import markdown_blocks
+from deepcite.ingest.readers.clean import drop_note_markers
+from deepcite.ingest.readers.markup import inline_text, tree_blocks
 
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _DROP_TAGS = frozenset({"script", "style", "noscript", "template"})
-_EMPHASIS = re.compile(r"(?<![\w*])\*{1,2}(?=\S)|(?<=\S)\*{1,2}(?![\w*])")
 _MAX_AUTHOR_CHARS = 80  # a longer "author" is page furniture trafilatura took for a byline
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
+_XML = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
 _BLOCKS = frozenset({"p", "div", "li", "tr", "blockquote", "pre", "dd", "dt", "td", "th", "section", "br"})
 
 
@@ -32,10 +35,15 @@ class HtmlReader:
     def read(self, path: Path, *, doc_id: str, name: str, settings: IngestSettings) -> ReadResult:
         tree = parse_html(path.read_bytes())
         metadata = trafilatura.extract_metadata(tree)
-        markdown = trafilatura.extract(
-            tree, output_format="markdown", include_tables=True, include_comments=False, favor_recall=True
+        xml = trafilatura.extract(
+            tree,
+            output_format="xml",
+            include_tables=True,
+            include_comments=False,
+            include_formatting=True,  # superscripts marked, so note markers can be told from words
+            favor_recall=True,
         )
-        blocks = markdown_blocks(_EMPHASIS.sub("", markdown or ""))
+        blocks = tree_blocks(etree.fromstring(xml.encode("utf-8"), _XML)) if xml else []
         year = metadata.date[:4] if metadata and metadata.date and metadata.date[:4].isdigit() else None
         return document_from_blocks(
             blocks,
@@ -85,7 +93,7 @@ def html_blocks(tree: lxml_html.HtmlElement, section: str | None = None) -> tupl
             continue
         tag = _local(el.tag)
         if tag in _HEADINGS:
-            heading = " ".join(el.text_content().split())
+            heading = " ".join(inline_text(el).split())
             if heading:
                 if current:
                     blocks.append(Block("\n\n".join(current), None, section))
@@ -96,7 +104,7 @@ def html_blocks(tree: lxml_html.HtmlElement, section: str | None = None) -> tupl
         if tag in _BLOCKS and not any(
             _local(c.tag) in _BLOCKS | _HEADINGS for c in el if isinstance(c.tag, str)
         ):
-            text = " ".join(el.text_content().split())
+            text = " ".join(drop_note_markers(inline_text(el)).split())
             if text:
                 current.append(text)
     if current:

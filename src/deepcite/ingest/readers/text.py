@@ -1,16 +1,24 @@
-"""Plain text and Markdown: one document per file; Markdown headings become sections."""
+"""Plain text and Markdown: one document per file; Markdown headings become sections.
+
+Markdown is rendered (markdown-it-py, CommonMark with tables) and read as the HTML it renders to
+(:mod:`deepcite.ingest.readers.markup`), so no Markdown syntax reaches the text: headings are sections,
+links their words, tables rows led by their headers. Wiki-style note markers glued to a word ("1965.[1]")
+are dropped from both formats.
+"""
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
+
+from lxml import html as lxml_html
+from markdown_it import MarkdownIt
 
 from deepcite.config import IngestSettings
 from deepcite.ingest.problems import LoadProblem
-from deepcite.ingest.readers.base import Block, ReadResult, SkipReason, document_from_blocks
+from deepcite.ingest.readers.base import Block, ReadResult, SkipReason, TextKind, document_from_blocks
+from deepcite.ingest.readers.clean import drop_note_markers
 from deepcite.ingest.readers.json_records import read_text
-
-_MD_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)[ \t#]*$", re.MULTILINE)
+from deepcite.ingest.readers.markup import tree_blocks
 
 
 class TextReader:
@@ -20,7 +28,9 @@ class TextReader:
         text = read_text(path)
         if isinstance(text, LoadProblem):
             return ReadResult.skipped(SkipReason.CORRUPT, text.reason)
-        return document_from_blocks([Block(text.strip())], doc_id=doc_id, name=name, title=Path(name).stem)
+        return document_from_blocks(
+            [Block(drop_note_markers(text).strip())], doc_id=doc_id, name=name, title=Path(name).stem
+        )
 
 
 class MarkdownReader:
@@ -31,22 +41,17 @@ class MarkdownReader:
         text = read_text(path)
         if isinstance(text, LoadProblem):
             return ReadResult.skipped(SkipReason.CORRUPT, text.reason)
-        first = _MD_HEADING.search(text)
-        return document_from_blocks(
-            markdown_blocks(text),
-            doc_id=doc_id,
-            name=name,
-            title=first.group(1).strip() if first else Path(name).stem,
-        )
+        blocks = markdown_blocks(text)
+        first = next((b.text for b in blocks if b.kind == TextKind.HEADING), None)
+        return document_from_blocks(blocks, doc_id=doc_id, name=name, title=first or Path(name).stem)
 
 
 def markdown_blocks(text: str, page: int | None = None) -> list[Block]:
-    """Markdown text cut at its headings, each block in the section its heading names."""
-    blocks: list[Block] = []
-    section: str | None = None
-    start = 0
-    for match in _MD_HEADING.finditer(text):
-        blocks.append(Block(text[start : match.start()].strip(), page, section))
-        section, start = match.group(1).strip(), match.start()
-    blocks.append(Block(text[start:].strip(), page, section))
-    return blocks
+    """Markdown text as blocks of prose: each heading a ``heading`` block naming the section after it."""
+    rendered = _MARKDOWN.render(text)
+    if not rendered.strip():
+        return []
+    return tree_blocks(lxml_html.fragment_fromstring(rendered, create_parent="div"), page=page)
+
+
+_MARKDOWN = MarkdownIt("commonmark", {"html": True}).enable("table")

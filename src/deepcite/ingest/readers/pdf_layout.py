@@ -1,0 +1,200 @@
+"""The layout pass over PDFium's text segments: columns, reading order, lines.
+
+deepcite's own idea (see :mod:`deepcite.ingest.readers.pdf`): a page is two-column when most of its text
+sits in segments that stay on one side of the middle (or between gutters the text leaves open); its segments
+are then read band by band (a full-width segment, such as a figure caption or the title block, starts a new
+band), left column before right within a band. Rotated text (an arXiv stamp, an axis label) is dropped, and
+so is a note marker set as a superscript after a word ("practice²", "end.⁵"): a smaller segment raised
+above its line that holds only a number.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from dataclasses import dataclass
+
+import numpy as np
+import pypdfium2 as pdfium
+
+from deepcite.config import IngestSettings
+
+WORD_GAP = 0.2  # segments of one line further apart than this share of the line height are two words
+# a superscript note marker: a segment at most this share of its line's height, its bottom raised by at
+# least this share of it, holding a number, a list or range of numbers, or a dagger
+_SUPERSCRIPT_HEIGHT, _SUPERSCRIPT_RAISE = 0.8, 0.2
+_MARKER = re.compile(r"^(?:\d{1,3}(?:[,–-]\d{1,3})*|[*†‡§¶])$")
+
+
+@dataclass
+class Segment:
+    left: float
+    bottom: float
+    right: float
+    top: float
+    text: str
+    table: bool = False  # a whole table, its rows one a line
+
+
+@dataclass
+class Line:
+    text: str
+    top: float
+    height: float
+    in_margin: bool
+    table: bool = False
+
+
+def text_segments(textpage: pdfium.PdfTextPage) -> list[Segment]:
+    """The page's text segments (PDFium's rectangles of text), rotated text left out."""
+    segments = []
+    for i in range(textpage.count_rects()):
+        left, bottom, right, top = textpage.get_rect(i)
+        text = textpage.get_text_bounded(left, bottom, right, top)
+        if not text.strip():
+            continue
+        if (top - bottom) > 2 * (right - left) and len(text.strip()) > 2:
+            continue  # rotated text: a margin stamp, an axis label
+        segments.append(Segment(left, bottom, right, top, text))
+    return segments
+
+
+def reading_order(
+    segments: list[Segment], width: float, height: float, settings: IngestSettings
+) -> list[Line]:
+    """The page's lines in reading order (columns left to right within a band); a table is one line of its
+    own (its rows). Each line knows whether it lies in the top or bottom margin."""
+    middle = width / 2
+    gap = settings.column_gap_share * width
+    columns = _columns(segments, width, settings)
+    if len(columns) > 2:
+        in_column: list[list[Segment]] = [[] for _ in columns]
+        spanning = []
+        for segment in segments:
+            index = next(
+                (i for i, (lo, hi) in enumerate(columns) if lo <= segment.left and segment.right <= hi), None
+            )
+            (spanning if index is None else in_column[index]).append(segment)
+    else:  # two columns: split at the middle, as most papers are set
+        in_column = [
+            [s for s in segments if s.right <= middle + gap],
+            [s for s in segments if s.left >= middle - gap and s.right > middle + gap],
+        ]
+        spanning = [s for s in segments if s.right > middle + gap and s.left < middle - gap]
+    in_columns = sum(len(s.text) for column in in_column for s in column)
+    across = sum(len(s.text) for s in spanning if not s.table)  # a table's rows say nothing of the columns
+    if not (all(in_column) and in_columns > 2 * across):
+        ordered = _lines(segments)
+    else:
+        ordered = []
+        bands = sorted({s.top for s in spanning}, reverse=True)
+        upper = float("inf")
+        for cut in [*bands, float("-inf")]:
+            band = lambda s, lo=cut, hi=upper: lo < s.top <= hi  # noqa: E731
+            for column in in_column:
+                ordered += _lines([s for s in column if band(s)])
+            ordered += _lines([s for s in spanning if s.top == cut])
+            upper = cut
+    margin = settings.margin_share * height
+    for line in ordered:
+        line.in_margin = not line.table and (line.top > height - margin or line.top - line.height < margin)
+    return ordered
+
+
+def _columns(segments: list[Segment], width: float, settings: IngestSettings) -> list[tuple[float, float]]:
+    """The x-ranges of the page's text columns, left to right (each reaching to the middle of the gutters
+    beside it), or ``[]`` for a page read as one column.
+
+    A gutter is a vertical strip at least ``ingest.column_gutter_share`` of the page wide that the text
+    crosses (full-width titles, captions) with less than a third of the characters that cross the fullest
+    point of a column; a column holding less than ``ingest.column_min_share`` of the characters (a
+    figure's labels, an indented list) is joined to its neighbour.
+    """
+    text = [s for s in segments if not s.table and s.text.strip()]  # a table's rows say nothing of columns
+    if len(text) < 2:
+        return []
+    left, right = math.floor(min(s.left for s in text)), math.ceil(max(s.right for s in text))
+    crossing = np.zeros(right - left + 2)
+    for s in text:
+        crossing[int(s.left) - left] += len(s.text.strip())
+        crossing[math.ceil(s.right) - left + 1] -= len(s.text.strip())
+    crossing = np.cumsum(crossing)[:-1]
+    total = float(sum(len(s.text.strip()) for s in text))
+    open_x = np.flatnonzero(crossing * 3 < crossing.max())
+    gutters = [
+        (float(run[0] + left), float(run[-1] + left + 1))
+        for run in np.split(open_x, np.flatnonzero(np.diff(open_x) > 1) + 1)
+        if run.size and run[-1] - run[0] + 1 >= settings.column_gutter_share * width
+    ]
+    while gutters:  # a column reaches to the middle of the gutters beside it
+        edges = [float(left), *((lo + hi) / 2 for lo, hi in gutters), float(right) + 1]
+        columns = list(zip(edges, edges[1:], strict=False))
+        chars = [
+            sum(len(s.text.strip()) for s in text if lo <= s.left and s.right <= hi) for lo, hi in columns
+        ]
+        smallest = min(range(len(columns)), key=chars.__getitem__)
+        if chars[smallest] >= settings.column_min_share * total:
+            return columns
+        gutters.pop(min(smallest, len(gutters) - 1))
+    return []
+
+
+def _lines(segments: list[Segment]) -> list[Line]:
+    """Segments grouped into lines (tops within half a line height), top to bottom, left to right; note
+    markers set as superscripts left out."""
+    lines: list[list[Segment]] = []
+    for segment in sorted(segments, key=lambda s: (-s.top, s.left)):
+        height = segment.top - segment.bottom
+        if (
+            lines
+            and not segment.table
+            and not lines[-1][0].table
+            and abs(lines[-1][0].top - segment.top) < max(height, 1.0) / 2
+        ):
+            lines[-1].append(segment)
+        else:
+            lines.append([segment])
+    out = []
+    for parts in lines:
+        if parts[0].table:
+            out.append(Line(parts[0].text, parts[0].top, parts[0].top - parts[0].bottom, False, table=True))
+            continue
+        parts.sort(key=lambda s: s.left)
+        parts = [p for p in parts if len(parts) == 1 or not _superscript_marker(p, parts)]
+        text = ""
+        previous: Segment | None = None
+        for part in parts:
+            gap = part.left - previous.right if previous else 0.0
+            height = part.top - part.bottom
+            if (
+                previous
+                and gap > WORD_GAP * height
+                and not text.endswith((" ", "\x02"))
+                and not part.text.startswith(" ")
+            ):
+                text += " "
+            text += part.text
+            previous = part
+        out.append(Line(clean(text), parts[0].top, parts[0].top - parts[0].bottom, False))
+    return [line for line in out if line.text]
+
+
+def _superscript_marker(part: Segment, line: list[Segment]) -> bool:
+    """Whether ``part`` is a note marker set as a superscript: a number in a smaller segment raised above
+    the line's tallest segment's bottom."""
+    if not _MARKER.match(part.text.strip()):
+        return False
+    body = max(line, key=lambda s: s.top - s.bottom)
+    height = body.top - body.bottom
+    return (
+        part is not body
+        and part.top - part.bottom <= _SUPERSCRIPT_HEIGHT * height
+        and part.bottom >= body.bottom + _SUPERSCRIPT_RAISE * height
+    )
+
+
+def clean(text: str) -> str:
+    """Compatibility characters (ligatures) NFKC-normalised, runs of blanks one space."""
+    text = unicodedata.normalize("NFKC", text.replace("\r", " ").replace("\x00", ""))
+    return re.sub(r"[ \t]+", " ", text).strip()

@@ -1,0 +1,172 @@
+"""A PDF's lines as blocks of one kind each: running lines dropped, sections found, what is not prose
+labelled, hyphenated line ends joined as the document spells the word.
+
+- **Running headers and footers.** Lines in the top or bottom margin (``ingest.margin_share``) that repeat
+  on at least ``ingest.repeated_line_share`` of the pages (digits ignored), and lone page numbers there,
+  are dropped.
+- **Sections.** A short line that numbers the next section in sequence ("3 Method", "3.2 Data"), or names a
+  well-known one (Abstract, References …), starts a section and is a block of kind ``heading``; everything
+  after "References" or "Bibliography" is of kind ``reference`` until the next section heading.
+- **What is not prose.** A caption ("Figure 2: …", "Table 1. …" and the lines that follow it closely), page
+  furniture (copyright, licence and venue lines, "c 2020 Association for Computational Linguistics", a
+  lone link, as a footnote's) and equation fragments (a line of symbols, a
+  numbered display equation, a code line) are blocks of their own kind: searchable, never an answer.
+- **Words.** A line-end hyphen is joined as :func:`deepcite.ingest.readers.clean.hyphen_join` decides from
+  the words of the whole document ("re-" + "lationships" -> "relationships", "PaSa-" + "7b" -> "PaSa-7b").
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from itertools import groupby
+
+from deepcite.config import IngestSettings
+from deepcite.ingest.readers.base import Block, TextKind
+from deepcite.ingest.readers.clean import join_lines, word_forms
+from deepcite.ingest.readers.pdf_layout import Line
+
+_NUMBERED = re.compile(
+    r"^((?:\d{1,2})(?:\.\d{1,2}){0,2}|[A-H](?:\.\d{1,2}){0,2})\.?\s+([A-Z][^.!?:;]{1,70})$"
+)
+_NAMED = re.compile(
+    r"^(?:\d{1,2}\.?\s+)?(abstract|introduction|related work|background|conclusions?|discussion|"
+    r"acknowledge?ments?|references|bibliography|appendix|limitations|ethics statement|résumé)\s*$",
+    re.IGNORECASE,
+)
+_REFERENCES = frozenset({"references", "bibliography"})
+_PAGE_NUMBER = re.compile(r"^(?:page\s*)?\d{1,4}(?:\s*(?:of|/)\s*\d{1,4})?$", re.IGNORECASE)
+_CAPTION = re.compile(
+    r"^(?:Figure|Fig\.|Table|Tab\.|Algorithm|Listing|Exhibit|Chart|Tableau)\s*[A-Z]?\d{1,2}(?:\.\d{1,2})?"
+    r"\s*(?:[:.|–—]|-\s)"
+)
+_CAPTION_LINES, _CAPTION_GAP = 8, 1.45  # a caption goes on for lines closer than this many line heights
+_FURNITURE = re.compile(
+    r"^(?:c|©|\(c\))\s?(?:19|20)\d\d\b|©|Association for Computational Linguistics\s*$|^Proceedings of\b"
+    r"|^(?:Findings|Workshop) of the\b|^arXiv:\d{4}\.\d{4,5}|^Copyright\b|All rights reserved"
+    r"|^Published as a conference paper|^Preprint\b|^Under review\b|^Licensed under\b"
+    r"|^Permission to make digital|, pages \d+[–-]\d+|^\d{1,2}(?:st|nd|rd|th) (?:Annual )?(?:Meeting|Conference)"
+    r"|^(?:\d{1,3}\s*)?(?:https?://|www\.)\S+$",
+    re.IGNORECASE,
+)
+_MATH = re.compile(r"[=+×·∑∏∫∈∉⊂⊆∀∃≤≥≈≠→←↔⊺∥∗^_{}|∼√∂∇]|[\u0370-\u03ff]")
+_EQUATION_NUMBER = re.compile(r"\(\d{1,2}[a-z]?\)\s*$")
+_CODE = re.compile(
+    r"^(?:\.\.\.\s|\$ |import \w|from \w+(?:\.\w+)* import |def \w+\(|class \w+[(:]|#\s\w|\w+(?:\.\w+)* = \S)|(?:^|\s)>>>\s"
+)
+_WORDISH = re.compile(r"[^\W\d_]{3,}")
+
+
+def drop_running_lines(pages: list[list[Line]], settings: IngestSettings) -> list[list[Line]]:
+    """Pages without their running headers, footers and page numbers."""
+
+    def key(line: Line) -> str:
+        return re.sub(r"\d+", "#", line.text.lower())
+
+    seen = Counter(k for page in pages for k in {key(line) for line in page if line.in_margin})
+    repeated = {
+        k for k, n in seen.items() if len(pages) > 2 and n >= settings.repeated_line_share * len(pages)
+    }
+    return [
+        [
+            line
+            for line in page
+            if not (line.in_margin and (key(line) in repeated or _PAGE_NUMBER.match(line.text)))
+        ]
+        for page in pages
+    ]
+
+
+def page_blocks(pages: list[list[Line]]) -> list[Block]:
+    """Blocks of one kind per page and section; hyphenated line ends joined."""
+    vocabulary = word_forms(line.text for page in pages for line in page if not line.table)
+    blocks: list[Block] = []
+    section: str | None = None
+    last_number: list[int] = []
+    in_references = seen_references = False
+    for page_no, lines in enumerate(pages, start=1):
+        labelled: list[tuple[TextKind, str | None, str]] = []  # kind, section, text
+        caption: list[Line] = []
+        for line in lines:
+            if line.table:
+                labelled.append((TextKind.TABLE, section, line.text))
+                continue
+            heading = _heading(line.text, last_number, seen_references)
+            if heading is not None:
+                section = heading
+                in_references = heading == "References"
+                seen_references = seen_references or in_references
+                labelled.append((TextKind.HEADING, section, line.text))
+                caption = []
+                continue
+            if caption and _continues(caption, line):
+                caption.append(line)
+                labelled.append((TextKind.CAPTION, section, line.text))
+                continue
+            caption = [line] if _CAPTION.match(line.text) else []
+            kind = TextKind.CAPTION if caption else _kind(line, in_references)
+            labelled.append((kind, section, line.text))
+        for (kind, block_section), run in groupby(labelled, key=lambda item: item[:2]):
+            texts = [text for _, _, text in run]
+            if kind == TextKind.TABLE:
+                blocks += [Block(text, page_no, block_section, table=True) for text in texts]
+            else:
+                blocks.append(Block(join_lines(texts, vocabulary), page_no, block_section, kind=kind))
+    return blocks
+
+
+def _continues(caption: list[Line], line: Line) -> bool:
+    """Whether ``line`` goes on with the caption above it: close below its last line, a few lines long."""
+    last = caption[-1]
+    gap = last.top - line.top
+    return len(caption) < _CAPTION_LINES and 0 < gap <= _CAPTION_GAP * max(last.height, line.height, 1.0)
+
+
+def _kind(line: Line, in_references: bool) -> TextKind:
+    text = line.text
+    if in_references:
+        return TextKind.REFERENCE
+    if _FURNITURE.search(text):
+        return TextKind.FURNITURE
+    if _CODE.search(text) or _equation(text):
+        return TextKind.EQUATION
+    return TextKind.PROSE
+
+
+def _equation(text: str) -> bool:
+    """A line of symbols: mathematics or a numbered display equation, with few words of prose."""
+    chars = len(text.replace(" ", ""))
+    if not chars or not _MATH.search(text):
+        return False
+    words = sum(len(w) for w in _WORDISH.findall(text))
+    if _EQUATION_NUMBER.search(text) and "=" in text:
+        return words < 0.6 * chars
+    return words < 0.4 * chars
+
+
+def _heading(text: str, last_number: list[int], after_references: bool) -> str | None:
+    """The section a line starts, or ``None``; ``last_number`` tracks the top-level section number so a
+    table row ("12 Paris 3.4") is not taken for a heading."""
+    named = _NAMED.match(text)
+    if named:
+        word = named.group(1).lower()
+        number = re.match(r"\d+", text)
+        if number:
+            last_number[:] = [int(number.group())]
+        return "References" if word in _REFERENCES else text.strip()
+    numbered = _NUMBERED.match(text)
+    if not numbered or len(text) > 80 or not re.search(r"[^\W\d]{3}", numbered.group(2)):
+        return None
+    number = numbered.group(1)
+    top = number.split(".")[0]
+    if not top.isdigit() and not after_references:
+        return None  # lettered sections are appendices, after the references
+    if top.isdigit():
+        value = int(top)
+        current = last_number[0] if last_number else 0
+        if "." in number and value != current:
+            return None
+        if "." not in number and value != current + 1:
+            return None
+        last_number[:] = [value]
+    return text.strip()
