@@ -399,7 +399,7 @@ class ExtractiveGenerator:
         out: list[EvidenceSentence] = []
         seen: set[str] = set()
         for chunk in chunks:
-            for raw in chunk.sentences():
+            for raw in chunk.answer_sentences():  # no heading, caption, furniture, equation or reference entry
                 if LABEL_ONLY.match(raw):
                     continue  # a section label left on its own ("STUDY DESIGN/")
                 label, body = split_inline_label(raw)
