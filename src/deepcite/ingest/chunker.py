@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from itertools import groupby
@@ -75,7 +76,7 @@ def chunk_document(doc: Document, settings: ChunkerSettings, blocks: Sequence[Bl
 
     Each sentence keeps its block's kind (prose, table, heading, caption, furniture, equation, reference:
     :class:`~deepcite.models.TextKind`): ``Chunk.sentence_kinds`` when a chunk holds any that is not prose,
-    and ``Chunk.kind`` the kind they share (prose when they differ), so what is not prose stays searchable
+    and ``Chunk.kind`` what the chunk is (:func:`_chunk_kind`), so what is not prose stays searchable
     but is never an answer sentence (``Chunk.answer_sentences``). A prose sentence cut by a table, caption or
     page furniture set in the middle of it goes on after it.
     """
@@ -235,9 +236,21 @@ def _make_chunk(
         position=position,
         sentence_spans=spans,
         sentence_pages=_sentence_pages(units),
-        kind=kinds[0] if len(set(kinds)) == 1 else TextKind.PROSE,
+        kind=_chunk_kind(kinds),
         sentence_kinds=None if set(kinds) <= {TextKind.PROSE} else [str(kind) for kind in kinds],
     )
+
+
+def _chunk_kind(kinds: Sequence[TextKind]) -> TextKind:
+    """What a chunk is: the kind its sentences share, a heading over them aside ("References" over its
+    entries); prose when it holds any prose, else table when it holds a table row, else its commonest."""
+    body = [kind for kind in kinds if kind != TextKind.HEADING] or list(kinds)
+    if len(set(body)) == 1:
+        return body[0]
+    for kind in (TextKind.PROSE, TextKind.TABLE):
+        if kind in body:
+            return kind
+    return Counter(body).most_common(1)[0][0]
 
 
 def _check(settings: ChunkerSettings) -> None:

@@ -85,7 +85,7 @@ class _Walker:
                 self.paragraph(child.tail)
 
     def heading(self, element: etree._Element) -> None:
-        text = _words(inline_text(element))
+        text = _words(drop_note_markers(inline_text(element)))
         if not text:
             return
         self.flush()

@@ -1,0 +1,173 @@
+"""Clean text from every reader (issue 33): no markup, escapes, note markers or numbers fused to words in
+prose, hyphenated line ends joined as the document spells the word, and what is not prose (headings,
+captions, page furniture, equations, reference entries) labelled so it is searchable but never an answer
+sentence. Fixtures: ``tests/fixtures/hygiene`` (see its README)."""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from deepcite.config import ChunkerSettings, IngestSettings
+from deepcite.ingest.chunker import chunk_document
+from deepcite.ingest.readers import read_file
+from deepcite.ingest.readers.base import Block
+from deepcite.ingest.readers.clean import (
+    drop_note_markers,
+    hyphen_join,
+    join_lines,
+    repair_inline_hyphens,
+    word_forms,
+)
+from deepcite.models import Chunk, Document, TextKind
+
+HYGIENE = Path(__file__).resolve().parent.parent / "fixtures" / "hygiene"
+_MARKUP = re.compile(r"</?[a-z][a-z0-9]*[\s>/]|\\[\[\]*_#]|(?:^|\s)#{1,6}\s|\|\s*-{3}|\[edit\]|\w\[\d+\]")
+
+
+def _read(path: Path) -> tuple[list[Block], list[Chunk]]:
+    result = read_file(path, doc_id=path.name, name=path.name, settings=IngestSettings())
+    assert result.skip is None, result.skip
+    (read,) = result.documents
+    chunks = chunk_document(read.document, ChunkerSettings(max_tokens=200, overlap_tokens=0), read.blocks)
+    return read.blocks, chunks
+
+
+def _by_kind(blocks: list[Block]) -> dict[TextKind, list[str]]:
+    found: dict[TextKind, list[str]] = {}
+    for block in blocks:
+        found.setdefault(block.kind, []).append(block.text)
+    return found
+
+
+def test_a_web_page_reads_as_prose_with_headings_as_sections_and_tables_as_rows() -> None:
+    blocks, chunks = _read(HYGIENE / "wiki_page.html")
+    text = "\n".join(block.text for block in blocks)
+    assert not _MARKUP.search(text), _MARKUP.search(text)
+    assert "[1]" not in text and "[a]" not in text and "^" not in text
+    kinds = _by_kind(blocks)
+    assert kinds[TextKind.HEADING] == ["Harbour Day", "History", "References"]
+    assert "Harbour Day: Date | June 3" in kinds[TextKind.TABLE][0].splitlines()
+    prose = " ".join(kinds[TextKind.PROSE])
+    assert "commemorate the opening of the new harbour in 1911. The day is marked" in prose
+    assert "a cost of 2 million pounds. Its basin covers 40 km² and holds 10⁶ tonnes" in prose
+    assert "drew 4,000 visitors. Later ones" in prose
+    assert [b.section for b in blocks if b.kind == TextKind.REFERENCE] == ["References"]
+    assert "Smith, J. (1912). The New Harbour." in kinds[TextKind.REFERENCE][0]
+    # chunks: the reference entries and headings are searchable but never an answer sentence
+    references = [c for c in chunks if c.section == "References"]
+    assert references and all("Retrieved" not in s for c in references for s in c.answer_sentences())
+    assert any("Retrieved" in c.text for c in references)
+    everything = [s for c in chunks for s in c.answer_sentences()]
+    assert "History" not in everything and "Harbour Day" not in everything
+    assert any(s.startswith("Harbour Day: Date | June 3") for s in everything)  # table rows can answer
+
+
+def test_docx_superscript_reference_numbers_stay_out_of_words() -> None:
+    blocks, chunks = _read(HYGIENE / "superscripts.docx")
+    prose = " ".join(b.text for b in blocks if b.kind == TextKind.PROSE)
+    assert "MMACE (Model Agnostic Counterfactual) needs no gradients." in prose
+    assert "structure-property relationships. The data hold 10⁶ molecules." in prose
+    assert "The algorithm is well-known; the algorithm mutates strings and ranks" in prose
+    assert not re.search(r"[a-z)][.,]?\d", prose.replace("10⁶", ""))
+    assert _by_kind(blocks)[TextKind.REFERENCE] == [
+        "1. Smith, J. Counterfactuals. J. Chem. 12, 1-9 (2020).\n\n2. Doe, A. Explanations. Nature 600, 10-20 (2021)."
+    ]
+    reference_chunks = [c for c in chunks if c.section == "References"]
+    assert reference_chunks and all(c.kind == TextKind.REFERENCE for c in reference_chunks)
+    assert all(not c.answer_sentences() for c in reference_chunks)
+
+
+def test_pdf_hyphens_superscripts_and_what_is_not_prose() -> None:
+    blocks, chunks = _read(HYGIENE / "hygiene.pdf")
+    kinds = _by_kind(blocks)
+    prose = " ".join(kinds[TextKind.PROSE])
+    assert "Structure-property relationships are learned by the agent." in prose  # a break hyphen
+    assert "Our model PaSa-7b outperforms GPT-4o on recall" in prose  # hyphens that are part of names
+    assert "as often observed in practice and the agent stops" in prose  # the superscript note left out
+    assert kinds[TextKind.HEADING] == ["1 Introduction"]
+    assert kinds[TextKind.CAPTION] == ["Figure 1: Overview of the agent and its two components."]
+    assert kinds[TextKind.EQUATION] == ["L(theta) = E[min(r * A, clip(r) * A)] (5)"]
+    (furniture,) = kinds[TextKind.FURNITURE]
+    assert "c 2020 Association for Computational Linguistics" in furniture
+    (chunk,) = chunks
+    answerable = chunk.answer_sentences()
+    assert all(k in {TextKind.PROSE, TextKind.TABLE} or k is None for k in [chunk.kind])
+    assert Counter(chunk.sentence_kinds or []) >= Counter({"heading": 1, "caption": 1, "equation": 1})
+    assert "Figure 1" not in " ".join(answerable) and "Association" not in " ".join(answerable)
+    assert "The crawler collects papers and the selector reads them." in answerable
+    # every sentence's span still indexes the chunk's own text, so quotes stay exact
+    assert chunk.sentence_spans is not None and chunk.sentence_kinds is not None
+    assert len(chunk.sentence_kinds) == len(chunk.sentence_spans)
+    assert "Figure 1: Overview of the agent and its two components." in chunk.sentences()
+
+
+def test_markdown_and_text_lose_their_syntax_and_glued_note_markers(tmp_path: Path) -> None:
+    md = tmp_path / "page.md"
+    md.write_text(
+        "# Gravity hill\n\nA gravity hill is a place where a slope *appears* uphill.[1] See "
+        "[the list](https://example.org/list) \\[sic\\].\n\n## Sites\n\n| Site | Country |\n|---|---|\n"
+        "| Electric Brae | Scotland |\n\n## References\n\n1. ^ Bressan, P. (2003). Perception.\n",
+        encoding="utf-8",
+    )
+    blocks, _ = _read(md)
+    text = "\n".join(b.text for b in blocks)
+    assert not _MARKUP.search(text) and "*" not in text and "](" not in text
+    assert "A gravity hill is a place where a slope appears uphill. See the list [sic]." in text
+    assert _by_kind(blocks)[TextKind.TABLE] == ["Site: Electric Brae | Country: Scotland"]
+    assert [b.text for b in blocks if b.kind == TextKind.HEADING] == ["Gravity hill", "Sites", "References"]
+    assert _by_kind(blocks)[TextKind.REFERENCE] == ["Bressan, P. (2003). Perception."]
+    txt = tmp_path / "notes.txt"
+    txt.write_text(
+        "He was born in Bangor on 26 June 1968,[1] and grew up in Barmouth.[2][3]", encoding="utf-8"
+    )
+    blocks, _ = _read(txt)
+    assert blocks[0].text == "He was born in Bangor on 26 June 1968, and grew up in Barmouth."
+
+
+@pytest.mark.parametrize(
+    ("left", "right", "seen", "joined"),
+    [
+        ("re", "lationships", "", "relationships"),  # lower-case continuation: a break
+        ("PaSa", "7b", "", "PaSa-7b"),  # a digit: the hyphen is the name's
+        ("GPT", "4o", "", "GPT-4o"),
+        ("AutoScholar", "Query", "the AutoScholarQuery set", "AutoScholarQuery"),  # written whole elsewhere
+        (
+            "state",
+            "of-the-art",
+            "a state-of-the-art model",
+            "state-of-the-art",
+        ),  # written hyphenated elsewhere
+    ],
+)
+def test_a_line_end_hyphen_is_joined_as_the_document_spells_the_word(
+    left: str, right: str, seen: str, joined: str
+) -> None:
+    assert hyphen_join(left, right, word_forms([seen])) == joined
+
+
+def test_lines_are_joined_without_a_stray_space_and_note_markers_dropped() -> None:
+    vocabulary = word_forms(["random mutations"])
+    assert join_lines(["the re-", "lationships of PaSa-", "7b and GPT\x02", "4o"], vocabulary) == (
+        "the relationships of PaSa-7b and GPT-4o"
+    )
+    assert repair_inline_hyphens("ran-dom string, a well-known method", vocabulary) == (
+        "random string, a well-known method"
+    )
+    assert drop_note_markers("in 1965.[1] The flag[a] History[edit], as in [12]") == (
+        "in 1965. The flag History, as in [12]"
+    )
+
+
+def test_old_chunks_without_kinds_answer_from_all_their_sentences() -> None:
+    doc = Document(id="d", text="One sentence here. Another one there.")
+    (chunk,) = chunk_document(doc, ChunkerSettings(max_tokens=50, overlap_tokens=0))
+    assert chunk.kind == TextKind.PROSE and chunk.sentence_kinds is None
+    assert chunk.answer_sentences() == chunk.sentences()
+    stored = Chunk.model_validate(
+        {k: v for k, v in chunk.model_dump().items() if k not in {"kind", "sentence_kinds"}}
+    )
+    assert stored.answer_sentences() == chunk.sentences()
