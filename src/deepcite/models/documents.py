@@ -65,7 +65,8 @@ class Chunk(SourceFields):
     # the page each of those sentences starts on, parallel to ``sentence_spans``; None for chunks without
     # pages or stored before sentence pages were recorded (they fall back to ``page``)
     sentence_pages: list[int] | None = None
-    # what the chunk's text is: the kind of all its sentences, ``prose`` when they differ; ``sentence_kinds``
+    # what the chunk's text is: the kind its sentences share (a heading over them aside), ``prose`` when it
+    # holds any prose, else ``table`` when it holds a table row, else the commonest; ``sentence_kinds``
     # gives each sentence's kind, parallel to ``sentence_spans`` (None when all are prose, or for chunks
     # stored before kinds were recorded)
     kind: TextKind = TextKind.PROSE
