@@ -1,4 +1,5 @@
-"""The base of every settings section: unknown keys refused, and ``tuned`` for a copy with sub-sections changed."""
+"""The base of every settings section: unknown keys refused, and ``tuned`` for a copy with sub-sections
+changed."""
 
 from __future__ import annotations
 

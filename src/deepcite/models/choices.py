@@ -1,5 +1,5 @@
-"""Choices given by name (search modes, fusion methods, aspect types …), each parsed by ``from_str`` that fails
-with the list of valid values."""
+"""Choices given by name (search modes, fusion methods; aspect types in :mod:`.coverage`), each parsed by
+``from_str``, which fails with the list of valid values."""
 
 from __future__ import annotations
 
