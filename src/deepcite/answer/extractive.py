@@ -65,7 +65,13 @@ from deepcite.answer.findings import (
 )
 from deepcite.answer.generators import require_any, require_selected, section_titles, subquery_chunks
 from deepcite.answer.lead_guard import lead_fault, never_quoted
-from deepcite.answer.question_kind import AnswerKind, answer_cue, question_kind, states_kind
+from deepcite.answer.question_kind import (
+    AnswerKind,
+    answer_cue,
+    phrase_overlaps,
+    question_kind,
+    states_kind,
+)
 from deepcite.answer.sentence_scores import (
     CONTRAST,
     EvidenceSentence,
@@ -79,6 +85,7 @@ from deepcite.answer.sentence_scores import (
     term_weights,
     write,
 )
+from deepcite.answer.table_rows import row_fit
 from deepcite.config import AnswerSettings
 from deepcite.models import QueryAspect
 from deepcite.retrieval.embedders import Embedder
@@ -118,7 +125,7 @@ class ExtractiveGenerator:
             return self._led(scores, chosen, kind)
         if answering is not None:  # the sentence that states what was asked opens, its own study goes on
             rest = self._pick(scores, 0, limit - 1, self._eligible(scores, 0), [answering], answering)
-            return write(scores, [answering, *rest])
+            return write(scores, self._with_row(scores, [answering, *rest], ctx.query, kind, limit))
         if len(parts) > 1:
             per_part = max(1, limit // len(parts))
             pieces: list[list[int]] = []
@@ -129,16 +136,44 @@ class ExtractiveGenerator:
                 pieces.append(chosen)
             note = self._note(scores, taken, kind)
             return note + " ".join(write(scores, chosen) for chosen in pieces)
-        return self._led(scores, self._findings(scores, 0, limit, lead=True), kind)
+        chosen = self._with_row(scores, self._findings(scores, 0, limit, lead=True), ctx.query, kind, limit)
+        return self._led(scores, chosen, kind)
+
+    def _with_row(
+        self, scores: SentenceScores, chosen: list[int], question: str, kind: AnswerKind, limit: int
+    ) -> list[int]:
+        """For an amount or a name: ``chosen`` with the table row that fits the question best
+        (:func:`~deepcite.answer.table_rows.row_fit` at least ``kinds.row_min_fit``; the best by value plus
+        ``kinds.row_fit_weight`` times its fit) in its last
+        place after the opening, when it is not chosen already."""
+        if kind not in (AnswerKind.AMOUNT, AnswerKind.NAME) or not chosen:
+            return chosen
+        fits = [(row_fit(x.text, question), i) for i, x in enumerate(scores.sentences)]
+        rows = [(f, i) for f, i in fits if f >= self._settings.kinds.row_min_fit]
+        if not rows:
+            return chosen
+        weight = self._settings.kinds.row_fit_weight
+        best = max(rows, key=lambda r: (scores.value[r[1], 0] + weight * r[0], -r[1]))[1]
+        if best in chosen:
+            return chosen
+        return [*chosen[: max(1, limit - 1)], best]
 
     def _with_cue(self, scores: SentenceScores, question: str, kind: AnswerKind) -> SentenceScores:
-        """``scores`` with each sentence's answer-type cue for the question, blended into its value for the
-        question (target 0) by ``kinds.cue_weight``; as they were for a kind without a cue."""
-        if kind in (AnswerKind.OTHER, AnswerKind.YES_NO) or not scores.sentences:
+        """``scores`` with each sentence's value for the question (target 0) blended with what answers it as
+        asked: its own support without its study's share (``kinds.own_weight``, for a question that does not ask
+        for findings), the question's word pairs it holds (``kinds.phrase_weight``) and the cue of the kind of
+        answer asked for (``kinds.cue_weight``; none for a kind without a cue)."""
+        if not scores.sentences or scores.alone is None:
             return scores
         s = self._settings.kinds
-        cue = np.array([answer_cue(kind, x.text, question, s) for x in scores.sentences], dtype=np.float32)
-        scores.value[:, 0] = (1.0 - s.cue_weight) * scores.value[:, 0] + s.cue_weight * cue
+        texts = [x.text for x in scores.sentences]
+        phrase = phrase_overlaps(texts, question)
+        cued = kind not in (AnswerKind.OTHER, AnswerKind.YES_NO)
+        cue = np.array([answer_cue(kind, t, question, s) for t in texts], dtype=np.float32) if cued else None
+        own = 0.0 if scores.findings_first[0] else s.own_weight
+        mix = 1.0 - own - s.phrase_weight - (s.cue_weight if cued else 0.0)
+        value = mix * scores.value[:, 0] + own * scores.alone[:, 0] + s.phrase_weight * phrase
+        scores.value[:, 0] = value + (s.cue_weight * cue if cue is not None else 0.0)
         return replace(scores, cue=cue)
 
     def _answering(self, scores: SentenceScores) -> int | None:
@@ -365,7 +400,7 @@ class ExtractiveGenerator:
             1.0 - s.extractive.sentence_relevance_weight
         ) * boosted + s.extractive.sentence_relevance_weight * alone
         value = (1.0 - weight) * relevance + weight * finding
-        return SentenceScores(sentences, vectors, support, relevance, value, first)
+        return SentenceScores(sentences, vectors, support, relevance, value, first, alone)
 
     def _study_support(
         self,
@@ -399,7 +434,9 @@ class ExtractiveGenerator:
         out: list[EvidenceSentence] = []
         seen: set[str] = set()
         for chunk in chunks:
-            for raw in chunk.answer_sentences():  # no heading, caption, furniture, equation or reference entry
+            for (
+                raw
+            ) in chunk.answer_sentences():  # no heading, caption, furniture, equation or reference entry
                 if LABEL_ONLY.match(raw):
                     continue  # a section label left on its own ("STUDY DESIGN/")
                 label, body = split_inline_label(raw)

@@ -12,7 +12,7 @@ AMOUNT     how many/much/long…, by how much, what F1…      a number the ques
                                                            unit ("9%-19%", "8.8 hours", "21.5M")
 DEFINITION what is X, what does X mean, define X           "X is a/an/the", "refers to", "defined as", "means"
 COMPARISON … better/more … than …, compare, X or Y         a comparative, more when it names both sides
-YES_NO     does/is/can …                                   an effect, a comparison, a negation or a test
+YES_NO     does/is/can …                                   none here: findings first (answer/findings.py)
 NAME       who …, which library/company/tool …             a capitalised name the question does not hold
 TIME       when …, what year                               a year, a date or a clause of time
 PLACE      where …                                         "in/at/from" and a capitalised place
@@ -29,8 +29,11 @@ The cue weights are :class:`deepcite.config.AnswerSettings` ``kinds.*``.
 
 from __future__ import annotations
 
+import math
 import re
 from enum import StrEnum
+
+import numpy as np
 
 from deepcite.answer.question_words import (
     COMPARATIVES,
@@ -40,7 +43,7 @@ from deepcite.answer.question_words import (
     UNITS,
 )
 from deepcite.config.answer import AnswerKindSettings
-from deepcite.text import STOP_WORDS
+from deepcite.text import STOP_WORDS, tokenize
 
 
 class AnswerKind(StrEnum):
@@ -85,6 +88,9 @@ _AMOUNT = re.compile(
     rf"\b(?:what|which)\s+(?:\S+\s+){{0,3}}?(?:{_MEASURES})\b",
     re.I,
 )
+_HOW_OR_WHAT = re.compile(r"^\s*(?:how|what|which)\b", re.I)
+# a measure the question names anywhere: "How does BM25 do at recall@10 …"
+_MEASURED = re.compile(r"\b(?:recall|precision|accuracy|f1|auc|bleu|rouge)(?:@\d+)?\b|\btop-\d+\b", re.I)
 _TIME = re.compile(
     r"^\s*when\b|\b(?:what|which) (?:year|date|day|month|time|decade|century)\b|\bin what year\b", re.I
 )
@@ -109,12 +115,11 @@ _COMPARISON = re.compile(
     rf"\b(?:compare[sd]?|comparison|differ\w*|versus|vs\.?|{_COMPARE_WORDS})\b|\bor\b", re.I
 )
 # where the question splits into its two sides ("L2 distance and dot product compare to cosine similarity")
-_SIDE_SPLIT = re.compile(
-    r"\b(?:than|or|versus|vs\.?|compared? (?:to|with)|compare to|differ from|over|from)\b", re.I
-)
+_SIDE_SPLIT = re.compile(r"\b(?:than|or|versus|vs\.?|compared? (?:to|with)|compare to|differ from)\b", re.I)
 
 # -- cues in a sentence ----------------------------------------------------------------------------------------
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*)(?:\s*(%|[-–]?\s*\d+(?:\.\d+)?%|[a-zA-Z]+\b))?")
+_LABELLED = re.compile(r":\s*$")  # a labelled value, as a table row reads: "Recall@20: 0.0609"
 _DEFINES = re.compile(
     r"\b(?:is|are|was|were)\s+(?:a|an|the|one|any|defined|known|called|used)\b|\brefers? to\b|\bdefined as\b|"
     r"\bmeans?\b|\bmeaning\b|\bstands? for\b|\bknown as\b|\bis called\b|\bwe call\b|\bdenotes?\b|"
@@ -124,11 +129,6 @@ _DEFINES = re.compile(
 _COMPARATIVE = re.compile(
     rf"\b(?:{_COMPARE_WORDS}|\w+er than|compared (?:to|with)|versus|vs\.?|outperform\w*|surpass\w*|"
     r"superior|inferior|exceed\w*|beat\w*|improve\w*|same as|similar to|differ\w*|whereas)\b",
-    re.I,
-)
-_DECISIVE = re.compile(
-    r"\b(?:not|no|never|neither|nor|significant\w*|associated|effect\w*|improv\w*|reduc\w*|increas\w*|"
-    r"decreas\w*|better|worse|higher|lower|did|does|do|is|are|was|were|can|cannot|should)\b",
     re.I,
 )
 _YEAR_OR_DATE = re.compile(
@@ -154,7 +154,7 @@ _CAPITALISED = re.compile(r"(?<![\w-])[A-Z][\w'’-]*")
 def question_kind(question: str) -> AnswerKind:
     """The kind of answer ``question`` asks for (module docstring); ``OTHER`` when no form matches."""
     q = question.strip()
-    if _AMOUNT.search(q):
+    if _AMOUNT.search(q) or (_HOW_OR_WHAT.match(q) and _MEASURED.search(q)):
         return AnswerKind.AMOUNT
     if _TIME.search(q):
         return AnswerKind.TIME
@@ -197,6 +197,8 @@ def amount_cue(sentence: str, question: str, settings: AnswerKindSettings) -> fl
         unit = (m.group(2) or "").strip().lower()
         if unit and (unit.endswith("%") or unit in UNITS or re.fullmatch(r"[kmbx]", unit)):
             return settings.number_with_unit_cue
+        if _LABELLED.search(sentence[: m.start()]):
+            return settings.number_with_unit_cue
         best = max(best, settings.bare_number_cue)
     if best == 0.0 and _words(sentence) & NUMBER_WORDS - _words(question):
         best = settings.word_number_cue
@@ -226,10 +228,47 @@ def comparison_cue(sentence: str, question: str, settings: AnswerKindSettings) -
 
 
 def name_cue(sentence: str, question: str) -> float:
-    """1 when the sentence holds a capitalised word (not its first) that the question does not."""
+    """1 when the sentence holds a word with a capital (not its first word: "HuggingFace", "gradCAM") that the
+    question does not."""
     asked = _words(question)
-    names = _CAPITALISED.findall(sentence)[1:] if sentence[:1].isupper() else _CAPITALISED.findall(sentence)
-    return 1.0 if any(n.lower() not in asked for n in names) else 0.0
+    words = re.findall(r"[\w'’-]+", sentence)[1:]
+    return 1.0 if any(w.lower() not in asked and not w.islower() and w[:1].isalpha() for w in words) else 0.0
+
+
+_NEGATIONS = frozenset({"not", "no", "never", "without", "nor", "cannot"})
+
+
+def _phrase_terms(text: str) -> list[str]:
+    """``text``'s stemmed content words in order, a negation kept as "not" (stop words dropped)."""
+    out: list[str] = []
+    for word in re.findall(r"[\w@.'’-]+", text.lower()):
+        if word in _NEGATIONS or word.endswith("n't"):
+            out.append("not")
+        else:
+            out.extend(tokenize(word)[:1])
+    return out
+
+
+def phrase_overlaps(sentences: list[str], question: str) -> np.ndarray:
+    """Per sentence, the weighted share of the question's word pairs (adjacent content words, negations kept:
+    "not address", "paper queue", "public holiday") it holds in the same order, in [0, 1]; a pair weighs
+    ``log(1 + N / df)`` over the N sentences (a pair every sentence holds, such as the topic's name, says little
+    about which one answers)."""
+    asked = _phrase_terms(question)
+    pairs = set(zip(asked, asked[1:], strict=False))
+    out = np.zeros(len(sentences), dtype=np.float32)
+    if not pairs or not sentences:
+        return out
+    held = []
+    for sentence in sentences:
+        terms = _phrase_terms(sentence)
+        held.append(pairs & set(zip(terms, terms[1:], strict=False)))
+    df = {p: sum(p in h for h in held) for p in pairs}
+    weight = {p: math.log(1.0 + len(sentences) / max(1, df[p])) for p in pairs}
+    total = sum(weight.values())
+    for i, h in enumerate(held):
+        out[i] = sum(weight[p] for p in h) / total
+    return out
 
 
 def answer_cue(kind: AnswerKind, sentence: str, question: str, settings: AnswerKindSettings) -> float:
@@ -241,8 +280,6 @@ def answer_cue(kind: AnswerKind, sentence: str, question: str, settings: AnswerK
             return 1.0 if _DEFINES.search(sentence) else 0.0
         case AnswerKind.COMPARISON:
             return comparison_cue(sentence, question, settings)
-        case AnswerKind.YES_NO:
-            return 1.0 if _DECISIVE.search(sentence) else 0.0
         case AnswerKind.NAME:
             return name_cue(sentence, question)
         case AnswerKind.TIME:

@@ -41,7 +41,6 @@ NAME_NOUNS = (
     "code",
     "section",
     "sections",
-    "gradient",
     "annotation",
 )
 

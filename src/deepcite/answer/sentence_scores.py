@@ -13,6 +13,7 @@ import numpy as np
 
 from deepcite.answer.prompts import UNKNOWN
 from deepcite.models import AspectType, QueryAspect
+from deepcite.text import split_sentences
 
 # a question answered by yes or no opens with an auxiliary verb
 YES_NO = re.compile(
@@ -50,6 +51,9 @@ class SentenceScores:
     relevance: np.ndarray  # (sentences, targets): support from the threshold (0) to the best sentence's (1)
     value: np.ndarray  # (sentences, targets): relevance blended with the finding score
     findings_first: np.ndarray  # (targets,): the target asks for findings (yes/no, effect, comparison)
+    alone: np.ndarray | None = (
+        None  # (sentences, targets): own support (no study's share) relative to the best
+    )
     cue: np.ndarray | None = None  # (sentences,): the answer-type cue for the question (target 0), if any
 
 
@@ -116,7 +120,12 @@ def overlap(sentence_terms: frozenset[str], target_terms: frozenset[str], weight
 
 
 def cite(text: str, display_id: int) -> str:
-    """The sentence with ``[id]`` before its final punctuation."""
+    """The sentence with ``[id]`` before its final punctuation; a sentence that
+    :func:`deepcite.text.split_sentences` (the citation check's splitter) reads as several ("Bib. linking
+    (GROBID) …") is cited piece by piece, so no piece is left uncited."""
+    pieces = split_sentences(text)
+    if len(pieces) > 1:
+        return " ".join(cite(piece, display_id) for piece in pieces)
     text = text.rstrip()
     if text and text[-1] in ".!?":
         return f"{text[:-1]} [{display_id}]{text[-1]}"

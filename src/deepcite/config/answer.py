@@ -92,7 +92,15 @@ class AnswerKindSettings(Section):
     questions (eval/real_docs_questions.jsonl) and PubMedQA train questions."""
 
     enabled: bool = True
-    cue_weight: float = Field(default=0.35, ge=0.0, le=1.0)
+    cue_weight: float = Field(default=0.15, ge=0.0, le=1.0)
+    # and the share of the question's word pairs it holds ("paper queue", "not address"), by this weight
+    phrase_weight: float = Field(default=0.2, ge=0.0, le=1.0)
+    # and, for a question that does not ask for findings, its own support without its study's share
+    own_weight: float = Field(default=0.3, ge=0.0, le=1.0)
+    # an amount or a name: the table row that fits the question this well (answer/table_rows.py: 1 names the
+    # question's name and the measure asked, 0.5 the name and a number) ends the summary
+    row_min_fit: float = Field(default=0.5, ge=0.0, le=1.0)
+    row_fit_weight: float = 0.2  # rows are ranked by their value for the question plus this times their fit
     cue_min: float = Field(default=0.5, ge=0.0, le=1.0)
     cue_min_relevance: float = Field(default=0.3, ge=0.0, le=1.0)
     say_not_stated: bool = True

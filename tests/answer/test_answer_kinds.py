@@ -1,0 +1,180 @@
+"""The writer answers the question asked: question kinds, answer cues, the lead guard, table rows, and the
+answer check the evaluation scores summaries with. Sentences are from the shared real documents' kind of text
+(two-column papers, a GAO brief, Wikipedia), written for these tests."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from answer.conftest import HashingEmbedder
+from deepcite.answer.context import ContextChunk, ResponseContext
+from deepcite.answer.extractive import ExtractiveGenerator
+from deepcite.answer.lead_guard import CAPITALISED, CAPTION, HEADING, NO_VERB, lead_fault, never_quoted
+from deepcite.answer.question_kind import AnswerKind, answer_cue, phrase_overlaps, question_kind
+from deepcite.answer.table_rows import row_fit
+from deepcite.config import AnswerSettings
+from deepcite.evaluation.answer_check import AnswerCheck, states_answer
+
+KINDS = AnswerSettings().kinds
+
+
+@pytest.mark.parametrize(
+    ("question", "kind"),
+    [
+        ("How many questions per second can DPR process with FAISS?", AnswerKind.AMOUNT),
+        ("By how much does PaSa-7B surpass Google with GPT-4o in recall@20?", AnswerKind.AMOUNT),
+        ("What F1 does Qwen-2.5-7b reach as a paper selector?", AnswerKind.AMOUNT),
+        ("How does BM25 do at recall@10 when aligning summary units?", AnswerKind.AMOUNT),
+        ("What is explainable artificial intelligence?", AnswerKind.DEFINITION),
+        ("What does the phrase a sitting duck mean?", AnswerKind.DEFINITION),
+        ("How do L2 distance and dot product compare to cosine similarity in DPR?", AnswerKind.COMPARISON),
+        ("Did natural paragraphs or fixed-length passages work better for DPR?", AnswerKind.COMPARISON),
+        ("Is National Flag of Canada Day a public holiday?", AnswerKind.YES_NO),
+        ("Which library provided the PyTorch implementations?", AnswerKind.NAME),
+        ("Who do the PaperMage authors thank in the acknowledgements?", AnswerKind.NAME),
+        ("When was IBM renamed International Business Machines?", AnswerKind.TIME),
+        ("Where did Iwan Roberts's footballing career start?", AnswerKind.PLACE),
+        ("Why could rewards be sparse when training the Crawler?", AnswerKind.REASON),
+        ("What kinds of resources support academic research?", AnswerKind.LIST),
+        ("What does Grobid require users to manage?", AnswerKind.OTHER),
+    ],
+)
+def test_question_kind(question: str, kind: AnswerKind) -> None:
+    assert question_kind(question) is kind
+
+
+def test_cues_mark_the_shape_of_the_answer() -> None:
+    q = "How many questions per second can DPR process?"
+    assert answer_cue(AnswerKind.AMOUNT, "DPR processes 995.0 questions per second.", q, KINDS) == 1.0
+    assert answer_cue(AnswerKind.AMOUNT, "DPR is fast on one server.", q, KINDS) == 0.0
+    q = "What is FAISS?"
+    assert answer_cue(AnswerKind.DEFINITION, "FAISS is an open-source library for search.", q, KINDS) == 1.0
+    q = "How do L2 distance and dot product compare to cosine similarity?"
+    both = "L2 distance and dot product are both superior to cosine similarity."
+    assert answer_cue(AnswerKind.COMPARISON, both, q, KINDS) == 1.0
+    one = "Cosine similarity performs worse in our runs."
+    assert answer_cue(AnswerKind.COMPARISON, one, q, KINDS) == KINDS.comparative_cue
+
+
+def test_word_pairs_weigh_the_rare_pair_most() -> None:
+    q = "Is National Flag of Canada Day a public holiday?"
+    scores = phrase_overlaps(
+        ["National Flag of Canada Day is observed on February 15.", "It is not a public holiday."], q
+    )
+    assert scores[1] > 0 and scores[0] > 0
+
+
+@pytest.mark.parametrize(
+    ("sentence", "fault"),
+    [
+        ("5.1 Main Results Table 2 compares the retrieval accuracy of five systems.", HEADING),
+        ("Table 1: Statistics of the S2ORC corpus by field.", CAPTION),
+        ("Dense Passage Retrieval for Open-Domain Question Answering", CAPITALISED),
+        ("Papers w/ ACL IDs | 42k", NO_VERB),
+        ("DPR outperforms BM25 by 9%-19% absolute in top-20 accuracy.", None),
+        ("13 papers mention that expert annotators are necessary.", None),
+    ],
+)
+def test_lead_guard(sentence: str, fault: str | None) -> None:
+    assert lead_fault(sentence, KINDS) == fault
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "c 2020 Association for Computational Linguistics",
+        "In Proceedings of the 25th Conference on Computational Natural Language Learning, pages 1-10.",
+        "Karpukhin, V., Oguz, B., Min, S. 2020. Dense passage retrieval. In Proceedings of EMNLP.",
+        "Published under a Creative Commons licence.",
+    ],
+)
+def test_footers_venues_and_references_are_never_quoted(line: str) -> None:
+    assert never_quoted(line)
+    assert not never_quoted("The retriever is trained on 21 million passages of Wikipedia.")
+
+
+def test_a_row_fits_when_it_names_the_question_s_name_and_measure() -> None:
+    q = "What precision does ChatGPT have on the AutoScholarQuery test set?"
+    assert row_fit("Method: ChatGPT | Precision: 0.0507 | Recall: 0.3046", q) == 1.0
+    assert row_fit("Method: Google | Precision: 0.1 | Recall: 0.2", q) == 0.0
+    assert row_fit("ChatGPT was used as a baseline.", q) == 0.0
+
+
+def _chunk(i: int, text: str, doc: str = "dpr.pdf") -> ContextChunk:
+    return ContextChunk(
+        id=i,
+        chunk_id=f"c{i}",
+        doc_id=doc,
+        file=doc,
+        title="Dense Passage Retrieval",
+        text=text,
+        score=1 - i / 10,
+    )
+
+
+def _summary(question: str, chunks: list[ContextChunk]) -> str:
+    ctx = ResponseContext(request_id="r", query=question, selected_chunks=chunks)
+    return ExtractiveGenerator(HashingEmbedder(), AnswerSettings()).summary(ctx)
+
+
+def test_an_amount_question_opens_with_the_sentence_holding_the_number() -> None:
+    chunks = [
+        _chunk(1, "5.1 Main Results Table 2 compares DPR and BM25 on top-20 retrieval accuracy."),
+        _chunk(2, "DPR is a dense retriever trained on question and passage pairs."),
+        _chunk(3, "DPR beats BM25 in top-20 retrieval accuracy by 9%-19% absolute on most datasets."),
+    ]
+    text = _summary("How much better is DPR than BM25 at top-20 retrieval accuracy?", chunks)
+    assert text.startswith("DPR beats BM25")
+    assert "5.1 Main Results" not in text.split(".")[0]
+
+
+def test_a_definition_question_opens_with_the_definition() -> None:
+    chunks = [
+        _chunk(1, "Counterfactual explanations have been used widely in chemistry and biology."),
+        _chunk(
+            2, "A counterfactual explanation is the smallest change to an input that changes the prediction."
+        ),
+    ]
+    text = _summary("What is a counterfactual explanation?", chunks)
+    assert text.startswith("A counterfactual explanation is the smallest change")
+
+
+def test_a_table_row_never_leads_but_ends_the_summary_of_an_amount() -> None:
+    chunks = [
+        _chunk(1, "Method: ChatGPT | Precision: 0.0507 | Recall: 0.3046", doc="pasa.pdf"),
+        _chunk(2, "ChatGPT is evaluated on the AutoScholarQuery test set as a baseline.", doc="pasa.pdf"),
+    ]
+    text = _summary("What precision does ChatGPT have on the AutoScholarQuery test set?", chunks)
+    first = text.splitlines()[0]
+    assert not first.startswith("Method:")
+    assert states_answer(text, ["ChatGPT", "0.0507"])
+
+
+def test_a_missing_amount_is_said_so() -> None:
+    chunks = [
+        _chunk(1, "Annotators reviewed the candidate papers of every RealScholarQuery query carefully.")
+    ]
+    text = _summary("How many candidate papers did annotators review per query?", chunks)
+    assert text.startswith("No passage found states the number or amount asked for")
+    assert re.search(r"\[1\]", text)
+
+
+def test_the_answer_check_normalises_and_counts_per_kind() -> None:
+    assert states_answer("DPR beats BM25 by 9%-19% [2].", "9% - 19%")
+    assert states_answer("Newsroom 1,212,739 | 1 [3].", ["Newsroom", "1,212,739"])
+    assert not states_answer("founded in 1976 [1].", "76")
+    assert not states_answer("anything", [])
+    check = AnswerCheck()
+    check.add("table", "Newsroom | 1,212,739 [1].", "", ["Newsroom", "1,212,739"])
+    check.add(
+        "prose",
+        "Unknown based on provided sources.",
+        "It is not a public holiday [2].",
+        "not a public holiday",
+    )
+    rates = check.rates()
+    assert rates["summary"] == {"all": 0.5, "prose": 0.0, "table": 1.0}
+    assert rates["summary_or_long"]["all"] == 1.0
+    assert rates["questions"]["all"] == 2
