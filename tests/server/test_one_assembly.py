@@ -20,7 +20,13 @@ from typer.testing import CliRunner
 from deepcite.cli.main import app
 from deepcite.config import ResearchSettings, Settings
 from deepcite.engine import Engine
-from deepcite.evaluation.multihop import ingest_pool, load_questions, ranked_documents, systems_for
+from deepcite.evaluation.multihop import (
+    ingest_pool,
+    load_questions,
+    pool_collection_name,
+    ranked_documents,
+    systems_for,
+)
 from deepcite.retrieval.embedders import Embedder
 from deepcite.server.app import create_app
 from deepcite.service import QuestionRequest
@@ -61,17 +67,33 @@ def test_the_served_research_uses_the_entity_graph(pooled: tuple[Engine, str]) -
     assert any(lst["hits"] > 0 for lst in graph)
 
 
-def test_the_cli_research_report_lists_the_graph(
-    pooled: tuple[Engine, str], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    engine, name = pooled
-    monkeypatch.setenv("DEEPCITE_DATA_DIR", str(engine.settings.data_dir))
+@pytest.mark.slow
+def test_the_cli_research_report_lists_the_graph(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # a data dir of its own: one process keeps one store per data dir, and the module's Engine holds its own
+    monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path))
     monkeypatch.setenv("DEEPCITE_RESEARCH_RETRIEVAL_USE_GRAPH", "true")
+    runner = CliRunner()
+    scored = runner.invoke(
+        app,
+        [
+            "eval",
+            "multihop",
+            "--data",
+            str(POOL),
+            "--data-dir",
+            str(tmp_path),
+            "--systems",
+            "default",
+            "--json",
+        ],
+    )
+    assert scored.exit_code == 0, scored.output
+    assert json.loads(scored.stdout)["default"]["questions"] == 2
+    name = pool_collection_name(POOL, "ircot")
     question = load_questions(POOL).questions[0].question
-    result = CliRunner().invoke(app, ["research", question, "--collection", name, "--json"])
+    result = runner.invoke(app, ["research", question, "--collection", name, "--json"])
     assert result.exit_code == 0, result.output
-    body = json.loads(result.stdout)
-    assert graph_lists(body["pack"]["retrieval_report"])
+    assert graph_lists(json.loads(result.stdout)["pack"]["retrieval_report"])
 
 
 def test_eval_multihop_default_ranks_what_the_engine_serves(pooled: tuple[Engine, str]) -> None:
