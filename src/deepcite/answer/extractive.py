@@ -37,6 +37,14 @@ only when that sentence bears on the target as much as the opening does
 - multi-part questions (several main aspects): one part at a time, in the question's order;
   "Unknown based on provided sources." for a part with no finding.
 
+The quick summary answers the question asked (:mod:`deepcite.answer.question_kind`,
+:mod:`deepcite.answer.question_fit`): its value for the question also weighs the sentence's own support, the
+question's word pairs it holds and the cue of the kind of answer asked for (a number with its unit for "how
+many", "is a/refers to" for "what is", a comparative naming both sides); the relevant sentence bearing that cue
+opens it. A heading, caption, table row or capitalised line never opens it, copyright and venue lines and
+reference entries are never quoted (:mod:`deepcite.answer.lead_guard`); for an amount or a name the best-fitting
+table row ends it (:mod:`deepcite.answer.table_rows`); a line says so when nothing chosen states an amount.
+
 With ``elide_statistics`` a quoted sentence leaves out its parenthesised statistics ("(OR 1.08, 95% CI
 1.02-1.14, p = 0.01)"): the finding reads as a statement, and the cited passage keeps the figures.
 
@@ -49,7 +57,6 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterable, Sequence
-from dataclasses import replace
 
 import numpy as np
 from cachetools import LRUCache
@@ -65,12 +72,10 @@ from deepcite.answer.findings import (
 )
 from deepcite.answer.generators import require_any, require_selected, section_titles, subquery_chunks
 from deepcite.answer.lead_guard import lead_fault, never_quoted
+from deepcite.answer.question_fit import not_stated_note, with_cue, with_row
 from deepcite.answer.question_kind import (
     AnswerKind,
-    answer_cue,
-    phrase_overlaps,
     question_kind,
-    states_kind,
 )
 from deepcite.answer.sentence_scores import (
     CONTRAST,
@@ -85,7 +90,6 @@ from deepcite.answer.sentence_scores import (
     term_weights,
     write,
 )
-from deepcite.answer.table_rows import row_fit
 from deepcite.config import AnswerSettings
 from deepcite.models import QueryAspect
 from deepcite.retrieval.embedders import Embedder
@@ -116,7 +120,7 @@ class ExtractiveGenerator:
         ]
         scores = self._score(targets, ctx.selected_chunks, first)
         kind = question_kind(ctx.query) if self._settings.kinds.enabled else AnswerKind.OTHER
-        scores = self._with_cue(scores, ctx.query, kind)
+        scores = with_cue(self._settings.kinds, scores, ctx.query, kind)
         answering = self._answering(scores)
         if sides:  # a finding per side and the contrast; the contrast first when it states the comparison
             chosen = self._compare(scores)
@@ -125,7 +129,9 @@ class ExtractiveGenerator:
             return self._led(scores, chosen, kind)
         if answering is not None:  # the sentence that states what was asked opens, its own study goes on
             rest = self._pick(scores, 0, limit - 1, self._eligible(scores, 0), [answering], answering)
-            return write(scores, self._with_row(scores, [answering, *rest], ctx.query, kind, limit))
+            return write(
+                scores, with_row(self._settings.kinds, scores, [answering, *rest], ctx.query, kind, limit)
+            )
         if len(parts) > 1:
             per_part = max(1, limit // len(parts))
             pieces: list[list[int]] = []
@@ -134,47 +140,12 @@ class ExtractiveGenerator:
                 chosen = self._findings(scores, j, per_part, taken, lead=not taken)
                 taken.extend(chosen)
                 pieces.append(chosen)
-            note = self._note(scores, taken, kind)
+            note = not_stated_note(self._settings.kinds, scores, taken, kind)
             return note + " ".join(write(scores, chosen) for chosen in pieces)
-        chosen = self._with_row(scores, self._findings(scores, 0, limit, lead=True), ctx.query, kind, limit)
+        chosen = with_row(
+            self._settings.kinds, scores, self._findings(scores, 0, limit, lead=True), ctx.query, kind, limit
+        )
         return self._led(scores, chosen, kind)
-
-    def _with_row(
-        self, scores: SentenceScores, chosen: list[int], question: str, kind: AnswerKind, limit: int
-    ) -> list[int]:
-        """For an amount or a name: ``chosen`` with the table row that fits the question best
-        (:func:`~deepcite.answer.table_rows.row_fit` at least ``kinds.row_min_fit``; the best by value plus
-        ``kinds.row_fit_weight`` times its fit) in its last
-        place after the opening, when it is not chosen already."""
-        if kind not in (AnswerKind.AMOUNT, AnswerKind.NAME) or not chosen:
-            return chosen
-        fits = [(row_fit(x.text, question), i) for i, x in enumerate(scores.sentences)]
-        rows = [(f, i) for f, i in fits if f >= self._settings.kinds.row_min_fit]
-        if not rows:
-            return chosen
-        weight = self._settings.kinds.row_fit_weight
-        best = max(rows, key=lambda r: (scores.value[r[1], 0] + weight * r[0], -r[1]))[1]
-        if best in chosen:
-            return chosen
-        return [*chosen[: max(1, limit - 1)], best]
-
-    def _with_cue(self, scores: SentenceScores, question: str, kind: AnswerKind) -> SentenceScores:
-        """``scores`` with each sentence's value for the question (target 0) blended with what answers it as
-        asked: its own support without its study's share (``kinds.own_weight``, for a question that does not ask
-        for findings), the question's word pairs it holds (``kinds.phrase_weight``) and the cue of the kind of
-        answer asked for (``kinds.cue_weight``; none for a kind without a cue)."""
-        if not scores.sentences or scores.alone is None:
-            return scores
-        s = self._settings.kinds
-        texts = [x.text for x in scores.sentences]
-        phrase = phrase_overlaps(texts, question)
-        cued = kind not in (AnswerKind.OTHER, AnswerKind.YES_NO)
-        cue = np.array([answer_cue(kind, t, question, s) for t in texts], dtype=np.float32) if cued else None
-        own = 0.0 if scores.findings_first[0] else s.own_weight
-        mix = 1.0 - own - s.phrase_weight - (s.cue_weight if cued else 0.0)
-        value = mix * scores.value[:, 0] + own * scores.alone[:, 0] + s.phrase_weight * phrase
-        scores.value[:, 0] = value + (s.cue_weight * cue if cue is not None else 0.0)
-        return replace(scores, cue=cue)
 
     def _answering(self, scores: SentenceScores) -> int | None:
         """The most valuable sentence that may lead, is relevant (``kinds.cue_min_relevance``) and bears the
@@ -192,20 +163,8 @@ class ExtractiveGenerator:
         return self._order(scores, 0, stating)[0] if stating else None
 
     def _led(self, scores: SentenceScores, chosen: list[int], kind: AnswerKind) -> str:
-        """The summary of ``chosen``, after :meth:`_note` when the sentences do not answer as asked."""
-        return self._note(scores, chosen, kind) + write(scores, chosen)
-
-    def _note(self, scores: SentenceScores, chosen: list[int], kind: AnswerKind) -> str:
-        """A line that says so when the first sentence chosen may not lead (a table row, a caption), or when
-        the question asks for what a cue alone tells (an amount) and no chosen sentence bears it; else ""."""
-        if not chosen or not self._settings.kinds.say_not_stated:
-            return ""
-        if scores.sentences[chosen[0]].lead_fault is not None:
-            return "No sentence of the sources states it; the closest passages read:\n"
-        cue_min = self._settings.kinds.cue_min
-        if scores.cue is not None and states_kind(kind) and not any(scores.cue[i] >= cue_min for i in chosen):
-            return f"No passage found states {kind.asked_for}; the closest read:\n"
-        return ""
+        """The summary of ``chosen``, after a note when they do not answer as asked (:func:`not_stated_note`)."""
+        return not_stated_note(self._settings.kinds, scores, chosen, kind) + write(scores, chosen)
 
     def long_answer(self, ctx: ResponseContext, aspects: Sequence[QueryAspect] | None = None) -> str:
         """One ``## section`` per aspect; each sentence goes to the section it supports best, used once.

@@ -1,0 +1,76 @@
+"""The summary's fit to the question asked (used by :mod:`deepcite.answer.extractive`): each sentence's value for
+the question blended with its own support, the question's word pairs and the cue of the kind of answer asked
+for; the table row that ends the summary of an amount or a name; and the note that says when the sentences
+chosen do not state what was asked. Weights: :class:`deepcite.config.AnswerSettings` ``kinds.*``."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import numpy as np
+
+from deepcite.answer.question_kind import AnswerKind, answer_cue, phrase_overlaps, states_kind
+from deepcite.answer.sentence_scores import SentenceScores
+from deepcite.answer.table_rows import row_fit
+from deepcite.config.answer import AnswerKindSettings
+
+
+def with_row(
+    settings: AnswerKindSettings,
+    scores: SentenceScores,
+    chosen: list[int],
+    question: str,
+    kind: AnswerKind,
+    limit: int,
+) -> list[int]:
+    """For an amount or a name: ``chosen`` with the table row that fits the question best
+    (:func:`~deepcite.answer.table_rows.row_fit` at least ``kinds.row_min_fit``; the best by value plus
+    ``kinds.row_fit_weight`` times its fit) in its last
+    place after the opening, when it is not chosen already."""
+    if kind not in (AnswerKind.AMOUNT, AnswerKind.NAME) or not chosen:
+        return chosen
+    fits = [(row_fit(x.text, question), i) for i, x in enumerate(scores.sentences)]
+    rows = [(f, i) for f, i in fits if f >= settings.row_min_fit]
+    if not rows:
+        return chosen
+    weight = settings.row_fit_weight
+    best = max(rows, key=lambda r: (scores.value[r[1], 0] + weight * r[0], -r[1]))[1]
+    if best in chosen:
+        return chosen
+    return [*chosen[: max(1, limit - 1)], best]
+
+
+def with_cue(
+    settings: AnswerKindSettings, scores: SentenceScores, question: str, kind: AnswerKind
+) -> SentenceScores:
+    """``scores`` with each sentence's value for the question (target 0) blended with what answers it as
+    asked: its own support without its study's share (``kinds.own_weight``, for a question that does not ask
+    for findings), the question's word pairs it holds (``kinds.phrase_weight``) and the cue of the kind of
+    answer asked for (``kinds.cue_weight``; none for a kind without a cue)."""
+    if not scores.sentences or scores.alone is None:
+        return scores
+    s = settings
+    texts = [x.text for x in scores.sentences]
+    phrase = phrase_overlaps(texts, question)
+    cued = kind not in (AnswerKind.OTHER, AnswerKind.YES_NO)
+    cue = np.array([answer_cue(kind, t, question, s) for t in texts], dtype=np.float32) if cued else None
+    own = 0.0 if scores.findings_first[0] else s.own_weight
+    mix = 1.0 - own - s.phrase_weight - (s.cue_weight if cued else 0.0)
+    value = mix * scores.value[:, 0] + own * scores.alone[:, 0] + s.phrase_weight * phrase
+    scores.value[:, 0] = value + (s.cue_weight * cue if cue is not None else 0.0)
+    return replace(scores, cue=cue)
+
+
+def not_stated_note(
+    settings: AnswerKindSettings, scores: SentenceScores, chosen: list[int], kind: AnswerKind
+) -> str:
+    """A line that says so when the first sentence chosen may not lead (a table row, a caption), or when
+    the question asks for what a cue alone tells (an amount) and no chosen sentence bears it; else ""."""
+    if not chosen or not settings.say_not_stated:
+        return ""
+    if scores.sentences[chosen[0]].lead_fault is not None:
+        return "No sentence of the sources states it; the closest passages read:\n"
+    cue_min = settings.cue_min
+    if scores.cue is not None and states_kind(kind) and not any(scores.cue[i] >= cue_min for i in chosen):
+        return f"No passage found states {kind.asked_for}; the closest read:\n"
+    return ""
