@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from deepcite.answer.citations import CitationCheck
+from deepcite.answer.citations import CitationCheck, ClaimCheck
 from deepcite.answer.pipeline import AnswerResult, Citation, SubAnswer
 from deepcite.answer.report import ReportFormat, render_report, report_filename
 from deepcite.errors import InputError
@@ -91,3 +91,55 @@ def test_file_name_and_unknown_format(result: AnswerResult) -> None:
     )
     with pytest.raises(InputError, match="markdown, bibtex, ris"):
         ReportFormat.from_str("docx")
+
+
+HOSTILE = "<img src=x onerror=alert(1)><script>alert(2)</script>"
+
+
+def test_markdown_keeps_what_it_quotes_as_text(result: AnswerResult) -> None:
+    """A question, sub-question, passage title, file, section, claim or quote holding HTML or Markdown link
+    syntax stays text: no raw tag, no link but the report's own, headings on one line."""
+    hostile = result.model_copy(
+        update={
+            "query": f"Does warfarin work? {HOSTILE}\n# injected heading",
+            "summary": f"Warfarin works [1]. {HOSTILE} [click](javascript:alert(3)) [1, 3].",
+            "answer": f"## Harms {HOSTILE}\nBleeding was rare [3].",
+            "subanswers": [SubAnswer(subquestion=f"Bleeding? {HOSTILE}", answer=f"Rare {HOSTILE} [3].")],
+            "citations": [
+                citation(1, pmid="111", title=f"Study {HOSTILE}", text=f"{HOSTILE} passage"),
+                citation(3, doi="10.1000/x_y", file=f"a{HOSTILE}.pdf", section=f"Results {HOSTILE}"),
+                citation(4, url="javascript:alert(4)", title="[x](javascript:alert(5))"),
+            ],
+            "citation_check": CitationCheck(
+                sentences=3,
+                cited=3,
+                cited_ids=[1, 3, 4],
+                claims=[
+                    ClaimCheck(
+                        part="summary",
+                        claim=f"Claim {HOSTILE} | cell",
+                        id=1,
+                        supported=True,
+                        quote_start=0,
+                        quote_end=len(HOSTILE),
+                    )
+                ],
+            ),
+        }
+    )
+    text = render_report(hostile, ReportFormat.MARKDOWN)
+    assert "<" not in text.replace("<https://", "") and ">" not in text  # no tag of any kind
+    assert "&lt;script&gt;alert(2)&lt;/script&gt;" in text
+    first = text.splitlines()[0]
+    assert first.startswith("# Does warfarin work? &lt;img src=x onerror=alert(1)&gt;&lt;script&gt;")
+    assert first.endswith("\\# injected heading")  # one heading: the question's line break is a space
+    assert "### Bleeding? &lt;img" in text and "### Harms &lt;img" in text
+    assert "\\[click\\](javascript:alert(3))" in text and "\\[x\\](javascript:alert(5))" in text
+    assert not re.search(r"(?<!\\)\]\(javascript", text)  # escaped brackets: text, never a link
+    assert "javascript:alert(4)" not in text  # a URL becomes a link only when it is http(s)
+    assert "Warfarin works [1]." in text and "[1, 3]." in text  # citation markers are kept
+    assert "PMID [111](https://pubmed.ncbi.nlm.nih.gov/111/)" in text
+    table = text.split("## Evidence table", 1)[1].splitlines()
+    row = next(line for line in table if "Claim &lt;" in line)
+    assert "Claim &lt;img" in row and "\\| cell" in row
+    assert len(re.split(r"(?<!\\)\|", row)) == 8  # six cells: the claim's pipe is escaped

@@ -11,13 +11,21 @@ check's counts. BibTeX and RIS hold one entry per cited source document (its pas
 note), so a reference manager imports each study once. CSV is the evidence table alone. The command line
 (``deepcite ask --format``) and the HTTP API (``POST /api/report``, ``GET /api/answers/{id}/report``) all
 render through this module.
+
+Everything the Markdown report quotes (the question, texts, titles, quotes, file names, sections, links) stays
+text wherever the file is rendered: HTML's ``<``, ``>`` and ``&`` become entities, Markdown's link brackets
+and emphasis marks in one-line fields are escaped (a text's ``[n]`` citation markers are kept), and only
+http(s) URLs become links.
 """
 
 from __future__ import annotations
 
+import html
 import re
 from collections.abc import Sequence
+from urllib.parse import quote
 
+from deepcite.answer.citations import CITATION_RE
 from deepcite.answer.evidence import EvidenceRow, evidence_csv, evidence_rows
 from deepcite.answer.pipeline import AnswerResult, Citation
 from deepcite.models import _ChoiceEnum
@@ -91,17 +99,27 @@ def cited_sources(result: AnswerResult) -> list[list[Citation]]:
 def markdown_report(result: AnswerResult) -> str:
     """The summary, the answer by aspect, sub-answers, references and the citation check, as Markdown."""
     check = result.citation_check
-    lines = [f"# {result.query}", "", "## Summary", "", result.summary, "", "## Answer", ""]
-    lines += [_demote(result.answer), ""]
+    lines = [
+        f"# {_md_line(result.query)}",
+        "",
+        "## Summary",
+        "",
+        _md_prose(result.summary),
+        "",
+        "## Answer",
+        "",
+    ]
+    lines += [_demote(_md_prose(result.answer)), ""]
     if result.subanswers:
         lines += ["## Sub-questions", ""]
         for sub in result.subanswers:
-            lines += [f"### {sub.subquestion}", "", sub.answer, ""]
+            lines += [f"### {_md_line(sub.subquestion)}", "", _md_prose(sub.answer), ""]
     lines += ["## References", ""]
     lines += [f"{c.id}. {_reference_line(c)}" for c in cited_references(result)] or ["None."]
     rows = evidence_rows(result)
     if rows:
         lines += ["", "## Evidence table", "", *_evidence_table(rows)]
+    request_id = re.sub(r"[`\s]+", " ", result.request_id).strip()  # a code span cannot hold a backtick
     lines += [
         "",
         "## Citation check",
@@ -109,7 +127,7 @@ def markdown_report(result: AnswerResult) -> str:
         f"{check.sentences} sentences checked: {check.cited} cited, {check.repaired} replaced by the unknown "
         f"phrase, {check.dropped} dropped, {check.invalid_ids} invalid citation ids removed.",
         "",
-        f"Request `{result.request_id}`; numbers in square brackets refer to the references above.",
+        f"Request `{request_id}`; numbers in square brackets refer to the references above.",
         "",
     ]
     return "\n".join(lines)
@@ -119,7 +137,7 @@ def _evidence_table(rows: list[EvidenceRow]) -> list[str]:
     """The evidence rows as a Markdown table (pipes and line breaks in the texts escaped)."""
 
     def cell(value: object) -> str:
-        return re.sub(r"\s+", " ", str(value)).replace("|", "\\|").strip()
+        return _md_prose(re.sub(r"\s+", " ", str(value))).replace("|", "\\|").strip()
 
     lines = [
         "| Claim | Quote | Document | Page | Support | Verdict |",
@@ -128,9 +146,9 @@ def _evidence_table(rows: list[EvidenceRow]) -> list[str]:
     for row in rows:
         page = "" if row.page is None else str(row.page)
         score = "" if row.score is None else f"{row.score:.2f}"
-        document = f"[{row.citation}] {row.title or row.doc_id}"
+        document = f"[{row.citation}] {_md_line(row.title or row.doc_id)}"
         lines.append(
-            f"| {cell(row.claim)} | {cell(row.quote)} | {cell(document)} | {page} | {score} | {row.verdict} |"
+            f"| {cell(row.claim)} | {cell(row.quote)} | {document} | {page} | {score} | {cell(row.verdict)} |"
         )
     return lines
 
@@ -148,24 +166,60 @@ def _authors(names: Sequence[str], most: int = 3) -> str:
 
 def _reference_line(c: Citation) -> str:
     parts: list[str] = []
-    who = _authors(c.authors)
+    who = _md_line(_authors(c.authors))
     if who or c.year:
         parts.append(f"{who} ({c.year})" if who and c.year else who or f"({c.year})")
-    parts.append(f"*{_md_escape(c.title or c.doc_id)}*")
+    parts.append(f"*{_md_line(c.title or c.doc_id)}*")
     links = []
     if c.pmid:
-        links.append(f"PMID [{c.pmid}]({PUBMED_URL.format(pmid=c.pmid)})")
+        links.append(f"PMID [{_md_label(c.pmid)}]({PUBMED_URL.format(pmid=quote(c.pmid, safe=''))})")
     if c.doi:
-        links.append(f"DOI [{c.doi}]({DOI_URL.format(doi=c.doi)})")
-    if c.url and not (c.pmid or c.doi):
-        links.append(f"<{c.url}>")
-    where = _location(c)
-    tail = "; ".join(x for x in [*links, where, f"section: {c.section}" if c.section else ""] if x)
+        links.append(f"DOI [{_md_label(c.doi)}]({DOI_URL.format(doi=quote(c.doi, safe='/'))})")
+    if c.url and not (c.pmid or c.doi) and re.match(r"https?://", c.url, flags=re.I):
+        links.append(f"<{quote(c.url, safe=_URL_SAFE)}>")
+    where = _md_line(_location(c))
+    section = f"section: {_md_line(c.section)}" if c.section else ""
+    tail = "; ".join(x for x in [*links, where, section] if x)
     return ". ".join(parts) + (f". {tail}." if tail else ".")
 
 
+# what a URL keeps as it is in an autolink; anything else (spaces, quotes, angle brackets) is %-encoded
+_URL_SAFE = ":/?#[]@!$&'()*+,;=%~"
+
+
+def _html(text: str) -> str:
+    """``<``, ``>`` and ``&`` as entities: a renderer shows them, never reads them as markup."""
+    return html.escape(text, quote=False)
+
+
+def _md_prose(text: str) -> str:
+    """A text the report quotes as paragraphs (summary, answer, sub-answer): HTML as text, square brackets
+    escaped except in citation markers (``CITATION_RE``: no link can be made), the text's own headings and emphasis kept."""
+    out, last = [], 0
+    for match in CITATION_RE.finditer(text):
+        out += [_escape_brackets(_html(text[last : match.start()])), match.group()]
+        last = match.end()
+    out.append(_escape_brackets(_html(text[last:])))
+    return "".join(out)
+
+
+def _escape_brackets(text: str) -> str:
+    return re.sub(r"([\[\]])", r"\\\1", text)
+
+
+def _md_line(text: str) -> str:
+    """A one-line field (question, heading, title, author, file, section): line breaks as spaces, HTML as
+    text, Markdown's marks escaped."""
+    return _md_escape(_html(re.sub(r"\s+", " ", text).strip()))
+
+
+def _md_label(text: str) -> str:
+    """A link's text (a PMID or DOI): HTML as text, brackets escaped, the rest as it is."""
+    return _escape_brackets(_html(re.sub(r"\s+", " ", text).strip()))
+
+
 def _md_escape(text: str) -> str:
-    return re.sub(r"([*_`\[\]])", r"\\\1", text)
+    return re.sub(r"([\\*_`\[\]#|])", r"\\\1", text)
 
 
 def _location(c: Citation) -> str:
