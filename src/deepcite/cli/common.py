@@ -4,6 +4,7 @@ filter parsing."""
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -22,8 +23,19 @@ if TYPE_CHECKING:
     from deepcite.config import Settings
     from deepcite.engine import Engine
 
-console = Console()
-err_console = Console(stderr=True)
+LOG_WIDTH = 200  # columns of a console writing to a file or a pipe, so a table in a log is not cut
+
+
+def _console(stderr: bool = False) -> Console:
+    """A rich console; one that writes to a file or a pipe (a log, CI) and has no ``COLUMNS`` to go by is
+    :data:`LOG_WIDTH` wide instead of rich's 80, so tables keep their headers and figures whole."""
+    stream = sys.stderr if stderr else sys.stdout
+    wide = not stream.isatty() and "COLUMNS" not in os.environ
+    return Console(stderr=stderr, width=LOG_WIDTH if wide else None)
+
+
+console = _console()
+err_console = _console(stderr=True)
 
 
 class CliState:
