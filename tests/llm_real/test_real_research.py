@@ -1,27 +1,34 @@
 """The research engine's LLM steps against the real llama.cpp server (SmolLM2): planning (aspects, the next
-sub-question), HyDE, coverage grading and the next hop each send a request the server accepts and get back JSON
-that passes their schema, and a whole research run with the model in the loop still returns its evidence."""
+sub-question), HyDE, coverage grading and the next hop each send one request the server accepts, and what they
+return is the model's own reply, fitted to its schema and checked (a step that fell back offline, or never
+asked, fails here). The planner's and the grader's guards are shown firing on what the model really writes,
+and a whole research run with the model in the loop says which steps the model wrote."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from deepcite.config import NextHopSettings, ResearchSettings, Settings, StoppingSettings
 from deepcite.ingest.pipeline import IngestPipeline
+from deepcite.llm.deadline import request_budget
+from deepcite.llm.json import extract_json
 from deepcite.models import AspectType, QueryAspect
 from deepcite.research import llm_adapters
 from deepcite.research.agent import ResearchAgent
 from deepcite.research.planner import QueryPlanner
 from deepcite.retrieval.collection import Collection, open_collection
 from deepcite.retrieval.embedders import Embedder
-from llm_real.conftest import parsed_or_caught
+from llm_real.conftest import CountingClient
 
 pytestmark = pytest.mark.real_llm
 
 CORPUS = Path(__file__).resolve().parents[1] / "fixtures" / "research" / "chain_corpus.jsonl"
 QUESTION = "Who is the spouse of the performer of Velvet Harbor?"
+MED_QUESTION = "Does warfarin prevent stroke in atrial fibrillation?"
+GLUCOSE_QUESTION = "Does metformin lower blood glucose in type 2 diabetes?"
 PASSAGES = [
     "Velvet Harbor is the third studio album performed by Orla Brennick, released in 2004.",
     "Orla Brennick (born 1971) is an Irish folk singer. She has been married to the sculptor Tomas Vell since 1999.",
@@ -36,59 +43,119 @@ def chain(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Collect
     return collection
 
 
-def test_planning_aspects_come_back_typed_and_bounded(make_client) -> None:
+def only_reply(client: CountingClient) -> dict:
+    """The one JSON reply the model sent (the step asked exactly once)."""
+    assert len(client.calls) == 1, [c.reply for c in client.calls]
+    return extract_json(client.calls[0].reply)
+
+
+def proposed_aspects(client: CountingClient) -> list[dict]:
+    return list(extract_json(client.calls[-1].reply)["aspects"])
+
+
+def test_planning_aspects_are_the_models_typed_and_bounded(make_client) -> None:
+    client = make_client()
     settings = ResearchSettings()
-    aspects = parsed_or_caught(lambda: llm_adapters.llm_aspects(make_client(), QUESTION, settings))
-    for aspect in aspects or []:
-        assert aspect.aspect.strip() and isinstance(aspect.aspect_type, AspectType)
-        assert 0.0 <= aspect.importance <= 1.0 and aspect.keywords
+    aspects = llm_adapters.llm_aspects(client, MED_QUESTION, settings)
+    proposed = [str(a.get("aspect", "")).strip() for a in only_reply(client)["aspects"]]
+    assert aspects and {a.aspect for a in aspects} <= set(proposed)
+    assert len(aspects) <= settings.planning.llm_max_aspects
+    for aspect in aspects:
+        assert (
+            isinstance(aspect.aspect_type, AspectType) and 0.0 <= aspect.importance <= 1.0 and aspect.keywords
+        )
+        assert llm_adapters.shares_terms(aspect.aspect, MED_QUESTION, at_least=1)
 
 
-def test_planner_uses_the_model_or_falls_back_on_an_unfit_reply(make_client) -> None:
+def test_the_models_repeated_aspects_with_importances_above_one_are_merged_and_clamped(make_client) -> None:
+    """What SmolLM2 really plans for this question: "blood glucose" three times, importances 1.5, 2 and 3. The
+    schema refused that whole plan before; now it is one aspect of importance 1."""
+    client = make_client()
+    aspects = llm_adapters.llm_aspects(client, GLUCOSE_QUESTION, ResearchSettings())
+    raw = proposed_aspects(client)
+    assert len(raw) > len({a["aspect"] for a in raw}) and max(float(a["importance"]) for a in raw) > 1
+    assert [a.aspect for a in aspects] == list(dict.fromkeys(a["aspect"] for a in raw))
+    assert all(0.0 <= a.importance <= 1.0 for a in aspects)
+
+
+def test_the_planner_plans_with_the_models_aspects_and_says_so(make_client) -> None:
+    client = make_client()
+    with request_budget(1800.0) as budget:
+        plan = QueryPlanner(settings=ResearchSettings(), llm_client=client).plan(MED_QUESTION)
+    assert len(client.calls) == 1
+    assert [(w.part, w.writer) for w in budget.written()] == [("plan", "llm")]
+    proposed = {str(a.get("aspect", "")).strip() for a in proposed_aspects(client)}
+    assert {a.aspect for a in plan.aspects} <= proposed and plan.subquestions[0] == MED_QUESTION
+
+
+def test_an_off_topic_plan_from_the_model_falls_back_to_the_heuristic_one(make_client) -> None:
+    """The guard on the model's real reply: for this question SmolLM2 plans "description" twice, which shares no
+    term with the question; the planner plans offline and says why."""
+    client = make_client()
     errors: list[str] = []
-    plan = QueryPlanner(settings=ResearchSettings(), llm_client=make_client()).plan(QUESTION, errors=errors)
-    assert plan.aspects and plan.subquestions[0] == QUESTION
-    assert all("does not match the schema" in e or "proposed no aspects" in e for e in errors), errors
+    with request_budget(1800.0) as budget:
+        plan = QueryPlanner(settings=ResearchSettings(), llm_client=client).plan(QUESTION, errors=errors)
+    assert len(client.calls) == 1  # the model answered; its reply was refused, not never asked for
+    assert errors and "on the question's topic" in errors[0], errors
+    (written,) = budget.written()
+    assert written.part == "plan" and written.writer == "offline" and written.reason == "unusable reply"
+    proposed = {str(a.get("aspect", "")).strip() for a in proposed_aspects(client)}
+    assert plan.aspects and not {a.aspect for a in plan.aspects} & proposed
 
 
-def test_next_subquestion_is_a_string_the_planner_can_run(make_client) -> None:
-    sub = parsed_or_caught(
-        lambda: llm_adapters.llm_next_subquestion(make_client(), QUESTION, ["spouse"], PASSAGES, [QUESTION])
+def test_next_subquestion_is_the_models(make_client) -> None:
+    client = make_client()
+    sub = llm_adapters.llm_next_subquestion(client, QUESTION, ["spouse"], PASSAGES, [QUESTION])
+    assert sub and sub == str(only_reply(client)["subquestion"]).strip()
+
+
+def test_hyde_writes_the_models_passage(make_client) -> None:
+    client = make_client()
+    passage = llm_adapters.LLMHyde(client).generate("What do statins inhibit?")
+    assert len(passage.split()) >= 3 and passage == str(only_reply(client)["passage"]).strip()
+
+
+ASPECTS = [
+    QueryAspect(aspect="performer of Velvet Harbor", aspect_type=AspectType.DEFINITION, importance=1.0),
+    QueryAspect(aspect="spouse of the performer", aspect_type=AspectType.DEFINITION, importance=1.0),
+]
+
+
+def test_coverage_grading_scores_every_aspect_with_the_models_scores(make_client) -> None:
+    """The schema names each aspect, so the grammar makes the model score exactly those; a score out of
+    [0, 1] is clamped, not the grade refused."""
+    client = make_client()
+    scores, contradictions = llm_adapters.llm_coverage(client, ASPECTS, PASSAGES)
+    raw = only_reply(client)["scores"]
+    assert set(scores) == {a.aspect for a in ASPECTS}
+    assert scores == {a: min(1.0, max(0.0, float(raw[a]))) for a in scores}
+    assert all(isinstance(c, str) for c in contradictions)
+    assert client.calls[0].schema is not None
+    assert json.dumps(client.calls[0].schema).count("performer of Velvet Harbor") >= 2  # key and required
+
+
+def test_next_hop_choice_is_the_models(make_client) -> None:
+    client = make_client()
+    chooser = llm_adapters.LLMHopChooser(
+        client, NextHopSettings(enabled=True), chars_per_token=4.0, min_shared_terms=1
     )
-    assert sub is None or isinstance(sub, str)
+    choice = chooser.choose(QUESTION, [("Velvet Harbor", PASSAGES[0])], [QUESTION])
+    reply = only_reply(client)
+    assert (choice.answered, choice.next_query) == (bool(reply["answered"]), str(reply["next_query"]).strip())
 
 
-def test_hyde_writes_a_passage(make_client) -> None:
-    passage = parsed_or_caught(
-        lambda: llm_adapters.LLMHyde(make_client()).generate("What do statins inhibit?")
-    )
-    assert passage is None or len(passage.split()) >= 3
-
-
-def test_coverage_grading_scores_the_aspects_or_says_why_not(make_client) -> None:
-    """The schema lets the model pick its own keys: it either scores the aspects named (in [0, 1]) or the
-    grader raises LLMError, which the research engine answers with its heuristic grade."""
-    aspects = [
-        QueryAspect(aspect="performer of Velvet Harbor", aspect_type=AspectType.DEFINITION, importance=1.0),
-        QueryAspect(aspect="spouse of the performer", aspect_type=AspectType.DEFINITION, importance=1.0),
-    ]
-    graded = parsed_or_caught(lambda: llm_adapters.llm_coverage(make_client(), aspects, PASSAGES))
-    if graded is not None:
-        scores, contradictions = graded
-        assert set(scores) <= {a.aspect for a in aspects} and scores
-        assert all(0.0 <= s <= 1.0 for s in scores.values())
-        assert all(isinstance(c, str) for c in contradictions)
-
-
-def test_next_hop_choice_is_parsed(make_client) -> None:
-    chooser = llm_adapters.LLMHopChooser(make_client(), NextHopSettings(enabled=True), chars_per_token=4.0)
-    choice = parsed_or_caught(lambda: chooser.choose(QUESTION, [("Velvet Harbor", PASSAGES[0])], [QUESTION]))
-    assert choice is None or choice.answered or choice.next_query
-
-
-def test_research_with_the_model_in_the_loop_returns_evidence(chain: Collection, make_client) -> None:
+def test_research_with_the_model_in_the_loop_says_which_steps_it_wrote(
+    chain: Collection, make_client
+) -> None:
+    """The plan is refused (off topic, as above) and planned offline; the coverage grade is the model's."""
+    client = make_client()
     settings = ResearchSettings(stopping=StoppingSettings(min_hops=1, max_hops=1))
-    agent = ResearchAgent(chain, settings, llm_client=make_client())
-    result = agent.process(QUESTION)
-    assert result.pack.final_evidence
-    assert result.hops >= 1 and result.subquestions
+    agent = ResearchAgent(chain, settings, llm_client=client, grader=llm_adapters.LLMCoverageGrader(client))
+    with request_budget(1800.0) as budget:
+        result = agent.process(QUESTION)
+    assert result.pack.final_evidence and result.hops >= 1 and result.subquestions
+    written = {w.part: w for w in budget.written()}
+    assert (written["plan"].writer, written["plan"].reason) == ("offline", "unusable reply")
+    assert written["coverage grade"].writer == "llm", written
+    grades = [c for c in client.calls if "how fully the passages support" in c.messages[0]["content"]]
+    assert grades and len(client.calls) >= 2
