@@ -70,6 +70,9 @@ class ResearchRetrievalSettings(Section):
     # multi-hop); ``eval multihop`` measures it on. The round's lists are fused by RRF with search.rrf_k.
     use_graph: bool = False
     graph_k: int = 20
+    # names to pages: a query of one entity's name also searches (BM25) the pages its name names by the
+    # collection's alias table (retrieval/graph/aliases.py), at most `name_pages` of them (0: off)
+    name_pages: int = 2
     rerank_enabled: bool = False
     reranker_model: str | None = None
     rerank_top_n: int = 30
@@ -156,6 +159,15 @@ class EvidenceRankingSettings(Section):
     link_weight: float = 0.5  # x the score of a passage it shares a title link with
     shared_name_weight: float = 0.1  # x the score of a passage mentioning a name it mentions
     iterations: int = 2  # rounds of link lifting (2 carries a score two links down a chain)
+    # names to pages (retrieval/graph/aliases.py): a passage's title keys are its page's aliases (the title, its
+    # head before a comma, the lead name of its first `alias_lead_chars` characters and the names beside it, at
+    # most `alias_max_words` words each); a passage naming one of them is title-linked, and one naming a longer
+    # form of one of at least `alias_prefix_min_words` words ("West Chicago High School" and the page "West
+    # Chicago, Illinois") is linked by `alias_link_weight` x the page's score (0: off)
+    alias_link_weight: float = 0.3
+    alias_prefix_min_words: int = Field(default=2, ge=1)
+    alias_max_words: int = 6
+    alias_lead_chars: int = 300
 
 
 class StoppingSettings(Section):

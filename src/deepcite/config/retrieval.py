@@ -129,6 +129,18 @@ class GraphSettings(Section):
     # near-duplicate entity names joined by embedding cosine >= synonym_threshold (embeds every new name)
     synonyms: bool = False
     synonym_threshold: float = 0.9
+    # names to pages (retrieval/graph/aliases.py): a page is also known by its title's head before a comma, the
+    # name its first `alias_lead_chars` characters open with and the names they give in parentheses or after
+    # "also known as" (each at most `alias_max_words` words), stored as title mentions of the page; a mention
+    # names a page by an alias or by the longest alias of at least `alias_prefix_min_words` words it opens
+    # with ("West Chicago High School" -> "West Chicago, Illinois"), unless more than `alias_max_pages` pages
+    # share that alias; the walk joins a name to the alias it opens with by an edge of `prefix_weight`
+    aliases: bool = True
+    alias_lead_chars: int = 300
+    alias_max_words: int = 6
+    alias_prefix_min_words: int = Field(default=2, ge=1)
+    alias_max_pages: int = Field(default=3, ge=1)
+    prefix_weight: float = 0.5
     # edge weights: passage-own title, passage-mention, entity-entity co-occurrence, synonym (x cosine), and
     # partial name (a multi-word name to a name it ends with: "Marla Quint" - "Quint")
     title_weight: float = 1.0

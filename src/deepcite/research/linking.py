@@ -4,8 +4,10 @@ question) rise beside the passage that names them.
 
 A passage's relevance is ``dense_weight`` times its cosine to the question, plus ``title_weight`` when the
 question names its title, plus ``pack_weight / (pack_k + rank)`` for its place in the pack the rounds built.
-Two passages are linked when one mentions the other's title (``title_link``; "West Chicago" links to the
-document "West Chicago, Illinois") or both mention the same name (``shared_name``). A passage then scores its
+Two passages are linked when one mentions the other's title or another of its page's aliases (``title_link``;
+"West Chicago" links to the document "West Chicago, Illinois"), when one mentions a longer form of such an
+alias ("West Chicago High School": an alias link, ``alias_link_weight``) or both mention the same name
+(``shared_name``). A passage then scores its
 relevance plus the best of ``link_weight`` times a title-linked passage's score and ``shared_name_weight``
 times a name-sharing passage's score; ``iterations`` rounds of this carry a chain's score down its links.
 """
@@ -20,6 +22,7 @@ import numpy as np
 
 from deepcite.config import EvidenceRankingSettings
 from deepcite.models import Candidate, Chunk, EvidenceLink
+from deepcite.retrieval.graph.aliases import page_aliases, prefixes
 from deepcite.retrieval.graph.extract import entity_key, name_keys
 
 _MAX_NAMES = 64  # names read from one passage when linking (a passage rarely holds more)
@@ -28,22 +31,41 @@ _KEYS_CACHE = 8_192  # passages whose title and name keys are kept
 
 @dataclass(frozen=True)
 class _Keys:
-    """A passage's own title keys (the whole title, and its head before a comma) and the names it mentions."""
+    """A passage's own title keys (its page's aliases: the whole title, its head before a comma, its lead
+    name), the names it mentions, and the shorter forms those names open with (``alias_prefix_min_words``
+    words or more: "west chicago" of "west chicago high school")."""
 
     titles: frozenset[str]
     names: frozenset[str]
+    prefixes: frozenset[str] = frozenset()
 
 
-def _keys(chunk: Chunk) -> _Keys:
-    return _title_and_name_keys(chunk.title.strip(), chunk.text)
+def _keys(chunk: Chunk, settings: EvidenceRankingSettings) -> _Keys:
+    lead = chunk.text if chunk.position == 0 else ""
+    return _title_and_name_keys(
+        chunk.title.strip(),
+        lead,
+        chunk.text,
+        settings.alias_max_words,
+        settings.alias_lead_chars,
+        settings.alias_prefix_min_words if settings.alias_link_weight > 0 else 0,
+    )
 
 
 @lru_cache(
     maxsize=_KEYS_CACHE
 )  # the pack is ordered after every round (stopping.novelty_top_k) and at the end
-def _title_and_name_keys(title: str, text: str) -> _Keys:
-    titles = {entity_key(title), entity_key(title.split(",")[0])} if title else set()
-    return _Keys(titles=frozenset(t for t in titles if t), names=name_keys(text, max_entities=_MAX_NAMES))
+def _title_and_name_keys(
+    title: str, lead: str, text: str, max_words: int, lead_chars: int, prefix_min_words: int
+) -> _Keys:
+    titles = set(page_aliases(title, lead, max_words=max_words, lead_chars=lead_chars))
+    names = name_keys(text, max_entities=_MAX_NAMES)
+    shorter = (
+        {p for n in names if " " in n for p in prefixes(n, prefix_min_words)[1:]}
+        if prefix_min_words
+        else set()
+    )
+    return _Keys(titles=frozenset(titles), names=names, prefixes=frozenset(shorter - names))
 
 
 def _names_title(question_key: str, titles: frozenset[str]) -> bool:
@@ -53,10 +75,14 @@ def _names_title(question_key: str, titles: frozenset[str]) -> bool:
 
 
 def _link(a: _Keys, b: _Keys) -> tuple[str, str] | None:
-    """How passage ``a`` links to ``b``: ``(edge, entity)``, a title link before a shared name, or ``None``."""
+    """How passage ``a`` links to ``b``: ``(edge, entity)``, a title link before an alias link (a name's
+    shorter form is the other's alias) before a shared name, or ``None``."""
     title = (a.names & b.titles) or (b.names & a.titles)
     if title:
         return "title_link", min(title)
+    alias = (a.prefixes & b.titles) or (b.prefixes & a.titles)
+    if alias:
+        return "alias_link", max(alias, key=len)
     shared = a.names & b.names
     if shared:
         return "shared_name", max(shared, key=len)
@@ -75,7 +101,7 @@ def rank_evidence(
     on its ``link``; ties keep the rounds' order."""
     if not evidence:
         return []
-    keys = [_keys(c.chunk) for c in evidence]
+    keys = [_keys(c.chunk, settings) for c in evidence]
     question_key = entity_key(question)
     relevance = np.array(
         [
@@ -92,7 +118,11 @@ def rank_evidence(
             if found:
                 links[i].append((j, *found))
                 links[j].append((i, *found))
-    weight = {"title_link": settings.link_weight, "shared_name": settings.shared_name_weight}
+    weight = {
+        "title_link": settings.link_weight,
+        "alias_link": settings.alias_link_weight,
+        "shared_name": settings.shared_name_weight,
+    }
     scores = relevance.copy()
     best: list[tuple[int, str, str] | None] = [None] * len(evidence)
     for _ in range(settings.iterations):
@@ -112,7 +142,9 @@ def rank_evidence(
             None
             if via is None
             else EvidenceLink(
-                entity=via[2], edge=via[1], via=evidence[via[0]].chunk.title or evidence[via[0]].key[0]
+                entity=via[2],
+                edge="shared_name" if via[1] == "shared_name" else "title_link",
+                via=evidence[via[0]].chunk.title or evidence[via[0]].key[0],
             )
         )
         ranked.append(cand)

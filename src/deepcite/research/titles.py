@@ -1,5 +1,8 @@
 """The document titles of a collection, as entity keys: "has its own document" is evidence that a name is an
-entity worth following (a chain hop's answer). Read from the collection's entity graph, re-read when it changes."""
+entity worth following (a chain hop's answer). Read from the collection's entity graph, re-read when it changes.
+Beside them the collection's alias table (names to pages, :mod:`deepcite.retrieval.graph.aliases`): every
+title mention of the graph (a page's title and the aliases read from it at ingest) and each title's head before
+a comma."""
 
 from __future__ import annotations
 
@@ -8,14 +11,44 @@ import threading
 import numpy as np
 
 from deepcite.research.protocols import GraphRetriever, Retriever
+from deepcite.retrieval.graph.aliases import AliasTable
+from deepcite.retrieval.graph.extract import entity_key
+from deepcite.retrieval.graph.store import GraphRows
+
+_EMPTY = AliasTable([], prefix_min_words=1, max_pages=1)
+
+
+def alias_entries(rows: GraphRows) -> list[tuple[str, str, str]]:
+    """(alias key, chunk id, doc id) of every title mention of the graph, and of each title's head before a
+    comma (a graph built before aliases were stored holds its titles alone)."""
+    p_of = {int(pid): i for i, pid in enumerate(rows.passage_ids.tolist())}
+    e_of = {int(eid): i for i, eid in enumerate(rows.entity_ids.tolist())}
+    out: list[tuple[str, str, str]] = []
+    for pid, eid in zip(
+        rows.mention_passage[rows.mention_is_title].tolist(),
+        rows.mention_entity[rows.mention_is_title].tolist(),
+        strict=True,
+    ):
+        p, e = p_of.get(int(pid)), e_of.get(int(eid))
+        if p is None or e is None:
+            continue
+        chunk_id, doc_id = rows.chunk_ids[p], rows.doc_ids[p]
+        out.append((rows.entity_keys[e], chunk_id, doc_id))
+        head = entity_key(rows.entity_names[e].split(",")[0])
+        if head and head != rows.entity_keys[e]:
+            out.append((head, chunk_id, doc_id))
+    return out
 
 
 class TitleKeys:
-    """Entity keys of every document title of one retriever's collection (empty without an entity graph)."""
+    """Entity keys of every document title of one retriever's collection (empty without an entity graph), and
+    its alias table."""
 
     def __init__(self) -> None:
         self._version = -1
         self._keys: frozenset[str] = frozenset()
+        self._alias_version = -1
+        self._aliases = _EMPTY
         self._lock = threading.Lock()
 
     def get(self, retriever: Retriever) -> frozenset[str]:
@@ -32,3 +65,24 @@ class TitleKeys:
                 self._keys = frozenset(rows.entity_keys[i] for i in at.tolist())
                 self._version = version
             return self._keys
+
+    def aliases(self, retriever: Retriever) -> AliasTable:
+        """The collection's alias table (empty without an entity graph), read again when the graph changed."""
+        if not isinstance(retriever, GraphRetriever):
+            return _EMPTY
+        graph = retriever.graph
+        version = graph.version()
+        with self._lock:
+            if version != self._alias_version:
+                cfg = graph.settings
+                self._aliases = (
+                    AliasTable(
+                        alias_entries(graph.rows()),
+                        prefix_min_words=cfg.alias_prefix_min_words,
+                        max_pages=cfg.alias_max_pages,
+                    )
+                    if cfg.aliases and graph.exists()
+                    else _EMPTY
+                )
+                self._alias_version = version
+            return self._aliases

@@ -14,6 +14,8 @@ from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.protocols import Retriever
 from deepcite.research.state import ExecutorState
 from deepcite.research.vectors import candidate_vectors, text_vectors
+from deepcite.retrieval.graph.aliases import prefixes
+from deepcite.retrieval.graph.extract import entity_key
 from deepcite.retrieval.mmr import mmr_order
 
 _DISAMBIGUATION = re.compile(r"\s*\([^)]*\)\s*$")
@@ -59,9 +61,28 @@ def _reached_by_bridge(cand: Candidate, round_no: int) -> bool:
     return any(p.kind == "bridge" for p in cand.hits_in(round_no))
 
 
-def _titled_after_focus(cand: Candidate, round_no: int) -> bool:
-    """Whether the passage's title names the entity or aspect one of this round's queries was about."""
-    return any(p.focus and title_names(cand.chunk.title, p.focus) for p in cand.hits_in(round_no))
+def page_named(title: str, entity: str, prefix_min_words: int) -> bool:
+    """Whether a title names the entity (:func:`title_names`), or the entity is a longer form of the title's
+    head before a comma (names to pages: "West Chicago High School" and the page "West Chicago, Illinois"),
+    that head at least ``prefix_min_words`` words."""
+    if title_names(title, entity):
+        return True
+    head = entity_key(title.split(",")[0])
+    return len(head.split()) >= prefix_min_words and head in prefixes(entity_key(entity), prefix_min_words)
+
+
+def _titled_after_focus(cand: Candidate, round_no: int, prefix_min_words: int = 0) -> bool:
+    """Whether the passage's title names the entity or aspect one of this round's queries was about (with
+    ``prefix_min_words``, also the page the entity's longer name names: :func:`page_named`)."""
+    return any(
+        p.focus
+        and (
+            page_named(cand.chunk.title, p.focus, prefix_min_words)
+            if prefix_min_words
+            else title_names(cand.chunk.title, p.focus)
+        )
+        for p in cand.hits_in(round_no)
+    )
 
 
 def bridge_relevance(
@@ -93,7 +114,7 @@ def bridge_relevance(
         assert parent is not None
         focus = question_vec + (parent_vecs.get(parent) if parent_vecs.get(parent) is not None else 0.0)
         focus = focus / (np.linalg.norm(focus) or 1.0)
-        title_hit = _titled_after_focus(cand, state.round)
+        title_hit = _titled_after_focus(cand, state.round, settings.ranking.alias_prefix_min_words)
         residual = max((p.score for p in own if p.kind == "residual" and p.parent == parent), default=0.0)
         out[i] = (
             float(vectors[i] @ focus)

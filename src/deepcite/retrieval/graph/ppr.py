@@ -144,6 +144,11 @@ class WalkMatrix:
                 entity_block = entity_block + syn + syn.T
         if cfg.partial_weight > 0:
             entity_block = entity_block + cfg.partial_weight * _partial_names(rows.entity_keys)
+        titled = np.zeros(n_e, dtype=bool)
+        titled[me[rows.mention_is_title]] = True
+        if cfg.prefix_weight > 0 and cfg.aliases:
+            prefix = _prefix_names(rows.entity_keys, titled, cfg.alias_prefix_min_words)
+            entity_block = entity_block + cfg.prefix_weight * prefix
         relations = _relations(rows, e_of)
         if cfg.relation_weight > 0 and relations:
             pairs = [(a, b) for a, ends in relations.items() for b, _ in ends]
@@ -161,8 +166,7 @@ class WalkMatrix:
         degree = np.asarray(adjacency.sum(axis=1)).ravel()
         inverse = np.divide(1.0, degree, out=np.zeros_like(degree), where=degree > 0)
         transition = (sp.diags(inverse) @ adjacency).tocsr().astype(np.float32)
-        is_title = np.zeros(n_e, dtype=bool)
-        is_title[me[rows.mention_is_title]] = True
+        is_title = titled
         return cls(
             version=rows.version,
             weights=edge_weights(cfg),
@@ -197,6 +201,8 @@ def edge_weights(cfg: GraphSettings) -> tuple[float, ...]:
         cfg.synonym_weight,
         cfg.partial_weight,
         cfg.relation_weight,
+        cfg.prefix_weight if cfg.aliases else 0.0,
+        float(cfg.alias_prefix_min_words),
     )
 
 
@@ -222,6 +228,26 @@ def _partial_names(keys: list[str]) -> sp.csr_matrix:
     pairs = [
         (i, index[sub]) for i, key in enumerate(keys) if " " in key for sub in sub_keys(key) if sub in index
     ]
+    n = len(keys)
+    if not pairs:
+        return sp.csr_matrix((n, n))
+    a, b = (np.asarray(x) for x in zip(*pairs, strict=True))
+    half = sp.csr_matrix((np.ones(len(a)), (a, b)), shape=(n, n))
+    return (half + half.T).tocsr()
+
+
+def _prefix_names(keys: list[str], titled: np.ndarray, min_words: int) -> sp.csr_matrix:
+    """Symmetric 0/1 edges from a name to the longest page name (a title or alias) of at least ``min_words``
+    words it opens with ("West Chicago High School" – "West Chicago", an alias of "West Chicago, Illinois")."""
+    index = {k: i for i, k in enumerate(keys)}
+    pairs = []
+    for i, key in enumerate(keys):
+        words = key.split()
+        for n in range(len(words) - 1, min_words - 1, -1):
+            j = index.get(" ".join(words[:n]))
+            if j is not None and titled[j]:
+                pairs.append((i, j))
+                break
     n = len(keys)
     if not pairs:
         return sp.csr_matrix((n, n))

@@ -30,6 +30,7 @@ import numpy as np
 
 from deepcite.config import GraphSettings, Settings
 from deepcite.models import Chunk
+from deepcite.retrieval.graph.aliases import page_aliases
 from deepcite.retrieval.graph.extract import Mention, entity_key, passage_mentions
 from deepcite.retrieval.graph.triples import PassageFacts
 from deepcite.retrieval.originals import OriginalsStore
@@ -160,6 +161,19 @@ class EntityGraph:
             )
             for c in chunks
         ]
+        if cfg.aliases:  # names to pages: the page's aliases are title mentions of it
+            for chunk, mentions in found:
+                # only a document's first passage opens with its lead sentence
+                lead = chunk.text if chunk.position == 0 else ""
+                aliases = page_aliases(
+                    chunk.title, lead, max_words=cfg.alias_max_words, lead_chars=cfg.alias_lead_chars
+                )
+                at = {m.key: i for i, m in enumerate(mentions)}
+                for key, name in aliases.items():
+                    if key not in at:
+                        mentions.append(Mention(name, key, is_title=True))
+                    elif not mentions[at[key]].is_title:  # a name of its text that is one of its names
+                        mentions[at[key]] = Mention(mentions[at[key]].name, key, is_title=True)
         facts = facts or {}
         for chunk, mentions in found:
             held = {m.key for m in mentions}
