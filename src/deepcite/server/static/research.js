@@ -1,5 +1,8 @@
 /* Research page: streams the hops, then shows the cited summary, answer, sub-question tabs, evidence table and
-   report; lists the collection's saved answers to reopen (/answers/{id}), re-run or delete. */
+   report, and goes to the answer; lists the collection's saved answers to reopen (/answers/{id}), re-run or
+   delete. The URL keeps the page's state: /?collection=<name> for the chosen collection, /answers/{id} for an
+   open saved answer, so a reload (or a shared link) shows the same. The question box counts its characters
+   against the server's limit and a longer question is refused in the page, never cut. */
 "use strict";
 
 (function () {
@@ -10,6 +13,7 @@
   const $ = (id) => document.getElementById(id);
   const ui = {
     question: $("question"),
+    questionCount: $("question-count"),
     collection: $("collection"),
     maxHops: $("max-hops"),
     button: $("ask-button"),
@@ -101,19 +105,30 @@
     }
   }
 
-  loadCollections().then(() => {
+  loadCollections(collectionInUrl()).then(() => {
     const id = form.dataset.answerId;
     if (id) openSaved(id, false);
     else loadPast();
   });
-  ui.collection.addEventListener("change", () => loadPast());
+  ui.collection.addEventListener("change", () => collectionChosen());
   window.addEventListener("popstate", () => {
     const found = /^\/answers\/([^/]+)$/.exec(window.location.pathname);
     if (found) openSaved(decodeURIComponent(found[1]), false);
-    else resetResults();
+    else {
+      if (run.controller) run.controller.abort();
+      resetResults();
+      setBusy(false, "");
+      const named = collectionInUrl();
+      if (named) selectCollection(named);
+      loadPast();
+    }
   });
   // the "Add documents" panel announces a collection that gained documents: list it and select it
-  document.addEventListener("deepcite:collections-changed", (event) => loadCollections(event.detail && event.detail.collection));
+  document.addEventListener("deepcite:collections-changed", async (event) => {
+    const before = ui.collection.value;
+    await loadCollections(event.detail && event.detail.collection);
+    if (ui.collection.value !== before) collectionChosen();
+  });
   form.addEventListener("submit", (event) => {
     event.preventDefault();
     start();
@@ -121,6 +136,62 @@
   ui.question.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) form.requestSubmit();
   });
+  ui.question.addEventListener("input", () => countQuestion());
+
+  /* ---------- the page's state in its URL ---------- */
+
+  /** The collection named in this page's URL (?collection=…), or "". */
+  function collectionInUrl() {
+    return new URLSearchParams(window.location.search).get("collection") || "";
+  }
+
+  function collectionUrl(name) {
+    return "/?" + new URLSearchParams({ collection: name }).toString();
+  }
+
+  /** The user chose another collection: its URL (a new history entry when a saved answer was open), its
+      saved answers. */
+  function collectionChosen() {
+    const url = collectionUrl(ui.collection.value);
+    const onAnswer = window.location.pathname.startsWith("/answers/");
+    if (window.location.pathname + window.location.search !== url) {
+      if (onAnswer) window.history.pushState({ collection: ui.collection.value }, "", url);
+      else window.history.replaceState({ collection: ui.collection.value }, "", url);
+    }
+    loadPast();
+  }
+
+  /* ---------- the question's length against the server's limit (research.planning.max_question_chars) ---------- */
+
+  const maxChars = Number(ui.question.dataset.maxChars) || Infinity;
+  const number = (n) => n.toLocaleString();
+
+  /** Characters as the server counts them (code points of the trimmed text). */
+  function questionLength() {
+    return Array.from(ui.question.value.trim()).length;
+  }
+
+  /** "1,234 / 2,000 characters", marked (and the box invalid) when over the limit; true when within it. */
+  function countQuestion() {
+    const length = questionLength();
+    const over = length > maxChars;
+    ui.questionCount.textContent =
+      number(length) + " / " + number(maxChars) + " characters" + (over ? ": " + number(length - maxChars) + " over the limit" : "");
+    ui.questionCount.classList.toggle("over", over);
+    if (over) ui.question.setAttribute("aria-invalid", "true");
+    else ui.question.removeAttribute("aria-invalid");
+    return !over;
+  }
+  countQuestion(); // a reload may bring the box's text back
+
+  /* ---------- going to the answer ---------- */
+
+  /** Scroll to and focus a result section (the summary, or a re-run's changes) once it is shown. */
+  function goTo(section) {
+    if (section.hidden) return;
+    section.scrollIntoView({ block: "start" });
+    section.focus({ preventScroll: true });
+  }
 
   async function loadCollections(selected) {
     const wanted = selected || ui.collection.value || ui.collection.dataset.default;
@@ -138,6 +209,8 @@
     } catch (err) {
       ui.status.textContent = "Could not list collections (" + err.message + "); using " + wanted + ".";
     }
+    // a collection the URL names stays chosen even when it is not listed (yet)
+    if (wanted && wanted !== ui.collection.dataset.hide) selectCollection(wanted);
   }
 
   function setBusy(busy, message) {
@@ -178,6 +251,15 @@
       ui.question.focus();
       return;
     }
+    if (!countQuestion()) {
+      resetResults();
+      showError(
+        "Your question has " + number(questionLength()) + " characters; this server takes at most " + number(maxChars) +
+          ". Please shorten it: nothing was sent."
+      );
+      ui.question.focus();
+      return;
+    }
     if (run.controller) run.controller.abort();
     resetResults();
     run.controller = new AbortController();
@@ -204,6 +286,7 @@
     } finally {
       setBusy(false, ui.error.hidden ? "Done." : "");
     }
+    if (finished && ui.error.hidden) goTo(ui.summary.hidden ? ui.answer : ui.summary);
   }
 
   function handleEvent(name, data) {
@@ -322,6 +405,8 @@
       return;
     }
     rememberCitations(result.citations);
+    // the answer's id (its saved id): a citation's viewer link names it, to tell a changed or removed document
+    for (const chunk of run.citations.values()) chunk._answer = result.request_id || null;
     if (result.summary !== undefined) run.summary = result.summary;
     if (result.answer !== undefined) run.answer = result.answer;
     run.insufficient = Boolean(result.insufficient);
@@ -434,6 +519,7 @@
 
   function showSaved(saved, push) {
     ui.question.value = saved.question;
+    countQuestion();
     selectCollection(saved.collection);
     run.collection = saved.collection;
     ui.maxHops.value = (saved.request && saved.request.max_hops) || "";
@@ -451,6 +537,7 @@
       const saved = await getJSON(answerUrl(id));
       showSaved(saved, push);
       setBusy(false, "Saved answer of " + when(saved.created_at) + ".");
+      goTo(ui.summary.hidden ? ui.answer : ui.summary);
     } catch (err) {
       setBusy(false, "");
       showError(err.message);
@@ -466,6 +553,7 @@
       const saved = await window.deepcite.postJSON(answerUrl(id) + "/rerun", {});
       showSaved(saved, true);
       setBusy(false, "Re-run done.");
+      goTo(ui.changes.hidden ? ui.summary : ui.changes);
     } catch (err) {
       setBusy(false, "");
       showError(err.message);
@@ -480,7 +568,7 @@
     if (!response.ok) showError((await readError(response)).message);
     else if (run.savedId === id) {
       run.savedId = null;
-      window.history.replaceState(null, "", "/");
+      window.history.replaceState(null, "", collectionUrl(ui.collection.value));
     }
     await loadPast();
   }
