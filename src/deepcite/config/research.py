@@ -56,6 +56,9 @@ class FollowupSettings(Section):
     phrase_min_words: int = 2
     phrase_max_words: int = 4
     phrases_per_passage: int = 3
+    # a name sharing no word with the question is followed only from a passage holding at least this share of
+    # the question's terms (a hop from a passage that barely bears on the question drifts to another document)
+    bridge_min_question_share: float = Field(default=0.25, ge=0.0, le=1.0)
 
 
 class ResearchRetrievalSettings(Section):

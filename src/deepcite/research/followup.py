@@ -10,8 +10,13 @@ A passage's follow-ups are its title when the title reads as a name, then the na
 of those is left, the noun phrases of its text that share a word with the question and add one. A candidate
 that is a statistics fragment ("CI 0.91", "p < 0.05", "95%"), a date or bare number ("2001-03"), a table or
 figure reference, an abbreviation the passage defines ("IFG" for "impaired fasting glucose (IFG)"), a label of
-common words ("Statin group"), or a sentence (another paper's whole title) is never searched: it
-is returned in ``skipped`` with the reason, for the research report.
+common words ("Statin group"), a sentence (another paper's whole title), a venue or publisher ("Proceedings of
+…", "Association for Computational Linguistics", or any name read from such a line), a name in an author list,
+section words ("Main Results Table", "Introduction") or symbols ("λ = 1.1", "GPT- 4o") is never searched: it is
+returned in ``skipped`` with the reason, for the research report. Neither is the title of a file or a publication
+(it names the document, which the evidence holds already), nor a name that shares no word with the question when
+its passage barely bears on the question (less than ``bridge_min_question_share`` of the question's terms): a
+hop from it would drift to an unrelated document.
 """
 
 from __future__ import annotations
@@ -30,8 +35,10 @@ from deepcite.research.followup_words import (
     NUMBER_WORDS,
     PHRASE_BREAKS,
     PREFIXES,
+    SECTION_WORDS,
     STATISTICS,
     STATISTICS_SYMBOLS,
+    VENUE_WORDS,
 )
 from deepcite.text import STOP_WORDS, tokenize
 
@@ -42,6 +49,12 @@ STRAY_ACRONYM = "a stray acronym"
 LABEL = "a label of common words, not a name"
 WHOLE_TITLE = "a passage's whole title, not a name"
 SENTENCE = "a sentence, not a name"
+DOCUMENT_TITLE = "a document's title, not a name"
+VENUE = "a venue or publisher"
+AUTHOR_LIST = "an author list"
+SECTION = "section words"
+SYMBOLS = "symbols, not a name"
+DRIFT = "drifts from the question: shares no word with it, read from a passage that barely bears on it"
 
 # numbers (with their separators), words (with inner apostrophes, dots and hyphens), single symbols
 _TOKEN = re.compile(r"\d+(?:[.,:/-]\d+)*|[^\W\d_]+(?:['’.-][^\W\d_]+)*\.?|[^\w\s]")
@@ -127,6 +140,50 @@ def _sentence_like(term: str, settings: FollowupSettings) -> bool:
     return lower >= settings.sentence_case_share and (len(words) >= settings.sentence_case_min_words or ends)
 
 
+_SYMBOLS = re.compile(
+    r"[^\w\s'’.,&()/:+?!\"“”–-]|[_@#|\\]"
+)  # "λ = 1.1", "R@5", "GPT-4o |": a formula or markup
+_BROKEN_WORD = re.compile(r"\w-\s|\s-\w")  # a word broken at a line end: "GPT- 4o", "PaSa -7b"
+_PERSON = re.compile(r"[A-Z][a-zà-ÿ'’-]+(?:\s+[A-Z]\.)*(?:\s+[A-Z][\w'’-]+){1,2}")
+_SEGMENT = re.compile(r"[^\n.!?;]+")
+
+
+def _segment_of(term: str, context: str) -> str | None:
+    """The line or sentence of ``context`` that holds ``term`` (its first occurrence), if any."""
+    at = context.lower().find(term.lower())
+    if at < 0:
+        return None
+    for m in _SEGMENT.finditer(context):
+        if m.start() <= at < m.end():
+            return m.group(0)
+    return None
+
+
+def _in_venue_line(term: str, context: str) -> bool:
+    """Whether ``term`` stands in a venue, publisher or copyright line of ``context`` ("Proceedings of the 25th
+    Conference on Computational Natural Language Learning, Online")."""
+    segment = _segment_of(term, context)
+    if segment is None:
+        return False
+    words = {w.lower() for w in re.findall(r"[A-Za-z]+", segment)}
+    return bool(words & VENUE_WORDS) or "©" in segment
+
+
+def _in_author_list(term: str, context: str) -> bool:
+    """Whether ``term`` stands in a list of person names of ``context`` ("… Answering Vera Kaplan, Boris Ostrov,
+    Sana Mirza, …"): at least two of the comma- or "and"-separated parts next to the one holding it (two on
+    each side) are person names."""
+    segment = _segment_of(term, context)
+    if segment is None:
+        return False
+    parts = [p.strip(" *†‡§¶0123456789") for p in re.split(r",|\band\b", segment)]
+    at = next((k for k, p in enumerate(parts) if term.lower() in p.lower()), None)
+    if at is None:
+        return False
+    near = parts[max(0, at - 2) : at] + parts[at + 1 : at + 3]
+    return sum(bool(_PERSON.fullmatch(p)) for p in near) >= 2
+
+
 def noise_reason(
     term: str,
     settings: FollowupSettings,
@@ -148,6 +205,8 @@ def noise_reason(
     stats = [w for w in words if w.rstrip(".") in STATISTICS]
     if numbers and (stats or symbols & STATISTICS_SYMBOLS):
         return STATISTICS_FRAGMENT
+    if _SYMBOLS.search(term) or _BROKEN_WORD.search(term):
+        return SYMBOLS
     content = [
         w
         for w in words
@@ -162,6 +221,13 @@ def noise_reason(
         return STATISTICS_FRAGMENT if stats else DATE_OR_NUMBER
     if len(content) == 1 and any(_YEAR.fullmatch(n) for n in numbers):  # "1968 Place", "Class of 1999"
         return DATE_OR_NUMBER
+    lowered = [w.lower().rstrip(".") for w in content]
+    if any(w in VENUE_WORDS for w in lowered) or (context is not None and _in_venue_line(term, context)):
+        return VENUE
+    if all(w in SECTION_WORDS or w in FURNITURE for w in lowered):
+        return SECTION
+    if context is not None and _in_author_list(term, context):
+        return AUTHOR_LIST
     if numbers and any(w.lower() in FURNITURE for w in words[:1]):
         return FURNITURE_REFERENCE
     if (
@@ -241,23 +307,38 @@ def followup_terms(
     found = FollowupTerms()
     reported: set[str] = set()
     text = parent.chunk.text
+    held = set(tokenize(text))
+    bears = (
+        not asked_stems or len(held & asked_stems) / len(asked_stems) >= settings.bridge_min_question_share
+    )
+
+    def skip(term: str, reason: str) -> None:
+        if term.lower() not in reported:
+            reported.add(term.lower())
+            found.skipped.append(SkippedQuery(text=term, reason=reason))
 
     def consider(term: str, *, title: bool = False, name: bool = False) -> bool:
         words = content_words(term)
         if not words or words <= asked or set(tokenize(term)) <= asked_stems or term.lower() in used:
             return False
         reason = noise_reason(term, settings, title=title, context=text if name else None, evidence=evidence)
+        if reason is None and not name:  # a phrase read from a venue line or an author list
+            reason = (
+                VENUE if _in_venue_line(term, text) else AUTHOR_LIST if _in_author_list(term, text) else None
+            )
+        if reason is None and not bears and not set(tokenize(term)) & asked_stems:
+            reason = DRIFT
         if reason is not None:
-            if term.lower() not in reported:
-                reported.add(term.lower())
-                found.skipped.append(SkippedQuery(text=term, reason=reason))
+            skip(term, reason)
             return False
         used.add(term.lower())
         found.terms.append(term)
         return True
 
     title = parent.chunk.title.strip()
-    if title:
+    if title and _of_a_document(parent):
+        skip(title, DOCUMENT_TITLE)  # a file's or a paper's title names the document, which is found already
+    elif title:
         consider(title, title=True)
     taken = 0
     for found_name in names_in(text):
@@ -275,6 +356,13 @@ def followup_terms(
                 break
             taken += consider(phrase)
     return found
+
+
+def _of_a_document(parent: Candidate) -> bool:
+    """Whether the passage is part of a document whose title names the document rather than an entity: a file
+    the user ingested, or a publication (PMID, DOI or authors); an encyclopedia passage's title is its entity."""
+    chunk = parent.chunk
+    return bool(chunk.file or chunk.pmid or chunk.doi or chunk.authors)
 
 
 def clean_entities(

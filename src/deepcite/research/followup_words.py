@@ -60,3 +60,23 @@ PHRASE_BREAKS = frozenset(
 
 # prefixes of a hyphenated label ("Non-statin group", "Post-op"): capitalised only because the label is
 PREFIXES = frozenset("non anti pre post co multi inter intra sub semi over under re un".split())
+
+# a document's own section words: a follow-up made of nothing else ("Main Results Table", "Introduction") names
+# no entity of the text
+SECTION_WORDS = frozenset(
+    """abstract introduction background related work works method methods methodology approach experiments
+    experiment experimental setup settings results result main discussion conclusion conclusions evaluation
+    evaluations analysis analyses ablation ablations limitations acknowledgements acknowledgments
+    acknowledgement references bibliography appendix appendices overview summary preliminaries implementation
+    details baselines baseline future ethics statement contributions contribution author authors impact broader
+    qualitative quantitative error errors case notes note""".split()
+)
+
+# the words of a venue, publisher, licence or copyright line ("Proceedings of the 25th Conference …",
+# "Association for Computational Linguistics"): a follow-up read from such a line names where a paper
+# appeared, not what it is about
+VENUE_WORDS = frozenset(
+    """proceedings conference association workshop symposium journal transactions annual meeting arxiv
+    preprint copyright licence license press publisher publishers publishing online virtual volume vol issue
+    isbn issn doi findings""".split()
+)
