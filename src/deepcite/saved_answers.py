@@ -58,7 +58,9 @@ class PassageChange(BaseModel):
     """How one cited passage differs between an answer and its re-run: ``added`` (cited now, not before),
     ``removed`` (cited before, not now), ``changed`` (the same place of the same document, another text) or
     ``unchanged``. Passages are matched by document and position in it; ``before``/``after`` are the
-    citation ids in each answer."""
+    citation ids in each answer, ``text_before``/``text_after`` their passages' texts and
+    ``page_before``/``page_after`` the pages they open at (the quote's page, else the passage's first; None
+    for a document without pages)."""
 
     status: Status
     doc_id: str
@@ -68,6 +70,8 @@ class PassageChange(BaseModel):
     after: int | None = None
     text_before: str = ""
     text_after: str = ""
+    page_before: int | None = None
+    page_after: int | None = None
 
 
 class SavedAnswerInfo(BaseModel):
@@ -141,6 +145,8 @@ def passage_changes(before: AskResponse, after: AskResponse) -> list[PassageChan
                 after=now.id if now else None,
                 text_before=was.text if was else "",
                 text_after=now.text if now else "",
+                page_before=was.quote_page if was else None,
+                page_after=now.quote_page if now else None,
             )
         )
     order = {"changed": 0, "removed": 1, "added": 2, "unchanged": 3}

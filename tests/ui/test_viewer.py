@@ -241,5 +241,8 @@ def test_another_groups_caller_sees_nothing_of_the_document(page: Any, viewer_ur
     _with_token(page, OTHER)
     page.goto(viewer_url + _view_href(citation))
     page.wait_for_selector("#viewer[data-ready='error']")
-    assert "no document with that id" in page.inner_text("#viewer-status")
+    assert "not in the collection" in page.inner_text("#viewer-status")
+    assert "removed after the answer was written, or it is not shared with you" in page.inner_text(
+        "#viewer-status"
+    )
     assert page.locator(".passage, .viewer-page").count() == 0

@@ -28,9 +28,12 @@ router = APIRouter(tags=["files"])
 
 class PassageBlock(BaseModel):
     """One stored passage as the viewer shows it: ``text`` is the passage's text from ``offset`` on, less
-    the end it shares with the next passage (the cited passage is always whole: ``offset`` 0)."""
+    the end it shares with the next passage (the cited passage is always whole: ``offset`` 0); ``position``
+    is its place in the document (a citation's ``position``: the viewer finds the current text of a passage
+    that changed after an answer cited it)."""
 
     chunk_id: str
+    position: int = 0
     page: int | None = None
     page_end: int | None = None
     section: str | None = None
@@ -74,6 +77,7 @@ def reading_blocks(chunks: Sequence[Chunk], cited: str | None) -> list[PassageBl
     return [
         PassageBlock(
             chunk_id=chunk.chunk_id,
+            position=chunk.position,
             page=chunk.page,
             page_end=chunk.page_end,
             section=chunk.section,

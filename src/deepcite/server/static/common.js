@@ -245,7 +245,9 @@ window.deepcite = (function () {
   }
 
   /** The viewer of a passage's document, the citation's quote marked (web pages have none):
-      /view/{collection}/{document}?passage={chunk id}&start={quote_start}&end={quote_end}&page={quote_page}. */
+      /view/{collection}/{document}?passage={chunk id}&start={quote_start}&end={quote_end}&page={quote_page}, and
+      &answer={answer id}&cite={n} when the answer is known (kept as chunk._answer), so the viewer can tell a
+      document removed or changed since the answer was written. */
   function viewHref(chunk) {
     if (!chunk._collection || !chunk.doc_id || !chunk.chunk_id || isWeb(chunk)) return null;
     const id = String(chunk.doc_id).split("/").map(encodeURIComponent).join("/");
@@ -255,6 +257,10 @@ window.deepcite = (function () {
       query.set("end", String(chunk.quote_end));
     }
     if (openPage(chunk) !== null) query.set("page", String(openPage(chunk)));
+    if (chunk._answer) {
+      query.set("answer", String(chunk._answer));
+      query.set("cite", String(chunk.id));
+    }
     return "/view/" + encodeURIComponent(chunk._collection) + "/" + id + "?" + query.toString();
   }
 

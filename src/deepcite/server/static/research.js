@@ -573,6 +573,32 @@
     await loadPast();
   }
 
+  /** Two texts as [same start, differing middle, same end], cut at word boundaries: what a change changed. */
+  function difference(before, after) {
+    const a = before.split(/(\s+)/);
+    const b = after.split(/(\s+)/);
+    let head = 0;
+    while (head < a.length && head < b.length && a[head] === b[head]) head++;
+    let tail = 0;
+    while (tail < a.length - head && tail < b.length - head && a[a.length - 1 - tail] === b[b.length - 1 - tail]) tail++;
+    const part = (words, from, to) => words.slice(from, to).join("");
+    return {
+      before: [part(a, 0, head), part(a, head, a.length - tail), part(a, a.length - tail, a.length)],
+      after: [part(b, 0, head), part(b, head, b.length - tail), part(b, b.length - tail, b.length)],
+    };
+  }
+
+  /** One side of a change: "Before, p. 3" (or "After") and the passage's text, what changed marked. */
+  function changeText(side, page, parts, tag) {
+    const label = (side === "before" ? "Before" : "After") + (typeof page === "number" ? ", p. " + page : "");
+    return el(
+      "div",
+      { class: "change-text change-" + side },
+      el("p", { class: "change-label" }, label),
+      el("blockquote", {}, parts[0], parts[1] ? el(tag, {}, parts[1]) : null, parts[2])
+    );
+  }
+
   function renderChanges(saved) {
     clear(ui.changesList);
     if (!saved.rerun_of) return;
@@ -580,16 +606,25 @@
     for (const change of saved.changes || []) {
       counts[change.status] += 1;
       const ids = [change.before ? "was [" + change.before + "]" : "", change.after ? "now [" + change.after + "]" : ""].filter(Boolean);
-      ui.changesList.append(
-        el(
-          "li",
-          { class: "change", "data-status": change.status },
-          el("span", { class: "badge change-" + change.status }, change.status),
-          " ",
-          change.title || change.doc_id,
-          ids.length ? el("span", { class: "meta" }, " (" + ids.join(", ") + ")") : null
-        )
+      const item = el(
+        "li",
+        { class: "change", "data-status": change.status },
+        el("span", { class: "badge change-" + change.status }, change.status),
+        " ",
+        change.title || change.doc_id,
+        ids.length ? el("span", { class: "meta" }, " (" + ids.join(", ") + ")") : null
       );
+      const before = change.text_before || "";
+      const after = change.text_after || "";
+      if (change.status === "changed") {
+        const diff = difference(before, after);
+        item.append(changeText("before", change.page_before, diff.before, "del"), changeText("after", change.page_after, diff.after, "ins"));
+      } else if (change.status === "removed" && before) {
+        item.append(changeText("before", change.page_before, ["", "", before], "del"));
+      } else if (change.status === "added" && after) {
+        item.append(changeText("after", change.page_after, ["", "", after], "ins"));
+      }
+      ui.changesList.append(item);
     }
     clear(ui.changesMeta);
     ui.changesMeta.append(

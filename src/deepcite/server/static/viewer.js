@@ -1,6 +1,12 @@
 /* The viewer: a cited document with the citation's quote marked.
    /view/{collection}/{document}?passage=<chunk id>&start=<n>&end=<n>&page=<n> (offsets into that passage's
-   text; the page the quote starts on). A PDF renders from the quote's page (the passage's first page without
+   text; the page the quote starts on), and &answer=<saved answer id>&cite=<n> when the link comes from an
+   answer. With the answer the viewer compares the document as it is now with the passage as the answer cited
+   it: a document removed since says so (data-ready "removed") and shows the passage as cited; a changed one
+   says so (data-ready "changed"), shows the passage as cited and links the current version (the passage now
+   at the same place, its quote marked when its words are still there). Without the answer, a cited passage
+   missing from the document is reported as changed, and a missing document in words that do not tell a
+   removed document from one the reader may not read. A PDF renders from the quote's page (the passage's first page without
    one) to the passage's last with pdf.js (vendored, see the Makefile) and the quote is marked in
    pdf.js's text layer; any other file is shown as the passages deepcite stored, the quote marked in the
    cited one. Untrusted text reaches the DOM only as text nodes. When done, #viewer gets data-ready
@@ -14,6 +20,8 @@ const passageId = params.get("passage");
 const quoteStart = Number.parseInt(params.get("start") || "", 10);
 const quoteEnd = Number.parseInt(params.get("end") || "", 10);
 const quotePage = Number.parseInt(params.get("page") || "", 10);
+const answerId = params.get("answer");
+const citeId = Number.parseInt(params.get("cite") || "", 10);
 const PDF_SCALE = 1.5;
 
 /** A document path for a URL: each segment encoded, the slashes kept. */
@@ -162,13 +170,114 @@ function finish(kind, marks, quote, where) {
   }
 }
 
+/** The citation as the answer named in the URL saved it, or null (no answer, or one the reader cannot open). */
+async function citedAsSaved() {
+  if (!answerId || !Number.isInteger(citeId)) return null;
+  try {
+    const saved = await getJSON(root.dataset.answersUrl + "/" + encodeURIComponent(answerId));
+    const citation = (saved.response.citations || []).find((c) => c.id === citeId);
+    return citation && citation.doc_id === root.dataset.document ? citation : null;
+  } catch (_) {
+    return null;
+  }
+}
+
+/** The notice above the document: a heading and what the reader can do. */
+function notice(heading, ...body) {
+  const node = document.getElementById("viewer-notice");
+  node.replaceChildren(el("h2", {}, heading), ...body);
+  node.hidden = false;
+}
+
+/** The passage as the answer cited it: its page and text, its quote marked. */
+function asCited(citation) {
+  const text = String(citation.text || "");
+  const quoted = citation.quote && text.slice(citation.quote_start, citation.quote_end) === citation.quote;
+  const page = typeof citation.quote_page === "number" ? citation.quote_page : citation.page;
+  const article = document.getElementById("viewer-text");
+  article.replaceChildren(
+    el("p", { class: "page-label" }, "As the answer cited it" + (typeof page === "number" ? " (page " + page + ")" : "") + ":"),
+    el(
+      "p",
+      { class: "passage cited as-cited", "data-chunk-id": citation.chunk_id },
+      quoted ? text.slice(0, citation.quote_start) : text,
+      quoted ? el("mark", { class: "quote" }, citation.quote) : null,
+      quoted ? text.slice(citation.quote_end) : null
+    )
+  );
+  article.hidden = false;
+  if (quoted) document.getElementById("viewer-quote").textContent = citation.quote;
+  document.getElementById("viewer-quote").hidden = !quoted;
+  if (citation.title) document.getElementById("viewer-title").textContent = citation.title;
+  document.getElementById("viewer-meta").textContent = [citation.file, citation.section].filter(Boolean).join(" · ");
+}
+
+/** The viewer URL of this document now: the block (passage) at the cited place, its quote marked if found. */
+function currentHref(view, citation) {
+  const base = "/view/" + encodeURIComponent(view.collection) + "/" + documentPath(view.doc_id);
+  const quote = citation && citation.quote;
+  const holding = quote ? view.passages.find((block) => block.text.includes(quote)) : null;
+  const block = holding || (citation && view.passages.find((b) => b.position === citation.position)) || view.passages[0];
+  if (!block) return base;
+  const query = new URLSearchParams({ passage: block.chunk_id });
+  if (holding) {
+    const start = block.offset + block.text.indexOf(quote);
+    query.set("start", String(start));
+    query.set("end", String(start + quote.length));
+  }
+  if (typeof block.page === "number") query.set("page", String(block.page));
+  return base + "?" + query.toString();
+}
+
+function showRemoved(citation) {
+  document.title = (citation.title || citation.doc_id) + " (removed) · deepcite";
+  asCited(citation);
+  notice(
+    "This document was removed",
+    el("p", {}, "This document was removed from the collection after the answer was written. Below is the passage as the answer cited it; the collection no longer holds it.")
+  );
+  status.textContent = "The document was removed from the collection after the answer was written.";
+  root.dataset.ready = "removed";
+}
+
+function showChanged(view, citation) {
+  const current = el("a", { href: currentHref(view, citation), class: "current-version" }, "Show the current version");
+  if (citation) asCited(citation);
+  notice(
+    "This document changed",
+    el(
+      "p",
+      {},
+      "This document changed after the answer was written: the passage the answer cited is no longer in it as it was. ",
+      citation ? "Below is the passage as the answer cited it. " : ""
+    ),
+    el("p", {}, current)
+  );
+  status.textContent = "The document changed after the answer was written.";
+  root.dataset.ready = "changed";
+}
+
 async function main() {
   const query = new URLSearchParams({ collection: root.dataset.collection, document: root.dataset.document });
   if (passageId) query.set("passage", passageId);
-  const view = await getJSON(root.dataset.viewUrl + "?" + query.toString());
+  const response = await fetch(root.dataset.viewUrl + "?" + query.toString(), {
+    headers: { Accept: "application/json", ...authHeaders() },
+  });
+  if (response.status === 404) {
+    const citation = await citedAsSaved();
+    if (citation) return showRemoved(citation);
+    throw new Error(
+      "this document is not in the collection: it may have been removed after the answer was written, or it is not shared with you."
+    );
+  }
+  if (!response.ok) throw await readError(response);
+  const view = await response.json();
   document.getElementById("viewer-title").textContent = view.title || view.file || view.doc_id;
   document.title = (view.title || view.file || view.doc_id) + " · deepcite";
   const cited = view.passages.find((block) => block.chunk_id === view.passage) || null;
+  if (passageId && !cited) return showChanged(view, await citedAsSaved()); // the cited passage is gone
+  const saved = await citedAsSaved();
+  if (saved && saved.text !== cited.text) return showChanged(view, saved); // same id, other words (older ids)
   const quote =
     cited && Number.isInteger(quoteStart) && quoteEnd > quoteStart
       ? cited.text.slice(quoteStart - cited.offset, quoteEnd - cited.offset)
