@@ -40,6 +40,7 @@ from deepcite.app.resources import Resources
 from deepcite.app.saved import Saved
 from deepcite.config import Settings
 from deepcite.ingest.report import IngestReport
+from deepcite.llm.client import LLMClient
 from deepcite.models import Document
 from deepcite.research.agent import ResearchResult
 from deepcite.retrieval.embedders import Embedder
@@ -49,8 +50,8 @@ from deepcite.service import AskResponse, Groups, HopCallback, QuestionRequest, 
 
 class Engine:
     """deepcite's services over shared objects built once per process from ``settings`` (see the module
-    docstring). ``store``/``embedder`` may be handed in (tests and evaluation profiles share one); the Engine
-    then leaves closing the store to its owner."""
+    docstring). ``store``/``embedder``/``llm`` may be handed in (tests and evaluation profiles share one); the
+    Engine then leaves closing the store to its owner."""
 
     def __init__(
         self,
@@ -58,9 +59,10 @@ class Engine:
         *,
         store: SearchStore | None = None,
         embedder: Embedder | None = None,
+        llm: LLMClient | None = None,
     ) -> None:
         self.settings = settings
-        self.resources = Resources(settings, store=store, embedder=embedder)
+        self.resources = Resources(settings, store=store, embedder=embedder, llm=llm)
         self.corpus = Corpus(self.resources)
         self.saved = Saved(settings)
         self.answers = Answers(self.resources, self.corpus, self.saved)

@@ -10,15 +10,8 @@ from pathlib import Path
 import pytest
 
 from deepcite.config import AnswerBudgetSettings, AnswerSettings, Settings
-from deepcite.evaluation.answers import (
-    LLM,
-    OFFLINE,
-    PUBMEDQA_COLLECTION,
-    evaluate_pubmedqa,
-    load_pubmedqa,
-    pubmedqa_collection,
-)
-from deepcite.retrieval.collection import open_collection
+from deepcite.engine import Engine
+from deepcite.evaluation.answers import LLM, OFFLINE, evaluate_pubmedqa, load_pubmedqa, pubmedqa_collection
 from llm_real.conftest import LlamaServer
 
 pytestmark = pytest.mark.real_llm
@@ -62,9 +55,10 @@ def test_the_models_summaries_are_scored_beside_the_offline_writers(
         answer=AnswerSettings(budget=AnswerBudgetSettings(tokens=1600, request_s=1800.0)),
     )
     items = load_pubmedqa(folder, "test")
-    collection = pubmedqa_collection(folder, open_collection(PUBMEDQA_COLLECTION, settings))
     client = make_client()
-    figures = evaluate_pubmedqa(collection, items, settings, llm=client)
+    with Engine(settings, llm=client) as engine:  # the model's requests counted
+        collection = pubmedqa_collection(folder, engine)
+        figures = evaluate_pubmedqa(engine, collection, items, llm=True)
     offline, model = figures[OFFLINE], figures[LLM]
     assert model["model"] == llama.model and offline["questions"] == model["questions"] == 2
     figures_of_both = {

@@ -243,4 +243,5 @@ def _part_response(ctx: ResponseContext, name: str, part: PartResult) -> PartRes
         chunks_used=len(part.check.cited_ids),
         degraded=part.degraded,
         insufficient=part.insufficient,
+        written=part.written,
     )

@@ -36,19 +36,24 @@ _UNSET: Any = object()
 class Resources:
     """The shared objects of one process, built from ``settings`` on first use.
 
-    ``store``/``embedder`` may be handed in (tests and evaluation profiles share one); closing the store is
-    then left to its owner.
+    ``store``/``embedder``/``llm`` may be handed in (tests and evaluation profiles share one); closing the
+    store is then left to its owner.
     """
 
     def __init__(
-        self, settings: Settings, *, store: SearchStore | None = None, embedder: Embedder | None = None
+        self,
+        settings: Settings,
+        *,
+        store: SearchStore | None = None,
+        embedder: Embedder | None = None,
+        llm: LLMClient | None = None,
     ) -> None:
         self.settings = settings
         self.lock = threading.RLock()
         self._store = store
         self._owns_store = store is None
         self._embedder = embedder
-        self._llm: LLMClient | None = _UNSET
+        self._llm: LLMClient | None = llm if llm is not None else _UNSET
         self._reranker: Reranker | None = _UNSET
         self.reranker_errors: list[str] = []  # problems met loading the reranker, reported with every result
         self._hyde: HydeGenerator | None = _UNSET
