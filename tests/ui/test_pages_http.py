@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import httpx
 import pytest
 
@@ -18,7 +20,10 @@ def test_pages_render_with_their_settings(live_app: LiveApp, path: str) -> None:
     assert '<html lang="en">' in response.text and 'name="viewport"' in response.text
     if path == "/":
         assert 'data-default="demo"' in response.text
-        assert f'maxlength="{live_app.settings.research.planning.max_question_chars}"' in response.text
+        limit = live_app.settings.research.planning.max_question_chars
+        # the limit is served to the page and said where the user types; the box never cuts a question
+        assert f'data-max-chars="{limit}"' in response.text and f"0 / {limit:,} characters" in response.text
+        assert not re.search(r'<textarea id="question"[^>]*maxlength', response.text)
 
 
 @pytest.mark.parametrize(
