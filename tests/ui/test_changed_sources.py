@@ -24,6 +24,7 @@ from web.standin import serve_app
 from deepcite.config import ServerSettings, Settings
 from deepcite.retrieval.collection import open_collection
 from deepcite.server.app import create_app
+from ui.conftest import screenshot
 
 pytestmark = pytest.mark.slow
 
@@ -147,6 +148,7 @@ def test_a_reruns_changed_passages_show_their_text_before_and_after_with_the_pag
     removed = page.locator("#changes-list li[data-status='removed']").filter(has_text="aspirin")
     assert removed.locator(".change-label").inner_text().startswith("Before")
     assert "by 19 percent" in removed.locator("blockquote").inner_text()
+    screenshot(page, "rerun-changes.png", full_page=False)
 
 
 def test_a_citation_to_a_removed_or_changed_document_says_so_and_offers_the_current_version(
@@ -176,6 +178,7 @@ def test_a_citation_to_a_removed_or_changed_document_says_so_and_offers_the_curr
     assert page.get_attribute("#viewer", "data-ready") == "changed", page.inner_text("#viewer-status")
     assert "This document changed after the answer was written" in page.locator("#viewer-notice").inner_text()
     assert page.locator(".as-cited mark.quote").inner_text() == earlier.by_doc["warfarin.pdf"]["quote"]
+    screenshot(page, "viewer-changed.png", full_page=False)
     page.locator("#viewer-notice a.current-version").click()
     page.wait_for_function("['pdf', 'text'].includes(document.getElementById('viewer').dataset.ready)")
     assert page.locator("#viewer-notice").is_hidden()
