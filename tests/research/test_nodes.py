@@ -265,6 +265,7 @@ def test_the_pipeline_lists_the_design_nodes_in_order() -> None:
         "select_evidence",
         "choose_next_hop",
         "follow_chain",
+        "read_bridge",
         "propose_bridge_queries",
         "add_web_evidence",
         "grade_coverage",

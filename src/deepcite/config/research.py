@@ -137,6 +137,45 @@ class ChainSettings(Section):
     pin_factor: float = 0.9
 
 
+class BridgeSettings(Section):
+    """Read the bridge and keep a beam (research/bridge.py, research/nodes/read_bridge.py): after the first hop,
+    the candidate answers of the hop read from its best passages by the relation the question names; the best
+    `beam` of them are followed, each with its own queries (its name, and its name with the question's words
+    its passage lacks); the next round's evidence scores them and the losers drop. Up to `max_depth` such
+    hops, within the question's hop cap. Off by default: on the train samples (60 questions each, names to pages
+    on) its first reading held the first hop's answer in 42 of 60 MuSiQue questions (the bridge hop's names: 38),
+    and with max_depth 1 it moved MuSiQue recall@5 / @10 / all@10 from 0.756 / 0.817 / 0.650 to 0.735 / 0.811 /
+    0.633 and HotpotQA's from 0.925 / 0.967 / 0.933 to 0.933 / 0.983 / 0.967 (max_depth 2 on MuSiQue: 0.731 /
+    0.822 / 0.667): the beam's passages crowd the pack's top five."""
+
+    enabled: bool = False
+    beam: int = Field(default=4, ge=1)  # bridge candidates kept and followed
+    max_depth: int = Field(default=1, ge=0)  # beam hops per question (each one research round)
+    passages: int = Field(default=3, ge=1)  # a hop's best passages the candidates are read from
+    min_ratio: float = 0.3  # a candidate is kept when it scores at least this share of the best one
+    # a name scores 1/rank of its passage times: 1 + `near_weight` x its nearness to a relation word of the
+    # question (within `near_window` words) + `lead_weight` in the passage's first sentence (the apposition
+    # after a title); a passage's title `title_weight`; plus `agree_weight` per further passage naming it and
+    # `page_weight` when it names a page of the collection
+    near_weight: float = 2.0
+    near_window: int = 8
+    lead_weight: float = 3.0
+    title_weight: float = 0.5
+    agree_weight: float = 0.5
+    page_weight: float = 1.0
+    # the sum is divided by log2(2 + passages of the collection mentioning the name) ** `specificity` (0: off;
+    # 1 cost the first hop's answer in 8 of 60 MuSiQue train questions: bridges are often countries and states)
+    specificity: float = 0.0
+    # after a beam hop, a followed candidate whose best passage's relevance falls under `drop_ratio` of the best
+    # candidate's drops out; its passages' pack scores are multiplied by `loser_decay`
+    drop_ratio: float = 0.8
+    loser_decay: float = 1.0
+    # a followed candidate's support: its best passage's relevance + this x the share of the question's
+    # remaining words (those the passage it was read from lacks) that passage holds
+    support_residual_weight: float = 1.0
+    residual_k: int = Field(default=5, ge=0)  # hits of a candidate's name-plus-question-words query (0: none)
+
+
 class NextHopSettings(Section):
     """LLM-chosen next hops (research/nodes/choose_next_hop.py, IRCoT/HippoRAG style): after each round's
     selection the LLM reads the question and the evidence so far and says whether it is answered, and if not,
@@ -197,6 +236,7 @@ class ResearchSettings(Section):
     coverage: CoverageSettings = Field(default_factory=CoverageSettings)
     stopping: StoppingSettings = Field(default_factory=StoppingSettings)
     chain: ChainSettings = Field(default_factory=ChainSettings)
+    bridge: BridgeSettings = Field(default_factory=BridgeSettings)
     next_hop: NextHopSettings = Field(default_factory=NextHopSettings)
     ranking: EvidenceRankingSettings = Field(default_factory=EvidenceRankingSettings)
     followup: FollowupSettings = Field(default_factory=FollowupSettings)

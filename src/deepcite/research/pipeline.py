@@ -3,7 +3,7 @@
     from deepcite.research.pipeline import RESEARCH_PIPELINE
     [n.name for n in RESEARCH_PIPELINE.round]
     # ['prepare_round_queries', 'run_retrieval', 'merge_candidates', 'rerank_candidates',
-    #  'select_evidence', 'choose_next_hop', 'follow_chain', 'propose_bridge_queries',
+    #  'select_evidence', 'choose_next_hop', 'follow_chain', 'read_bridge', 'propose_bridge_queries',
     #  'add_web_evidence', 'grade_coverage', 'should_continue']
 
 :meth:`Pipeline.run` runs the gate, then rounds until a node marks the state done (``prepare_round_queries``
@@ -30,6 +30,7 @@ from deepcite.research.nodes import (
     merge_candidates,
     prepare_round_queries,
     propose_bridge_queries,
+    read_bridge,
     rerank_candidates,
     run_retrieval,
     select_evidence,
@@ -90,6 +91,7 @@ RESEARCH_PIPELINE = Pipeline(
         select_evidence,
         choose_next_hop,
         follow_chain,
+        read_bridge,
         propose_bridge_queries,
         add_web_evidence,
         grade_coverage,

@@ -112,6 +112,8 @@ class QueryPlanner:
         if state.chain and len(state.chain) < len(plan.chain) and state.chain[-1].answers:
             queries = self._chain_queries(state, "")
             return queries[0].subquestion, queries
+        if self.settings.bridge.enabled and any(e.followed_round == 0 for e in state.beam):
+            return self._beam_hop(state)
         if state.graph_bridges:
             return self._graph_hop(state)
         if self.llm is not None and llm_subquestion:
@@ -142,6 +144,50 @@ class QueryPlanner:
             text = fill(template, {**best, len(state.chain) - 1: answer})
             queries.append(RoundQuery(text, sub, kind="chain", focus=answer))
         return queries
+
+    def _beam_hop(self, state: ExecutorState) -> tuple[str, list[RoundQuery]]:
+        """Follow each bridge candidate of the beam not yet followed (``read_bridge``): its name
+        (``bridge_modes``, with the pages it names), and its name with the question's words the passage it
+        was read from lacks (``research.bridge.residual_k`` hits in the configured modes). They count as
+        followed entities."""
+        s = self.settings
+        pending = [e for e in state.beam if e.followed_round == 0]
+        state.beam_depth += 1
+        words = keywords_of(state.plan.question)
+        queries: list[RoundQuery] = []
+        for entry in pending:
+            entry.followed_round = state.round + 1
+            queries.append(
+                RoundQuery(
+                    entry.name,
+                    "",
+                    kind="bridge",
+                    parent=entry.parent,
+                    modes=list(s.retrieval.bridge_modes),
+                    focus=entry.name,
+                )
+            )
+            parent = state.evidence.get(entry.parent)
+            held = set(tokenize(passage_text(parent.chunk))) if parent is not None else set()
+            held |= set(tokenize(entry.name))
+            residual = [w for w in words if not set(tokenize(w)) <= held]
+            if residual and s.bridge.residual_k:
+                queries.append(
+                    RoundQuery(
+                        f"{entry.name} {' '.join(residual)}",
+                        "",
+                        kind="bridge",
+                        parent=entry.parent,
+                        focus=entry.name,
+                        k=s.bridge.residual_k,
+                    )
+                )
+        names = [e.name for e in pending]
+        state.used_entities.extend(names)
+        sub = followup_subquestion(names[: s.planning.bridge_entities_in_label])
+        for q in queries:
+            q.subquestion = sub
+        return sub, queries
 
     def _graph_hop(self, state: ExecutorState) -> tuple[str, list[RoundQuery]]:
         """Search each entity the graph proposed by name (``bridge_modes``); they count as followed."""

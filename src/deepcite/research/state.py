@@ -45,6 +45,9 @@ class RoundQuery:
     parent: tuple[str, str] | None = None  # bridge hops: the evidence passage whose entity this follows
     focus: str | None = None  # the entity or aspect the query is about (a passage titled so is preferred)
     modes: list[str] | None = None  # None: the configured research.retrieval.modes
+    k: int | None = (
+        None  # hits per search; None: research.retrieval.k_per_query (bridge_k for an entity name)
+    )
 
 
 @dataclass(frozen=True)
@@ -56,6 +59,20 @@ class HopChoice:
     next_query: str = ""
     entity: str = ""
     round: int = 0  # the round whose evidence it read
+
+
+@dataclass
+class BeamEntry:
+    """A bridge candidate of the beam (research/bridge.py): the name read from a hop's evidence, its reading's
+    score, the passage it was read from, its depth (1: read after the first hop), the round that followed it
+    (0: not yet) and the relevance of the best passage that round found for it (its support)."""
+
+    name: str
+    score: float
+    parent: tuple[str, str]
+    depth: int = 1
+    followed_round: int = 0
+    support: float = 0.0
 
 
 @dataclass
@@ -88,6 +105,8 @@ class ExecutorState:
     chain: list[ChainStep] = field(default_factory=list)  # the chain's hops run so far
     graph_bridges: list[str] = field(default_factory=list)  # entities the graph proposes for the next hop
     hop_choices: list[HopChoice] = field(default_factory=list)  # the LLM's next hops, one per round it ran
+    beam: list[BeamEntry] = field(default_factory=list)  # bridge candidates read and not yet dropped
+    beam_depth: int = 0  # beam hops run so far
     skipped_queries: list[SkippedQuery] = field(default_factory=list)  # noisy follow-ups not run, by round
     no_novelty: int = 0
     top_keys: list[tuple[str, str]] = field(

@@ -49,6 +49,8 @@ class TitleKeys:
         self._keys: frozenset[str] = frozenset()
         self._alias_version = -1
         self._aliases = _EMPTY
+        self._df_version = -1
+        self._df: dict[str, int] = {}
         self._lock = threading.Lock()
 
     def get(self, retriever: Retriever) -> frozenset[str]:
@@ -65,6 +67,24 @@ class TitleKeys:
                 self._keys = frozenset(rows.entity_keys[i] for i in at.tolist())
                 self._version = version
             return self._keys
+
+    def frequency(self, retriever: Retriever) -> dict[str, int]:
+        """Entity key → how many passages of the collection mention it (empty without an entity graph)."""
+        if not isinstance(retriever, GraphRetriever):
+            return {}
+        graph = retriever.graph
+        version = graph.version()
+        with self._lock:
+            if version != self._df_version:
+                rows = graph.rows()
+                at = {int(e): i for i, e in enumerate(rows.entity_ids.tolist())}
+                counts = np.bincount(
+                    np.fromiter((at[int(e)] for e in rows.mention_entity.tolist()), dtype=np.int64),
+                    minlength=len(rows.entity_keys),
+                )
+                self._df = dict(zip(rows.entity_keys, counts.tolist(), strict=True))
+                self._df_version = version
+            return self._df
 
     def aliases(self, retriever: Retriever) -> AliasTable:
         """The collection's alias table (empty without an entity graph), read again when the graph changed."""

@@ -10,6 +10,7 @@ from deepcite.research.nodes.grade_coverage import grade_coverage
 from deepcite.research.nodes.merge_candidates import merge_candidates
 from deepcite.research.nodes.prepare_round_queries import prepare_round_queries
 from deepcite.research.nodes.propose_bridge_queries import propose_bridge_queries
+from deepcite.research.nodes.read_bridge import read_bridge
 from deepcite.research.nodes.rerank_candidates import rerank_candidates
 from deepcite.research.nodes.run_retrieval import run_retrieval
 from deepcite.research.nodes.select_evidence import select_evidence
@@ -28,6 +29,7 @@ __all__ = [
     "node",
     "prepare_round_queries",
     "propose_bridge_queries",
+    "read_bridge",
     "rerank_candidates",
     "run_retrieval",
     "select_evidence",

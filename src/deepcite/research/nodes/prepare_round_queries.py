@@ -27,6 +27,8 @@ def skipped_note(skipped: list[SkippedQuery], round_: int) -> str:
         "graph_bridges",
         "hop_choices",
         "skipped_queries",
+        "beam",
+        "beam_depth",
     ),
     writes=(
         "round",
@@ -45,6 +47,8 @@ def skipped_note(skipped: list[SkippedQuery], round_: int) -> str:
         "chain",
         "graph_bridges",
         "skipped_queries",
+        "beam",
+        "beam_depth",
     ),
 )
 def prepare_round_queries(state: ExecutorState, adapters: Adapters) -> ExecutorState:

@@ -50,7 +50,7 @@ def run_retrieval(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     results: list[QueryResult] = []
     for query in state.queries:
         named = query.kind in _ENTITY_KINDS
-        k = settings.retrieval.bridge_k if named else settings.retrieval.k_per_query
+        k = query.k or (settings.retrieval.bridge_k if named else settings.retrieval.k_per_query)
         modes = list(query.modes or settings.retrieval.modes)
         if graph and query.kind in _GRAPH_KINDS:
             modes.append("graph")

@@ -1,0 +1,138 @@
+"""Read the bridge: after a hop, the candidate answers of that hop read from its best evidence, kept as a beam.
+
+    read_bridge("In what county is the city where Harris W. Fawell was born?", passages, exclude=[],
+                pages=alias_table, settings=BridgeSettings())
+    # [BridgeReading(name='West Chicago', score=3.1, parent=('fawell', 'fawell-0')), ...]
+
+A multi-hop question names a relation it needs answered first ("the city where X was born", "the performer
+of Green", "the spouse of the director of …"). The passages a hop found state it: the name that stands next
+to the question's relation words ("born in West Chicago", "a song performed by Hask & Omo"), often in the
+apposition after the page's title in its first sentence. Every name of the hop's best passages (and each
+passage's title) that the question does not already name scores, per passage, the passage's weight ``1 /
+rank`` times:
+
+- 1, plus ``near_weight`` the nearer it stands to a relation word of the question (a question word that is not
+  a word of the passage's title or of a name the question gives; nothing beyond ``near_window`` words), plus
+  ``lead_weight`` when it stands in the passage's first sentence (the apposition after a title), or
+  ``title_weight`` for the passage's own title;
+
+then, summed over the passages, ``agree_weight`` for each further passage that names it, and ``page_weight``
+when the collection has a page it names (the alias table, :mod:`deepcite.retrieval.graph.aliases`), all divided
+by ``log2(2 + passages mentioning it) ** specificity`` (a name every page mentions is no bridge). The best
+``beam`` readings within ``min_ratio`` of the best are the beam the next hop follows.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+from deepcite.config.research import BridgeSettings
+from deepcite.models import Candidate
+from deepcite.names import names_in
+from deepcite.research.entities import content_words
+from deepcite.retrieval.graph.aliases import AliasTable, first_sentence
+from deepcite.retrieval.graph.extract import entity_key, sub_keys
+from deepcite.text import tokenize
+
+_SHARED_STEM = 5  # letters a role noun's stem shares with its verb's ("direct": "director", "directed")
+_WORD_EDGE = "\"“”'‘’(),.;:!?[]"
+
+
+@dataclass(frozen=True)
+class BridgeReading:
+    """A candidate answer of a hop: the name, its score, and the passage it was read from best."""
+
+    name: str
+    score: float
+    parent: tuple[str, str]
+
+
+def relation_stems(question: str, title: str, question_names: Iterable[str]) -> set[str]:
+    """The stems of the question's relation words for one passage: its stems that are neither a word of the
+    passage's title nor of a name the question gives ("born", "county" of "the county of the city where
+    Harris W. Fawell was born", against the page "Harris W. Fawell")."""
+    named = set(tokenize(" ".join(question_names))) | set(tokenize(title))
+    return set(tokenize(question)) - named
+
+
+def _relates(stem: str, relation: set[str]) -> bool:
+    """Whether a passage word's stem is a relation stem, or one of at least ``_SHARED_STEM`` letters opens the
+    other ("direct" of "directed" and "director": a role noun and its verb)."""
+    return stem in relation or any(
+        min(len(stem), len(r)) >= _SHARED_STEM and (r.startswith(stem) or stem.startswith(r))
+        for r in relation
+    )
+
+
+def _gap_weight(gap: int | None, window: int) -> float:
+    return 1.0 - gap / (window + 1) if gap is not None and gap <= window else 0.0
+
+
+def read_bridge(
+    question: str,
+    passages: Sequence[Candidate],
+    *,
+    exclude: Iterable[str] = (),
+    pages: AliasTable | None = None,
+    frequency: Mapping[str, int] | None = None,
+    spent: Collection[str] = (),
+    settings: BridgeSettings,
+) -> list[BridgeReading]:
+    """The hop's candidate answers, best first (see the module docstring), at most ``settings.beam``. Stems in
+    ``spent`` (the words of the passage the hop before read its candidate from) are no relation words: the hop
+    before answered them."""
+    asked = content_words(entity_key(question))
+    named = names_in(question)
+    used = {entity_key(e) for e in exclude}
+    parts = {part for key in used for part in sub_keys(key)}
+    scores: dict[str, float] = {}
+    shown: dict[str, str] = {}
+    parent: dict[str, tuple[tuple[str, str], float]] = {}
+    seen_in: dict[str, set[tuple[str, str]]] = {}
+
+    def add(name: str, value: float, cand: Candidate) -> None:
+        key = entity_key(name)
+        words = content_words(key)
+        if not words or words <= asked or key in used or key in parts:  # "Pell" of a followed "Osric Pell"
+            return
+        shown.setdefault(key, name)
+        scores[key] = scores.get(key, 0.0) + value
+        seen_in.setdefault(key, set()).add(cand.key)
+        if value > parent.get(key, ((), 0.0))[1]:
+            parent[key] = (cand.key, value)
+
+    for rank, cand in enumerate(passages[: settings.passages], start=1):
+        weight = 1.0 / rank
+        title = cand.chunk.title.strip()
+        if title:
+            add(title, weight * settings.title_weight, cand)
+        relation = {r for r in relation_stems(question, title, named) if not _relates(r, spent)}
+        text = cand.chunk.text
+        words = [w.strip(_WORD_EDGE) for w in text.split()]
+        marks = [i for i, w in enumerate(words) if any(_relates(t, relation) for t in tokenize(w))]
+        lead_words = len(first_sentence(text, len(text)).split())
+        for name in names_in(text):
+            first = name.split()[0]
+            at = next((i for i, w in enumerate(words) if w == first), None)
+            gap = min((abs(at - m) for m in marks), default=None) if at is not None else None
+            near = _gap_weight(gap, settings.near_window)
+            # the apposition after a title counts when it bears on the relation (or the question names none)
+            lead = at is not None and at < lead_words and (near > 0 or not marks)
+            add(name, weight * (1.0 + settings.near_weight * near + settings.lead_weight * lead), cand)
+    for key in scores:
+        scores[key] += settings.agree_weight * (len(seen_in[key]) - 1)
+        if pages is not None and settings.page_weight and pages.pages(shown[key]):
+            scores[key] += settings.page_weight
+        if frequency is not None and settings.specificity:
+            scores[key] /= math.log2(2 + frequency.get(key, 0)) ** settings.specificity
+    ranked = sorted(scores, key=lambda k: -scores[k])
+    if not ranked:
+        return []
+    floor = settings.min_ratio * scores[ranked[0]]
+    return [
+        BridgeReading(shown[k], scores[k], parent[k][0])
+        for k in ranked[: settings.beam]
+        if scores[k] >= floor
+    ]

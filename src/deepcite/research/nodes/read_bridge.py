@@ -1,0 +1,126 @@
+"""read_bridge: after the first hop, read the hop's candidate answers from its best passages and keep the best
+few as a beam; after a beam hop, score each followed candidate by the evidence its queries found, drop the
+losers and read the next hop's candidates from the winners' passages."""
+
+from __future__ import annotations
+
+from deepcite.models import Candidate
+from deepcite.research.bridge import read_bridge as read_candidates
+from deepcite.research.nodes.base import Adapters, node
+from deepcite.research.nodes.select_evidence import page_named
+from deepcite.research.state import BeamEntry, ExecutorState
+from deepcite.research.vectors import passage_text
+from deepcite.text import tokenize
+
+
+def _found_for(state: ExecutorState, name: str, prefix_min_words: int) -> list[Candidate]:
+    """This round's selected passages reached by a query about ``name`` that name it (in their text, or as the
+    page it names), most relevant first."""
+    low = name.lower()
+    found = [
+        c
+        for c in state.selected
+        if any(p.focus == name for p in c.hits_in(state.round))
+        and (low in c.chunk.text.lower() or page_named(c.chunk.title, name, prefix_min_words))
+    ]
+    return sorted(found, key=lambda c: -(c.selections[-1].relevance if c.selections else 0.0))
+
+
+def _support(state: ExecutorState, entry: BeamEntry, found: list[Candidate], weight: float) -> float:
+    """A followed candidate's support: its best passage's relevance plus ``weight`` times the share of the
+    question's remaining words (those the passage it was read from lacks) that passage holds."""
+    if not found:
+        return 0.0
+    parent = state.evidence.get(entry.parent)
+    spent = set(tokenize(passage_text(parent.chunk))) if parent is not None else set()
+    remaining = {t for t in tokenize(state.plan.question) if t not in spent} - set(tokenize(entry.name))
+    best = 0.0
+    for cand in found:
+        held = set(tokenize(passage_text(cand.chunk)))
+        share = len(remaining & held) / len(remaining) if remaining else 0.0
+        best = max(best, (cand.selections[-1].relevance if cand.selections else 0.0) + weight * share)
+    return best
+
+
+def _read(
+    state: ExecutorState,
+    adapters: Adapters,
+    passages: list[Candidate],
+    depth: int,
+    weight: float,
+    spent: Candidate | None = None,
+) -> list[BeamEntry]:
+    """The beam read from ``passages``, each reading's score scaled to the best one times ``weight``; the
+    question's words the ``spent`` passage holds (the hop before's) are no relation words any more."""
+    s = adapters.settings.bridge
+    readings = read_candidates(
+        state.plan.question,
+        passages,
+        spent=set(tokenize(passage_text(spent.chunk))) if spent is not None else set(),
+        exclude=[*state.used_entities, *(e.name for e in state.beam)],
+        pages=adapters.titles.aliases(adapters.retriever),
+        frequency=adapters.titles.frequency(adapters.retriever),
+        settings=s,
+    )
+    top = readings[0].score if readings else 1.0
+    return [BeamEntry(r.name, weight * r.score / top, r.parent, depth=depth) for r in readings]
+
+
+@node(
+    reads=("plan", "round", "selected", "beam", "beam_depth", "used_entities", "evidence"),
+    writes=("beam", "evidence"),
+)
+def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
+    """With ``research.bridge.enabled``: after round 1, the beam is the best ``bridge.beam`` candidate answers
+    read from the round's best passages (:func:`deepcite.research.bridge.read_bridge`). After the round that
+    followed the beam, each candidate's support is the relevance of the best passage found for it that names it,
+    plus ``support_residual_weight`` times the share of the question's remaining words it holds; those under
+    ``drop_ratio`` of the best drop out (their new passages' pack scores times ``loser_decay``), and, until
+    ``max_depth`` beam hops ran, the next beam is read from the winners' passages, each reading weighed by its
+    winner's support."""
+    s = adapters.settings.bridge
+    if not s.enabled:
+        return state
+    if state.round == 1:
+        state.beam = _read(state, adapters, state.selected, depth=1, weight=1.0) if s.max_depth else []
+        return state
+    followed = [e for e in state.beam if e.followed_round == state.round]
+    if not followed:
+        return state
+    prefix_min_words = adapters.settings.ranking.alias_prefix_min_words
+    found = {e.name: _found_for(state, e.name, prefix_min_words) for e in followed}
+    for e in followed:
+        e.support = _support(state, e, found[e.name], s.support_residual_weight)
+    best = max(e.support for e in followed)
+    winners = [e for e in followed if best > 0 and e.support >= s.drop_ratio * best]
+    if s.loser_decay != 1.0:
+        kept = {c.key for e in winners for c in found[e.name]}
+        for e in followed:
+            if e in winners:
+                continue
+            for cand in found[e.name]:
+                held = state.evidence.get(cand.key)
+                if held is not None and cand.key not in kept and held.first_round == state.round:
+                    held.score *= s.loser_decay
+    state.beam = [e for e in state.beam if e.followed_round == 0]
+    if not winners or state.beam_depth >= s.max_depth:
+        return state
+    following: list[BeamEntry] = []
+    for e in winners:
+        following.extend(
+            _read(
+                state,
+                adapters,
+                found[e.name],
+                depth=e.depth + 1,
+                weight=e.support / best,
+                spent=state.evidence.get(e.parent),
+            )
+        )
+    following.sort(key=lambda e: -e.score)
+    seen: set[str] = set()
+    for entry in following:  # two winners may read the same name: it is followed once
+        if entry.name.lower() not in seen and len(seen) < s.beam:
+            seen.add(entry.name.lower())
+            state.beam.append(entry)
+    return state

@@ -1,0 +1,108 @@
+"""Read the bridge and keep a beam (research/bridge.py, research/nodes/read_bridge.py), on crafted fictional
+pages (tests/fixtures/graph/beam_pages.jsonl)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from deepcite.config import Settings
+from deepcite.config.research import BridgeSettings
+from deepcite.ingest.pipeline import IngestPipeline
+from deepcite.models import Candidate, Chunk
+from deepcite.research.agent import ResearchAgent
+from deepcite.research.bridge import read_bridge
+from deepcite.research.state import ExecutorState
+from deepcite.retrieval.collection import Collection
+from deepcite.retrieval.embedders import Embedder
+
+PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "graph" / "beam_pages.jsonl"
+QUESTION = "Where was the director of The Quiet Lantern born?"
+
+
+def _page(doc: str) -> Candidate:
+    for line in PAGES.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if row["id"] == doc:
+            return Candidate(chunk=Chunk(chunk_id=doc, doc_id=doc, title=row["title"], text=row["text"]))
+    raise KeyError(doc)
+
+
+def test_the_bridge_is_read_from_the_apposition_after_the_title() -> None:
+    film = _page("quiet-lantern")
+    readings = read_bridge(QUESTION, [film], settings=BridgeSettings())
+    names = [r.name for r in readings]
+    assert names[0] == "Osric Pell"  # the name beside "directed", the relation the question names
+    assert readings[0].parent == film.key
+    assert "The Quiet Lantern" not in names  # the question names it already
+    composer = read_bridge("Who scored The Quiet Lantern?", [film], settings=BridgeSettings())
+    assert composer[0].name == "Lenna Marsh"
+
+
+def test_a_name_two_passages_agree_on_rises() -> None:
+    question = "Which composer scored the drama about a lighthouse keeper?"
+    passages = [_page("quiet-lantern"), _page("harbour-lights")]
+    alone = read_bridge(question, passages, settings=BridgeSettings(agree_weight=0.0))
+    agreed = read_bridge(question, passages, settings=BridgeSettings(agree_weight=2.0))
+    score = {r.name: r.score for r in alone}
+    assert {r.name: r.score for r in agreed}["Lenna Marsh"] == pytest.approx(score["Lenna Marsh"] + 2.0)
+
+
+def test_the_beam_keeps_at_most_its_width_and_drops_weak_readings() -> None:
+    film = _page("quiet-lantern")
+    assert len(read_bridge(QUESTION, [film], settings=BridgeSettings(beam=1))) == 1
+    everyone = read_bridge(QUESTION, [film], settings=BridgeSettings(beam=10, min_ratio=0.0))
+    strict = read_bridge(QUESTION, [film], settings=BridgeSettings(beam=10, min_ratio=0.9))
+    assert len(strict) < len(everyone)
+
+
+@pytest.fixture(scope="module")
+def beam_collection(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Collection:
+    from deepcite.retrieval.collection import open_collection
+
+    settings = Settings(data_dir=tmp_path_factory.mktemp("beam-data"))
+    collection = open_collection("beam-fixture", settings, embedder=minilm)
+    IngestPipeline(collection).ingest(PAGES, fmt="jsonl")
+    return collection
+
+
+def test_a_beam_recovers_from_a_wrong_first_entity(beam_collection: Collection) -> None:
+    """The first reading of "the director of The Quiet Lantern" is its composer (more of the first hop's
+    passages name her, and agreement weighs much here); the beam follows her and the director, the round after scores the director's page above
+    hers, she drops, and the next hop is read from the director's page alone."""
+    settings = beam_collection.settings.research.tuned(
+        bridge={"enabled": True, "max_depth": 2, "beam": 2, "agree_weight": 3.0}
+    )
+    beams: list[list[tuple[str, int, int, float]]] = []
+
+    def snapshot(state: ExecutorState, _report: object) -> None:
+        beams.append([(e.name, e.depth, e.followed_round, e.support) for e in state.beam])
+
+    result = ResearchAgent(beam_collection, settings).process(QUESTION, on_round=snapshot)
+    first = beams[0]
+    assert [name for name, *_ in first][:2] == ["Lenna Marsh", "Osric Pell"]  # the wrong one first
+    round_two = result.pack.retrieval_report[1]
+    assert {"Lenna Marsh", "Osric Pell"} <= set(round_two.queries)  # each candidate followed
+    # the round after reads the next hop from the winner's page only: its birthplace, nothing of the loser's
+    second = beams[1]
+    assert second and all(depth == 2 for _, depth, *_ in second)
+    names = [name for name, *_ in second]
+    assert "Dunmore Bay" in names  # read beside "born", the relation left once the director is known
+    assert "Pell" not in names  # a part of a name already followed is no new bridge
+    winner_page = _page("osric-pell").chunk.text
+    assert all(name in winner_page for name in names)  # nothing read from the loser's page ("Harbour Lights")
+    top = [c.chunk.doc_id for c in result.pack.final_evidence[:4]]
+    assert {"quiet-lantern", "osric-pell"} <= set(top)
+    assert "dunmore-bay" in [c.chunk.doc_id for c in result.pack.final_evidence]
+
+
+def test_the_beam_is_off_by_default(beam_collection: Collection) -> None:
+    settings = beam_collection.settings.research
+    assert not settings.bridge.enabled
+    beams: list[int] = []
+    ResearchAgent(beam_collection, settings).process(
+        QUESTION, on_round=lambda state, _: beams.append(len(state.beam))
+    )
+    assert set(beams) == {0}
