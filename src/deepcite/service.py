@@ -213,4 +213,5 @@ class PartResponse(BaseModel):
     chunks_used: int
     degraded: Degraded | None = None  # set when the LLM writer fell back to the offline one
     insufficient: bool = False  # no evidence to write from: the text is the insufficient-evidence template
-    written: PartWriter | None = None  # with an LLM writer: whether it or the offline writer wrote the text, why
+    # with an LLM writer: whether it or the offline writer wrote the text, and why
+    written: PartWriter | None = None

@@ -42,7 +42,6 @@ class AnswerBudgetSettings(Section):
     research_share: float = Field(default=0.5, ge=0.0, le=1.0)
 
 
-
 class CitationSettings(Section):
     """The citation check (answer/citations.py, answer/support.py; tuned by benchmarks/citation_support.py): a
     range marker spanning more than ``max_range_width`` ids is dropped whole; a cited passage must support its
