@@ -46,17 +46,24 @@ def with_cue(
     """``scores`` with each sentence's value for the question (target 0) blended with what answers it as
     asked: its own support without its study's share (``kinds.own_weight``, for a question that does not ask
     for findings), the question's word pairs it holds (``kinds.phrase_weight``) and the cue of the kind of
-    answer asked for (``kinds.cue_weight``; none for a kind without a cue)."""
-    if not scores.sentences or scores.alone is None:
+    answer asked for (``kinds.cue_weight``; none for a kind without a cue). A yes/no question (also one
+    without its verb: "The nurse cystoscopist: a feasible option?") keeps its findings-first value, and so does
+    one that asks for findings (:func:`~deepcite.answer.sentence_scores.findings_first`), with the cue and the
+    word pairs for a comparison."""
+    if not scores.sentences or scores.alone is None or not settings.enabled:
         return scores
     s = settings
+    cued = kind not in (AnswerKind.OTHER, AnswerKind.YES_NO)
+    findings = bool(scores.findings_first[0])
+    if kind is AnswerKind.YES_NO or (findings and not cued):
+        return scores
     texts = [x.text for x in scores.sentences]
     phrase = phrase_overlaps(texts, question)
-    cued = kind not in (AnswerKind.OTHER, AnswerKind.YES_NO)
     cue = np.array([answer_cue(kind, t, question, s) for t in texts], dtype=np.float32) if cued else None
-    own = 0.0 if scores.findings_first[0] else s.own_weight
-    mix = 1.0 - own - s.phrase_weight - (s.cue_weight if cued else 0.0)
-    value = mix * scores.value[:, 0] + own * scores.alone[:, 0] + s.phrase_weight * phrase
+    own = 0.0 if findings else s.own_weight
+    pairs = s.phrase_weight
+    mix = 1.0 - own - pairs - (s.cue_weight if cued else 0.0)
+    value = mix * scores.value[:, 0] + own * scores.alone[:, 0] + pairs * phrase
     scores.value[:, 0] = value + (s.cue_weight * cue if cue is not None else 0.0)
     return replace(scores, cue=cue)
 

@@ -88,6 +88,7 @@ _AMOUNT = re.compile(
     rf"\b(?:what|which)\s+(?:\S+\s+){{0,3}}?(?:{_MEASURES})\b",
     re.I,
 )
+_WH_ANYWHERE = re.compile(r"\b(?:what|how|why|when|where|which|who|whom|whose|quel\w*|qu'est)\b", re.I)
 _HOW_OR_WHAT = re.compile(r"^\s*(?:how|what|which)\b", re.I)
 # a measure the question names anywhere: "How does BM25 do at recall@10 …"
 _MEASURED = re.compile(r"\b(?:recall|precision|accuracy|f1|auc|bleu|rouge)(?:@\d+)?\b|\btop-\d+\b", re.I)
@@ -166,7 +167,9 @@ def question_kind(question: str) -> AnswerKind:
     comparative = _COMPARISON.search(q)
     if comparative and (comparative.group(0).lower() != "or" or yes_no):
         return AnswerKind.COMPARISON
-    if yes_no:
+    if yes_no or (
+        q.endswith("?") and not _WH_ANYWHERE.search(q)
+    ):  # "The nurse cystoscopist: a feasible option?"
         return AnswerKind.YES_NO
     if _DEFINITION.search(q):
         return AnswerKind.DEFINITION
