@@ -18,7 +18,13 @@ import pytest
 
 from deepcite.config import FollowupSettings
 from deepcite.models import Candidate, Chunk
-from deepcite.research.followup import DOCUMENT_TITLE, DRIFT, followup_subquestion, followup_terms
+from deepcite.research.followup import (
+    DOCUMENT_TITLE,
+    DRIFT,
+    REFERENCE_LIST,
+    followup_subquestion,
+    followup_terms,
+)
 from deepcite.text import tokenize
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "research" / "followup"
@@ -151,3 +157,17 @@ def test_the_reasons_are_reported() -> None:
         reasons |= {s.text: s.reason for s in found.skipped}
     assert reasons["Dense Passage Retrieval for Open-Domain Question Answering"] == DOCUMENT_TITLE
     assert any(reason == DRIFT for reason in reasons.values())  # the road-salt notice bears on nothing asked
+
+
+def test_no_follow_up_is_read_from_a_reference_list() -> None:
+    text = (
+        "Alexander R. Fabbri, Chien-Sheng Wu, Wenhao Liu, and Caiming Xiong. 2022. QAFactEval: Improved QA-based "
+        "factual consistency evaluation. In Proceedings of NAACL. Dragomir Radev, Rui Zhang. 2021. Summeval: "
+        "Re-evaluating summarization evaluation. Kalpesh Krishna, Yapei Chang. 2020. Longeval guidelines."
+    )
+    parent = Candidate(chunk=Chunk(chunk_id="r", doc_id="d", file="x.pdf", text=text), score=1.0)
+    found = followup_terms(
+        parent, "Which metrics evaluate factual consistency?", per_passage=6, settings=SETTINGS
+    )
+    assert found.terms == []
+    assert {s.reason for s in found.skipped} == {REFERENCE_LIST}

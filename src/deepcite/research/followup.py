@@ -12,7 +12,8 @@ that is a statistics fragment ("CI 0.91", "p < 0.05", "95%"), a date or bare num
 figure reference, an abbreviation the passage defines ("IFG" for "impaired fasting glucose (IFG)"), a label of
 common words ("Statin group"), a sentence (another paper's whole title), a venue or publisher ("Proceedings of
 …", "Association for Computational Linguistics", or any name read from such a line), a name in an author list,
-section words ("Main Results Table", "Introduction") or symbols ("λ = 1.1", "GPT- 4o") is never searched: it is
+section words ("Main Results Table", "Introduction"), symbols ("λ = 1.1", "GPT- 4o") or any name of a reference
+list (a passage with ``reference_list_min_entries`` entry years) is never searched: it is
 returned in ``skipped`` with the reason, for the research report. Neither is the title of a file or a publication
 (it names the document, which the evidence holds already), nor a name that shares no word with the question when
 its passage barely bears on the question (less than ``bridge_min_question_share`` of the question's terms): a
@@ -54,6 +55,7 @@ VENUE = "a venue or publisher"
 AUTHOR_LIST = "an author list"
 SECTION = "section words"
 SYMBOLS = "symbols, not a name"
+REFERENCE_LIST = "read from a reference list"
 DRIFT = "drifts from the question: shares no word with it, read from a passage that barely bears on it"
 
 # numbers (with their separators), words (with inner apostrophes, dots and hyphens), single symbols
@@ -145,6 +147,8 @@ _SYMBOLS = re.compile(
 )  # "λ = 1.1", "R@5", "GPT-4o |": a formula or markup
 _BROKEN_WORD = re.compile(r"\w-\s|\s-\w")  # a word broken at a line end: "GPT- 4o", "PaSa -7b"
 _PERSON = re.compile(r"[A-Z][a-zà-ÿ'’-]+(?:\s+[A-Z]\.)*(?:\s+[A-Z][\w'’-]+){1,2}")
+# a reference entry's year: "Xiong. 2022. QAFactEval …", "(2019). Title", "2020a."
+_REFERENCE_YEAR = re.compile(r"(?:[.,]\s|\()(?:19|20)\d\d[a-z]?\)?\.\s")
 _SEGMENT = re.compile(r"[^\n.!?;]+")
 
 
@@ -335,6 +339,12 @@ def followup_terms(
         found.terms.append(term)
         return True
 
+    if (
+        len(_REFERENCE_YEAR.findall(text)) >= settings.reference_list_min_entries
+    ):  # names of cited works' authors
+        for name in names_in(text)[:per_passage]:
+            skip(name, REFERENCE_LIST)
+        return found
     title = parent.chunk.title.strip()
     if title and _of_a_document(parent):
         skip(title, DOCUMENT_TITLE)  # a file's or a paper's title names the document, which is found already
