@@ -149,6 +149,10 @@ _BROKEN_WORD = re.compile(r"\w-\s|\s-\w")  # a word broken at a line end: "GPT- 
 _PERSON = re.compile(r"[A-Z][a-zà-ÿ'’-]+(?:\s+[A-Z]\.)*(?:\s+[A-Z][\w'’-]+){1,2}")
 # a reference entry's year: "Xiong. 2022. QAFactEval …", "(2019). Title", "2020a."
 _REFERENCE_YEAR = re.compile(r"(?:[.,]\s|\()(?:19|20)\d\d[a-z]?\)?\.\s")
+# a yes/no question ("Is the Distance Worth It?"): another paper's question-form title, not a name
+_ASKED = re.compile(
+    r"^(?:is|are|was|were|do|does|did|can|could|should|will|would|has|have|may|must)\s.*\?$", re.I
+)
 _SEGMENT = re.compile(r"[^\n.!?;]+")
 
 
@@ -241,7 +245,7 @@ def noise_reason(
         and _defined(term, f"{context} {evidence}")
     ):
         return STRAY_ACRONYM
-    if _sentence_like(term, settings):
+    if _sentence_like(term, settings) or _ASKED.match(term):
         return WHOLE_TITLE if title else SENTENCE
     if context is not None and _label(term, context) and not _quoted_phrase(term, settings):
         return LABEL
