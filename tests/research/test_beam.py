@@ -98,11 +98,12 @@ def test_a_beam_recovers_from_a_wrong_first_entity(beam_collection: Collection) 
     assert "dunmore-bay" in [c.chunk.doc_id for c in result.pack.final_evidence]
 
 
-def test_the_beam_is_off_by_default(beam_collection: Collection) -> None:
-    settings = beam_collection.settings.research
-    assert not settings.bridge.enabled
+def test_the_beam_is_on_by_default_and_can_be_turned_off(beam_collection: Collection) -> None:
+    assert beam_collection.settings.research.bridge.enabled
+    settings = beam_collection.settings.research.tuned(bridge={"enabled": False})
     beams: list[int] = []
-    ResearchAgent(beam_collection, settings).process(
+    result = ResearchAgent(beam_collection, settings).process(
         QUESTION, on_round=lambda state, _: beams.append(len(state.beam))
     )
     assert set(beams) == {0}
+    assert all("Osric Pell director born" not in r.queries for r in result.pack.retrieval_report)

@@ -25,7 +25,7 @@ by ``log2(2 + passages mentioning it) ** specificity`` (a name every page mentio
 from __future__ import annotations
 
 import math
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from deepcite.config.research import BridgeSettings
@@ -78,11 +78,12 @@ def read_bridge(
     pages: AliasTable | None = None,
     frequency: Mapping[str, int] | None = None,
     spent: Collection[str] = (),
+    keep: Callable[[str, bool], bool] | None = None,
     settings: BridgeSettings,
 ) -> list[BridgeReading]:
     """The hop's candidate answers, best first (see the module docstring), at most ``settings.beam``. Stems in
     ``spent`` (the words of the passage the hop before read its candidate from) are no relation words: the hop
-    before answered them."""
+    before answered them. ``keep(name, is_title)`` says whether a name may be a candidate at all (not noise)."""
     asked = content_words(entity_key(question))
     named = names_in(question)
     used = {entity_key(e) for e in exclude}
@@ -92,10 +93,13 @@ def read_bridge(
     parent: dict[str, tuple[tuple[str, str], float]] = {}
     seen_in: dict[str, set[tuple[str, str]]] = {}
 
-    def add(name: str, value: float, cand: Candidate) -> None:
+    def add(name: str, value: float, cand: Candidate, title: bool = False) -> None:
         key = entity_key(name)
         words = content_words(key)
         if not words or words <= asked or key in used or key in parts:  # "Pell" of a followed "Osric Pell"
+            return
+        if key not in shown and keep is not None and not keep(name, title):
+            used.add(key)  # noise (a sentence, a statistic): never a candidate
             return
         shown.setdefault(key, name)
         scores[key] = scores.get(key, 0.0) + value
@@ -107,7 +111,7 @@ def read_bridge(
         weight = 1.0 / rank
         title = cand.chunk.title.strip()
         if title:
-            add(title, weight * settings.title_weight, cand)
+            add(title, weight * settings.title_weight, cand, title=True)
         relation = {r for r in relation_stems(question, title, named) if not _relates(r, spent)}
         text = cand.chunk.text
         words = [w.strip(_WORD_EDGE) for w in text.split()]

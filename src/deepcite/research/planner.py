@@ -84,7 +84,7 @@ class QueryPlanner:
         Hop 1 asks the question (and a composed question's first chain hop). Later hops ask, in order:
         the composed question's next chain hop while the last one found an answer entity, the entities
         the graph proposed (``propose_bridge_queries``), a sub-question
-        from the LLM (when one is configured), the planned sub-questions of the aspects (uncovered ones
+        from the LLM (when one is configured), the bridge candidates of the beam (``read_bridge``), the planned sub-questions of the aspects (uncovered ones
         first, by importance), then a bridge hop built from entities found in the evidence so far. The query
         the LLM chose after the last round (``choose_next_hop``) joins whichever hop that is (and replaces
         the LLM's sub-question), or makes the hop alone when nothing else is left.
@@ -112,14 +112,14 @@ class QueryPlanner:
         if state.chain and len(state.chain) < len(plan.chain) and state.chain[-1].answers:
             queries = self._chain_queries(state, "")
             return queries[0].subquestion, queries
-        if self.settings.bridge.enabled and any(e.followed_round == 0 for e in state.beam):
-            return self._beam_hop(state)
         if state.graph_bridges:
             return self._graph_hop(state)
         if self.llm is not None and llm_subquestion:
             proposed = self._llm_next(state)
             if proposed:
                 return proposed, [RoundQuery(proposed, proposed)]
+        if self.settings.bridge.enabled and any(e.followed_round == 0 for e in state.beam):
+            return self._beam_hop(state)
         threshold = self.settings.coverage.threshold
         uncovered = {a.aspect for a in state.coverage.get_uncovered_aspects(threshold)}
         ordered = sorted(plan.aspects, key=lambda a: (a.aspect not in uncovered, -a.importance))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from deepcite.models import Candidate
 from deepcite.research.bridge import read_bridge as read_candidates
+from deepcite.research.followup import noise_reason
 from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.nodes.select_evidence import page_named
 from deepcite.research.state import BeamEntry, ExecutorState
@@ -53,12 +54,22 @@ def _read(
     """The beam read from ``passages``, each reading's score scaled to the best one times ``weight``; the
     question's words the ``spent`` passage holds (the hop before's) are no relation words any more."""
     s = adapters.settings.bridge
+    pages = adapters.titles.aliases(adapters.retriever)
+
+    def keep(name: str, title: bool) -> bool:  # noise never runs as a query, unless a page is known by it
+        if name.rstrip().endswith(("?", "!")):  # a question or an exclamation is a sentence, not a name
+            return False
+        return noise_reason(name, adapters.settings.followup, title=title) is None or (
+            not title and bool(pages.pages(name))
+        )
+
     readings = read_candidates(
         state.plan.question,
         passages,
         spent=set(tokenize(passage_text(spent.chunk))) if spent is not None else set(),
         exclude=[*state.used_entities, *(e.name for e in state.beam)],
-        pages=adapters.titles.aliases(adapters.retriever),
+        pages=pages,
+        keep=keep,
         frequency=adapters.titles.frequency(adapters.retriever),
         settings=s,
     )
