@@ -199,3 +199,7 @@ def eval_documents(
         console.print(
             "[bold]quotes[/]: " + ", ".join(f"{key} {value}" for key, value in summary["quotes"].items())
         )
+        for part, rates in summary["states_answer"].items():
+            console.print(
+                f"[bold]states the answer, {part}[/]: " + ", ".join(f"{k} {v}" for k, v in rates.items())
+            )

@@ -1,6 +1,7 @@
 """The real-documents evaluation run through the Engine: phrase on the right page per format, then hybrid search
-and research evidence hit@k with page correctness, then (with quotes) each question answered by the Engine and
-every cited passage's quote checked against the file's own text."""
+and research evidence hit@k with page correctness, then (with quotes) each question answered by the Engine,
+every cited passage's quote checked against the file's own text, and the answer checked: does the quick summary
+state the answer phrase, and the summary and long answer together (:mod:`deepcite.evaluation.answer_check`)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from deepcite.engine import Engine
+from deepcite.evaluation.answer_check import AnswerCheck
 from deepcite.evaluation.answers import offline_settings
 from deepcite.evaluation.documents import (
     CheckQuestion,
@@ -99,11 +101,12 @@ def evaluate_documents(
         scores, kinds = {}, {}
         for label, run in _runs(offline, collection, k, research).items():
             scores[label], kinds[label] = _hit_rates(checks, run, k)
-        quoted = QuoteCheck()
+        quoted, stated = QuoteCheck(), AnswerCheck()
         if quotes:
             for q in checks:
                 answered = offline.ask_sync(QuestionRequest(query=q.question, collection=collection))
                 quoted = quoted.add(check_quotes(cited_citations(answered), pages_of))
+                stated.add(q.kind, answered.summary, answered.answer, q.answer)
     finally:
         if offline is not engine:
             offline.close()
@@ -114,6 +117,6 @@ def evaluate_documents(
         "retrieval": scores,
         f"hit@{k}_per_kind": kinds,
         "questions_per_kind": dict(sorted(Counter(q.kind for q in checks).items())),
-        **({"quotes": quoted.rates()} if quotes else {}),
+        **({"quotes": quoted.rates(), "states_answer": stated.rates()} if quotes else {}),
         "ingest": {"files": len(report.files), "chunks": report.chunks, "seconds": round(report.seconds, 1)},
     }
