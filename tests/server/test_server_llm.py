@@ -63,10 +63,15 @@ def test_llm_answers_are_grounded_and_citation_checked(
     assert len(answer_prompts) >= 3  # sub-answers, summary, long answer, regeneration
     assert all("Passages:\n[1] " in r["messages"][1]["content"] for r in answer_prompts)
     assert_citations_resolve(body)
-    check = body["citation_check"]
-    assert check["invalid_ids"] >= 3  # [99] removed from every part
-    assert check["repaired"] >= 3  # the uncited sentences became the unknown phrase
-    assert "[99]" not in str(body) and "Most cardiologists" not in body["summary"]
-    assert body["summary"].startswith("Atrial fibrillation raises the risk of ischaemic stroke [1].")
-    assert UNKNOWN in body["summary"]
-    assert "[99]" not in regenerated["text"] and regenerated["citation_check"]["invalid_ids"] == 1
+    # the model's parts keep one sentence in three after the citation check ([99] invented, one uncited):
+    # the grounding guard ships the offline writer's part instead, and says so per part
+    written = {w["part"]: w for w in body["written"]}
+    assert written["summary"]["writer"] == "offline" and written["summary"]["reason"]
+    assert written["long answer"]["writer"] == "offline"
+    assert (
+        "[99]" not in str(body)
+        and "Most cardiologists" not in str(body)
+        and "Warfarin cures" not in str(body)
+    )
+    assert body["summary"] and UNKNOWN not in body["summary"]  # the offline writer cites the evidence
+    assert "[99]" not in regenerated["text"] and regenerated["written"]["writer"] == "offline"
