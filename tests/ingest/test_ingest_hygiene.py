@@ -171,3 +171,13 @@ def test_old_chunks_without_kinds_answer_from_all_their_sentences() -> None:
         {k: v for k, v in chunk.model_dump().items() if k not in {"kind", "sentence_kinds"}}
     )
     assert stored.answer_sentences() == chunk.sentences()
+
+
+def test_surrogate_pairs_from_a_text_layer_become_their_character_and_lone_ones_a_replacement() -> None:
+    # pypdfium2 gave a paper's math italic letters as UTF-16 surrogate pairs; hashing the chunk then failed
+    from deepcite.ingest.readers.base import Block, valid_unicode
+
+    block = Block(text="Reading Difficulty | \ud835\udc43 \u2212 \ud835\udc44 and a lone \ud800 half")
+    assert block.text == "Reading Difficulty | \U0001d443 \u2212 \U0001d444 and a lone \ufffd half"
+    block.text.encode("utf-8")  # valid Unicode now: it hashes, stores and serves
+    assert valid_unicode("plain text") == "plain text"

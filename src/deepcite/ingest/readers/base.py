@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -38,6 +39,18 @@ class SkipReason(StrEnum):
     INVALID = "invalid"  # records that fail validation (JSON files) under --on-error fail
 
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_unicode(text: str) -> str:
+    """``text`` as valid Unicode: UTF-16 surrogate pairs (the way some PDF text layers give characters outside
+    the Basic Multilingual Plane, such as the math italic 𝑃) joined into their character, and a lone surrogate
+    replaced by U+FFFD; text that cannot be encoded as UTF-8 cannot be hashed, stored or served."""
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16", "surrogatepass").decode("utf-16", "replace")
+
+
 @dataclass(frozen=True)
 class Block:
     """A run of text from one page (``None`` for formats without pages) under one section heading, of one
@@ -53,6 +66,7 @@ class Block:
     def __post_init__(self) -> None:
         if self.table and self.kind != TextKind.TABLE:
             object.__setattr__(self, "kind", TextKind.TABLE)
+        object.__setattr__(self, "text", valid_unicode(self.text))
 
 
 @dataclass
@@ -116,7 +130,7 @@ def document_from_blocks(
     document = Document(
         id=doc_id,
         text="\n\n".join(b.text for b in blocks),
-        title=title,
+        title=valid_unicode(title) if title else title,
         authors=authors or [],
         doi=doi,
         year=year,
