@@ -106,7 +106,8 @@ def test_eval_multihop_cli_writes_a_row_per_system(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     figures = json.loads(out.read_text())
     assert figures.pop("skipped_records") == 0
-    assert set(figures) == {"single_shot", "default", "before_graph"}  # the baseline and two settings profiles
+    # the single-shot baseline and two settings profiles
+    assert set(figures) == {"single_shot", "default", "before_graph"}
     for row in figures.values():
         assert {"recall@5", "recall@10", "all_recall@10", "hops_mean", "seconds_per_question"} <= set(row)
         assert row["questions"] == 2
