@@ -186,9 +186,12 @@
 
   /* ---------- going to the answer ---------- */
 
-  /** Scroll to and focus a result section (the summary, or a re-run's changes) once it is shown. */
+  /** Scroll to and focus a result section (the summary, or a re-run's changes) once it is shown; not when the
+   *  reader is there already (focus in the report, or a citation's popover open): their place is kept. */
   function goTo(section) {
     if (section.hidden) return;
+    const pop = document.getElementById("cite-pop");
+    if (ui.report.contains(document.activeElement) || (pop && !pop.hidden)) return;
     section.scrollIntoView({ block: "start" });
     section.focus({ preventScroll: true });
   }
