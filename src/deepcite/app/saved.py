@@ -3,6 +3,8 @@ a caller who may read every passage it cites (see :mod:`deepcite.saved_answers`)
 
 from __future__ import annotations
 
+import threading
+
 from deepcite.config import Settings
 from deepcite.errors import InputError, RequestError
 from deepcite.retrieval.points import validate_collection_name
@@ -16,12 +18,15 @@ class Saved:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._store: SavedAnswers | None = None
+        self._lock = threading.Lock()
 
     @property
     def store(self) -> SavedAnswers:
         """The SQLite file of saved answers (``<data dir>/answers.sqlite``)."""
         if self._store is None:
-            self._store = SavedAnswers.open(self.settings)
+            with self._lock:  # opened once, as the Engine's other shared objects are
+                if self._store is None:
+                    self._store = SavedAnswers.open(self.settings)
         return self._store
 
     def list(

@@ -214,6 +214,7 @@ class Answerer:
 
     def __init__(self, engine: Engine, collection: str, *, llm: bool = False) -> None:
         self.collection = collection
+        self.engine = engine
         self.offline = (
             engine
             if not engine.settings.llm.configured
@@ -244,7 +245,7 @@ class Answerer:
 
     def close(self) -> None:
         """Close the offline Engine when it was made here."""
-        if self.offline is not self.engines.get(LLM, self.offline):
+        if self.offline is not self.engine:
             self.offline.close()
 
 
