@@ -14,8 +14,9 @@ quick summary is scored against ``LONG_ANSWER``. The 500 PMIDs outside ``test_gr
   check) and ``unresolved_left`` (such ids left in the summary: the check's misses); ``ask_ms_p50``, ``ask_ms_p95``: research plus
   answer.
 
-Baselines in the same run: the first two and last two sentences of the question's own abstract
-(``own_abstract_2+2``) and the first three sentences of the top BM25 hit (``bm25_top_hit_3``).
+Baselines in the same run: the first two sentences of the question's own abstract (``own_abstract_lead_2``, the
+lead-2 baseline), its first two and last two (``own_abstract_2+2``) and the first three sentences of the top
+BM25 hit (``bm25_top_hit_3``).
 
 With an LLM (``llm``), the same research context of every question is also answered by the LLM writer
 (``deepcite_llm_summary``, the model named in ``model``), so the two writers are compared on the same
@@ -178,7 +179,7 @@ def _first_last(contexts: list[str], first: int, last: int) -> str:
     sentences = [s for c in contexts for s in split_sentences(c)]
     if len(sentences) <= first + last:
         return " ".join(sentences)
-    return " ".join(sentences[:first] + sentences[-last:])
+    return " ".join(sentences[:first] + (sentences[-last:] if last else []))
 
 
 def note_check(scores: SystemScores, answered: AnswerResult, ctx: ResponseContext, ms: float) -> None:
@@ -280,11 +281,17 @@ def evaluate_pubmedqa(
     ``items`` (figures in the module docstring)."""
     answerer = Answerer(engine, collection, llm=llm)
     systems = {name: SystemScores() for name in answerer.writers}
-    systems |= {"own_abstract_2+2": SystemScores(), "bm25_top_hit_3": SystemScores()}
+    systems |= {
+        "own_abstract_lead_2": SystemScores(),
+        "own_abstract_2+2": SystemScores(),
+        "bm25_top_hit_3": SystemScores(),
+    }
     for n, item in enumerate(items, start=1):
         ctx, answers = answerer.ask(item.question)
         for name, (answered, ms) in answers.items():
             score_summary(systems[name], item, answered, ctx, ms)
+        lead = systems["own_abstract_lead_2"]
+        lead.add_text(_first_last(item.contexts, 2, 0), item.long_answer, item.question)
         own = systems["own_abstract_2+2"]
         own.add_text(_first_last(item.contexts, 2, 2), item.long_answer, item.question)
         top = engine.search(
