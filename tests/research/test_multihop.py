@@ -10,7 +10,7 @@ from typer.testing import CliRunner
 
 from deepcite.cli.main import app
 from deepcite.errors import InputError
-from deepcite.evaluation.multihop import RunScores, load_questions
+from deepcite.evaluation.multihop import MultihopQuestion, RunScores, holds_bridge, load_questions
 from deepcite.ingest.loaders import paragraph_id
 
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "research"
@@ -83,6 +83,37 @@ def test_recall_scoring() -> None:
     out = scores.summary()
     assert out["recall@5"] == 0.5 and out["recall@10"] == 0.5 and out["all_recall@10"] == 0.5
     assert out["hops_mean"] == 2.0 and out["seconds_per_question"] == 0.3
+    assert "by_hops" not in out and "beam_held_bridge" not in out  # no hop counts, no beam
+
+
+def test_figures_per_hop_count_and_the_beams_held_bridge() -> None:
+    assert MultihopQuestion("3hop1__9_2_5", "q", {"a"}).hop_count == 3
+    assert MultihopQuestion("5a8b57f25542995d1e6f1371", "q", {"a"}).hop_count is None
+    scores = RunScores()
+    scores.add(["a", "b"], {"a", "b"}, hops=3, seconds=0.1, hop_count=2, beam_held=True, beam_read=True)
+    scores.add(["a"], {"a", "b"}, hops=3, seconds=0.1, hop_count=3, beam_held=False, beam_read=True)
+    scores.add(["x"], {"a", "b"}, hops=3, seconds=0.1, hop_count=3, beam_held=False, beam_read=False)
+    out = scores.summary()
+    assert out["beam_read"] == round(2 / 3, 4) and out["beam_held_bridge"] == round(1 / 3, 4)
+    assert out["by_hops"]["2"] == {
+        "questions": 1,
+        "recall@5": 1.0,
+        "all_recall@10": 1.0,
+        "beam_held_bridge": 1.0,
+    }
+    assert out["by_hops"]["3"]["recall@5"] == 0.25 and out["by_hops"]["3"]["beam_held_bridge"] == 0.0
+
+
+def test_a_bridge_is_a_supporting_page_the_question_does_not_name() -> None:
+    question = "Who is the spouse of the performer of Green?"
+    gold = {"Green (song)", "Hask & Omo"}
+    assert holds_bridge(["Hask & Omo"], gold, question)
+    assert not holds_bridge(["Green"], gold, question)  # the question's own page is no bridge
+    assert holds_bridge(
+        ["West Chicago High School"],
+        {"West Chicago, Illinois", "Harris W. Fawell"},
+        "Where was Harris W. Fawell born?",
+    )
 
 
 @pytest.mark.slow

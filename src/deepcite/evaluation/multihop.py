@@ -11,6 +11,7 @@ Formats: ``ircot`` (``contexts[]`` with ``is_supporting``), ``musique`` (``parag
 from __future__ import annotations
 
 import hashlib
+import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -25,6 +26,8 @@ from deepcite.ingest.loaders import paragraph_id
 from deepcite.ingest.problems import LoadProblem
 from deepcite.ingest.readers.json_records import read_records
 from deepcite.models import SearchMode
+from deepcite.research.nodes.select_evidence import page_named
+from deepcite.retrieval.graph.extract import entity_key
 from deepcite.service import QuestionRequest, SearchRequest
 
 FORMATS = ("ircot", "musique", "hotpot", "2wiki")
@@ -32,6 +35,8 @@ FORMATS = ("ircot", "musique", "hotpot", "2wiki")
 INGEST_FORMAT = {"ircot": "hotpotqa", "musique": "musique", "hotpot": "hotpotqa", "2wiki": "hotpotqa"}
 CUTOFFS = (5, 10)
 MAX_REASONS = 5  # skip reasons kept for the report
+HOP_ID = re.compile(r"^(\d+)hop")  # MuSiQue ids carry the hop count: "2hop__…", "3hop1__…", "4hop3__…"
+BRIDGE_PREFIX_WORDS = 2  # a candidate names a gold page as the research's names-to-pages rule does
 
 
 @dataclass
@@ -41,6 +46,31 @@ class MultihopQuestion:
     qid: str
     question: str
     gold: set[str]
+    gold_titles: set[str] = field(default_factory=set)  # the supporting paragraphs' titles
+
+    @property
+    def hop_count(self) -> int | None:
+        """The hop count the question's id carries (MuSiQue's "3hop1__…"), or ``None``."""
+        found = HOP_ID.match(self.qid)
+        return int(found.group(1)) if found else None
+
+
+def holds_bridge(candidates: list[str], gold_titles: set[str], question: str) -> bool:
+    """Whether a bridge candidate names a supporting page the question does not name itself (the page of a
+    hop's answer): equal to its title but for a "(…)" disambiguation, or a longer form of its head
+    ("West Chicago High School" and "West Chicago, Illinois")."""
+    asked = f" {entity_key(question)} "
+    bridges = [t for t in gold_titles if f" {entity_key(t.split(' (')[0].split(',')[0])} " not in asked]
+    return any(page_named(t, c, BRIDGE_PREFIX_WORDS) for t in bridges for c in candidates)
+
+
+@dataclass
+class Outcome:
+    """What one system returned for one question: its ranked documents, hops and bridge candidates."""
+
+    ranked: list[str]
+    hops: int
+    bridges: list[str] | None = None  # None: the system keeps no beam (the single-shot baseline)
 
 
 @dataclass
@@ -51,22 +81,57 @@ class RunScores:
     all_recall_10: list[float] = field(default_factory=list)
     hops: list[int] = field(default_factory=list)
     seconds: list[float] = field(default_factory=list)
+    hop_counts: list[int | None] = field(default_factory=list)  # per question, from its id
+    beam_read: list[bool] = field(default_factory=list)  # per question of a system with a beam
+    beam_held: list[bool] = field(default_factory=list)
 
-    def add(self, ranked_doc_ids: list[str], gold: set[str], hops: int, seconds: float) -> None:
+    def add(
+        self,
+        ranked_doc_ids: list[str],
+        gold: set[str],
+        hops: int,
+        seconds: float,
+        *,
+        hop_count: int | None = None,
+        beam_held: bool | None = None,
+        beam_read: bool = False,
+    ) -> None:
+        """Score one question: recall of ``gold`` in the ranked documents; ``hop_count`` groups it by hops,
+        ``beam_held`` (None: the system has no beam) says whether its beam held a supporting page's name."""
         ranked = list(dict.fromkeys(ranked_doc_ids))
         for k, recall in recall_at(ranked, gold, CUTOFFS).items():
             self.recall_at[k].append(recall)
         self.all_recall_10.append(float(gold <= set(ranked[:10])))
         self.hops.append(hops)
         self.seconds.append(seconds)
+        self.hop_counts.append(hop_count)
+        if beam_held is not None:
+            self.beam_read.append(beam_read)
+            self.beam_held.append(beam_held)
 
-    def summary(self) -> dict[str, float]:
+    def summary(self) -> dict[str, Any]:
         n = max(1, len(self.hops))
-        out = {f"recall@{k}": round(sum(v) / n, 4) for k, v in self.recall_at.items()}
+        out: dict[str, Any] = {f"recall@{k}": round(sum(v) / n, 4) for k, v in self.recall_at.items()}
         out["all_recall@10"] = round(sum(self.all_recall_10) / n, 4)
         out["hops_mean"] = round(sum(self.hops) / n, 3)
         out["seconds_per_question"] = round(sum(self.seconds) / n, 4)
         out["questions"] = len(self.hops)
+        if self.beam_held:
+            out["beam_read"] = round(sum(self.beam_read) / len(self.beam_read), 4)
+            out["beam_held_bridge"] = round(sum(self.beam_held) / len(self.beam_held), 4)
+        by_hops: dict[str, dict[str, float]] = {}
+        for count in sorted({c for c in self.hop_counts if c is not None}):
+            at = [i for i, c in enumerate(self.hop_counts) if c == count]
+            row = {
+                "questions": len(at),
+                "recall@5": round(sum(self.recall_at[5][i] for i in at) / len(at), 4),
+                "all_recall@10": round(sum(self.all_recall_10[i] for i in at) / len(at), 4),
+            }
+            if self.beam_held:
+                row["beam_held_bridge"] = round(sum(self.beam_held[i] for i in at) / len(at), 4)
+            by_hops[str(count)] = row
+        if by_hops:
+            out["by_hops"] = by_hops
         return out
 
 
@@ -102,11 +167,12 @@ def _question(record: Any, fmt: str, where: str) -> MultihopQuestion:
         raise InputError(f"{where}: no question text ('question_text' or 'question')")
     if fmt in ("ircot", "musique"):
         key = "contexts" if fmt == "ircot" else "paragraphs"
+        supporting = [p for p in record.get(key) or [] if isinstance(p, dict) and p.get("is_supporting")]
         gold = {
             paragraph_id((p.get("title") or "").strip(), (p.get("paragraph_text") or "").strip())
-            for p in record.get(key) or []
-            if isinstance(p, dict) and p.get("is_supporting")
+            for p in supporting
         }
+        titles = {(p.get("title") or "").strip() for p in supporting} - {""}
     else:
         titles = {str(t) for t, *_ in record.get("supporting_facts") or []}
         gold = {
@@ -116,7 +182,7 @@ def _question(record: Any, fmt: str, where: str) -> MultihopQuestion:
         }
     if not gold:
         raise InputError(f"{where}: no supporting paragraphs marked")
-    return MultihopQuestion(qid=qid, question=text.strip(), gold=gold)
+    return MultihopQuestion(qid=qid, question=text.strip(), gold=gold, gold_titles=titles)
 
 
 def load_questions(path: str | Path, fmt: str = "auto", limit: int | None = None) -> QuestionSet:
@@ -225,17 +291,39 @@ def ranked_documents(system: System, question: str, depth: int) -> tuple[list[st
     return [c.chunk.doc_id for c in result.pack.final_evidence], result.hops
 
 
+def run_question(system: System, question: str, depth: int) -> Outcome:
+    """:func:`ranked_documents` with the bridge candidates the research's beam held (none for single-shot)."""
+    if system.name == SINGLE_SHOT:
+        ranked, hops = ranked_documents(system, question, depth)
+        return Outcome(ranked, hops)
+    result = system.engine.research_sync(QuestionRequest(query=question, collection=system.pool))
+    pack = result.pack
+    bridges = [b.name for b in pack.bridges] + [a for step in pack.chain[:-1] for a in step.answers]
+    return Outcome([c.chunk.doc_id for c in pack.final_evidence], result.hops, bridges)
+
+
 def evaluate(
     systems: list[System], questions: list[MultihopQuestion], *, progress: Progress | None = None
-) -> dict[str, dict[str, float]]:
-    """Per question, in one run, each system's ranked documents scored on gold-paragraph recall."""
+) -> dict[str, dict[str, Any]]:
+    """Per question, in one run, each system's ranked documents scored on gold-paragraph recall, per hop count
+    too (``by_hops``, when the ids carry it), and the share of questions whose beam held a bridge: a
+    supporting page the question does not name, named by a bridge candidate (:func:`holds_bridge`)."""
     scores = {s.name: RunScores() for s in systems}
     depth = max(CUTOFFS)
     for i, q in enumerate(questions, start=1):
         for system in systems:
             started = time.perf_counter()
-            ranked, hops = ranked_documents(system, q.question, depth)
-            scores[system.name].add(ranked, q.gold, hops, time.perf_counter() - started)
+            got = run_question(system, q.question, depth)
+            held = None if got.bridges is None else holds_bridge(got.bridges, q.gold_titles, q.question)
+            scores[system.name].add(
+                got.ranked,
+                q.gold,
+                got.hops,
+                time.perf_counter() - started,
+                hop_count=q.hop_count,
+                beam_held=held,
+                beam_read=bool(got.bridges),
+            )
         if progress:
             progress(i, len(questions))
     return {name: run.summary() for name, run in scores.items()}

@@ -17,6 +17,7 @@ from deepcite.models.collections import (
 from deepcite.models.coverage import AspectCoverage, AspectType, CoverageReport, QueryAspect
 from deepcite.models.documents import ANSWER_KINDS, Chunk, Document, SourceFields, TextKind
 from deepcite.models.evidence import (
+    BridgeCandidate,
     Candidate,
     ChainStep,
     EvidenceLink,
@@ -35,6 +36,7 @@ __all__ = [
     "ANSWER_KINDS",
     "AspectCoverage",
     "AspectType",
+    "BridgeCandidate",
     "Candidate",
     "ChainStep",
     "Chunk",

@@ -148,6 +148,18 @@ class ChainStep(BaseModel):
     passages: list[tuple[str, str]] = Field(default_factory=list)
 
 
+class BridgeCandidate(BaseModel):
+    """A bridge candidate the beam held (research/bridge.py): the name read from a hop's evidence, the beam hop
+    it was read for (1: after the first round), the round that followed it (0: never followed) and the support
+    the evidence found for it."""
+
+    name: str
+    depth: int = 1
+    score: float = 0.0
+    followed_round: int = 0
+    support: float = 0.0
+
+
 class EvidencePack(BaseModel):
     """What the research engine hands to the answer stage."""
 
@@ -161,3 +173,6 @@ class EvidencePack(BaseModel):
     warnings: list[str] = Field(default_factory=list)  # e.g. the question was truncated
     stop_reason: str = ""  # why retrieval stopped (or why the pack is empty)
     chain: list[ChainStep] = Field(default_factory=list)  # a composed question's hops, in order
+    bridges: list[BridgeCandidate] = Field(
+        default_factory=list
+    )  # every candidate the beam held, in order read

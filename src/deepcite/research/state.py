@@ -107,6 +107,7 @@ class ExecutorState:
     hop_choices: list[HopChoice] = field(default_factory=list)  # the LLM's next hops, one per round it ran
     beam: list[BeamEntry] = field(default_factory=list)  # bridge candidates read and not yet dropped
     beam_depth: int = 0  # beam hops run so far
+    beam_read: list[BeamEntry] = field(default_factory=list)  # every candidate the beam held, in order read
     skipped_queries: list[SkippedQuery] = field(default_factory=list)  # noisy follow-ups not run, by round
     no_novelty: int = 0
     top_keys: list[tuple[str, str]] = field(

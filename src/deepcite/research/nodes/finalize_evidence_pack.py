@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deepcite.models import Candidate, EvidencePack
+from deepcite.models import BridgeCandidate, Candidate, EvidencePack
 from deepcite.research.linking import rank_evidence
 from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.state import ExecutorState
@@ -48,11 +48,13 @@ def pack_order(state: ExecutorState, adapters: Adapters) -> list[Candidate]:
         "skip_reason",
         "chain",
         "vectors",
+        "beam_read",
     ),
     writes=("vectors",),
 )
 def finalize_evidence_pack(state: ExecutorState, adapters: Adapters) -> EvidencePack:
-    """The pack: the evidence in :func:`pack_order`, with the coverage, the round reports and the chain."""
+    """The pack: the evidence in :func:`pack_order`, with the coverage, the round reports, the chain and the
+    bridge candidates the beam held."""
     final = pack_order(state, adapters)
     reason = state.stop_reason
     if not final:
@@ -67,4 +69,10 @@ def finalize_evidence_pack(state: ExecutorState, adapters: Adapters) -> Evidence
         warnings=list(state.warnings),
         stop_reason=reason,
         chain=[step.model_copy() for step in state.chain],
+        bridges=[
+            BridgeCandidate(
+                name=e.name, depth=e.depth, score=e.score, followed_round=e.followed_round, support=e.support
+            )
+            for e in state.beam_read
+        ],
     )

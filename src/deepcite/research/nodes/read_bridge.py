@@ -78,8 +78,8 @@ def _read(
 
 
 @node(
-    reads=("plan", "round", "selected", "beam", "beam_depth", "used_entities", "evidence"),
-    writes=("beam", "evidence"),
+    reads=("plan", "round", "selected", "beam", "beam_depth", "used_entities", "evidence", "beam_read"),
+    writes=("beam", "evidence", "beam_read"),
 )
 def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     """With ``research.bridge.enabled``: after round 1, the beam is the best ``bridge.beam`` candidate answers
@@ -94,6 +94,7 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         return state
     if state.round == 1:
         state.beam = _read(state, adapters, state.selected, depth=1, weight=1.0) if s.max_depth else []
+        state.beam_read.extend(state.beam)
         return state
     followed = [e for e in state.beam if e.followed_round == state.round]
     if not followed:
@@ -134,4 +135,5 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         if entry.name.lower() not in seen and len(seen) < s.beam:
             seen.add(entry.name.lower())
             state.beam.append(entry)
+            state.beam_read.append(entry)
     return state
