@@ -185,3 +185,23 @@ def test_a_citation_to_a_removed_or_changed_document_says_so_and_offers_the_curr
     shown = page.inner_text("#viewer-pages") if page.locator("#viewer-pages").is_visible() else ""
     shown += page.inner_text("#viewer-text") if page.locator("#viewer-text").is_visible() else ""
     assert "39 percent" in shown and "64 percent" not in shown
+
+
+def test_the_original_file_of_a_removed_document_says_so_in_a_readers_words(
+    page: Any, earlier: Earlier
+) -> None:
+    page.goto(f"{earlier.url}/answers/{earlier.answer_id}")
+    page.wait_for_selector("#sources:not([hidden])")
+    cite = earlier.by_doc["aspirin.pdf"]["id"]
+    href = page.locator(f"#source-list li[data-source-id='{cite}'] a.file-link").get_attribute("href")
+    response = page.goto(href)
+    assert response is not None and response.status == 404
+    main = page.inner_text("main")
+    assert "This file is not available" in main
+    assert "not in the collection any more" in main
+    assert "doc_id" not in main and "{" not in main
+    page.locator("main a").click()
+    page.wait_for_url(f"**/?collection={COLLECTION}")
+    # an API caller (no text/html in Accept) still gets the JSON error
+    api = httpx.get(href.split("#")[0], timeout=60)
+    assert api.status_code == 404 and api.json()["success"] is False

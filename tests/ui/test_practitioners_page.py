@@ -63,6 +63,27 @@ def test_empty_request_is_refused_and_server_errors_are_shown(page: Any, live_ap
     assert page.locator("#results").is_hidden()
 
 
+def test_a_request_over_the_limit_is_counted_and_refused_never_cut(page: Any, live_app: LiveApp) -> None:
+    limit = live_app.settings.practitioners.max_query_chars
+    over = "knee pain after a fall " * (limit // 10)
+    sent: list[str] = []
+    page.on(
+        "request", lambda request: sent.append(request.url) if "/api/practitioners" in request.url else None
+    )
+    find(page, live_app, over)
+    assert page.input_value("#request") == over  # the box keeps every character
+    counted = len(over.strip())
+    assert page.locator("#request-count").inner_text() == (
+        f"{counted:,} / {limit:,} characters: {counted - limit:,} over the limit"
+    )
+    assert page.get_attribute("#request", "aria-invalid") == "true"
+    assert "nothing was sent" in page.locator("#error").inner_text()
+    assert not sent
+    page.fill("#request", "I need SVT ablation")
+    assert page.locator("#request-count").inner_text() == f"19 / {limit:,} characters"
+    assert page.get_attribute("#request", "aria-invalid") is None
+
+
 def test_practitioner_page_on_a_phone(phone: Any, live_app: LiveApp) -> None:
     find(phone, live_app, "I need SVT ablation", state="ME")
     phone.locator("#result-list .result").first.wait_for()

@@ -15,11 +15,14 @@ import re
 import unicodedata
 from typing import Annotated
 
-from fastapi import APIRouter, Path
-from fastapi.responses import FileResponse
+from fastapi import APIRouter, Path, Request
+from fastapi.responses import FileResponse, HTMLResponse
 
-from deepcite.errors import InputError
+from deepcite.engine import Engine
+from deepcite.errors import CollectionNotFoundError, InputError, NotFoundError
 from deepcite.server.resources import CallerDep, EngineDep
+from deepcite.server.ui import render_page
+from deepcite.service import Groups
 
 router = APIRouter(tags=["files"])
 
@@ -59,6 +62,7 @@ def safe_filename(name: str) -> str:
 @router.get(
     "/files/{collection}/{document_id:path}",
     response_class=FileResponse,
+    response_model=None,
     responses={
         200: {"description": "The original file, inline, with its media type."},
         400: {"description": "The collection name or document id is malformed."},
@@ -66,15 +70,23 @@ def safe_filename(name: str) -> str:
     },
 )
 async def original_file(
+    request: Request,
     engine: EngineDep,
     caller: CallerDep,
     collection: Annotated[str, Path(description="The collection the document is in.")],
     document_id: Annotated[str, Path(description="The document's id (a citation's doc_id).")],
-) -> FileResponse:
+) -> FileResponse | HTMLResponse:
     """The original file of a document, for a caller who may read it (append ``#page=N`` to open a PDF
-    at page N)."""
+    at page N). A browser opening the link (``Accept: text/html``) gets a page in a reader's words for a
+    missing file; an API caller the JSON 404."""
     check_document_id(document_id, engine.settings.server.max_document_id_chars)
-    row, path = await asyncio.to_thread(engine.corpus.original, collection, document_id, caller.groups)
+    try:
+        row, path = await asyncio.to_thread(engine.corpus.original, collection, document_id, caller.groups)
+    except (NotFoundError, CollectionNotFoundError):
+        if "text/html" not in request.headers.get("accept", ""):
+            raise
+        held = await asyncio.to_thread(_record_held, engine, collection, document_id, caller.groups)
+        return render_page(request, "file_missing", status_code=404, collection=collection, held=held)
     media_type = row.media_type
     headers = {
         "X-Content-Type-Options": "nosniff",
@@ -90,3 +102,12 @@ async def original_file(
         content_disposition_type="inline",
         headers=headers,
     )
+
+
+def _record_held(engine: Engine, collection: str, document_id: str, groups: Groups) -> bool:
+    """Whether the caller may read the document's passages although it has no original file (ingested from
+    records); False when the document is gone or not shared with them (not told apart)."""
+    try:
+        return engine.corpus.original_record(collection, document_id, groups) is None
+    except (NotFoundError, CollectionNotFoundError):
+        return False

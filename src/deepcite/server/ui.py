@@ -45,13 +45,14 @@ def _settings(request: Request) -> Settings:
     return request.app.state.engine.settings
 
 
-def _page(request: Request, page: str, **context: object) -> HTMLResponse:
+def render_page(request: Request, page: str, status_code: int = 200, **context: object) -> HTMLResponse:
     """Template ``<page>.html`` rendered with the version, the settings, ``page`` and ``context``."""
     settings = _settings(request)
     return templates.TemplateResponse(
         request,
         f"{page}.html",
         {"version": __version__, "settings": settings, "page": page, **context},
+        status_code=status_code,
         headers={"Cache-Control": "no-store"},
     )
 
@@ -72,7 +73,7 @@ async def saved_answer_page(request: Request, answer_id: str) -> HTMLResponse:
 
 def _research(request: Request, answer_id: str) -> HTMLResponse:
     settings = _settings(request)
-    return _page(
+    return render_page(
         request,
         "research",
         default_collection=settings.server.default_collection,
@@ -87,14 +88,16 @@ async def viewer_page(request: Request, collection: str, document_id: str) -> HT
     """The viewer: a cited document with the citation's quote marked (``?passage=<chunk id>&start=&end=``,
     offsets into that passage's text); a PDF at the passage's page in pdf.js, any other file as its
     stored text. The page reads ``/api/document-view`` and ``/files/…`` with the caller's token."""
-    return _page(request, "viewer", collection=collection, document_id=document_id, pdfjs=bool(_PDFJS_FILES))
+    return render_page(
+        request, "viewer", collection=collection, document_id=document_id, pdfjs=bool(_PDFJS_FILES)
+    )
 
 
 @router.get("/practitioners", response_class=HTMLResponse)
 async def practitioners_page(request: Request) -> HTMLResponse:
     """The practitioner finder: a request with an optional city/state, result cards and the intent panel."""
     settings = _settings(request)
-    return _page(request, "practitioners", max_request_chars=settings.practitioners.max_query_chars)
+    return render_page(request, "practitioners", max_request_chars=settings.practitioners.max_query_chars)
 
 
 @router.get("/static/{name}")

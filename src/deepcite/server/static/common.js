@@ -465,9 +465,30 @@ window.deepcite = (function () {
     }
   });
 
+  /** A text box's length against a server limit, shown in ``counter`` ("1,234 / 2,000 characters", marked and the
+      box invalid when over). Characters count as the server counts them: code points of the trimmed text.
+      Returns { length(), check() }, check() true when within the limit; updated on every input. */
+  function lengthCounter(box, counter, maxChars) {
+    const number = (n) => n.toLocaleString();
+    const length = () => Array.from(box.value.trim()).length;
+    function check() {
+      const count = length();
+      const over = count > maxChars;
+      counter.textContent =
+        number(count) + " / " + number(maxChars) + " characters" + (over ? ": " + number(count - maxChars) + " over the limit" : "");
+      counter.classList.toggle("over", over);
+      if (over) box.setAttribute("aria-invalid", "true");
+      else box.removeAttribute("aria-invalid");
+      return !over;
+    }
+    box.addEventListener("input", check);
+    check(); // a reload may bring the box's text back
+    return { length, check };
+  }
+
   return {
     el, clear, show, safeHref, getJSON, postJSON, streamEvents, errorText,
     citedFragment, renderAnswer, sourceItem, sourceMeta, sourceLinks, isWeb, pubmedUrl, doiUrl,
-    pageLabel, pageAt, whereLabel, fileHref, viewHref, authHeaders, readError,
+    pageLabel, pageAt, whereLabel, fileHref, viewHref, authHeaders, readError, lengthCounter,
   };
 })();

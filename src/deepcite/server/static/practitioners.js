@@ -3,7 +3,7 @@
 "use strict";
 
 (function () {
-  const { el, clear, show, postJSON } = window.deepcite;
+  const { el, clear, show, postJSON, lengthCounter } = window.deepcite;
   const form = document.getElementById("practitioner-form");
   if (!form) return;
 
@@ -21,6 +21,9 @@
     intent: $("intent"),
     intentList: $("intent-list"),
   };
+  // the request's length against the server's limit (practitioners.max_query_chars): refused here, never cut
+  const maxChars = Number(ui.request.dataset.maxChars) || Infinity;
+  const requestCounter = lengthCounter(ui.request, $("request-count"), maxChars);
   // earlier turns of this conversation, oldest first; "Start a new conversation" empties it
   const history = [];
   const emergency = el("section", { class: "error emergency", role: "alert", hidden: "" });
@@ -31,6 +34,7 @@
     history.length = 0;
     show(conversation, false);
     ui.request.value = "";
+    requestCounter.check();
     ui.request.focus();
   });
   conversation.append(el("span", { class: "conversation-turns" }), " ", restart);
@@ -52,6 +56,14 @@
     show(ui.error, false);
     if (!userQuery) {
       showError("Please describe what you need first.");
+      ui.request.focus();
+      return;
+    }
+    if (!requestCounter.check()) {
+      showError(
+        "Your request has " + requestCounter.length().toLocaleString() + " characters; this server takes at most " +
+          maxChars.toLocaleString() + ". Please shorten it: nothing was sent."
+      );
       ui.request.focus();
       return;
     }

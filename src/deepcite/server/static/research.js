@@ -6,7 +6,7 @@
 "use strict";
 
 (function () {
-  const { el, clear, show, getJSON, streamEvents, renderAnswer, sourceItem, pageAt } = window.deepcite;
+  const { el, clear, show, getJSON, streamEvents, renderAnswer, sourceItem, pageAt, lengthCounter } = window.deepcite;
   const form = document.getElementById("research-form");
   if (!form) return;
 
@@ -44,6 +44,14 @@
     evidence: $("evidence"),
     evidenceBody: document.querySelector("#evidence-table tbody"),
   };
+
+  /* ---------- the question's length against the server's limit (research.planning.max_question_chars) ---------- */
+
+  const maxChars = Number(ui.question.dataset.maxChars) || Infinity;
+  const number = (n) => n.toLocaleString();
+  const questionCounter = lengthCounter(ui.question, ui.questionCount, maxChars);
+  const questionLength = questionCounter.length;
+  const countQuestion = questionCounter.check;
   const answersUrl = form.dataset.answersUrl;
 
   let run = { controller: null, collection: "", citations: new Map(), summary: null, answer: null, insufficient: false, savedId: null };
@@ -136,7 +144,6 @@
   ui.question.addEventListener("keydown", (event) => {
     if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) form.requestSubmit();
   });
-  ui.question.addEventListener("input", () => countQuestion());
 
   /* ---------- the page's state in its URL ---------- */
 
@@ -160,29 +167,6 @@
     }
     loadPast();
   }
-
-  /* ---------- the question's length against the server's limit (research.planning.max_question_chars) ---------- */
-
-  const maxChars = Number(ui.question.dataset.maxChars) || Infinity;
-  const number = (n) => n.toLocaleString();
-
-  /** Characters as the server counts them (code points of the trimmed text). */
-  function questionLength() {
-    return Array.from(ui.question.value.trim()).length;
-  }
-
-  /** "1,234 / 2,000 characters", marked (and the box invalid) when over the limit; true when within it. */
-  function countQuestion() {
-    const length = questionLength();
-    const over = length > maxChars;
-    ui.questionCount.textContent =
-      number(length) + " / " + number(maxChars) + " characters" + (over ? ": " + number(length - maxChars) + " over the limit" : "");
-    ui.questionCount.classList.toggle("over", over);
-    if (over) ui.question.setAttribute("aria-invalid", "true");
-    else ui.question.removeAttribute("aria-invalid");
-    return !over;
-  }
-  countQuestion(); // a reload may bring the box's text back
 
   /* ---------- going to the answer ---------- */
 
