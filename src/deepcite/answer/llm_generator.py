@@ -5,8 +5,13 @@ Usage::
     gen = LLMGenerator(get_llm(settings), settings, fallback=ExtractiveGenerator(embedder, settings.answer))
     text = await gen.summary(ctx)
 
-Passages are shown best first and trimmed so that prompt plus ``llm.max_output_tokens`` fit in
-``answer.budget.tokens`` (estimate in :mod:`deepcite.llm.budget`). Any :class:`LLMError` (endpoint down
+Passages are shown best first, at most ``answer.budget.{summary,long_answer,subanswer}_passages`` of them,
+each cut to ``answer.budget.passage_chars``, and trimmed so that prompt plus the part's output cap
+(``llm.stages``) fit in ``answer.budget.tokens`` (estimate in :mod:`deepcite.llm.budget`) and, once the model's
+pace is measured (:mod:`deepcite.llm.speed`), in the time the part has left after the calls in flight. A part
+the model cannot write in time (not even one passage) runs offline at once, the prediction its reason. The
+sub-answers end once ``answer.budget.subanswer_share`` of the answer's time left is spent, so the summary keeps
+the rest. Any :class:`LLMError` (endpoint down
 after retries, empty reply, budget too small for one passage, the call's deadline or the request's time
 budget passed) logs a warning and the part is written by the fallback instead, so an answer is always
 produced from the same context; the request's budget notes the part, for the response's ``degraded``.
@@ -22,7 +27,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable, Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Literal
 
@@ -45,9 +52,18 @@ from deepcite.answer.prompts import (
 )
 from deepcite.config import Settings
 from deepcite.errors import LLMError
-from deepcite.llm.budget import estimate_messages_tokens, fit_to_budget
+from deepcite.llm.budget import estimate_messages_tokens, estimate_tokens, fit_to_budget
 from deepcite.llm.client import LLMClient, Message
-from deepcite.llm.deadline import LLMUnavailableError, ReplyRejectedError, current_budget, failure_reason
+from deepcite.llm.deadline import (
+    LLMUnavailableError,
+    ReplyRejectedError,
+    call_deadline,
+    current_budget,
+    failure_reason,
+    in_stage,
+    stage_until,
+)
+from deepcite.llm.speed import ModelTooSlowError, SpeedMeter
 from deepcite.models import QueryAspect
 
 log = logging.getLogger(__name__)
@@ -102,7 +118,7 @@ class LLMGenerator:
 
         return await self._generate(
             "summary",
-            ctx.selected_chunks,
+            ctx.selected_chunks[: a.budget.summary_passages],
             build,
             lambda: self._fallback.summary(ctx),
             a.length.summary_max_sentences,
@@ -121,7 +137,7 @@ class LLMGenerator:
 
         return await self._generate(
             "long answer",
-            ctx.selected_chunks,
+            ctx.selected_chunks[: self._answer.budget.long_answer_passages],
             build,
             lambda: self._fallback.long_answer(ctx, aspects),
             per_section * max(1, len(titles)),
@@ -138,26 +154,60 @@ class LLMGenerator:
         def build(shown: Sequence[ContextChunk]) -> list[Message]:
             return subanswer_messages(ctx.query, subquestion, shown, limit)
 
-        return await self._generate(
-            "sub-answer", chunks, build, lambda: self._fallback.subanswer(ctx, subquestion), limit
-        )
+        budget = current_budget()
+        end = None
+        if budget is not None:  # the sub-answers' share of the answer's LLM time left
+            now = time.monotonic()
+            end = now + max(0.0, budget.llm_deadline - now) * self._answer.budget.subanswer_share
+        with stage_until(end) if end is not None else nullcontext():
+            return await self._generate(
+                "sub-answer",
+                chunks[: self._answer.budget.subanswer_passages],
+                build,
+                lambda: self._fallback.subanswer(ctx, subquestion),
+                limit,
+            )
+
+    def reply_cap(self) -> int:
+        """The output cap of the part being written (the client's, by stage; ``llm.max_output_tokens`` else)."""
+        cap = getattr(self._llm, "reply_cap", None)
+        return int(cap()) if callable(cap) else self._llm_settings.max_output_tokens
 
     def fit_messages(self, chunks: Sequence[ContextChunk], build: BuildMessages) -> list[Message]:
-        """The prompt with as many leading chunks as the token budget allows; LLMError when none fit."""
+        """The prompt with as many leading chunks (each cut to ``answer.budget.passage_chars``) as the token
+        budget and, once the model's pace is known, the time left allow; LLMError when none fit
+        (:class:`ModelTooSlowError` when the time is what is short)."""
         cpt = self._llm_settings.chars_per_token
-        output = self._llm_settings.max_output_tokens
-        available = self._answer.budget.tokens - output - estimate_messages_tokens(build([]), cpt)
-        count = fit_to_budget(
-            [format_passage(c) for c in chunks], available, cpt, separator=PASSAGE_SEPARATOR
-        )
+        output = self.reply_cap()
+        shown = [cut_passage(c, self._answer.budget.passage_chars) for c in chunks]
+        frame = estimate_messages_tokens(build([]), cpt)
+        available = self._answer.budget.tokens - output - frame
+        passages = [format_passage(c) for c in shown]
+        count = fit_to_budget(passages, available, cpt, separator=PASSAGE_SEPARATOR)
         if count == 0:
             raise LLMError(
                 f"DEEPCITE_ANSWER_BUDGET_TOKENS={self._answer.budget.tokens} leaves no room for one passage "
                 f"after the prompt and {output} output tokens; raise the budget"
             )
+        meter: SpeedMeter | None = getattr(self._llm, "speed", None)
+        if isinstance(meter, SpeedMeter):
+            deadline, _ = call_deadline(self._llm_settings.call_deadline_s)
+            left = deadline - time.monotonic() - meter.queued_s()
+            readable = meter.prompt_tokens_within(left, output)
+            if readable is not None:
+                by_time = fit_to_budget(passages, readable - frame, cpt, separator=PASSAGE_SEPARATOR)
+                if by_time == 0:
+                    pace = meter.pace()
+                    assert pace is not None
+                    one = frame + fit_tokens(passages[:1], cpt)
+                    predicted = pace.seconds(one, meter.reply_tokens(output)) + meter.queued_s()
+                    raise ModelTooSlowError(predicted, left, pace)
+                if by_time < count:
+                    log.info("model pace: %d of %d passages readable in %.0f s", by_time, count, left)
+                count = min(count, by_time)
         if count < len(chunks):
             log.info("token budget: %d of %d passages shown to the LLM", count, len(chunks))
-        return build(chunks[:count])
+        return build(shown[:count])
 
     async def _generate(
         self,
@@ -169,8 +219,9 @@ class LLMGenerator:
     ) -> Draft:
         guards = self._answer.guards
         try:
-            messages = self.fit_messages(chunks, build)
-            text = await self._llm.achat(messages, max_tokens=self._llm_settings.max_output_tokens)
+            with in_stage(part):
+                messages = self.fit_messages(chunks, build)
+                text = await self._llm.achat(messages, max_tokens=self.reply_cap())
             problem = (
                 structure_problem(text, max_sentences=max_sentences, settings=guards)
                 if guards.enabled
@@ -187,3 +238,20 @@ class LLMGenerator:
                 budget.note_fallback(part, exc)
             return Draft(await asyncio.to_thread(fallback), "offline", failure_reason(exc))
         return Draft(text, "llm")
+
+
+def fit_tokens(texts: Sequence[str], chars_per_token: float) -> int:
+    """Estimated tokens of ``texts`` joined as passages."""
+    return estimate_tokens(PASSAGE_SEPARATOR.join(texts), chars_per_token)
+
+
+def cut_passage(chunk: ContextChunk, max_chars: int) -> ContextChunk:
+    """``chunk`` with its text cut to ``max_chars`` characters, at the last sentence end in the second half of
+    that span when there is one (the citation check still reads the whole chunk)."""
+    text = chunk.text.strip()
+    if len(text) <= max_chars:
+        return chunk
+    cut = text[:max_chars]
+    end = max(cut.rfind(". "), cut.rfind("? "), cut.rfind("! "))
+    cut = cut[: end + 1] if end >= max_chars // 2 else cut.rstrip() + " …"
+    return chunk.model_copy(update={"text": cut})

@@ -112,7 +112,9 @@ class Resources:
     def grader(self) -> CoverageGrader | None:
         """The LLM's grading of aspect coverage, or None offline (the heuristic grades alone)."""
         return self._once(
-            "_grader", lambda: LLMCoverageGrader(self.llm) if self.llm is not None else None, optional=True
+            "_grader",
+            lambda: LLMCoverageGrader(self.llm, self.settings.llm.stages) if self.llm is not None else None,
+            optional=True,
         )
 
     @property

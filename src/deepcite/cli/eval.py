@@ -134,15 +134,9 @@ def eval_answers(
             )
     for name, systems in results.items():
         assert isinstance(systems, dict)
-        keys = sorted({k for row in systems.values() for k in row})
-        table = Table(title=name)
-        table.add_column("system")
-        for key in keys:
-            table.add_column(key, justify="right")
-        for system, row in systems.items():
-            table.add_row(system, *(str(row.get(k, "")) for k in keys))
         if not json_out:
-            console.print(table)
+            for table in answers.figure_tables(name, systems):
+                console.print(table)
     emit(results, json_out=json_out, out=out)
 
 

@@ -21,7 +21,14 @@ from deepcite.config.research import (
     StoppingSettings,
 )
 from deepcite.config.retrieval import EmbedderSettings, GraphSettings, SearchSettings, StoreSettings
-from deepcite.config.services import LLMSettings, SavedAnswerSettings, ServerSettings, WebSearchSettings
+from deepcite.config.services import (
+    LLMSettings,
+    LLMSpeedSettings,
+    LLMStageSettings,
+    SavedAnswerSettings,
+    ServerSettings,
+    WebSearchSettings,
+)
 from deepcite.config.settings import Settings
 
 __all__ = [
@@ -36,6 +43,8 @@ __all__ = [
     "GraphSettings",
     "IngestSettings",
     "LLMSettings",
+    "LLMSpeedSettings",
+    "LLMStageSettings",
     "NextHopSettings",
     "PractitionerAnalysisSettings",
     "PractitionerSettings",

@@ -40,6 +40,16 @@ class AnswerBudgetSettings(Section):
     # research's LLM calls (plan, coverage grade, next hop, HyDE) end once this share of the request's LLM
     # time is spent, so the answer's parts keep the rest (llm/deadline.py)
     research_share: float = Field(default=0.5, ge=0.0, le=1.0)
+    # the sub-answers (written before the summary and the long answer) end once this share of the answer's
+    # LLM time left when they start is spent, so the summary keeps the rest
+    subanswer_share: float = Field(default=0.3, ge=0.0, le=1.0)
+    # the passages an LLM part is shown, best first: at most this many, each cut to passage_chars characters
+    # (at a sentence end when one is near); fewer when the model's measured pace cannot read more in the time
+    # its stage has left (llm/speed.py)
+    summary_passages: int = Field(default=6, ge=1)
+    long_answer_passages: int = Field(default=8, ge=1)
+    subanswer_passages: int = Field(default=3, ge=1)
+    passage_chars: int = Field(default=900, ge=100)
 
 
 class CitationSettings(Section):

@@ -11,6 +11,63 @@ from pydantic import Field
 from deepcite.config.section import Section
 
 
+class LLMSpeedSettings(Section):
+    """Slow-model detection (llm/speed.py): the model's speed is measured from its replies (prompt tokens read
+    and reply tokens written per second, fitted over the last ``window`` replies); once ``min_replies`` are
+    measured, a call whose predicted time (its prompt, and its reply at the stage's output cap) times ``margin``
+    does not fit the time its stage has left is not sent: that part runs offline and ``written`` says why, and
+    the answer's prompts show only the passages the time left can read. Until the replies tell reading from
+    writing apart, reading is taken to be ``read_write_ratio`` times faster than writing."""
+
+    enabled: bool = True
+    window: int = Field(default=16, ge=1)
+    min_replies: int = Field(default=1, ge=1)
+    margin: float = Field(default=1.2, ge=1.0)
+    read_write_ratio: float = Field(default=8.0, gt=0.0)
+    # the server answers one call at a time (llama.cpp, llama-cpp-python, Ollama by default): a new call waits
+    # for the predicted end of those in flight (for a fast remote server the predictions are small anyway)
+    assume_serial: bool = True
+
+
+class LLMStageSettings(Section):
+    """Output caps per stage: the most tokens a reply of each stage may run to (never above
+    ``llm.max_output_tokens``). A small model that does not stop runs to its cap; these keep each stage's reply
+    within its share of the request's time."""
+
+    plan_tokens: int = Field(default=256, ge=1)
+    coverage_grade_tokens: int = Field(default=160, ge=1)
+    next_subquestion_tokens: int = Field(default=96, ge=1)
+    next_hop_tokens: int = Field(default=128, ge=1)
+    hyde_tokens: int = Field(default=160, ge=1)
+    summary_tokens: int = Field(default=256, ge=1)
+    long_answer_tokens: int = Field(default=512, ge=1)
+    subanswer_tokens: int = Field(default=192, ge=1)
+    # the coverage grader's prompt: at most this many passages, each cut to this many characters
+    coverage_passages: int = Field(default=6, ge=1)
+    coverage_passage_chars: int = Field(default=400, ge=50)
+
+    def cap_for(self, part: str | None) -> int | None:
+        """The output cap of the stage that writes ``part`` (the name ``written`` gives it), None for others."""
+        if part is None:
+            return None
+        if part.startswith("sub-answer"):
+            return self.subanswer_tokens
+        field_name = _STAGE_FIELDS.get(part)
+        return getattr(self, field_name) if field_name is not None else None
+
+
+# the parts as ``written`` names them -> the field of their output cap
+_STAGE_FIELDS = {
+    "plan": "plan_tokens",
+    "coverage grade": "coverage_grade_tokens",
+    "next sub-question": "next_subquestion_tokens",
+    "next hop": "next_hop_tokens",
+    "HyDE passage": "hyde_tokens",
+    "summary": "summary_tokens",
+    "long answer": "long_answer_tokens",
+}
+
+
 class LLMSettings(Section):
     """Any OpenAI-compatible chat endpoint (OpenAI, Ollama, vLLM, llama.cpp, LM Studio, Gemini)."""
 
@@ -39,6 +96,8 @@ class LLMSettings(Section):
     # chat calls in flight at once, across every thread and event loop of the process (None: no cap); 1 for a
     # single-slot server (llama.cpp, llama-cpp-python). Waiting for a slot counts against the call's deadline.
     max_concurrent_calls: int | None = Field(default=None, ge=1)
+    speed: LLMSpeedSettings = Field(default_factory=LLMSpeedSettings)
+    stages: LLMStageSettings = Field(default_factory=LLMStageSettings)
 
     @property
     def configured(self) -> bool:

@@ -18,10 +18,16 @@ Baselines in the same run: the first two sentences of the question's own abstrac
 lead-2 baseline), its first two and last two (``own_abstract_2+2``) and the first three sentences of the top
 BM25 hit (``bm25_top_hit_3``).
 
-With an LLM (``llm``), the same research context of every question is also answered by the LLM writer
-(``deepcite_llm_summary``, the model named in ``model``), so the two writers are compared on the same
-evidence in one run, each through the citation check ``deepcite ask`` applies (support check included) and
-under its time budget (``answer.budget.request_s``). Two more figures say what the check did: ``repaired_share``, the factual sentences
+With an LLM (``llm``), every question is also asked of the Engine as configured with its LLM
+(``deepcite_llm_summary``, the model named in ``model``), as ``deepcite ask`` runs it: research with the LLM's
+plan, coverage grades and next hops, then the LLM's answer, all under one time budget
+(``answer.budget.request_s``), through the citation check (support check included). With ``same_context`` the
+LLM writes from the offline research's context instead, so the two writers are compared on the same evidence.
+``written`` counts, per part (plan, coverage grade, next hop, next sub-question, HyDE passage, sub-answer,
+summary, long answer, citation judge), how often the LLM's text was shipped and why the offline path wrote it
+otherwise; ``repeated_heading_responses`` counts responses whose summary or long answer has a heading twice and
+``mostly_unknown_responses`` those with more than half their sentences "Unknown …" where the offline writer's
+summary cites. Two more figures say what the check did: ``repaired_share``, the factual sentences
 replaced by "Unknown based on provided sources." (uncited, or citing a passage that does not support them),
 ``offline_share``, the questions whose summary the offline writer wrote because the LLM failed or ran
 out of time, and ``unknown_share``, the summaries left with nothing but "Unknown based on provided sources."
@@ -45,10 +51,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from rich.table import Table
 from rouge_score import rouge_scorer
 
 from deepcite.answer.citations import CITATION_RE, unresolved_citations
-from deepcite.answer.context import ResponseContext
+from deepcite.answer.context import ContextChunk, ResponseContext
 from deepcite.answer.findings import SentenceRole, role_of_section
 from deepcite.answer.pipeline import AnswerResult, answer_budget
 from deepcite.answer.prompts import INSUFFICIENT, UNKNOWN
@@ -57,6 +64,7 @@ from deepcite.config import Settings
 from deepcite.engine import Engine
 from deepcite.errors import InputError
 from deepcite.evaluation.multihop import ingest_pool
+from deepcite.llm.deadline import PartWriter
 from deepcite.models import SearchMode
 from deepcite.service import QuestionRequest, SearchRequest
 from deepcite.text import split_sentences, tokenize
@@ -136,6 +144,29 @@ class SystemScores:
     offline: int = 0  # summaries the offline writer wrote because the LLM failed or ran out of time
     unknown: int = 0  # summaries with nothing left but the unknown or insufficient-evidence phrases
     ms: list[float] = field(default_factory=list)
+    written: Counter[tuple[str, str]] = field(default_factory=Counter)  # (part, "llm" | "offline")
+    why: Counter[tuple[str, str]] = field(default_factory=Counter)  # (part, reason) of offline parts
+    repeated_headings: int = 0  # responses whose summary or long answer has a heading twice
+    mostly_unknown: int = 0  # responses mostly "Unknown …" where the offline writer's summary cites
+
+    def add_written(self, written: list[PartWriter]) -> None:
+        """Who wrote each part of one response (sub-answers counted under one name)."""
+        for w in written:
+            part = part_kind(w.part)
+            self.written[(part, w.writer)] += 1
+            if w.writer == "offline":
+                self.why[(part, reason_kind(w.reason))] += 1
+
+    def written_summary(self) -> dict[str, dict[str, object]]:
+        parts = list(dict.fromkeys(part for part, _ in self.written))
+        return {
+            part: {
+                "llm": self.written[(part, "llm")],
+                "offline": self.written[(part, "offline")],
+                "why": {r: n for (p, r), n in self.why.most_common() if p == part},
+            }
+            for part in parts
+        }
 
     def add_text(self, text: str, reference: str, question: str) -> None:
         clean = plain(text)
@@ -172,7 +203,48 @@ class SystemScores:
             out["ask_ms_p95"] = round(
                 statistics.quantiles(self.ms, n=20)[-1] if len(self.ms) > 1 else self.ms[0], 1
             )
+            out["repeated_heading_responses"] = self.repeated_headings
+            out["mostly_unknown_responses"] = self.mostly_unknown
         return out
+
+
+def part_kind(part: str) -> str:
+    """A part's name in ``written`` without the sub-question a sub-answer is for."""
+    return part.split(":", 1)[0]
+
+
+def reason_kind(reason: str | None) -> str:
+    """A fallback reason without what differs per question (a guard's quoted text, the figures)."""
+    if not reason:
+        return "no reason given"
+    text = re.sub(r"'[^']*'|\"[^\"]*\"", "…", reason)
+    return re.sub(r"\d+(\.\d+)?", "N", text)[:120]
+
+
+_HEADING = re.compile(r"^\s*#{1,6}\s+(.+?)\s*$", re.MULTILINE)
+
+
+def repeated_heading(text: str) -> bool:
+    """Whether a markdown heading occurs twice in ``text``."""
+    titles = [h.strip().lower() for h in _HEADING.findall(text)]
+    return len(titles) != len(set(titles))
+
+
+def unknown_share(text: str) -> float:
+    """The share of ``text``'s sentences (headings left out) that are the unknown phrase."""
+    sentences = [s for s in split_sentences(_HEADING.sub("", text)) if s.strip()]
+    if not sentences:
+        return 0.0
+    return sum(UNKNOWN in s for s in sentences) / len(sentences)
+
+
+def note_response(scores: SystemScores, answered: AnswerResult, offline: AnswerResult | None) -> None:
+    """Who wrote each part, and whether the response has a repeated heading or is mostly "Unknown …" where the
+    offline writer's summary (``offline``, on the same question) cites."""
+    scores.add_written(answered.written)
+    scores.repeated_headings += repeated_heading(answered.summary) or repeated_heading(answered.answer)
+    if offline is not None and CITATION_RE.search(offline.summary):
+        scores.mostly_unknown += unknown_share(f"{answered.summary}\n{answered.answer}") > 0.5
 
 
 def _first_last(contexts: list[str], first: int, last: int) -> str:
@@ -208,14 +280,20 @@ def score_summary(
 
 
 # -- running ----------------------------------------------------------------------------------------------
+Answered = tuple[AnswerResult, float, ResponseContext]  # an answer, its milliseconds, the context it cites
+
+
 class Answerer:
     """Research plus the answer through the Engine, as ``deepcite ask`` runs them: the Engine's research with
     no LLM, and on that one research context the answer stage (:func:`deepcite.app.assembly.answer_stage`) of
     the offline Engine and, with ``llm``, of the Engine as configured with its LLM."""
 
-    def __init__(self, engine: Engine, collection: str, *, llm: bool = False) -> None:
+    def __init__(
+        self, engine: Engine, collection: str, *, llm: bool = False, same_context: bool = False
+    ) -> None:
         self.collection = collection
         self.engine = engine
+        self.same_context = same_context
         self.offline = (
             engine
             if not engine.settings.llm.configured
@@ -231,17 +309,30 @@ class Answerer:
     def writers(self) -> list[str]:
         return list(self.engines)
 
-    def ask(self, question: str) -> tuple[ResponseContext, dict[str, tuple[AnswerResult, float]]]:
-        """The research context, and each writer's answer with the milliseconds research and it took."""
+    def ask(self, question: str) -> tuple[ResponseContext, dict[str, Answered]]:
+        """The offline research context, and each writer's answer with the milliseconds research and it took
+        and the context it was written from (the LLM's own research unless ``same_context``)."""
+        request = QuestionRequest(query=question, collection=self.collection)
         started = time.perf_counter()
-        result = self.offline.research_sync(QuestionRequest(query=question, collection=self.collection))
+        result = self.offline.research_sync(request)
         ctx = ResponseContext.from_pack(result.pack, self.offline.settings.answer)
         research_ms = (time.perf_counter() - started) * 1000.0
-        answers: dict[str, tuple[AnswerResult, float]] = {}
+        answers: dict[str, Answered] = {}
         for name, engine in self.engines.items():
             started = time.perf_counter()
-            answered = asyncio.run(_answer(ctx, engine))
-            answers[name] = (answered, research_ms + (time.perf_counter() - started) * 1000.0)
+            if engine is self.offline or self.same_context:
+                answered = asyncio.run(_answer(ctx, engine))
+                answers[name] = (answered, research_ms + (time.perf_counter() - started) * 1000.0, ctx)
+                continue
+            asked = engine.ask_sync(request)  # research and answer under one budget, as deepcite ask
+            own = ResponseContext(
+                request_id=asked.request_id,
+                query=question,
+                selected_chunks=[
+                    ContextChunk.model_validate(c, from_attributes=True) for c in asked.citations
+                ],
+            )
+            answers[name] = (asked, (time.perf_counter() - started) * 1000.0, own)
         return ctx, answers
 
     def close(self) -> None:
@@ -275,11 +366,12 @@ def evaluate_pubmedqa(
     items: list[PubMedQAItem],
     *,
     llm: bool = False,
+    same_context: bool = False,
     progress: Progress | None = None,
-) -> dict[str, dict[str, float | int | str | None]]:
+) -> dict[str, dict[str, object]]:
     """deepcite's quick summary (offline, and with ``llm`` the configured LLM's) and the two baselines on
     ``items`` (figures in the module docstring)."""
-    answerer = Answerer(engine, collection, llm=llm)
+    answerer = Answerer(engine, collection, llm=llm, same_context=same_context)
     systems = {name: SystemScores() for name in answerer.writers}
     systems |= {
         "own_abstract_lead_2": SystemScores(),
@@ -287,9 +379,12 @@ def evaluate_pubmedqa(
         "bm25_top_hit_3": SystemScores(),
     }
     for n, item in enumerate(items, start=1):
-        ctx, answers = answerer.ask(item.question)
-        for name, (answered, ms) in answers.items():
-            score_summary(systems[name], item, answered, ctx, ms)
+        _, answers = answerer.ask(item.question)
+        offline = answers[OFFLINE][0]
+        for name, (answered, ms, own) in answers.items():
+            score_summary(systems[name], item, answered, own, ms)
+            if name != OFFLINE:
+                note_response(systems[name], answered, offline)
         lead = systems["own_abstract_lead_2"]
         lead.add_text(_first_last(item.contexts, 2, 0), item.long_answer, item.question)
         own = systems["own_abstract_2+2"]
@@ -307,12 +402,14 @@ def evaluate_pubmedqa(
             bm25.other_only += top[0].pmid != item.pmid
         if progress:
             progress(n, len(items))
-    out: dict[str, dict[str, float | int | str | None]] = {
+    out: dict[str, dict[str, object]] = {
         name: {**scores.summary(), "questions": len(items)} for name, scores in systems.items()
     }
     answerer.close()
     if llm:
         out[LLM]["model"] = engine.settings.llm.model
+        out[LLM]["research"] = "offline research's context" if same_context else "its own (as deepcite ask)"
+        out[LLM]["written"] = systems[LLM].written_summary()
     return out
 
 
@@ -370,7 +467,7 @@ def evaluate_hotpotqa(
     baseline = 0
     for n, (question, answers) in enumerate(questions, start=1):
         _, written = answerer.ask(question)
-        for name, (answered, took) in written.items():
+        for name, (answered, took, _own) in written.items():
             ms[name].append(took)
             found[name] += contains_answer(answered.summary, answers)
         top = engine.search(
@@ -396,3 +493,33 @@ def evaluate_hotpotqa(
     if llm:
         out[LLM]["model"] = engine.settings.llm.model
     return out
+
+
+# -- printing ---------------------------------------------------------------------------------------------
+def figure_tables(title: str, systems: dict[str, dict[str, object]]) -> list[Table]:
+    """The figures of one set as tables that read in a log as on a terminal: one row per figure and one column
+    per system (a handful of columns, never squeezed into "s…"), then, with an LLM, one row per part: how often
+    the LLM's text was shipped and why the offline path wrote it otherwise."""
+    names = list(systems)
+    keys = list(dict.fromkeys(k for row in systems.values() for k in row if k != "written"))
+    figures = Table(title=title)
+    figures.add_column("figure", no_wrap=True)
+    for name in names:
+        figures.add_column(name, justify="right", overflow="fold")
+    for key in keys:
+        figures.add_row(key, *(str(systems[n].get(key, "")) for n in names))
+    tables = [figures]
+    for name in names:
+        written = systems[name].get("written")
+        if not isinstance(written, dict) or not written:
+            continue
+        parts = Table(title=f"{title} · {name}: who wrote each part")
+        parts.add_column("part", no_wrap=True)
+        parts.add_column("LLM shipped", justify="right")
+        parts.add_column("offline", justify="right")
+        parts.add_column("why offline", overflow="fold")
+        for part, row in written.items():
+            why = "; ".join(f"{reason} ×{n}" for reason, n in dict(row.get("why") or {}).items())
+            parts.add_row(part, str(row.get("llm", 0)), str(row.get("offline", 0)), why)
+        tables.append(parts)
+    return tables

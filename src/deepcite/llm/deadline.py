@@ -16,6 +16,10 @@ Who wrote each part: every LLM step notes on the budget whether its result came 
 offline path, and why (:class:`PartWriter`); the response lists them (``written``). A server found unreachable
 is noted too (:meth:`RequestBudget.note_unreachable`): later calls of the request end at once.
 
+Stage names and ends: a step runs inside :func:`in_stage` with the name ``written`` gives it ("plan", "summary",
+"sub-answer: …"), so the client applies that stage's output cap (``llm.stages``); :func:`stage_until` ends the
+calls inside it earlier than the request's budget would (the sub-answers' share of the answer's time).
+
 Usage::
 
     with request_budget(20.0, reserve_s=3.0) as budget:
@@ -36,6 +40,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from deepcite.errors import LLMError, LLMTimeoutError
+from deepcite.llm.speed import ModelTooSlowError
 
 
 class Degraded(BaseModel):
@@ -135,6 +140,8 @@ def failure_kind(error: LLMError) -> str:
     status = getattr(cause, "status_code", None)
     if isinstance(error, ReplyRejectedError):
         return f"reply rejected: {error.reason}"
+    if isinstance(error, ModelTooSlowError):
+        return error.reason
     if isinstance(error, LLMUnavailableError):
         return "server unreachable"
     if status is not None:
@@ -156,6 +163,8 @@ def failure_reason(error: Exception) -> str:
 
 _budget: ContextVar[RequestBudget | None] = ContextVar("deepcite_request_budget", default=None)
 _answering: ContextVar[bool] = ContextVar("deepcite_answer_stage", default=False)
+_stage: ContextVar[str | None] = ContextVar("deepcite_stage", default=None)
+_stage_end: ContextVar[float | None] = ContextVar("deepcite_stage_end", default=None)
 
 
 @contextmanager
@@ -190,6 +199,31 @@ def answer_stage() -> Iterator[None]:
         _answering.reset(token)
 
 
+@contextmanager
+def in_stage(part: str) -> Iterator[None]:
+    """LLM calls inside write ``part`` (the name ``written`` gives it): its output cap applies."""
+    token = _stage.set(part)
+    try:
+        yield
+    finally:
+        _stage.reset(token)
+
+
+def current_stage() -> str | None:
+    """The part the LLM call being made writes, if a step named it (:func:`in_stage`)."""
+    return _stage.get()
+
+
+@contextmanager
+def stage_until(end: float) -> Iterator[None]:
+    """LLM calls inside end by ``end`` (monotonic time) at the latest, as well as by the request's budget."""
+    token = _stage_end.set(end)
+    try:
+        yield
+    finally:
+        _stage_end.reset(token)
+
+
 def note_written(part: str, writer: Literal["llm", "offline"], reason: str | None = None) -> None:
     """Note on the current request's budget (if any) who wrote ``part``."""
     budget = _budget.get()
@@ -221,6 +255,10 @@ def call_deadline(call_deadline_s: float) -> tuple[float, float]:
         if not _answering.get() and budget.research_share < 1.0:
             stage_end, stage_seconds = budget.started + budget.research_seconds, budget.research_seconds
             what = f"research's share (answer.budget.research_share={budget.research_share:g}) of "
+        own_end = _stage_end.get()
+        if own_end is not None and own_end < stage_end:
+            stage_end, stage_seconds = own_end, max(0.0, own_end - now)
+            what = "its stage's share of "
         if stage_end < deadline:
             deadline, seconds = stage_end, stage_seconds
         if deadline <= now:

@@ -36,6 +36,11 @@ dir's, from :func:`deepcite.llm.factory.get_llm`) for later processes too. A ref
 the ``response_format`` type sent: llama-cpp-python answers 500 to ``json_schema``, and a 500 is otherwise
 retried as a passing fault. Parse replies with :func:`deepcite.llm.json.chat_json`.
 
+Speed: every reply's time and token counts go to the client's :class:`~deepcite.llm.speed.SpeedMeter`; once the
+model's pace is known, a call that cannot finish in the time its stage has left (after waiting for its slot) is
+not sent (:class:`~deepcite.llm.speed.ModelTooSlowError`). A reply is capped at the output cap of the stage it
+writes (``llm.stages``, by :func:`~deepcite.llm.deadline.in_stage`) and at ``max_output_tokens``.
+
 A dead server: a refused or dropped connection is retried ``connect_retries`` times, then the client's
 :class:`~deepcite.llm.breaker.Breaker` opens and every later call of the request (and of any request for
 ``breaker_open_s``) raises :class:`~deepcite.llm.deadline.LLMUnavailableError` at once, with one warning.
@@ -61,12 +66,14 @@ import openai
 from deepcite.config import LLMSettings
 from deepcite.errors import ConfigError, LLMError, LLMTimeoutError
 from deepcite.llm.breaker import Breaker
+from deepcite.llm.budget import estimate_messages_tokens, estimate_tokens
 from deepcite.llm.client import Message
-from deepcite.llm.deadline import call_deadline
+from deepcite.llm.deadline import call_deadline, current_stage
 from deepcite.llm.modes import LEVELS as _LEVELS
 from deepcite.llm.modes import StructuredOutput, StructuredOutputMemory
 from deepcite.llm.portal import BackgroundLoop
 from deepcite.llm.retry import NO_KEY, RetryPolicy, is_transient, is_unreachable, retry_after_seconds
+from deepcite.llm.speed import SpeedMeter
 
 log = logging.getLogger(__name__)
 _SCHEMA_NAME = "deepcite_output"
@@ -130,6 +137,7 @@ class OpenAICompatClient:
             settings.breaker_open_s, f"the LLM at {settings.base_url} (model {self.model})"
         )
         self._loop = BackgroundLoop()  # where synchronous callers' calls run
+        self.speed = SpeedMeter(settings.speed)  # the model's measured pace (llm/speed.py)
         limit = settings.max_concurrent_calls
         self._slots = aiologic.BoundedSemaphore(limit) if limit is not None else None
         # an async HTTP pool belongs to the event loop that opened it: one AsyncOpenAI per loop
@@ -158,7 +166,7 @@ class OpenAICompatClient:
         open."""
         deadline = call_deadline(self._settings.call_deadline_s)
         self._breaker.check()
-        return self._loop.call(self._achat_until, messages, schema, max_tokens, deadline)
+        return self._loop.call(self._achat_until, messages, schema, self.reply_cap(max_tokens), deadline)
 
     async def achat(
         self,
@@ -170,7 +178,26 @@ class OpenAICompatClient:
         """Async twin of :meth:`chat`."""
         deadline = call_deadline(self._settings.call_deadline_s)
         self._breaker.check()
-        return await self._achat_until(messages, schema, max_tokens, deadline)
+        return await self._achat_until(messages, schema, self.reply_cap(max_tokens), deadline)
+
+    def reply_cap(self, max_tokens: int | None = None) -> int:
+        """The most tokens the next reply may run to: ``max_tokens`` when given, capped by the output cap of the
+        stage being written (``llm.stages``) and by ``llm.max_output_tokens``."""
+        caps = [self._settings.max_output_tokens]
+        if max_tokens is not None:
+            caps.append(max_tokens)
+        stage_cap = self._settings.stages.cap_for(current_stage())
+        if stage_cap is not None:
+            caps.append(stage_cap)
+        return max(1, min(caps))
+
+    def prompt_tokens(self, messages: Sequence[Message], schema: dict[str, Any] | None = None) -> int:
+        """The estimated prompt tokens of a request (the schema instruction included below json_schema)."""
+        cpt = self._settings.chars_per_token
+        extra = 0
+        if schema is not None and self._level != "json_schema":
+            extra = estimate_tokens(_schema_instruction(schema), cpt)
+        return estimate_messages_tokens(messages, cpt) + extra
 
     def close(self) -> None:
         """Stop the background loop of synchronous calls (and with it its HTTP connection pool)."""
@@ -191,23 +218,31 @@ class OpenAICompatClient:
         deadline: tuple[float, float],
     ) -> str:
         """One call, structured-output step-downs and retries included, ended at ``deadline`` (monotonic
-        time, and the seconds that set it)."""
+        time, and the seconds that set it); not sent when the model's measured pace cannot finish it in time."""
         end, seconds = deadline
         level = self._level
         slotted = False
+        reply_cap = max_tokens or self._settings.max_output_tokens
+        prompt = self.prompt_tokens(messages, schema)
+        sent = 0.0
         try:
             with anyio.fail_after(max(0.0, end - time.monotonic())):
                 async with self._slot():
                     slotted = True
-                    while True:
-                        call = partial(self._acreate, messages, schema, max_tokens, level)
-                        try:
-                            return await self._awith_retries(call, deadline)
-                        except _FormatRefused as refused:
-                            level = self._step_down(level, schema, refused.error)
-                        except openai.BadRequestError as exc:
-                            level = self._step_down(level, schema, exc)
+                    sent = time.monotonic()
+                    self.speed.check(prompt, reply_cap, end - sent)
+                    with self.speed.in_flight(prompt, reply_cap):
+                        while True:
+                            call = partial(self._acreate, messages, schema, max_tokens, level)
+                            try:
+                                return await self._awith_retries(call, deadline)
+                            except _FormatRefused as refused:
+                                level = self._step_down(level, schema, refused.error)
+                            except openai.BadRequestError as exc:
+                                level = self._step_down(level, schema, exc)
         except TimeoutError:
+            if slotted:  # it took at least this long for its prompt and its reply cap
+                self.speed.record(prompt, reply_cap, time.monotonic() - sent, cap=reply_cap)
             waited = (
                 ""
                 if slotted
@@ -259,15 +294,29 @@ class OpenAICompatClient:
     async def _acreate(
         self, messages: Sequence[Message], schema: dict[str, Any] | None, max_tokens: int | None, level: str
     ) -> str:
+        request = self._request(messages, schema, max_tokens, level)
+        started = time.monotonic()
         try:
-            completion = await self._aclient().chat.completions.create(
-                **self._request(messages, schema, max_tokens, level)
-            )
+            completion = await self._aclient().chat.completions.create(**request)
         except openai.APIStatusError as exc:
             if schema is not None and level != "prompt" and _refuses_format(exc, level):
                 raise _FormatRefused(exc) from exc
             raise
-        return self._content(completion)
+        content = self._content(completion)
+        self._measure(completion, request, content, time.monotonic() - started)
+        return content
+
+    def _measure(self, completion: Any, request: dict[str, Any], content: str, seconds: float) -> None:
+        """Record one reply's time on the speed meter: the server's token counts, else estimates."""
+        usage = getattr(completion, "usage", None)
+        cpt = self._settings.chars_per_token
+        prompt = getattr(usage, "prompt_tokens", None)
+        reply = getattr(usage, "completion_tokens", None)
+        if not isinstance(prompt, int) or prompt <= 1:
+            prompt = estimate_messages_tokens(request["messages"], cpt)
+        if not isinstance(reply, int) or reply <= 1:
+            reply = estimate_tokens(content, cpt)
+        self.speed.record(prompt, reply, seconds, cap=request.get("max_tokens"))
 
     def _aclient(self) -> openai.AsyncOpenAI:
         loop = asyncio.get_running_loop()

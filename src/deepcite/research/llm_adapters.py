@@ -17,11 +17,11 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
-from deepcite.config import NextHopSettings, ResearchSettings, Settings
+from deepcite.config import LLMStageSettings, NextHopSettings, ResearchSettings, Settings
 from deepcite.errors import LLMError
 from deepcite.llm.budget import fit_to_budget
 from deepcite.llm.client import LLMClient, Message
-from deepcite.llm.deadline import note_fallback, note_written
+from deepcite.llm.deadline import in_stage, note_fallback, note_written
 from deepcite.llm.json import chat_json
 from deepcite.models import AspectType, QueryAspect
 from deepcite.research.aspects import keywords_of
@@ -105,9 +105,11 @@ def shares_terms(text: str, *others: str, at_least: int) -> bool:
 
 
 def noted(part: str, step: Callable[[], T]) -> T:
-    """``step()``, noted on the request's budget as written by the LLM, or as fallen back (and re-raised)."""
+    """``step()``, noted on the request's budget as written by the LLM, or as fallen back (and re-raised); its
+    calls write ``part`` (:func:`deepcite.llm.deadline.in_stage`: that stage's output cap applies)."""
     try:
-        result = step()
+        with in_stage(part):
+            result = step()
     except Exception as exc:
         note_fallback(part, exc)
         raise
@@ -196,11 +198,17 @@ def llm_next_subquestion(
 
 
 def llm_coverage(
-    llm: LLMClient, aspects: Sequence[QueryAspect], passages: Sequence[str]
+    llm: LLMClient,
+    aspects: Sequence[QueryAspect],
+    passages: Sequence[str],
+    stages: LLMStageSettings | None = None,
 ) -> tuple[dict[str, float], list[str]]:
     """Per-aspect support scores in [0, 1] and any contradictions, graded by the LLM (each aspect a key of the
-    schema; scores out of bounds clamped, other keys dropped)."""
-    listing = "\n".join(f"[{i + 1}] {text[:600]}" for i, text in enumerate(passages))
+    schema; scores out of bounds clamped, other keys dropped); the first ``llm.stages.coverage_passages``
+    passages are shown, each cut to ``coverage_passage_chars``."""
+    s = stages or LLMStageSettings()
+    shown = passages[: s.coverage_passages]
+    listing = "\n".join(f"[{i + 1}] {text[: s.coverage_passage_chars]}" for i, text in enumerate(shown))
     data = ask_json(
         llm,
         "For each aspect, score from 0 to 1 how fully the passages support an answer (1 = fully supported, "
@@ -244,13 +252,14 @@ class LLMHyde:
 class LLMCoverageGrader:
     """The :class:`CoverageGrader` adapter over an LLM client."""
 
-    def __init__(self, llm: LLMClient) -> None:
+    def __init__(self, llm: LLMClient, stages: LLMStageSettings | None = None) -> None:
         self.llm = llm
+        self.stages = stages
 
     def grade(
         self, aspects: Sequence[QueryAspect], passages: Sequence[str]
     ) -> tuple[dict[str, float], list[str]]:
-        return noted("coverage grade", lambda: llm_coverage(self.llm, aspects, passages))
+        return noted("coverage grade", lambda: llm_coverage(self.llm, aspects, passages, self.stages))
 
 
 class LLMHopChooser:
