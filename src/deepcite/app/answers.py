@@ -26,7 +26,7 @@ from deepcite.app.resources import Resources
 from deepcite.app.saved import Saved
 from deepcite.errors import NotFoundError, StoreError
 from deepcite.llm.deadline import RequestCancelled, current_budget
-from deepcite.models import CoverageReport, Filters, RoundReport, SearchMode
+from deepcite.models import Filters, RoundReport, SearchMode
 from deepcite.research.agent import ResearchAgent, ResearchResult
 from deepcite.research.state import ExecutorState
 from deepcite.retrieval.collection import Collection
@@ -117,11 +117,7 @@ class Answers:
             if budget is not None and budget.cancelled:  # the client went away: no further hops
                 raise RequestCancelled(f"research of {query!r} stopped after hop {report.round}")
             if on_hop is not None:
-                coverage = CoverageReport.from_coverage(
-                    state.coverage,
-                    threshold=agent.settings.coverage.threshold,
-                    enabled=agent.settings.coverage.enabled,
-                )
+                coverage = agent.coverage_report(state.coverage)
                 loop.call_soon_threadsafe(on_hop, HopEvent.from_round(state, report, coverage))
 
         def work() -> ResearchResult:

@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict
 
 from deepcite.config import ResearchSettings
 from deepcite.llm.client import LLMClient
-from deepcite.models import CoverageReport, EvidencePack, Filters, RoundReport
+from deepcite.models import AspectCoverage, CoverageReport, EvidencePack, Filters, RoundReport
 from deepcite.research.hoplog import format_chain_step, format_hop, format_next_hop, format_plan
 from deepcite.research.nodes import Adapters
 from deepcite.research.nodes.should_continue import check_hop_budget
@@ -188,13 +188,13 @@ class ResearchAgent:
             subquestions=list(state.asked),
             hops=state.round,
             seconds=time.perf_counter() - started,
-            coverage=self.coverage_report(pack),
+            coverage=self.coverage_report(pack.coverage),
         )
 
-    def coverage_report(self, pack: EvidencePack) -> CoverageReport:
-        """The :class:`CoverageReport` of a pack at this agent's threshold."""
+    def coverage_report(self, coverage: AspectCoverage) -> CoverageReport:
+        """The :class:`CoverageReport` of a coverage (a pack's, or a round's) at this agent's threshold."""
         return CoverageReport.from_coverage(
-            pack.coverage,
+            coverage,
             threshold=self.settings.coverage.threshold,
             enabled=self.settings.coverage.enabled,
         )
