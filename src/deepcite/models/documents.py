@@ -18,6 +18,7 @@ class TextKind(StrEnum):
     TABLE = "table"  # table rows, each cell led by its column header
     HEADING = "heading"  # a section heading on its own
     CAPTION = "caption"  # a figure's or table's caption
+    FIGURE = "figure"  # the text drawn inside a figure: axis labels, legends, a diagram's boxes
     FURNITURE = "furniture"  # running heads, copyright, licence and venue lines, a footnote's lone link
     EQUATION = "equation"  # display equations, code lines and other runs of symbols
     REFERENCE = "reference"  # bibliography, footnote-list and link-list entries
