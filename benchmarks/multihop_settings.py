@@ -23,7 +23,7 @@ os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
 
 from deepcite.config import Settings  # noqa: E402
 from deepcite.engine import Engine  # noqa: E402
-from deepcite.evaluation.multihop import RunScores, ingest_pool, load_questions  # noqa: E402
+from deepcite.evaluation.multihop import RunScores, holds_answer, holds_bridge, ingest_pool, load_questions  # noqa: E402
 from deepcite.evaluation.profiles import load_profile, profile_settings  # noqa: E402
 from deepcite.service import QuestionRequest  # noqa: E402
 
@@ -35,6 +35,11 @@ def main() -> None:
     parser.add_argument("--limit", type=int, default=None)
     parser.add_argument("--profile", default="graph_list", help="the settings profile the variants change")
     parser.add_argument("--out", default=None, help="write the figures per variant as JSON here")
+    parser.add_argument(
+        "--trace",
+        default=None,
+        help="write one JSON line per question and variant here (bridges, gold titles)",
+    )
     parser.add_argument("variants", nargs="+", help="JSON objects of research settings, e.g. '{}'")
     args = parser.parse_args()
     settings = Settings(data_dir=args.data_dir)
@@ -43,6 +48,7 @@ def main() -> None:
     name = ingest_pool(engine, args.data, questions.format)
     base = profile_settings(settings, load_profile(args.profile))
     results = {}
+    trace = open(args.trace, "w", encoding="utf-8") if args.trace else None  # noqa: SIM115
     for spec in args.variants:
         variant = engine.sharing(profile_settings(base, {"research": json.loads(spec)}))
         run = RunScores()
@@ -50,7 +56,24 @@ def main() -> None:
             started = time.perf_counter()
             result = variant.research_sync(QuestionRequest(query=q.question, collection=name))
             ranked = [c.chunk.doc_id for c in result.pack.final_evidence]
-            run.add(ranked, q.gold, result.hops, time.perf_counter() - started)
+            bridges = [b.name for b in result.pack.bridges]
+            held = holds_bridge(bridges, q.gold_titles, q.question)
+            run.add(
+                ranked,
+                q.gold,
+                result.hops,
+                time.perf_counter() - started,
+                hop_count=q.hop_count,
+                beam_held=held,
+                beam_read=bool(bridges),
+                answer_held=holds_answer(bridges, q.hop_answers) if q.hop_answers else None,
+            )
+            if trace is not None:
+                titles = [c.chunk.title for c in result.pack.final_evidence[:10]]
+                record = {"variant": spec, "id": q.qid, "question": q.question, "gold": sorted(q.gold_titles)}
+                record |= {"held": held, "bridges": [b.model_dump() for b in result.pack.bridges]}
+                record |= {"top10": titles, "queries": [r.queries for r in result.pack.retrieval_report]}
+                trace.write(json.dumps(record) + "\n")
         variant.close()
         results[spec] = run.summary()
         print(spec, results[spec], flush=True)

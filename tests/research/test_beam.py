@@ -14,7 +14,8 @@ from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.models import Candidate, Chunk
 from deepcite.research.agent import ResearchAgent
 from deepcite.research.bridge import read_bridge
-from deepcite.research.state import ExecutorState
+from deepcite.research.planner import next_step
+from deepcite.research.state import BeamEntry, ExecutorState
 from deepcite.retrieval.collection import Collection
 from deepcite.retrieval.embedders import Embedder
 
@@ -107,3 +108,46 @@ def test_the_beam_is_on_by_default_and_can_be_turned_off(beam_collection: Collec
     )
     assert set(beams) == {0}
     assert all("Osric Pell director born" not in r.queries for r in result.pack.retrieval_report)
+
+
+def test_a_steps_own_relation_words_choose_the_reading() -> None:
+    """With a decomposed question, a hop reads its candidates by its own step's words: the composer for "the
+    person who scored", though the question also names the director's relation."""
+    film = _page("quiet-lantern")
+    question = "Was the person who scored The Quiet Lantern born where its director was?"
+    step = "person who scored The Quiet Lantern"
+    assert read_bridge(question, [film], relation=step, settings=BridgeSettings())[0].name == "Lenna Marsh"
+    assert read_bridge(QUESTION, [film], relation=step, settings=BridgeSettings())[0].name == "Lenna Marsh"
+    assert read_bridge(QUESTION, [film], settings=BridgeSettings())[0].name == "Osric Pell"
+
+
+def test_a_candidate_is_followed_by_the_next_step_with_it_in_the_slot() -> None:
+    steps = ["director of The Quiet Lantern", "birthplace of #1", "What market does #2 have"]
+    first = BeamEntry("Osric Pell", 1.0, ("quiet-lantern", "quiet-lantern"), depth=1)
+    second = BeamEntry("Dunmore Bay", 1.0, ("osric-pell", "osric-pell"), depth=2, path=("Osric Pell",))
+    last = BeamEntry(
+        "herring", 1.0, ("dunmore-bay", "dunmore-bay"), depth=3, path=("Osric Pell", "Dunmore Bay")
+    )
+    assert next_step(steps, first) == "birthplace of Osric Pell"
+    assert next_step(steps, second) == "What market does Dunmore Bay have"
+    assert next_step(steps, last) == ""  # past the last step: the plain follow-up
+
+
+def test_a_composed_question_runs_step_by_step_through_the_beam(beam_collection: Collection) -> None:
+    """ "What market does the birthplace of the director of The Quiet Lantern have?" decomposes into three steps:
+    round 1 also searches the innermost, the beam reads the director from it, the next round searches "birthplace
+    of Osric Pell", and the one after the market of the town read from his page."""
+    question = "What market does the birthplace of the director of The Quiet Lantern have?"
+    settings = beam_collection.settings.research.tuned(bridge={"decompose": True, "relation_cues": True})
+    agent = ResearchAgent(beam_collection, settings)
+    result = agent.process(question)
+    rounds = result.pack.retrieval_report
+    assert "director of The Quiet Lantern" in rounds[0].queries
+    assert "Osric Pell" in rounds[1].queries and "birthplace of Osric Pell" in rounds[1].queries
+    assert "What market does Dunmore Bay have" in rounds[2].queries
+    bridges = [(b.name, b.depth) for b in result.pack.bridges]
+    assert ("Osric Pell", 1) in bridges and ("Dunmore Bay", 2) in bridges
+    found = [c.chunk.doc_id for c in result.pack.final_evidence]
+    assert {"quiet-lantern", "osric-pell"} <= set(found[:4]) and "dunmore-bay" in found
+    plain = ResearchAgent(beam_collection, beam_collection.settings.research).process(question)
+    assert "director of The Quiet Lantern" not in plain.pack.retrieval_report[0].queries  # off: as before

@@ -10,7 +10,7 @@ import pytest
 from deepcite.config import ChainSettings
 from deepcite.models import Candidate
 from deepcite.research.agent import ResearchAgent
-from deepcite.research.chain import decompose, fill, rank_answers
+from deepcite.research.chain import decompose, fill, is_linear, rank_answers
 from deepcite.retrieval.collection import Collection
 
 from .helpers import chunk
@@ -39,6 +39,18 @@ QUESTION = "Who is the spouse of the performer of Velvet Harbor?"
             "What currency predated the Euro in the country Signmark is from?",
             ["country Signmark is from", "What currency predated the Euro in #1"],
         ),
+        (
+            "What year did the company Novair International Airways is part of dissolve?",
+            ["company Novair International Airways is part of", "What year did #1 dissolve"],
+        ),
+        (  # a name before a noun is a modifier, not the argument of "daughter of"
+            "Name the mother of Edward Stafford, who was the daughter of the English nobleman Edward Stanley?",
+            [
+                "mother of Edward Stafford",
+                "Name #1, who was the daughter of the English nobleman Edward Stanley",
+            ],
+        ),
+        ('Who did the actor in the series "Due South" have a child with?', []),  # no "is"-clause: no step
         ("Who is the author of Brand?", []),  # one hop: nothing to chain
         ("Which magazine was started first, Arthur's Magazine or First for Women?", []),
         ("compare statins and PCSK9 inhibitors", []),
@@ -46,6 +58,15 @@ QUESTION = "Who is the spouse of the performer of Velvet Harbor?"
 )
 def test_decompose_english_relational_phrasings(question: str, chain: list[str]) -> None:
     assert decompose(question, max_hops=5) == chain
+
+
+def test_a_chain_the_beam_follows_links_each_step_to_the_one_before() -> None:
+    assert is_linear(["performer of Green", "spouse of #1"])
+    assert is_linear(["composer of X", "country where #1 was a citizen", "Who was in charge of #2"])
+    assert not is_linear(
+        ["country of Y", "birth country of Z", "term in #2 and the #1"]
+    )  # two parallel parts
+    assert not is_linear(["performer of Green"])
 
 
 def test_decompose_respects_the_hop_cap_and_fill_writes_answers_into_slots() -> None:
@@ -116,3 +137,31 @@ def test_chains_off_by_default_run_the_question_as_before(chain_collection: Coll
     assert not settings.chain.enabled
     result = ResearchAgent(chain_collection, settings).process(QUESTION)
     assert result.pack.chain == []
+
+
+def test_the_llms_decomposition_replaces_the_rules_and_a_bad_one_falls_back() -> None:
+    """With an LLM (a stand-in for the remote endpoint), its chain of steps is the plan's; a reply that is no
+    linked chain, or an LLM that fails, leaves the rules' chain and says so in the errors."""
+    from deepcite.config import ResearchSettings
+    from deepcite.research.planner import QueryPlanner
+
+    from .helpers import StandInLLM
+
+    question = "Who is the spouse of the singer of Velvet Harbor?"
+    settings = ResearchSettings().tuned(bridge={"decompose": True})
+    rules = decompose(question, max_hops=settings.stopping.max_hops)
+    aspects_down = ConnectionError("aspects: endpoint down")  # the aspect call falls back to the heuristic
+    good = StandInLLM([aspects_down, '{"steps": ["singer of Velvet Harbor", "spouse of #1"]}'])
+    assert QueryPlanner(settings=settings, llm_client=good).plan(question).steps == [
+        "singer of Velvet Harbor",
+        "spouse of #1",
+    ]
+    assert "Velvet Harbor" in good.calls[-1][-1]["content"]
+    for reply in ['{"steps": ["singer of Velvet Harbor", "spouse of #2"]}', ConnectionError("down")]:
+        errors: list[str] = []
+        plan = QueryPlanner(settings=settings, llm_client=StandInLLM([aspects_down, reply])).plan(
+            question, errors=errors
+        )
+        assert plan.steps == rules and any("LLM decomposition failed" in e for e in errors)
+    one_hop = StandInLLM([aspects_down, '{"steps": []}'])
+    assert QueryPlanner(settings=settings, llm_client=one_hop).plan("Who is the author of Brand?").steps == []

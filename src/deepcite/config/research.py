@@ -177,6 +177,19 @@ class BridgeSettings(Section):
     # remaining words (those the passage it was read from lacks) that passage holds
     support_residual_weight: float = 1.0
     residual_k: int = Field(default=5, ge=0)  # hits of a candidate's name-plus-question-words query (0: none)
+    # a composed question decomposed into relation steps (research/chain.py): round 1 also searches the innermost
+    # step ("performer of Green"), each reading takes its relation words from its own step, and a candidate's
+    # follow-up searches the next step with its name in the slot ("Who is the spouse of Hask & Omo"); a question
+    # of n steps gets up to min(n - 1, `decompose_max_depth`) beam hops (at least `max_depth`)
+    decompose: bool = False
+    # a relation noun's cue words count as relation words too ("birthplace": "born"; research/bridge.py)
+    relation_cues: bool = False
+    decompose_max_depth: int = Field(default=3, ge=0)
+    step_k: int = Field(default=5, ge=1)  # hits of a step query with a candidate in its slot
+    step_residual: bool = False  # also the name-plus-question-words query beside the step's
+    llm_decompose: bool = (
+        True  # with an LLM configured, its decomposition replaces the rules' (one call a question)
+    )
 
 
 class NextHopSettings(Section):

@@ -47,6 +47,7 @@ class MultihopQuestion:
     question: str
     gold: set[str]
     gold_titles: set[str] = field(default_factory=set)  # the supporting paragraphs' titles
+    hop_answers: list[str] = field(default_factory=list)  # the answers of the hops before the last (MuSiQue)
 
     @property
     def hop_count(self) -> int | None:
@@ -62,6 +63,14 @@ def holds_bridge(candidates: list[str], gold_titles: set[str], question: str) ->
     asked = f" {entity_key(question)} "
     bridges = [t for t in gold_titles if f" {entity_key(t.split(' (')[0].split(',')[0])} " not in asked]
     return any(page_named(t, c, BRIDGE_PREFIX_WORDS) for t in bridges for c in candidates)
+
+
+def holds_answer(candidates: list[str], hop_answers: list[str]) -> bool:
+    """Whether a bridge candidate names an answer of a hop before the last (MuSiQue's decomposition):
+    the answer's words stand in the candidate's ("French-held Kassel" holds "Kassel")."""
+    keys = [f" {entity_key(c)} " for c in candidates]
+    answers = [f" {entity_key(a)} " for a in hop_answers if entity_key(a)]
+    return any(a in k for a in answers for k in keys)
 
 
 @dataclass
@@ -84,6 +93,7 @@ class RunScores:
     hop_counts: list[int | None] = field(default_factory=list)  # per question, from its id
     beam_read: list[bool] = field(default_factory=list)  # per question of a system with a beam
     beam_held: list[bool] = field(default_factory=list)
+    answer_held: list[bool] = field(default_factory=list)  # per question with hop answers in its record
 
     def add(
         self,
@@ -95,9 +105,11 @@ class RunScores:
         hop_count: int | None = None,
         beam_held: bool | None = None,
         beam_read: bool = False,
+        answer_held: bool | None = None,
     ) -> None:
         """Score one question: recall of ``gold`` in the ranked documents; ``hop_count`` groups it by hops,
-        ``beam_held`` (None: the system has no beam) says whether its beam held a supporting page's name."""
+        ``beam_held`` (None: the system has no beam) says whether its beam held a supporting page's name,
+        ``answer_held`` (None: unknown) whether it held an earlier hop's answer."""
         ranked = list(dict.fromkeys(ranked_doc_ids))
         for k, recall in recall_at(ranked, gold, CUTOFFS).items():
             self.recall_at[k].append(recall)
@@ -108,6 +120,8 @@ class RunScores:
         if beam_held is not None:
             self.beam_read.append(beam_read)
             self.beam_held.append(beam_held)
+        if answer_held is not None:
+            self.answer_held.append(answer_held)
 
     def summary(self) -> dict[str, Any]:
         n = max(1, len(self.hops))
@@ -119,6 +133,8 @@ class RunScores:
         if self.beam_held:
             out["beam_read"] = round(sum(self.beam_read) / len(self.beam_read), 4)
             out["beam_held_bridge"] = round(sum(self.beam_held) / len(self.beam_held), 4)
+        if self.answer_held:
+            out["beam_held_hop_answer"] = round(sum(self.answer_held) / len(self.answer_held), 4)
         by_hops: dict[str, dict[str, float]] = {}
         for count in sorted({c for c in self.hop_counts if c is not None}):
             at = [i for i, c in enumerate(self.hop_counts) if c == count]
@@ -129,6 +145,8 @@ class RunScores:
             }
             if self.beam_held:
                 row["beam_held_bridge"] = round(sum(self.beam_held[i] for i in at) / len(at), 4)
+            if len(self.answer_held) == len(self.hop_counts):
+                row["beam_held_hop_answer"] = round(sum(self.answer_held[i] for i in at) / len(at), 4)
             by_hops[str(count)] = row
         if by_hops:
             out["by_hops"] = by_hops
@@ -182,7 +200,11 @@ def _question(record: Any, fmt: str, where: str) -> MultihopQuestion:
         }
     if not gold:
         raise InputError(f"{where}: no supporting paragraphs marked")
-    return MultihopQuestion(qid=qid, question=text.strip(), gold=gold, gold_titles=titles)
+    steps = record.get("question_decomposition") or []
+    answers = [str(h.get("answer") or "") for h in steps[:-1] if isinstance(h, dict)]
+    return MultihopQuestion(
+        qid=qid, question=text.strip(), gold=gold, gold_titles=titles, hop_answers=[a for a in answers if a]
+    )
 
 
 def load_questions(path: str | Path, fmt: str = "auto", limit: int | None = None) -> QuestionSet:
@@ -307,7 +329,8 @@ def evaluate(
 ) -> dict[str, dict[str, Any]]:
     """Per question, in one run, each system's ranked documents scored on gold-paragraph recall, per hop count
     too (``by_hops``, when the ids carry it), and the share of questions whose beam held a bridge: a
-    supporting page the question does not name, named by a bridge candidate (:func:`holds_bridge`)."""
+    supporting page the question does not name, named by a bridge candidate (:func:`holds_bridge`), and where
+    the file decomposes its questions (MuSiQue), the share whose beam held an earlier hop's answer."""
     scores = {s.name: RunScores() for s in systems}
     depth = max(CUTOFFS)
     for i, q in enumerate(questions, start=1):
@@ -315,6 +338,9 @@ def evaluate(
             started = time.perf_counter()
             got = run_question(system, q.question, depth)
             held = None if got.bridges is None else holds_bridge(got.bridges, q.gold_titles, q.question)
+            answer = (
+                None if got.bridges is None or not q.hop_answers else holds_answer(got.bridges, q.hop_answers)
+            )
             scores[system.name].add(
                 got.ranked,
                 q.gold,
@@ -323,6 +349,7 @@ def evaluate(
                 hop_count=q.hop_count,
                 beam_held=held,
                 beam_read=bool(got.bridges),
+                answer_held=answer,
             )
         if progress:
             progress(i, len(questions))

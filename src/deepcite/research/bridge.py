@@ -37,6 +37,59 @@ from deepcite.retrieval.graph.extract import entity_key, sub_keys
 from deepcite.text import tokenize
 
 _SHARED_STEM = 5  # letters a role noun's stem shares with its verb's ("direct": "director", "directed")
+# a relation noun of a question, and the words a page states that relation with when it shares no stem with
+# them ("the birthplace of X": "X was born in …"; "the spouse of X": "X married …"); general English, no data set's
+RELATION_CUES: dict[str, tuple[str, ...]] = {
+    "birthplace": ("born", "native"),
+    "birth": ("born",),
+    "hometown": ("born", "raised", "native"),
+    "death": ("died",),
+    "spouse": ("married", "wife", "husband"),
+    "wife": ("married",),
+    "husband": ("married",),
+    "father": ("son", "daughter", "born"),
+    "mother": ("son", "daughter", "born"),
+    "parent": ("son", "daughter", "born"),
+    "child": ("son", "daughter", "father", "mother"),
+    "sibling": ("brother", "sister"),
+    "author": ("written", "wrote", "novel", "book"),
+    "writer": ("written", "wrote"),
+    "creator": ("created",),
+    "performer": ("sung", "recorded", "song", "singer", "band"),
+    "singer": ("sung", "recorded"),
+    "artist": ("sung", "recorded", "painted"),
+    "composer": ("composed", "scored", "music"),
+    "producer": ("produced",),
+    "publisher": ("published",),
+    "developer": ("developed",),
+    "manufacturer": ("made", "manufactured", "built"),
+    "owner": ("owned", "owns"),
+    "headquarters": ("headquartered", "based"),
+    "location": ("located", "lies", "situated"),
+    "country": ("nation", "national", "located"),
+    "nationality": ("citizen", "national"),
+    "employer": ("worked", "works", "employed"),
+    "team": ("played", "plays", "signed"),
+    "university": ("attended", "graduated", "studied", "educated"),
+    "school": ("attended", "graduated", "studied", "educated"),
+    "founder": ("founded", "established"),
+    "member": ("joined", "member"),
+    "burial": ("buried",),
+    "league": ("plays", "competes"),
+    "network": ("aired", "broadcast"),
+}
+_CUE_STEMS: dict[str, frozenset[str]] = {
+    stem: frozenset(tokenize(" ".join(words)))
+    for noun, words in RELATION_CUES.items()
+    for stem in tokenize(noun)
+}
+
+
+def relation_cues(stems: Iterable[str]) -> set[str]:
+    """The stems a page states the relations of ``stems`` with (:data:`RELATION_CUES`)."""
+    return {cue for stem in stems for cue in _CUE_STEMS.get(stem, ())}
+
+
 _WORD_EDGE = "\"“”'‘’(),.;:!?[]"
 
 
@@ -79,11 +132,14 @@ def read_bridge(
     frequency: Mapping[str, int] | None = None,
     spent: Collection[str] = (),
     keep: Callable[[str, bool], bool] | None = None,
+    relation: str | None = None,
     settings: BridgeSettings,
 ) -> list[BridgeReading]:
     """The hop's candidate answers, best first (see the module docstring), at most ``settings.beam``. Stems in
     ``spent`` (the words of the passage the hop before read its candidate from) are no relation words: the hop
-    before answered them. ``keep(name, is_title)`` says whether a name may be a candidate at all (not noise)."""
+    before answered them. ``keep(name, is_title)`` says whether a name may be a candidate at all (not noise).
+    ``relation``, when given, is the hop's own step of a decomposed question ("performer of Green"): its words,
+    not the whole question's, are the relation words; the question's names stay excluded."""
     asked = content_words(entity_key(question))
     named = names_in(question)
     used = {entity_key(e) for e in exclude}
@@ -112,10 +168,13 @@ def read_bridge(
         title = cand.chunk.title.strip()
         if title:
             add(title, weight * settings.title_weight, cand, title=True)
-        relation = {r for r in relation_stems(question, title, named) if not _relates(r, spent)}
+        stems = relation_stems(relation or question, title, named)
+        if settings.relation_cues:
+            stems |= relation_cues(stems) - set(tokenize(title))
+        relation_words = {r for r in stems if not _relates(r, spent)}
         text = cand.chunk.text
         words = [w.strip(_WORD_EDGE) for w in text.split()]
-        marks = [i for i, w in enumerate(words) if any(_relates(t, relation) for t in tokenize(w))]
+        marks = [i for i, w in enumerate(words) if any(_relates(t, relation_words) for t in tokenize(w))]
         lead_words = len(first_sentence(text, len(text)).split())
         for name in names_in(text):
             first = name.split()[0]

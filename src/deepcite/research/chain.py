@@ -15,8 +15,12 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 from deepcite.config import ChainSettings
+from deepcite.errors import LLMError
+from deepcite.llm.client import LLMClient
+from deepcite.llm.json import chat_json
 from deepcite.models import Candidate
 from deepcite.names import names_in
 from deepcite.research.entities import content_words
@@ -70,6 +74,9 @@ _FUNCTION = STOP_WORDS | frozenset(
     ]
 )
 _QUESTION_WORDS = frozenset(["what", "who", "whom", "which", "when", "where", "why", "how", "whose"])
+# the verbs a "the R X …" clause opens with after its name ("the country Signmark is from")
+_COPULAS = frozenset(["is", "was", "are", "were"])
+_PREPOSITIONS = frozenset(["of", "from", "in", "on", "at", "to", "with", "for", "by", "into"])
 _MAX_RELATION_WORDS = 3
 
 
@@ -167,7 +174,14 @@ def _phrases(tokens: list[str]) -> list[_Phrase]:
                 ):
                     arg += 1
                 end = _name_end(tokens, arg)
-                if end > arg:
+                # a name followed by a noun is a modifier ("the daughter of the English nobleman"), not the argument
+                modifier = (
+                    end < n
+                    and tokens[end].isalpha()
+                    and tokens[end].islower()
+                    and tokens[end] not in _FUNCTION
+                )
+                if end > arg and not modifier:
                     out.append(_Phrase(i, end, f"{relation} of {' '.join(tokens[rel_end + 1 : end])}"))
             elif nxt in _RELATIVES or (nxt == "in" and rel_end + 1 < n and tokens[rel_end + 1] == "which"):
                 end = _clause_end(tokens, rel_end + 1)
@@ -177,7 +191,10 @@ def _phrases(tokens: list[str]) -> list[_Phrase]:
             elif nxt and _is_name_start(tokens[rel_end]):  # "the country Signmark is from"
                 name_end = _name_end(tokens, rel_end)
                 end = _clause_end(tokens, name_end)
-                if end > name_end and tokens[name_end].islower():
+                # the clause ends at its preposition ("is part of", "is from"), the rest is the outer question's
+                prep = next((j for j in range(name_end + 1, end) if tokens[j] in _PREPOSITIONS), None)
+                end = prep + 1 if prep is not None else end
+                if end > name_end and tokens[name_end] in _COPULAS:
                     out.append(_Phrase(i, end, _join(tokens[i + 1 : end])))
         elif _possessor(tok) is not None and _is_name_start(tok):
             rel_end = _relation_words(tokens, i + 1)
@@ -236,6 +253,49 @@ def decompose(question: str, *, max_hops: int) -> list[str]:
     elif len(hops) < 2:
         return []
     return hops
+
+
+def is_linear(chain: list[str]) -> bool:
+    """Whether each hop after the first takes exactly the answer of the hop before it (``#n`` in hop n + 1, no
+    other slot): a chain one candidate at a time can follow, unlike two parallel parts ("in X's country and
+    Y's country")."""
+    return len(chain) >= 2 and all(SLOT.findall(hop) == [str(n)] for n, hop in enumerate(chain[1:], start=1))
+
+
+STEPS_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"steps": {"type": "array", "items": {"type": "string"}}},
+    "required": ["steps"],
+}
+
+
+def llm_decompose(llm: LLMClient, question: str, *, max_hops: int) -> list[str]:
+    """The LLM's decomposition of a composed question into the same chain :func:`decompose` writes (innermost
+    step first, ``#n`` for step n's answer, the last step the question's own); ``[]`` when the LLM sees one hop.
+    LLMError unless it is a linear chain (:func:`is_linear`) of at most ``max_hops`` steps whose first step
+    shares a word with the question (the caller falls back to :func:`decompose`)."""
+    data = chat_json(
+        llm,
+        [
+            {
+                "role": "system",
+                "content": "You split a multi-hop question into a chain of simple steps, the innermost first. "
+                "Each later step refers to the answer of the step before it as #1, #2, ... (step 2 uses #1, step 3 "
+                "uses #2). Example: 'Who is the spouse of the performer of Green?' -> ['performer of Green', "
+                "'Who is the spouse of #1']. A question of one hop gives []. Reply with JSON only.",
+            },
+            {"role": "user", "content": f"Question: {question}"},
+        ],
+        STEPS_SCHEMA,
+    )
+    steps = [str(step).strip() for step in data.get("steps") or [] if str(step).strip()]
+    if not steps:
+        return []
+    if len(steps) > max_hops or not is_linear(steps):
+        raise LLMError(f"the LLM's decomposition {steps!r} is no chain of at most {max_hops} linked steps")
+    if not set(tokenize(steps[0])) & set(tokenize(question)):
+        raise LLMError(f"the LLM's first step {steps[0][:120]!r} is off the question")
+    return steps
 
 
 def fill(template: str, answers: dict[int, str]) -> str:

@@ -18,10 +18,10 @@ from deepcite.llm.client import LLMClient
 from deepcite.models import ChainStep, Filters, QueryAspect
 from deepcite.research import llm_adapters
 from deepcite.research.aspects import heuristic_aspects, keywords_of, subquestion_for
-from deepcite.research.chain import decompose, fill
+from deepcite.research.chain import decompose, fill, is_linear, llm_decompose
 from deepcite.research.followup import followup_subquestion, followup_terms
 from deepcite.research.intake import intake
-from deepcite.research.state import ExecutorState, ResearchPlan, RoundQuery
+from deepcite.research.state import BeamEntry, ExecutorState, ResearchPlan, RoundQuery
 from deepcite.research.vectors import passage_text
 from deepcite.text import tokenize
 
@@ -64,9 +64,10 @@ class QueryPlanner:
             sub = subquestion_for(aspect)
             if set(keywords_of(sub)) != set(keywords_of(taken.question)) and sub not in subquestions:
                 subquestions.append(sub)
-        chain = (
-            decompose(taken.question, max_hops=self.settings.stopping.max_hops)
-            if self.settings.chain.enabled
+        bridge = self.settings.bridge
+        decomposed = (
+            self._decompose(taken.question, errors)
+            if self.settings.chain.enabled or (bridge.enabled and bridge.decompose)
             else []
         )
         return ResearchPlan(
@@ -74,8 +75,26 @@ class QueryPlanner:
             aspects=aspects,
             subquestions=subquestions,
             needs_retrieval=bool(keywords_of(taken.question)),
-            chain=chain,
+            chain=decomposed if self.settings.chain.enabled else [],
+            steps=decomposed if bridge.enabled and bridge.decompose and is_linear(decomposed) else [],
         )
+
+    def _decompose(self, question: str, errors: list[str] | None) -> list[str]:
+        """The question's chain of steps: the LLM's (``bridge.llm_decompose``, when one is configured), else
+        or on any LLM failure the rules' (:func:`~deepcite.research.chain.decompose`)."""
+        max_hops = self.settings.stopping.max_hops
+        if self.llm is not None and self.settings.bridge.llm_decompose:
+            llm = self.llm
+            try:
+                return llm_adapters.noted(
+                    "decompose", lambda: llm_decompose(llm, question, max_hops=max_hops)
+                )
+            except Exception as exc:  # noqa: BLE001 - any LLM failure falls back to the rules
+                message = f"LLM decomposition failed ({type(exc).__name__}: {exc}); used the rules' chain"
+                log.warning(message)
+                if errors is not None:
+                    errors.append(message)
+        return decompose(question, max_hops=max_hops)
 
     # -- the next hop -------------------------------------------------------------------------------
     def next_hop(self, state: ExecutorState) -> tuple[str, list[RoundQuery]] | None:
@@ -94,6 +113,8 @@ class QueryPlanner:
             queries = [RoundQuery(plan.question, plan.question)]
             if plan.chain:
                 queries.extend(self._chain_queries(state, plan.question))
+            elif plan.steps:  # the innermost step of a decomposed question, whose answer the beam reads
+                queries.append(RoundQuery(plan.steps[0], plan.steps[0], kind="chain"))
             return plan.question, queries
         chosen = _chosen_query(state)
         hop = self._planned_hop(state, llm_subquestion=chosen is None)
@@ -148,8 +169,9 @@ class QueryPlanner:
     def _beam_hop(self, state: ExecutorState) -> tuple[str, list[RoundQuery]]:
         """Follow each bridge candidate of the beam not yet followed (``read_bridge``): its name
         (``bridge_modes``, with the pages it names), and its name with the question's words the passage it
-        was read from lacks (``research.bridge.residual_k`` hits in the configured modes). They count as
-        followed entities."""
+        was read from lacks (``research.bridge.residual_k`` hits in the configured modes), or, in a decomposed
+        question, the next step with the candidate in its slot (:func:`next_step`, ``step_k`` hits). They count
+        as followed entities."""
         s = self.settings
         pending = [e for e in state.beam if e.followed_round == 0]
         state.beam_depth += 1
@@ -167,6 +189,20 @@ class QueryPlanner:
                     focus=entry.name,
                 )
             )
+            step = next_step(state.plan.steps, entry)
+            if step:  # the next step of a decomposed question, the candidate in its slot
+                queries.append(
+                    RoundQuery(
+                        step,
+                        "",
+                        kind="bridge",
+                        parent=entry.parent,
+                        focus=entry.name,
+                        k=s.bridge.step_k,
+                    )
+                )
+                if not s.bridge.step_residual:
+                    continue
             parent = state.evidence.get(entry.parent)
             held = set(tokenize(passage_text(parent.chunk))) if parent is not None else set()
             held |= set(tokenize(entry.name))
@@ -274,6 +310,15 @@ class QueryPlanner:
         for q in queries:
             q.subquestion = sub
         return sub, queries
+
+
+def next_step(steps: list[str], entry: BeamEntry) -> str:
+    """The step of a decomposed question that follows a candidate: the step after the one it answers, its
+    slots filled with the candidate and the candidates before it ("" past the last step)."""
+    if entry.depth >= len(steps):
+        return ""
+    answers = {n: name for n, name in enumerate((*entry.path, entry.name), start=1)}
+    return fill(steps[entry.depth], answers)
 
 
 def _chosen_query(state: ExecutorState) -> RoundQuery | None:

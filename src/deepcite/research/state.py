@@ -29,6 +29,9 @@ class ResearchPlan:
     subquestions: list[str]  # planned sub-questions, first hop first
     needs_retrieval: bool = True
     chain: list[str] = field(default_factory=list)  # a composed question's hop templates (research.chain)
+    steps: list[str] = field(
+        default_factory=list
+    )  # the same, the beam follows them (research.bridge.decompose)
 
     @property
     def question(self) -> str:
@@ -73,6 +76,9 @@ class BeamEntry:
     depth: int = 1
     followed_round: int = 0
     support: float = 0.0
+    path: tuple[
+        str, ...
+    ] = ()  # the candidates of the hops before, whose follow-up found it (first hop first)
 
 
 @dataclass

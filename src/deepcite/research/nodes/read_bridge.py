@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from deepcite.models import Candidate
 from deepcite.research.bridge import read_bridge as read_candidates
+from deepcite.research.bridge import relation_cues
+from deepcite.research.chain import fill
 from deepcite.research.followup import noise_reason
 from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.nodes.select_evidence import page_named
@@ -27,18 +29,43 @@ def _found_for(state: ExecutorState, name: str, prefix_min_words: int) -> list[C
     return sorted(found, key=lambda c: -(c.selections[-1].relevance if c.selections else 0.0))
 
 
-def _support(state: ExecutorState, entry: BeamEntry, found: list[Candidate], weight: float) -> float:
+def step_relation(state: ExecutorState, depth: int) -> str | None:
+    """The relation words of the hop whose answers a reading at ``depth`` looks for: that step of a decomposed
+    question with its slots dropped ("performer of #1" -> "performer of"), or ``None`` (the whole question, as for
+    the last step: its answer is the question's, no bridge)."""
+    steps = state.plan.steps
+    return fill(steps[depth - 1], {}) if 0 < depth < len(steps) else None
+
+
+def max_depth(state: ExecutorState, adapters: Adapters) -> int:
+    """Beam hops for the question: ``max_depth``, or for a decomposed question of n steps up to n - 1
+    (``decompose_max_depth`` at most)."""
+    s = adapters.settings.bridge
+    steps = len(state.plan.steps)
+    return max(s.max_depth, min(steps - 1, s.decompose_max_depth)) if steps else s.max_depth
+
+
+def _support(
+    state: ExecutorState, entry: BeamEntry, found: list[Candidate], weight: float, cues: bool = False
+) -> float:
     """A followed candidate's support: its best passage's relevance plus ``weight`` times the share of the
-    question's remaining words (those the passage it was read from lacks) that passage holds."""
+    question's remaining words (those the passage it was read from lacks; in a decomposed question, the next
+    step's words) that passage holds; with ``cues`` a word counts as held when one of its relation cues is
+    (:func:`~deepcite.research.bridge.relation_cues`: "birthplace" by "born")."""
     if not found:
         return 0.0
-    parent = state.evidence.get(entry.parent)
-    spent = set(tokenize(passage_text(parent.chunk))) if parent is not None else set()
-    remaining = {t for t in tokenize(state.plan.question) if t not in spent} - set(tokenize(entry.name))
+    steps = state.plan.steps
+    if entry.depth < len(steps):
+        remaining = set(tokenize(fill(steps[entry.depth], {}))) - set(tokenize(entry.name))
+    else:
+        parent = state.evidence.get(entry.parent)
+        spent = set(tokenize(passage_text(parent.chunk))) if parent is not None else set()
+        remaining = {t for t in tokenize(state.plan.question) if t not in spent} - set(tokenize(entry.name))
     best = 0.0
     for cand in found:
         held = set(tokenize(passage_text(cand.chunk)))
-        share = len(remaining & held) / len(remaining) if remaining else 0.0
+        hits = [r for r in remaining if r in held or (cues and relation_cues([r]) & held)]
+        share = len(hits) / len(remaining) if remaining else 0.0
         best = max(best, (cand.selections[-1].relevance if cand.selections else 0.0) + weight * share)
     return best
 
@@ -50,9 +77,11 @@ def _read(
     depth: int,
     weight: float,
     spent: Candidate | None = None,
+    path: tuple[str, ...] = (),
 ) -> list[BeamEntry]:
     """The beam read from ``passages``, each reading's score scaled to the best one times ``weight``; the
-    question's words the ``spent`` passage holds (the hop before's) are no relation words any more."""
+    question's words the ``spent`` passage holds (the hop before's) are no relation words any more, unless the
+    hop has a step of its own (:func:`step_relation`). ``path``: the candidates the readings follow on from."""
     s = adapters.settings.bridge
     pages = adapters.titles.aliases(adapters.retriever)
 
@@ -63,10 +92,12 @@ def _read(
             not title and bool(pages.pages(name))
         )
 
+    relation = step_relation(state, depth)
     readings = read_candidates(
         state.plan.question,
         passages,
-        spent=set(tokenize(passage_text(spent.chunk))) if spent is not None else set(),
+        relation=relation,
+        spent=set(tokenize(passage_text(spent.chunk))) if spent is not None and relation is None else set(),
         exclude=[*state.used_entities, *(e.name for e in state.beam)],
         pages=pages,
         keep=keep,
@@ -74,7 +105,7 @@ def _read(
         settings=s,
     )
     top = readings[0].score if readings else 1.0
-    return [BeamEntry(r.name, weight * r.score / top, r.parent, depth=depth) for r in readings]
+    return [BeamEntry(r.name, weight * r.score / top, r.parent, depth=depth, path=path) for r in readings]
 
 
 @node(
@@ -93,7 +124,9 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     if not s.enabled:
         return state
     if state.round == 1:
-        state.beam = _read(state, adapters, state.selected, depth=1, weight=1.0) if s.max_depth else []
+        state.beam = (
+            _read(state, adapters, state.selected, depth=1, weight=1.0) if max_depth(state, adapters) else []
+        )
         state.beam_read.extend(state.beam)
         return state
     followed = [e for e in state.beam if e.followed_round == state.round]
@@ -102,7 +135,7 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     prefix_min_words = adapters.settings.ranking.alias_prefix_min_words
     found = {e.name: _found_for(state, e.name, prefix_min_words) for e in followed}
     for e in followed:
-        e.support = _support(state, e, found[e.name], s.support_residual_weight)
+        e.support = _support(state, e, found[e.name], s.support_residual_weight, s.relation_cues)
     best = max(e.support for e in followed)
     winners = [e for e in followed if best > 0 and e.support >= s.drop_ratio * best]
     if s.loser_decay != 1.0:
@@ -115,7 +148,7 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
                 if held is not None and cand.key not in kept and held.first_round == state.round:
                     held.score *= s.loser_decay
     state.beam = [e for e in state.beam if e.followed_round == 0]
-    if not winners or state.beam_depth >= s.max_depth:
+    if not winners or state.beam_depth >= max_depth(state, adapters):
         return state
     following: list[BeamEntry] = []
     for e in winners:
@@ -127,6 +160,7 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
                 depth=e.depth + 1,
                 weight=e.support / best,
                 spent=state.evidence.get(e.parent),
+                path=(*e.path, e.name),
             )
         )
     following.sort(key=lambda e: -e.score)
