@@ -76,8 +76,14 @@ class QueryPlanner:
             subquestions=subquestions,
             needs_retrieval=bool(keywords_of(taken.question)),
             chain=decomposed if self.settings.chain.enabled else [],
-            steps=decomposed if bridge.enabled and bridge.decompose and is_linear(decomposed) else [],
+            steps=decomposed if bridge.enabled and bridge.decompose and self._followable(decomposed) else [],
         )
+
+    def _followable(self, steps: list[str]) -> bool:
+        """Whether the beam can follow a chain: linear (:func:`~deepcite.research.chain.is_linear`), and no step
+        before the last longer than ``bridge.step_max_words`` (a long one is a misread clause)."""
+        limit = self.settings.bridge.step_max_words
+        return is_linear(steps) and all(len(step.split()) <= limit for step in steps[:-1])
 
     def _decompose(self, question: str, errors: list[str] | None) -> list[str]:
         """The question's chain of steps: the LLM's (``bridge.llm_decompose``, when one is configured), else

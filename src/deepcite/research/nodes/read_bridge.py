@@ -124,8 +124,11 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     if not s.enabled:
         return state
     if state.round == 1:
+        passages = state.selected
+        if state.plan.steps and s.step_passages_first:  # the innermost step's own finds hold its answer
+            passages = sorted(passages, key=lambda c: not any(p.kind == "chain" for p in c.hits_in(1)))
         state.beam = (
-            _read(state, adapters, state.selected, depth=1, weight=1.0) if max_depth(state, adapters) else []
+            _read(state, adapters, passages, depth=1, weight=1.0) if max_depth(state, adapters) else []
         )
         state.beam_read.extend(state.beam)
         return state
