@@ -23,7 +23,7 @@ from deepcite.answer.prompts import (
     format_passage,
     summary_messages,
 )
-from deepcite.config import AnswerSettings, LLMSettings, Settings
+from deepcite.config import AnswerSettings, LLMSettings, LLMStageSettings, Settings
 from deepcite.errors import InsufficientEvidenceError
 from deepcite.llm.budget import estimate_messages_tokens, estimate_tokens
 from deepcite.llm.deadline import request_budget
@@ -43,7 +43,10 @@ def server() -> Iterator[FakeOpenAIServer]:
 
 
 def make_settings(server: FakeOpenAIServer, **budget: Any) -> Settings:
-    llm = LLMSettings(base_url=server.base_url, model="stand-in", max_retries=0, max_output_tokens=300)
+    caps = LLMStageSettings(summary_tokens=300, long_answer_tokens=300, subanswer_tokens=300)
+    llm = LLMSettings(
+        base_url=server.base_url, model="stand-in", max_retries=0, max_output_tokens=300, stages=caps
+    )
     return Settings(llm=llm, answer=AnswerSettings().tuned(budget=budget))
 
 

@@ -191,7 +191,7 @@ class LLMGenerator:
             )
         meter: SpeedMeter | None = getattr(self._llm, "speed", None)
         if isinstance(meter, SpeedMeter):
-            deadline, _ = call_deadline(self._llm_settings.call_deadline_s)
+            deadline, bound = call_deadline(self._llm_settings.call_deadline_s)
             left = deadline - time.monotonic() - meter.queued_s()
             readable = meter.prompt_tokens_within(left, output)
             if readable is not None:
@@ -201,7 +201,7 @@ class LLMGenerator:
                     assert pace is not None
                     one = frame + fit_tokens(passages[:1], cpt)
                     predicted = pace.seconds(one, meter.reply_tokens(output)) + meter.queued_s()
-                    raise ModelTooSlowError(predicted, left, pace)
+                    raise ModelTooSlowError(predicted, left, pace, bound)
                 if by_time < count:
                     log.info("model pace: %d of %d passages readable in %.0f s", by_time, count, left)
                 count = min(count, by_time)

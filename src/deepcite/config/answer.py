@@ -34,7 +34,9 @@ class AnswerBudgetSettings(Section):
     """Time and tokens: a question's (or a regeneration's) whole time; LLM calls stop ``offline_reserve_s``
     before it runs out, and what is left unanswered is written offline (the response's ``degraded`` says so)."""
 
-    request_s: float = 180.0
+    # a question's whole time, research and answer: LLM steps that cannot finish within their share of it run
+    # offline with a note (llm/speed.py), so a slow local model costs at most this long
+    request_s: float = 30.0
     offline_reserve_s: float = 5.0
     tokens: int = 6000  # whole LLM request: prompt (passages trimmed to fit) + llm.max_output_tokens
     # research's LLM calls (plan, coverage grade, next hop, HyDE) end once this share of the request's LLM
@@ -110,6 +112,10 @@ class AnswerKindSettings(Section):
     # question's name and the measure asked, 0.5 the name and a number) ends the summary
     row_min_fit: float = Field(default=0.5, ge=0.0, le=1.0)
     row_fit_weight: float = 0.2  # rows are ranked by their value for the question plus this times their fit
+    # … plus this times the share of the question's terms the row and its table's caption hold
+    row_coverage_weight: float = 0.3
+    # an amount: a sentence stating a figure no sentence chosen before states is never skipped as redundant
+    new_figure_not_redundant: bool = True
     cue_min: float = Field(default=0.5, ge=0.0, le=1.0)
     cue_min_relevance: float = Field(default=0.3, ge=0.0, le=1.0)
     say_not_stated: bool = True

@@ -13,7 +13,8 @@ from deepcite.config.section import Section
 
 class LLMSpeedSettings(Section):
     """Slow-model detection (llm/speed.py): the model's speed is measured from its replies (prompt tokens read
-    and reply tokens written per second, fitted over the last ``window`` replies); once ``min_replies`` are
+    and reply tokens written per second, fitted over the last ``window`` replies, apart from
+    ``min_fit_replies`` on); once ``min_replies`` are
     measured, a call whose predicted time (its prompt, and its reply at the stage's output cap) times ``margin``
     does not fit the time its stage has left is not sent: that part runs offline and ``written`` says why, and
     the answer's prompts show only the passages the time left can read. Until the replies tell reading from
@@ -24,6 +25,10 @@ class LLMSpeedSettings(Section):
     min_replies: int = Field(default=1, ge=1)
     margin: float = Field(default=1.2, ge=1.0)
     read_write_ratio: float = Field(default=8.0, gt=0.0)
+    min_fit_replies: int = Field(default=4, ge=2)  # replies before reading and writing are fitted apart
+    max_age_s: float = Field(
+        default=600.0, gt=0.0
+    )  # older replies no longer count (the machine's load changes)
     # the server answers one call at a time (llama.cpp, llama-cpp-python, Ollama by default): a new call waits
     # for the predicted end of those in flight (for a fast remote server the predictions are small anyway)
     assume_serial: bool = True

@@ -154,6 +154,8 @@ def failure_kind(error: LLMError) -> str:
 def failure_reason(error: Exception) -> str:
     """A short, address-free reason for any failed LLM step: ``timeout``, :func:`failure_kind` for an
     :class:`LLMError`, else the exception's type name."""
+    if isinstance(error, ModelTooSlowError):
+        return error.reason
     if isinstance(error, LLMTimeoutError):
         return "timeout"
     if isinstance(error, LLMError):
@@ -256,9 +258,10 @@ def call_deadline(call_deadline_s: float) -> tuple[float, float]:
             stage_end, stage_seconds = budget.started + budget.research_seconds, budget.research_seconds
             what = f"research's share (answer.budget.research_share={budget.research_share:g}) of "
         own_end = _stage_end.get()
-        if own_end is not None and own_end < stage_end:
-            stage_end, stage_seconds = own_end, max(0.0, own_end - now)
-            what = "its stage's share of "
+        if (
+            own_end is not None and own_end < stage_end
+        ):  # a share of the answer's time: the request's bound it
+            stage_end, what = own_end, "its part's share of "
         if stage_end < deadline:
             deadline, seconds = stage_end, stage_seconds
         if deadline <= now:

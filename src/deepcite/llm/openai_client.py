@@ -224,13 +224,11 @@ class OpenAICompatClient:
         slotted = False
         reply_cap = max_tokens or self._settings.max_output_tokens
         prompt = self.prompt_tokens(messages, schema)
-        sent = 0.0
         try:
             with anyio.fail_after(max(0.0, end - time.monotonic())):
                 async with self._slot():
                     slotted = True
-                    sent = time.monotonic()
-                    self.speed.check(prompt, reply_cap, end - sent)
+                    self.speed.check(prompt, reply_cap, end - time.monotonic(), seconds)
                     with self.speed.in_flight(prompt, reply_cap):
                         while True:
                             call = partial(self._acreate, messages, schema, max_tokens, level)
@@ -241,8 +239,6 @@ class OpenAICompatClient:
                             except openai.BadRequestError as exc:
                                 level = self._step_down(level, schema, exc)
         except TimeoutError:
-            if slotted:  # it took at least this long for its prompt and its reply cap
-                self.speed.record(prompt, reply_cap, time.monotonic() - sent, cap=reply_cap)
             waited = (
                 ""
                 if slotted

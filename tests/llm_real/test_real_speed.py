@@ -1,0 +1,110 @@
+"""Slow-model detection and output caps per stage on the real llama.cpp server (SmolLM2): the model's pace is
+measured from its own replies; a part it cannot write in the time its stage has left is not sent and runs
+offline, saying so; the prompt shows only the passages the time left can read; each stage's reply stops at its
+output cap.
+
+Bypasses are noticed: the pace must come from the model's replies (counted requests, measured replies), the
+part refused for time must not reach the server (no new reply measured), and the capped reply is the model's.
+"""
+
+from __future__ import annotations
+
+import pytest
+from answer.conftest import HashingEmbedder, make_pack
+
+from deepcite.answer.context import ResponseContext
+from deepcite.answer.extractive import ExtractiveGenerator
+from deepcite.answer.llm_generator import LLMGenerator
+from deepcite.answer.prompts import summary_messages
+from deepcite.config import (
+    AnswerBudgetSettings,
+    AnswerSettings,
+    LLMStageSettings,
+    ResearchSettings,
+    Settings,
+)
+from deepcite.errors import LLMError
+from deepcite.llm.deadline import request_budget
+from deepcite.llm.speed import ModelTooSlowError
+from deepcite.research import llm_adapters
+from llm_real.conftest import LlamaServer
+
+pytestmark = pytest.mark.real_llm
+
+TOKENS = 1600  # the prompt (passages trimmed to fit) plus the reply fit the test server's context
+
+
+def writer_settings(llama: LlamaServer, **llm: object) -> Settings:
+    return Settings(
+        llm=llama.settings(**llm),
+        answer=AnswerSettings(budget=AnswerBudgetSettings(tokens=TOKENS, request_s=1800.0)),
+    )
+
+
+async def test_a_part_the_model_cannot_write_in_time_runs_offline_and_says_why(
+    llama: LlamaServer, make_client
+) -> None:
+    settings = writer_settings(llama)
+    client = make_client()
+    ctx = ResponseContext.from_pack(make_pack(), settings.answer, request_id="speed-0")
+    writer = LLMGenerator(client, settings, ExtractiveGenerator(HashingEmbedder(), settings.answer))
+    first = await writer.summary_draft(ctx)  # no pace known yet: the model is asked, and measured
+    assert len(client.calls) == 1 and client.inner.speed.replies == 1
+    assert first.writer == "llm" or first.reason is not None and first.reason.startswith("reply rejected")
+    took = client.inner.speed.samples()[0][2]
+    # a third of the time the same part took: the model cannot write it again in time
+    with request_budget(took / 3) as budget:
+        draft = await writer.summary_draft(ctx)
+    assert draft.writer == "offline" and draft.reason is not None, draft
+    assert draft.reason.startswith("model too slow: needs ~"), draft.reason
+    assert client.inner.speed.replies == 1  # nothing more was sent to the server
+    assert all(call.reply for call in client.calls)  # every request that went out was answered
+    assert draft.text == writer.offline.summary(ctx)  # the offline writer's summary, in full
+    degraded = budget.degraded()
+    # a foreseen timeout: the response's degraded note says the request's LLM time, as for one that happened
+    assert degraded is not None and degraded.parts == ["summary"]
+    assert degraded.reason.startswith("LLM did not answer within ")
+
+
+async def test_the_prompt_shows_only_the_passages_the_time_left_can_read(
+    llama: LlamaServer, make_client
+) -> None:
+    settings = writer_settings(llama)
+    client = make_client()
+    ctx = ResponseContext.from_pack(make_pack(), settings.answer, request_id="speed-1")
+    writer = LLMGenerator(client, settings, ExtractiveGenerator(HashingEmbedder(), settings.answer))
+    await writer.summary_draft(ctx)  # measured on the model's own reply
+    assert len(client.calls) == 1
+    meter = client.inner.speed
+    pace = meter.pace()
+    assert pace is not None and pace.replies == 1
+
+    def build(chunks):
+        return summary_messages(ctx.query, chunks, 3, 5)
+
+    chunks = ctx.selected_chunks
+    everything = writer.fit_messages(chunks, build)  # no budget: every passage fits
+    assert all(f"[{c.id}]" in everything[-1]["content"] for c in chunks)
+    frame = client.prompt_tokens(build([]))
+    one = client.prompt_tokens(build(chunks[:1])) - frame
+    reply = meter.reply_tokens(writer.reply_cap())
+    # time for the frame, about two passages and the reply, at the measured pace with its margin
+    seconds = pace.seconds(frame + 2 * one, reply) * settings.llm.speed.margin
+    with request_budget(seconds + 0.5):
+        fitted = writer.fit_messages(chunks, build)
+    shown = [c.id for c in chunks if f"[{c.id}]" in fitted[-1]["content"]]
+    assert 1 <= len(shown) < len(chunks), shown
+    assert shown == [c.id for c in chunks[: len(shown)]]  # the best passages first
+    with request_budget(pace.seconds(frame, reply) * 0.5), pytest.raises(ModelTooSlowError):
+        writer.fit_messages(chunks, build)  # not even one passage: the part runs offline
+
+
+def test_each_research_stage_stops_at_its_output_cap(llama: LlamaServer, make_client) -> None:
+    """The plan's reply (a list the model tends to run on with) stops at llm.stages.plan_tokens."""
+    client = make_client(max_output_tokens=400, stages=LLMStageSettings(plan_tokens=24))
+    question = "How do statins and diet each lower cholesterol?"
+    with pytest.raises(LLMError):  # a JSON plan cut at 24 tokens does not parse: the heuristic plan is used
+        llm_adapters.noted("plan", lambda: llm_adapters.llm_aspects(client, question, ResearchSettings()))
+    assert len(client.calls) == 1 and client.calls[0].reply  # the model was asked and answered
+    prompt, reply, _ = client.inner.speed.samples()[-1]
+    assert reply <= 24 and prompt > 24
