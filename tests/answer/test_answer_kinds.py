@@ -10,12 +10,13 @@ import pytest
 
 from answer.conftest import HashingEmbedder
 from deepcite.answer.context import ContextChunk, ResponseContext
-from deepcite.answer.extractive import ExtractiveGenerator
+from deepcite.answer.extractive import ExtractiveGenerator, spelled
 from deepcite.answer.lead_guard import CAPITALISED, CAPTION, HEADING, NO_VERB, lead_fault, never_quoted
 from deepcite.answer.question_kind import AnswerKind, answer_cue, phrase_overlaps, question_kind
-from deepcite.answer.table_rows import row_fit
+from deepcite.answer.table_rows import row_captions, row_fit
 from deepcite.config import AnswerSettings
 from deepcite.evaluation.answer_check import AnswerCheck, states_answer
+from deepcite.models import TextKind
 
 KINDS = AnswerSettings().kinds
 
@@ -178,3 +179,89 @@ def test_the_answer_check_normalises_and_counts_per_kind() -> None:
     assert rates["summary"] == {"all": 0.5, "prose": 0.0, "table": 1.0}
     assert rates["summary_or_long"]["all"] == 1.0
     assert rates["questions"]["all"] == 2
+
+
+def test_an_amount_on_another_data_set_is_not_a_repeat() -> None:
+    """Two sentences alike but for the data set and the figure: the second is another answer, not a repeat,
+    so the summary of an amount keeps it (with the figures ignored, the cosine skips it as redundant)."""
+    chunks = [
+        _chunk(
+            1,
+            "On AutoScholarQuery, PaSa-7b outperforms Google with GPT-4o by 33.80% in Recall@20.",
+            doc="pasa.pdf",
+        ),
+        _chunk(
+            2,
+            "On RealScholarQuery, PaSa-7b outperforms Google with GPT-4o by 37.78% in Recall@20.",
+            doc="pasa.pdf",
+        ),
+    ]
+    question = "By how much does PaSa-7b outperform Google with GPT-4o in Recall@20?"
+    ctx = ResponseContext(request_id="r", query=question, selected_chunks=chunks)
+    embedder = HashingEmbedder()
+    alike = {"redundancy_threshold": 0.3}  # the test embedder's cosine of the two is lower than MiniLM's
+    text = ExtractiveGenerator(embedder, AnswerSettings().tuned(extractive=alike)).summary(ctx)
+    assert "33.80%" in text and "37.78%" in text
+    off = AnswerSettings().tuned(extractive=alike, kinds={"new_figure_not_redundant": False})
+    assert len(re.findall(r"%", ExtractiveGenerator(embedder, off).summary(ctx))) == 1
+
+
+def test_a_hyphenated_name_fits_the_row_named_by_its_parts() -> None:
+    q = "What is the crawler recall of the PaSa-7b ensemble on RealScholarQuery?"
+    assert row_fit("Method: PaSa-7b-ensemble | Crawler Recall: 0.7503 | Precision: 0.4938", q) == 1.0
+    assert row_fit("Method: GPT-o1 | Crawler Recall: 0.58", q) == 0.0
+
+
+def _table_chunk(i: int, sentences: list[tuple[str, TextKind]]) -> ContextChunk:
+    text, spans = "", []
+    for sentence, _ in sentences:
+        spans.append((len(text), len(text) + len(sentence)))
+        text += sentence + " "
+    return ContextChunk(
+        id=i,
+        chunk_id=f"c{i}",
+        doc_id="pasa.pdf",
+        file="pasa.pdf",
+        text=text.strip(),
+        score=1 - i / 10,
+        sentence_spans=spans,
+        sentence_kinds=[kind for _, kind in sentences],
+    )
+
+
+def test_a_row_reads_with_its_table_s_caption() -> None:
+    """Two tables with the same rows, each captioned below (as papers place them): the row of the table whose
+    caption names the question's data set ends the summary; a row with neither caption next to it has none."""
+    t, c, p = TextKind.TABLE, TextKind.CAPTION, TextKind.PROSE
+    chunk = _table_chunk(
+        1,
+        [
+            ("Method: PaSa-7b-ensemble | Crawler Recall: 0.8265 | Precision: 0.1410", t),
+            ("Table 5: Results on AutoScholarQuery test set.", c),
+            ("Method: PaSa-7b-ensemble | Crawler Recall: 0.7503 | Precision: 0.4938", t),
+            ("Table 6: Results on RealScholarQuery.", c),
+            ("The PaSa-7b-ensemble further enhances crawler recall on both data sets.", p),
+            ("Method: Google | Crawler Recall: 0.2 | Precision: 0.1", t),
+        ],
+    )
+    captions = row_captions(chunk)
+    assert captions["Method: PaSa-7b-ensemble | Crawler Recall: 0.8265 | Precision: 0.1410"].startswith(
+        "Table 5"
+    )
+    assert captions["Method: PaSa-7b-ensemble | Crawler Recall: 0.7503 | Precision: 0.4938"].startswith(
+        "Table 6"
+    )
+    assert "Method: Google | Crawler Recall: 0.2 | Precision: 0.1" not in captions
+    text = _summary("What is the crawler recall of the PaSa-7b ensemble on RealScholarQuery?", [chunk])
+    assert states_answer(text, ["PaSa-7b-ensemble", "0.7503"])
+    assert "0.8265" not in text
+
+
+def test_a_greek_letter_is_found_by_its_name() -> None:
+    assert spelled("We used λ = 1.1 on dev.").split()[:4] == ["We", "used", "λ", "lambda"]
+    chunks = [
+        _chunk(1, "We rerank the union of both lists with BM25 plus a weighted dense similarity score."),
+        _chunk(2, "We used λ = 1.1 based on the retrieval accuracy in the development set."),
+    ]
+    text = _summary("What weight lambda was used to combine BM25 and DPR scores?", chunks)
+    assert text.startswith("We used λ = 1.1")

@@ -9,9 +9,9 @@ from dataclasses import replace
 
 import numpy as np
 
-from deepcite.answer.question_kind import AnswerKind, answer_cue, phrase_overlaps, states_kind
+from deepcite.answer.question_kind import AnswerKind, answer_cue, figures, phrase_overlaps, states_kind
 from deepcite.answer.sentence_scores import SentenceScores
-from deepcite.answer.table_rows import row_fit
+from deepcite.answer.table_rows import row_coverage, row_fit
 from deepcite.config.answer import AnswerKindSettings
 
 
@@ -25,7 +25,8 @@ def with_row(
 ) -> list[int]:
     """For an amount or a name: ``chosen`` with the table row that fits the question best
     (:func:`~deepcite.answer.table_rows.row_fit` at least ``kinds.row_min_fit``; the best by value plus
-    ``kinds.row_fit_weight`` times its fit) in its last
+    ``kinds.row_fit_weight`` times its fit plus ``kinds.row_coverage_weight`` times the share of the question's
+    terms it and its table's caption hold) in its last
     place after the opening, when it is not chosen already."""
     if kind not in (AnswerKind.AMOUNT, AnswerKind.NAME) or not chosen:
         return chosen
@@ -33,8 +34,14 @@ def with_row(
     rows = [(f, i) for f, i in fits if f >= settings.row_min_fit]
     if not rows:
         return chosen
-    weight = settings.row_fit_weight
-    best = max(rows, key=lambda r: (scores.value[r[1], 0] + weight * r[0], -r[1]))[1]
+    weight, held = settings.row_fit_weight, settings.row_coverage_weight
+    x = scores.sentences
+
+    def rank(row: tuple[float, int]) -> tuple[float, int]:
+        fit, i = row
+        return scores.value[i, 0] + weight * fit + held * row_coverage(x[i].text, x[i].caption, question), -i
+
+    best = max(rows, key=rank)[1]
     if best in chosen:
         return chosen
     return [*chosen[: max(1, limit - 1)], best]
@@ -47,17 +54,22 @@ def with_cue(
     asked: its own support without its study's share (``kinds.own_weight``, for a question that does not ask
     for findings), the question's word pairs it holds (``kinds.phrase_weight``) and the cue of the kind of
     answer asked for (``kinds.cue_weight``; none for a kind without a cue). A yes/no question (also one
-    without its verb: "The nurse cystoscopist: a feasible option?") keeps its findings-first value, and so does
-    one that asks for findings (:func:`~deepcite.answer.sentence_scores.findings_first`), with the cue and the
-    word pairs for a comparison."""
+    without its verb: "The nurse cystoscopist: a feasible option?") keeps its findings-first value blended with
+    the word pairs it holds by ``kinds.findings_phrase_weight`` ("Is … a public holiday?": "It is not a public
+    holiday"), and so does one that asks for findings
+    (:func:`~deepcite.answer.sentence_scores.findings_first`), with the cue and the word pairs for a
+    comparison."""
     if not scores.sentences or scores.alone is None or not settings.enabled:
         return scores
     s = settings
     cued = kind not in (AnswerKind.OTHER, AnswerKind.YES_NO)
     findings = bool(scores.findings_first[0])
-    if kind is AnswerKind.YES_NO or (findings and not cued):
-        return scores
     texts = [x.text for x in scores.sentences]
+    if kind is AnswerKind.YES_NO or (findings and not cued):
+        if s.findings_phrase_weight > 0:
+            w = s.findings_phrase_weight
+            scores.value[:, 0] = (1.0 - w) * scores.value[:, 0] + w * phrase_overlaps(texts, question)
+        return scores
     phrase = phrase_overlaps(texts, question)
     cue = np.array([answer_cue(kind, t, question, s) for t in texts], dtype=np.float32) if cued else None
     own = 0.0 if findings else s.own_weight
@@ -65,7 +77,10 @@ def with_cue(
     mix = 1.0 - own - pairs - (s.cue_weight if cued else 0.0)
     value = mix * scores.value[:, 0] + own * scores.alone[:, 0] + pairs * phrase
     scores.value[:, 0] = value + (s.cue_weight * cue if cue is not None else 0.0)
-    return replace(scores, cue=cue)
+    stated = None
+    if kind is AnswerKind.AMOUNT and s.new_figure_not_redundant:
+        stated = [figures(t, question) for t in texts]
+    return replace(scores, cue=cue, figures=stated)
 
 
 def not_stated_note(

@@ -188,6 +188,12 @@ def _question_numbers(question: str) -> set[str]:
     return {m.group(1).replace(",", "") for m in _NUMBER.finditer(question)}
 
 
+def figures(sentence: str, question: str) -> frozenset[str]:
+    """The numbers ``sentence`` states that ``question`` does not hold ("37.78", "1212739")."""
+    asked = _question_numbers(question)
+    return frozenset(v for m in _NUMBER.finditer(sentence) if (v := m.group(1).replace(",", "")) not in asked)
+
+
 def amount_cue(sentence: str, question: str, settings: AnswerKindSettings) -> float:
     """A number the question does not hold: ``number_with_unit_cue`` with a unit or a percentage,
     ``bare_number_cue`` alone; a number written as a word: ``word_number_cue``."""

@@ -78,3 +78,13 @@ VENUE_WORDS = frozenset(
     """proceedings conference association workshop symposium journal transactions annual meeting arxiv
     preprint copyright rights reserved licence license vol volume pages pp issue isbn issn doi""".split()
 )
+
+# Greek letters as a question spells them ("What weight lambda …" for "λ = 1.1")
+GREEK_NAMES = dict(
+    zip(
+        "αβγδεζηθικλμνξπρστυφχψωΔΘΛΣΦΨΩ",
+        """alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi pi rho sigma tau upsilon phi
+        chi psi omega delta theta lambda sigma phi psi omega""".split(),
+        strict=True,
+    )
+)

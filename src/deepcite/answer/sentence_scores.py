@@ -39,6 +39,7 @@ class EvidenceSentence:
     title: str  # its source's title
     decisive: bool  # states an effect, a comparison or a test
     lead_fault: str | None = None  # why it may not open a summary (answer/lead_guard.py), None when it may
+    caption: str = ""  # a table row's table caption (answer/table_rows.py), else ""
 
 
 @dataclass(frozen=True)
@@ -55,6 +56,9 @@ class SentenceScores:
         None  # (sentences, targets): own support (no study's share) relative to the best
     )
     cue: np.ndarray | None = None  # (sentences,): the answer-type cue for the question (target 0), if any
+    # for a question asking for an amount: the figures each sentence states that the question does not hold;
+    # a sentence stating a figure no chosen sentence states is not redundant (a result on another data set)
+    figures: list[frozenset[str]] | None = None
 
 
 def aspect_target(aspect: QueryAspect) -> str:

@@ -10,11 +10,18 @@ fully when a cell's header also shares a word with the question ("Precision: 0.0
 …"; "R@10" stands for "recall@10").
 
     row_fit("Method: ChatGPT | Precision: 0.0507 | Recall: 0.3046", "What precision does ChatGPT have?")  # 1.0
+
+A row also reads with its table's caption (:func:`row_captions`: the caption right after its run of rows, as
+papers place a table's caption, else the one right before), so that of two tables with the same rows the one
+"Results on RealScholarQuery" answers a question about RealScholarQuery (:func:`row_coverage`).
 """
 
 from __future__ import annotations
 
 import re
+
+from deepcite.models import Chunk, TextKind
+from deepcite.text import tokenize
 
 _CELL_SPLIT = re.compile(r"\s+\|\s+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
@@ -24,6 +31,49 @@ _WORD = re.compile(r"[\w@.-]+")
 def is_row(text: str) -> bool:
     """Whether ``text`` reads as a table row (cells joined by " | ")."""
     return text.count(" | ") >= 1
+
+
+def row_captions(chunk: Chunk) -> dict[str, str]:
+    """Each table row of ``chunk`` (by its text) with its table's caption: the caption sentence right after the
+    run of rows it is in, else the one right before; rows with neither are left out."""
+    if chunk.sentence_kinds is None or chunk.sentence_spans is None:
+        return {}
+    texts = [chunk.text[a:b] for a, b in chunk.sentence_spans]
+    kinds = chunk.sentence_kinds
+    out: dict[str, str] = {}
+    i = 0
+    while i < len(kinds):
+        if kinds[i] is not TextKind.TABLE:
+            i += 1
+            continue
+        j = i
+        while j < len(kinds) and kinds[j] is TextKind.TABLE:
+            j += 1
+        after = texts[j] if j < len(kinds) and kinds[j] is TextKind.CAPTION else None
+        before = texts[i - 1] if i > 0 and kinds[i - 1] is TextKind.CAPTION else None
+        caption = after or before
+        if caption:
+            out.update((texts[k], caption) for k in range(i, j))
+        i = j
+    return out
+
+
+def row_coverage(row: str, caption: str, question: str) -> float:
+    """The share of the question's terms (:func:`deepcite.text.tokenize`) the row and its caption hold."""
+    asked = set(tokenize(question))
+    if not asked:
+        return 0.0
+    return len(asked & set(tokenize(f"{row} {caption}"))) / len(asked)
+
+
+def _held(words: list[str]) -> set[str]:
+    """Words as a row holds them, a hyphenated name also by its leading parts ("pasa-7b-ensemble" holds
+    "pasa-7b"): a question naming "PaSa-7b ensemble" names the row "PaSa-7b-ensemble"."""
+    out = set()
+    for word in words:
+        parts = _norm(word).split("-")
+        out.update("-".join(parts[: k + 1]) for k in range(len(parts)))
+    return out
 
 
 def _norm(word: str) -> str:
@@ -44,7 +94,7 @@ def row_fit(row: str, question: str) -> float:
     names -= {
         _norm(w) for w in _WORD.findall(question)[:1]
     }  # the question's first word is capitalised anyway
-    held = {_norm(w) for w in _WORD.findall(row)}
+    held = _held(_WORD.findall(row))
     if not names & held:
         return 0.0
     numbers = {n.replace(",", "") for n in _NUMBER.findall(question)}
