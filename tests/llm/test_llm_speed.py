@@ -6,9 +6,10 @@ from __future__ import annotations
 import pytest
 
 from deepcite.config import LLMSpeedSettings, LLMStageSettings
+from deepcite.errors import LLMTimeoutError
 from deepcite.llm.deadline import in_stage, request_budget
 from deepcite.llm.speed import ModelTooSlowError, SpeedMeter
-from llm.fake_openai_server import Reply
+from llm.fake_openai_server import Hang, Reply
 
 
 def test_the_fit_tells_reading_from_writing_once_replies_differ() -> None:
@@ -94,4 +95,21 @@ def test_the_meter_is_off_when_disabled(make_client, llm_server) -> None:
     client.chat([{"role": "user", "content": "first"}])
     with request_budget(3.0):
         client.chat([{"role": "user", "content": "second"}])  # sent: no prediction refuses it
+    assert len(llm_server.requests) == 2
+
+
+def test_a_timed_out_call_slows_the_rest_of_its_request_only(make_client, llm_server) -> None:
+    """A call that timed out tells the request's later calls the model is slow (they are not sent); the next
+    request, which may find the server well again, tries."""
+    llm_server.script(Hang(5.0))
+    client = make_client(timeout_s=30.0, max_retries=0, call_deadline_s=0.5)
+    with request_budget(10.0) as budget:
+        with pytest.raises(LLMTimeoutError):
+            client.chat([{"role": "user", "content": "first"}])
+        assert len(budget.timed_out) == 1 and client.speed.replies == 0  # not a measured reply
+        with pytest.raises(ModelTooSlowError):
+            client.chat([{"role": "user", "content": "second"}])
+    assert len(llm_server.requests) == 1
+    with request_budget(10.0):
+        assert client.chat([{"role": "user", "content": "third"}]) == "ok"
     assert len(llm_server.requests) == 2

@@ -192,12 +192,14 @@ class LLMGenerator:
         meter: SpeedMeter | None = getattr(self._llm, "speed", None)
         if isinstance(meter, SpeedMeter):
             deadline, bound = call_deadline(self._llm_settings.call_deadline_s)
+            budget = current_budget()
+            timed_out = list(budget.timed_out) if budget is not None else []
             left = deadline - time.monotonic() - meter.queued_s()
-            readable = meter.prompt_tokens_within(left, output)
+            readable = meter.prompt_tokens_within(left, output, timed_out)
             if readable is not None:
                 by_time = fit_to_budget(passages, readable - frame, cpt, separator=PASSAGE_SEPARATOR)
                 if by_time == 0:
-                    pace = meter.pace()
+                    pace = meter.pace(timed_out)
                     assert pace is not None
                     one = frame + fit_tokens(passages[:1], cpt)
                     predicted = pace.seconds(one, meter.reply_tokens(output)) + meter.queued_s()

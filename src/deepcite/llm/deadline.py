@@ -81,6 +81,9 @@ class RequestBudget:
     started: float = field(default_factory=time.monotonic)
     cancelled: bool = False
     unreachable: str | None = None  # why the server could not be reached, once it could not
+    # calls of this request that timed out: (prompt tokens, reply cap, seconds), a lower bound of the model's
+    # pace for the request's later calls (llm/speed.py)
+    timed_out: list[tuple[int, int, float]] = field(default_factory=list)
     _fallbacks: list[tuple[str, LLMError]] = field(default_factory=list)
     _written: list[PartWriter] = field(default_factory=list)
 

@@ -68,7 +68,7 @@ from deepcite.errors import ConfigError, LLMError, LLMTimeoutError
 from deepcite.llm.breaker import Breaker
 from deepcite.llm.budget import estimate_messages_tokens, estimate_tokens
 from deepcite.llm.client import Message
-from deepcite.llm.deadline import call_deadline, current_stage
+from deepcite.llm.deadline import RequestBudget, call_deadline, current_budget, current_stage
 from deepcite.llm.modes import LEVELS as _LEVELS
 from deepcite.llm.modes import StructuredOutput, StructuredOutputMemory
 from deepcite.llm.portal import BackgroundLoop
@@ -166,7 +166,8 @@ class OpenAICompatClient:
         open."""
         deadline = call_deadline(self._settings.call_deadline_s)
         self._breaker.check()
-        return self._loop.call(self._achat_until, messages, schema, self.reply_cap(max_tokens), deadline)
+        cap, budget = self.reply_cap(max_tokens), current_budget()
+        return self._loop.call(self._achat_until, messages, schema, cap, deadline, budget)
 
     async def achat(
         self,
@@ -178,7 +179,8 @@ class OpenAICompatClient:
         """Async twin of :meth:`chat`."""
         deadline = call_deadline(self._settings.call_deadline_s)
         self._breaker.check()
-        return await self._achat_until(messages, schema, self.reply_cap(max_tokens), deadline)
+        cap, budget = self.reply_cap(max_tokens), current_budget()
+        return await self._achat_until(messages, schema, cap, deadline, budget)
 
     def reply_cap(self, max_tokens: int | None = None) -> int:
         """The most tokens the next reply may run to: ``max_tokens`` when given, capped by the output cap of the
@@ -216,20 +218,25 @@ class OpenAICompatClient:
         schema: dict[str, Any] | None,
         max_tokens: int | None,
         deadline: tuple[float, float],
+        budget: RequestBudget | None = None,
     ) -> str:
         """One call, structured-output step-downs and retries included, ended at ``deadline`` (monotonic
-        time, and the seconds that set it); not sent when the model's measured pace cannot finish it in time."""
+        time, and the seconds that set it); not sent when the model's measured pace (with the timed-out calls of
+        ``budget``, the request's) cannot finish it in time."""
         end, seconds = deadline
         level = self._level
         slotted = False
         reply_cap = max_tokens or self._settings.max_output_tokens
         prompt = self.prompt_tokens(messages, schema)
+        sent = time.monotonic()
+        bounds = list(budget.timed_out) if budget is not None else []
         try:
             with anyio.fail_after(max(0.0, end - time.monotonic())):
                 async with self._slot():
                     slotted = True
-                    self.speed.check(prompt, reply_cap, end - time.monotonic(), seconds)
-                    with self.speed.in_flight(prompt, reply_cap):
+                    sent = time.monotonic()
+                    self.speed.check(prompt, reply_cap, end - sent, seconds, bounds)
+                    with self.speed.in_flight(prompt, reply_cap, bounds):
                         while True:
                             call = partial(self._acreate, messages, schema, max_tokens, level)
                             try:
@@ -239,6 +246,8 @@ class OpenAICompatClient:
                             except openai.BadRequestError as exc:
                                 level = self._step_down(level, schema, exc)
         except TimeoutError:
+            if slotted and budget is not None:  # at least this long for its prompt and its reply cap
+                budget.timed_out.append((prompt, reply_cap, time.monotonic() - sent))
             waited = (
                 ""
                 if slotted
