@@ -148,7 +148,7 @@ def test_the_llms_decomposition_replaces_the_rules_and_a_bad_one_falls_back() ->
     from .helpers import StandInLLM
 
     question = "Who is the spouse of the singer of Velvet Harbor?"
-    settings = ResearchSettings().tuned(bridge={"decompose": True})
+    settings = ResearchSettings().tuned(bridge={"decompose": True, "llm_decompose": True})
     rules = decompose(question, max_hops=settings.stopping.max_hops)
     aspects_down = ConnectionError("aspects: endpoint down")  # the aspect call falls back to the heuristic
     good = StandInLLM([aspects_down, '{"steps": ["singer of Velvet Harbor", "spouse of #1"]}'])

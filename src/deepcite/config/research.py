@@ -192,8 +192,9 @@ class BridgeSettings(Section):
     step_passages_first: bool = False  # the first reading takes the innermost step's passages first
     # a relation noun's cue words count as relation words too ("birthplace": "born"; research/bridge.py)
     relation_cues: bool = True
-    # with an LLM configured, its decomposition replaces the rules' (one LLM call a question)
-    llm_decompose: bool = True
+    # with an LLM configured, its decomposition replaces the rules' (one more LLM call a question; off: the LLM
+    # path's calls and budget stay as they were until it is measured with a real model)
+    llm_decompose: bool = False
 
 
 class NextHopSettings(Section):

@@ -7,7 +7,7 @@ from deepcite.research.state import HopChoice, ResearchPlan
 
 
 def format_plan(plan: ResearchPlan) -> str:
-    """One line naming the aspects found and the planned sub-questions."""
+    """One line naming the aspects found, the planned sub-questions and a decomposed question's steps."""
     aspects = "; ".join(f"{a.aspect} ({a.aspect_type}, {a.importance:.1f})" for a in plan.aspects)
     terms = (
         f" | must keep: {', '.join(plan.intake.must_preserve_terms)}"
@@ -15,7 +15,8 @@ def format_plan(plan: ResearchPlan) -> str:
         else ""
     )
     chain = f" | chain: {' -> '.join(plan.chain)}" if plan.chain else ""
-    return f"plan: {len(plan.aspects)} aspects: {aspects}{terms}{chain}"
+    steps = f" | steps the beam follows: {' -> '.join(plan.steps)}" if plan.steps else ""
+    return f"plan: {len(plan.aspects)} aspects: {aspects}{terms}{chain}{steps}"
 
 
 def format_chain_step(step: ChainStep, hop: int) -> str:
