@@ -92,14 +92,20 @@ def test_figures_per_hop_count_and_the_beams_held_bridge() -> None:
     scores = RunScores()
     scores.add(["a", "b"], {"a", "b"}, hops=3, seconds=0.1, hop_count=2, beam_held=True, beam_read=True)
     scores.add(["a"], {"a", "b"}, hops=3, seconds=0.1, hop_count=3, beam_held=False, beam_read=True)
-    scores.add(["x"], {"a", "b"}, hops=3, seconds=0.1, hop_count=3, beam_held=False, beam_read=False)
+    scores.add(["x"], {"a", "b"}, hops=3, seconds=0.1, hop_count=3, beam_held=None, beam_read=False)
     out = scores.summary()
-    assert out["beam_read"] == round(2 / 3, 4) and out["beam_held_bridge"] == round(1 / 3, 4)
+    # the share held is over the questions with a bridge page (the third has none)
+    assert (
+        out["beam_read"] == round(2 / 3, 4)
+        and out["beam_held_bridge"] == 0.5
+        and out["bridge_questions"] == 2
+    )
     assert out["by_hops"]["2"] == {
         "questions": 1,
         "recall@5": 1.0,
         "all_recall@10": 1.0,
         "beam_held_bridge": 1.0,
+        "bridge_questions": 1,
     }
     assert out["by_hops"]["3"]["recall@5"] == 0.25 and out["by_hops"]["3"]["beam_held_bridge"] == 0.0
 
@@ -109,6 +115,7 @@ def test_a_bridge_is_a_supporting_page_the_question_does_not_name() -> None:
     gold = {"Green (song)", "Hask & Omo"}
     assert holds_bridge(["Hask & Omo"], gold, question)
     assert not holds_bridge(["Green"], gold, question)  # the question's own page is no bridge
+    assert holds_bridge(["Green"], {"Green (song)"}, question) is None  # no bridge page to hold
     assert holds_bridge(
         ["West Chicago High School"],
         {"West Chicago, Illinois", "Harris W. Fawell"},

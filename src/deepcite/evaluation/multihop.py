@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -56,12 +56,20 @@ class MultihopQuestion:
         return int(found.group(1)) if found else None
 
 
-def holds_bridge(candidates: list[str], gold_titles: set[str], question: str) -> bool:
-    """Whether a bridge candidate names a supporting page the question does not name itself (the page of a
-    hop's answer): equal to its title but for a "(…)" disambiguation, or a longer form of its head
-    ("West Chicago High School" and "West Chicago, Illinois")."""
+def bridge_pages(gold_titles: set[str], question: str) -> list[str]:
+    """The supporting pages the question does not name itself (the pages of its hops' answers); none in a
+    comparison of two named things."""
     asked = f" {entity_key(question)} "
-    bridges = [t for t in gold_titles if f" {entity_key(t.split(' (')[0].split(',')[0])} " not in asked]
+    return [t for t in gold_titles if f" {entity_key(t.split(' (')[0].split(',')[0])} " not in asked]
+
+
+def holds_bridge(candidates: list[str], gold_titles: set[str], question: str) -> bool | None:
+    """Whether a bridge candidate names a supporting page the question does not name itself: equal to its title
+    but for a "(…)" disambiguation, or a longer form of its head ("West Chicago High School" and "West Chicago,
+    Illinois"); ``None`` when the question has no such page (:func:`bridge_pages`)."""
+    bridges = bridge_pages(gold_titles, question)
+    if not bridges:
+        return None
     return any(page_named(t, c, BRIDGE_PREFIX_WORDS) for t in bridges for c in candidates)
 
 
@@ -92,8 +100,8 @@ class RunScores:
     seconds: list[float] = field(default_factory=list)
     hop_counts: list[int | None] = field(default_factory=list)  # per question, from its id
     beam_read: list[bool] = field(default_factory=list)  # per question of a system with a beam
-    beam_held: list[bool] = field(default_factory=list)
-    answer_held: list[bool] = field(default_factory=list)  # per question with hop answers in its record
+    beam_held: list[bool | None] = field(default_factory=list)  # per question (None: not known)
+    answer_held: list[bool | None] = field(default_factory=list)
 
     def add(
         self,
@@ -104,12 +112,13 @@ class RunScores:
         *,
         hop_count: int | None = None,
         beam_held: bool | None = None,
-        beam_read: bool = False,
+        beam_read: bool | None = None,
         answer_held: bool | None = None,
     ) -> None:
-        """Score one question: recall of ``gold`` in the ranked documents; ``hop_count`` groups it by hops,
-        ``beam_held`` (None: the system has no beam) says whether its beam held a supporting page's name,
-        ``answer_held`` (None: unknown) whether it held an earlier hop's answer."""
+        """Score one question: recall of ``gold`` in the ranked documents; ``hop_count`` groups it by hops;
+        ``beam_read`` (None: the system has no beam) whether its beam held any candidate, ``beam_held`` (None: the
+        question has no bridge page, or no beam) whether it held a bridge page's name, ``answer_held`` (None:
+        unknown) whether it held an earlier hop's answer."""
         ranked = list(dict.fromkeys(ranked_doc_ids))
         for k, recall in recall_at(ranked, gold, CUTOFFS).items():
             self.recall_at[k].append(recall)
@@ -117,11 +126,10 @@ class RunScores:
         self.hops.append(hops)
         self.seconds.append(seconds)
         self.hop_counts.append(hop_count)
-        if beam_held is not None:
+        if beam_read is not None:
             self.beam_read.append(beam_read)
-            self.beam_held.append(beam_held)
-        if answer_held is not None:
-            self.answer_held.append(answer_held)
+        self.beam_held.append(beam_held)
+        self.answer_held.append(answer_held)
 
     def summary(self) -> dict[str, Any]:
         n = max(1, len(self.hops))
@@ -130,11 +138,12 @@ class RunScores:
         out["hops_mean"] = round(sum(self.hops) / n, 3)
         out["seconds_per_question"] = round(sum(self.seconds) / n, 4)
         out["questions"] = len(self.hops)
-        if self.beam_held:
+        if self.beam_read:
             out["beam_read"] = round(sum(self.beam_read) / len(self.beam_read), 4)
-            out["beam_held_bridge"] = round(sum(self.beam_held) / len(self.beam_held), 4)
-        if self.answer_held:
-            out["beam_held_hop_answer"] = round(sum(self.answer_held) / len(self.answer_held), 4)
+        out |= _shares("beam_held_bridge", "bridge_questions", self.beam_held, range(len(self.hops)))
+        out |= _shares(
+            "beam_held_hop_answer", "hop_answer_questions", self.answer_held, range(len(self.hops))
+        )
         by_hops: dict[str, dict[str, float]] = {}
         for count in sorted({c for c in self.hop_counts if c is not None}):
             at = [i for i, c in enumerate(self.hop_counts) if c == count]
@@ -143,14 +152,19 @@ class RunScores:
                 "recall@5": round(sum(self.recall_at[5][i] for i in at) / len(at), 4),
                 "all_recall@10": round(sum(self.all_recall_10[i] for i in at) / len(at), 4),
             }
-            if self.beam_held:
-                row["beam_held_bridge"] = round(sum(self.beam_held[i] for i in at) / len(at), 4)
-            if len(self.answer_held) == len(self.hop_counts):
-                row["beam_held_hop_answer"] = round(sum(self.answer_held[i] for i in at) / len(at), 4)
+            row |= _shares("beam_held_bridge", "bridge_questions", self.beam_held, at)
+            row |= _shares("beam_held_hop_answer", "hop_answer_questions", self.answer_held, at)
             by_hops[str(count)] = row
         if by_hops:
             out["by_hops"] = by_hops
         return out
+
+
+def _shares(name: str, count: str, held: list[bool | None], at: Iterable[int]) -> dict[str, float]:
+    """``{name: share held, count: questions known}`` over the questions ``at`` whose value is known (nothing
+    when none is)."""
+    known = [held[i] for i in at if held[i] is not None]
+    return {name: round(sum(known) / len(known), 4), count: len(known)} if known else {}
 
 
 @dataclass
@@ -337,10 +351,9 @@ def evaluate(
         for system in systems:
             started = time.perf_counter()
             got = run_question(system, q.question, depth)
-            held = None if got.bridges is None else holds_bridge(got.bridges, q.gold_titles, q.question)
-            answer = (
-                None if got.bridges is None or not q.hop_answers else holds_answer(got.bridges, q.hop_answers)
-            )
+            beam = got.bridges
+            held = None if beam is None else holds_bridge(beam, q.gold_titles, q.question)
+            answer = None if beam is None or not q.hop_answers else holds_answer(beam, q.hop_answers)
             scores[system.name].add(
                 got.ranked,
                 q.gold,
@@ -348,7 +361,7 @@ def evaluate(
                 time.perf_counter() - started,
                 hop_count=q.hop_count,
                 beam_held=held,
-                beam_read=bool(got.bridges),
+                beam_read=None if beam is None else bool(beam),
                 answer_held=answer,
             )
         if progress:
