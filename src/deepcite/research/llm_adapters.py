@@ -14,6 +14,7 @@ request's budget whether the LLM or the offline path wrote it (:func:`deepcite.l
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
@@ -21,7 +22,7 @@ from deepcite.config import LLMStageSettings, NextHopSettings, ResearchSettings,
 from deepcite.errors import LLMError
 from deepcite.llm.budget import fit_to_budget
 from deepcite.llm.client import LLMClient, Message
-from deepcite.llm.deadline import in_stage, note_fallback, note_written
+from deepcite.llm.deadline import LLMUnavailableError, in_stage, note_fallback, note_written
 from deepcite.llm.json import chat_json
 from deepcite.models import AspectType, QueryAspect
 from deepcite.research.aspects import keywords_of
@@ -115,6 +116,12 @@ def noted(part: str, step: Callable[[], T]) -> T:
         raise
     note_written(part, "llm")
     return result
+
+
+def failure_level(error: BaseException) -> int:
+    """The level to log a research step's LLM failure at: INFO for a dead server (the client's breaker said it
+    once, with what to do), WARNING otherwise."""
+    return logging.INFO if isinstance(error, LLMUnavailableError) else logging.WARNING
 
 
 def ask_json(llm: LLMClient, system: str, user: str, schema: dict[str, Any]) -> dict[str, Any]:

@@ -55,7 +55,7 @@ class QueryPlanner:
                 message = (
                     f"LLM aspect extraction failed ({type(exc).__name__}: {exc}); used heuristic aspects"
                 )
-                log.warning(message)
+                log.log(llm_adapters.failure_level(exc), message)
                 if errors is not None:
                     errors.append(message)
         aspects = aspects or heuristic_aspects(taken.question, self.settings)
@@ -97,7 +97,7 @@ class QueryPlanner:
                 )
             except Exception as exc:  # noqa: BLE001 - any LLM failure falls back to the rules
                 message = f"LLM decomposition failed ({type(exc).__name__}: {exc}); used the rules' chain"
-                log.warning(message)
+                log.log(llm_adapters.failure_level(exc), message)
                 if errors is not None:
                     errors.append(message)
         return decompose(question, max_hops=max_hops)
