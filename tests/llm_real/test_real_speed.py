@@ -15,6 +15,7 @@ from answer.conftest import HashingEmbedder, make_pack
 from deepcite.answer.context import ResponseContext
 from deepcite.answer.extractive import ExtractiveGenerator
 from deepcite.answer.llm_generator import LLMGenerator
+from deepcite.answer.pipeline import answer_budget, answer_context
 from deepcite.answer.prompts import summary_messages
 from deepcite.config import (
     AnswerBudgetSettings,
@@ -23,7 +24,7 @@ from deepcite.config import (
     ResearchSettings,
     Settings,
 )
-from deepcite.errors import LLMError
+from deepcite.errors import LLMError, LLMTimeoutError
 from deepcite.llm.deadline import request_budget
 from deepcite.llm.speed import ModelTooSlowError
 from deepcite.research import llm_adapters
@@ -108,3 +109,44 @@ def test_each_research_stage_stops_at_its_output_cap(llama: LlamaServer, make_cl
     assert len(client.calls) == 1 and client.calls[0].reply  # the model was asked and answered
     prompt, reply, _ = client.inner.speed.samples()[-1]
     assert reply <= 24 and prompt > 24
+
+
+def test_a_call_that_timed_out_keeps_the_rest_of_its_request_from_the_model(
+    llama: LlamaServer, make_client
+) -> None:
+    """The model's first reply runs past its call deadline: the request's next call of that size is not sent (its
+    part would time out too); the next request asks the model again."""
+    client = make_client(call_deadline_s=0.3, max_retries=0)
+    essay = [{"role": "user", "content": "Write a long essay on the history of medicine."}]
+    with request_budget(1800.0) as budget:
+        with pytest.raises(LLMTimeoutError):
+            client.chat(essay, max_tokens=200)
+        assert len(budget.timed_out) == 1 and client.inner.speed.replies == 0
+        with pytest.raises(ModelTooSlowError):
+            client.chat(essay, max_tokens=200)
+    assert [bool(c.reply) for c in client.calls] == [False, False]
+    quick = make_client()
+    assert quick.chat([{"role": "user", "content": "Say hi."}], max_tokens=8).strip()
+
+
+async def test_the_sub_answers_end_at_their_share_and_the_summary_is_still_the_models(
+    llama: LlamaServer, make_client
+) -> None:
+    """With answer.budget.subanswer_share 0 the sub-answers get no LLM time (written offline, 'timeout'), and the
+    summary and long answer are still asked of the model."""
+    settings = writer_settings(llama)
+    settings = settings.model_copy(
+        update={"answer": settings.answer.tuned(budget={"subanswer_share": 0.0, "request_s": 1800.0})}
+    )
+    client = make_client()
+    ctx = ResponseContext.from_pack(make_pack(), settings.answer, request_id="speed-2")
+    writer = LLMGenerator(client, settings, ExtractiveGenerator(HashingEmbedder(), settings.answer))
+    with answer_budget(settings.answer):
+        answered = await answer_context(ctx, writer, settings.answer)
+    written = {w.part: w for w in answered.written}
+    subs = [w for part, w in written.items() if part.startswith("sub-answer")]
+    assert subs and all(w.writer == "offline" and w.reason == "timeout" for w in subs), subs
+    asked = [c.messages[-1]["content"] for c in client.calls]
+    assert not any("Sub-question:" in a for a in asked)  # no sub-answer was sent
+    assert any("quick summary" in a for a in asked) and any("detailed answer" in a for a in asked)
+    assert written["summary"].reason != "timeout" and written["long answer"].reason != "timeout"
