@@ -119,9 +119,6 @@ class AnswerKindSettings(Section):
     row_coverage_weight: float = 0.3
     # an amount: a sentence stating a figure no sentence chosen before states is never skipped as redundant
     new_figure_not_redundant: bool = True
-    # the summary's sentences after the opening are prose too: a table row, caption or heading joins only as the
-    # row that fits an amount or a name question
-    summary_rows_fitting_only: bool = True
     cue_min: float = Field(default=0.5, ge=0.0, le=1.0)
     cue_min_relevance: float = Field(default=0.3, ge=0.0, le=1.0)
     say_not_stated: bool = True
