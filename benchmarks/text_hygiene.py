@@ -5,10 +5,12 @@
 Every file of ``--files`` is read and chunked as an ingest does (:func:`deepcite.ingest.readers.read_file`,
 :func:`deepcite.ingest.chunker.chunk_reads`, default settings), and each chunk is checked for:
 
-- ``html_tag``: an HTML tag left in the text (``<sup>``, ``</p>``);
-- ``markdown``: a Markdown escape (``\\[``, ``\\*``), a heading's hashes (``# Heading``) or a Markdown table's
-  pipes (a sentence that opens or closes on ``|``, or a ``|---|`` rule; deepcite's own table rows join their
-  cells with `` | `` inside a line and are not counted);
+- ``html_tag``: an HTML tag left in the text (``<sup>``, ``</p>``): an HTML element's name in angle
+  brackets; a document's own placeholder in angle brackets ("<user query, paper>", "<your name>") is not one;
+- ``markdown``: a Markdown escape (``\\[``, ``\\*``), a heading's hashes (``# Heading``, at the start of a
+  sentence or line, where Markdown sets them; "# papers" as a table's column header is the document's) or a
+  Markdown table's pipes (a sentence that opens or closes on ``|``, or a ``|---|`` rule; deepcite's own table
+  rows join their cells with `` | `` inside a line and are not counted);
 - ``edit_link``: a wiki's ``[edit]``;
 - ``footnote_marker``: a bracketed note number glued to the word or punctuation before it (``1965.[1]``,
   ``flag[a]``); a citation written with a space in running text ("as in [12]") is the author's and is not
@@ -18,7 +20,11 @@ Every file of ``--files`` is read and chunked as an ingest does (:func:`deepcite
   lists (``structure161``, ``(MMACE)9``, ``relationships.114–116``).
 
 A marker or fused number inside a link, a path or an e-mail address (a token holding ``/``, ``@`` or ``_``)
-is not counted.
+is not counted. Nor is a fused number that is the document's own text rather than a reference marker: a
+name whose letters the document never writes as a word of their own ("cld2", "longt5"), a literal in quotes
+("“query1”"), or the title number of a code cited after it ("insider.11 U.S.C. §§ 101", "(a)(2),28 C.F.R.
+§ 58.4": the number opens the citation, and the sentence splitter may cut after it, so the text that follows
+the sentence in its chunk is looked at).
 Sentences are checked one by one in the chunk's own segmentation; a sentence the reader labelled as not
 prose (``Chunk.sentence_kinds``: heading, caption, page furniture, equation, reference entry) is kept apart:
 it counts in ``labelled_flagged``, not in ``chunks_flagged``, since it is searchable but never an answer
@@ -44,11 +50,19 @@ from deepcite.ingest.readers import read_file
 
 ANSWERABLE = {"prose", "table"}  # the sentence kinds an answer may quote (deepcite.models.ANSWER_KINDS)
 
+_HTML_ELEMENTS = (
+    "a|abbr|address|area|article|aside|audio|b|base|bdi|bdo|big|blockquote|body|br|button|canvas|caption|center|"
+    "cite|code|col|colgroup|data|datalist|dd|del|details|dfn|dialog|div|dl|dt|em|embed|fieldset|figcaption|"
+    "figure|font|footer|form|h[1-6]|head|header|hr|html|i|iframe|img|input|ins|kbd|label|legend|li|link|main|"
+    "map|mark|math|meta|meter|nav|noscript|object|ol|optgroup|option|output|p|param|picture|pre|progress|q|rp|"
+    "rt|ruby|s|samp|script|section|select|small|source|span|strike|strong|style|sub|summary|sup|svg|table|"
+    "tbody|td|template|textarea|tfoot|th|thead|time|title|tr|track|tt|u|ul|var|video|wbr"
+)
 CHECKS: dict[str, re.Pattern[str]] = {
-    "html_tag": re.compile(r"</?(?:[a-z][a-z0-9]*)(?:\s[^<>]*)?/?>", re.IGNORECASE),
+    "html_tag": re.compile(rf"</?(?:{_HTML_ELEMENTS})(?:\s[^<>]*)?/?>", re.IGNORECASE),
     "markdown": re.compile(
         r"\\[\[\]*_#`|()<>!-]"  # an escape
-        r"|(?:^|\s)#{1,6}\s+\w"  # a heading's hashes
+        r"|(?:^|\n)\s*#{1,6}\s+\w"  # a heading's hashes, where Markdown sets them: at a line's start
         r"|\|\s*:?-{3,}:?\s*\|"  # a table rule
     ),
     "edit_link": re.compile(r"\\?\[\s*edit\s*\\?\]", re.IGNORECASE),
@@ -61,10 +75,29 @@ _PIPE_ROW = re.compile(r"^\s*\||\|\s*$")
 
 _LINKISH = re.compile(r"[/@_]")
 _NOT_IN_LINKS = {"footnote_marker", "fused_number"}  # "sport1/hi", "v2_data": parts of a link or a name
+_LETTERS = re.compile(r"[a-z]+")
+_WORDS = re.compile(r"(?<!\w)[^\W\d_]+(?!\w)")  # a word written on its own: "cld2" holds none
+_QUOTED = re.compile(r"^[\"'“‘\[(].*[\"'”’\])][.,;:]?$")
+_CODE_CITED = re.compile(
+    r"^\d{1,3}\s*\.?\s+(?:[A-Z]\.){2,}"
+)  # "11 U.S.C.", "28 C.F.R.": a code's title number
 
 
-def problems(sentence: str) -> dict[str, str]:
-    """The categories ``sentence`` fails, each with the first offending excerpt."""
+def _document_text(match: re.Match[str], sentence: str, after: str, token: str, words: set[str]) -> bool:
+    """Whether a fused number is the document's own text, not a reference marker (see the module docstring)."""
+    if _QUOTED.match(token):
+        return True  # a literal: “query1”
+    letters = _LETTERS.match(match.group(0))
+    if letters and letters.group(0) not in words:
+        return True  # a name: cld2, longt5
+    digits = re.search(r"\d", match.group(0))
+    start = match.start() + (digits.start() if digits else 0)
+    return bool(_CODE_CITED.match((sentence[start:] + " " + after).strip()))
+
+
+def problems(sentence: str, after: str = "", words: set[str] | None = None) -> dict[str, str]:
+    """The categories ``sentence`` fails, each with the first offending excerpt; ``after`` is the text that
+    follows it in its chunk, ``words`` the words the document writes on their own (lower case)."""
     found: dict[str, str] = {}
     for name, pattern in CHECKS.items():
         for match in pattern.finditer(sentence):
@@ -73,6 +106,12 @@ def problems(sentence: str) -> dict[str, str]:
             token = sentence[start : end if end >= 0 else len(sentence)]
             if name in _NOT_IN_LINKS and _LINKISH.search(token):
                 continue  # a link, a path, an e-mail address
+            if (
+                name == "fused_number"
+                and words is not None
+                and _document_text(match, sentence, after, token, words)
+            ):
+                continue
             found[name] = sentence[max(0, match.start() - 40) : match.end() + 40]
             break
     if "markdown" not in found and _PIPE_ROW.search(sentence):
@@ -85,6 +124,7 @@ def check_file(path: Path, settings: Settings, examples: int) -> dict[str, objec
     if result.skip:
         return {"skipped": f"{result.skip.reason}: {result.skip.message}", "chunks": 0}
     chunks = [c for cs in chunk_reads(result.documents, settings.chunker).values() for c in cs]
+    words = {w.lower() for c in chunks for w in _WORDS.findall(c.text)}
     counts: Counter[str] = Counter()
     labelled: Counter[str] = Counter()
     kinds: Counter[str] = Counter()
@@ -98,9 +138,10 @@ def check_file(path: Path, settings: Settings, examples: int) -> dict[str, objec
         kinds.update(str(kind) for kind in sentence_kinds)
         found: dict[str, str] = {}
         found_labelled: dict[str, str] = {}
-        for sentence, kind in zip(chunk.sentences(), sentence_kinds, strict=True):
+        for (_, end), sentence, kind in zip(chunk.spans(), chunk.sentences(), sentence_kinds, strict=True):
             into = found if str(kind) in ANSWERABLE else found_labelled
-            into.update({k: v for k, v in problems(sentence).items() if k not in into})
+            after = chunk.text[end : end + 40]
+            into.update({k: v for k, v in problems(sentence, after, words).items() if k not in into})
         flagged += bool(found)
         labelled_flagged += bool(found_labelled)
         for into, tally, examples_of in ((found, counts, shown), (found_labelled, labelled, labelled_shown)):

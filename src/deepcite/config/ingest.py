@@ -57,6 +57,12 @@ class IngestSettings(Section):
     table_rule_min_width: float = 30.0
     table_min_rows: int = 2
     table_min_columns: int = 2
+    # PDF figures: a form XObject (an embedded chart or diagram) covering at most this share of the page, at
+    # least this many points on each side, drawing at least this many paths or images and some text of its
+    # own; its text (axis labels, legends, a diagram's boxes) is read apart as one block of kind figure
+    figure_max_page_share: float = 0.5
+    figure_min_side: float = 36.0
+    figure_min_graphics: int = 8
     # files read are written (chunked, embedded, indexed) once this much text is pending, so progress is
     # reported as files are done; more text per batch lets the embedder sort by length and pad less
     batch_chars: int = 100_000

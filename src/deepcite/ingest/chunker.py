@@ -77,8 +77,8 @@ def chunk_document(doc: Document, settings: ChunkerSettings, blocks: Sequence[Bl
     Each sentence keeps its block's kind (prose, table, heading, caption, furniture, equation, reference:
     :class:`~deepcite.models.TextKind`): ``Chunk.sentence_kinds`` when a chunk holds any that is not prose,
     and ``Chunk.kind`` what the chunk is (:func:`_chunk_kind`), so what is not prose stays searchable
-    but is never an answer sentence (``Chunk.answer_sentences``). A prose sentence cut by a table, caption or
-    page furniture set in the middle of it goes on after it.
+    but is never an answer sentence (``Chunk.answer_sentences``). A prose sentence cut by a table, figure, caption
+    or page furniture set in the middle of it goes on after it.
     """
     _check(settings)
     runs = blocks or [Block(doc.text, None, doc.section)]
@@ -119,9 +119,9 @@ class _Unit:
 
 # a sentence (or a table row), the page it starts on, the page it ends on, and its kind
 _Located = tuple[str, int | None, int | None, TextKind]
-# what a sentence cut by a page break or a column goes on past: a table, a caption or page furniture set
-# in the middle of it; a heading, an equation or a reference list ends it
-_CARRIED_PAST = frozenset({TextKind.TABLE, TextKind.CAPTION, TextKind.FURNITURE})
+# what a sentence cut by a page break or a column goes on past: a table, a figure, a caption or page
+# furniture set in the middle of it; a heading, an equation or a reference list ends it
+_CARRIED_PAST = frozenset({TextKind.TABLE, TextKind.FIGURE, TextKind.CAPTION, TextKind.FURNITURE})
 
 
 def _located_sentences(run: Iterable[Block]) -> Iterator[_Located]:

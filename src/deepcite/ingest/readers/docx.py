@@ -6,11 +6,14 @@ left out instead of running into the word before it; a superscript after a digit
 superscript digits. Hyphens a PDF-to-Word conversion left inside words ("algo-rithm") are removed where
 the document writes the word whole elsewhere (:func:`deepcite.ingest.readers.clean.repair_inline_hyphens`).
 Paragraphs under a heading that names a reference list are of kind ``reference``; headings are blocks of
-kind ``heading``.
+kind ``heading``. A table of contents (paragraphs in a TOC style, or the entries that follow a "Contents"
+line, each ending in its page number: "B. RECRUITMENT AND SELECTION2-1", "Methods\t12") is page furniture:
+searchable, never an answer sentence.
 """
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import docx
@@ -29,6 +32,15 @@ _HEADING_STYLES = ("heading", "title")
 _MAX_TITLE_CHARS = 200  # a first paragraph this short stands in for a missing title
 _RUNS = "./w:r | ./w:hyperlink/w:r"
 _VERT_ALIGN = f"{qn('w:rPr')}/{qn('w:vertAlign')}"
+_CONTENTS = re.compile(r"^\s*(?:table of )?contents\s*$", re.IGNORECASE)
+_TOC_STYLE = "toc"  # Word's TOC1 … TOC9 paragraph styles
+# an entry's page number: after a tab, a dot leader or a run of spaces, or glued to the entry as a flattened
+# TOC leaves it ("SURETY BONDS2-4", "(PII)4-24"); a chapter-page pair or up to four digits (roman after a gap)
+_PAGE_REF = re.compile(
+    r"(?:(?:\t|\.{2,}|…+| {2,})\s*(?:\d{1,4}(?:[-–]\d{1,4})?|[ivxlc]{1,7})"
+    r"|(?<=[^\d\s])\d{1,3}[-–]\d{1,3}|(?<=[A-Za-z)])\d{1,4})\s*$"
+)
+_TOC_ENTRY_CHARS, _TOC_LOOKAHEAD = 200, 2  # an entry's longest text; how far a wrapped entry's page number is
 
 
 class DocxReader:
@@ -38,17 +50,20 @@ class DocxReader:
         if bomb := zip_bomb(path, settings):
             return bomb
         document = docx.Document(str(path))
-        items: list[tuple[str, object]] = []  # ("table", grid) | ("heading", text) | ("text", text)
+        # ("table", grid) | ("heading", text) | ("text", text) | ("contents", text)
+        items: list[tuple[str, object]] = []
         for item in document.iter_inner_content():
             if isinstance(item, Table):
                 items.append(("table", _grid(item)))
             elif text := paragraph_text(item).strip():
                 heading = _is_heading(item) or bool(REFERENCE_HEADINGS.match(text))
-                items.append(("heading" if heading else "text", text))
+                toc = (item._p.style or "").lower().startswith(_TOC_STYLE)
+                items.append(("contents" if toc else "heading" if heading else "text", text))
+        items = _mark_contents(items)
         vocabulary = word_forms(text for what, text in items if what == "text")
         blocks: list[Block] = []
         section: str | None = None
-        kind = TextKind.PROSE
+        kind = body_kind = TextKind.PROSE
         title: str | None = None
         current: list[str] = []
         first: str | None = None
@@ -59,6 +74,15 @@ class DocxReader:
                 current.clear()
 
         for what, value in items:
+            if what == "contents":
+                if kind != TextKind.FURNITURE:
+                    flush()
+                kind = TextKind.FURNITURE
+                current.append(str(value))
+                continue
+            if kind == TextKind.FURNITURE:  # the contents end
+                flush()
+                kind = body_kind
             if what == "table":
                 if rows := table_lines(value):  # type: ignore[arg-type]
                     flush()
@@ -69,7 +93,7 @@ class DocxReader:
             if what == "heading":
                 flush()
                 section, title = text, title or text
-                kind = TextKind.REFERENCE if REFERENCE_HEADINGS.match(text) else TextKind.PROSE
+                kind = body_kind = TextKind.REFERENCE if REFERENCE_HEADINGS.match(text) else TextKind.PROSE
                 blocks.append(Block(text, None, section, kind=TextKind.HEADING))
                 continue
             current.append(repair_inline_hyphens(text, vocabulary))
@@ -100,6 +124,32 @@ def paragraph_text(paragraph: Paragraph) -> str:
             continue
         parts.append(text)
     return "".join(parts)
+
+
+def _mark_contents(items: list[tuple[str, object]]) -> list[tuple[str, object]]:
+    """``items`` with a table of contents marked ``contents``: a "Contents" line and the entries after it,
+    each ending in a page number or wrapped onto a line whose page number follows within a few lines."""
+    marked = list(items)
+    i = 0
+    while i < len(marked):
+        what, value = marked[i]
+        if what == "table" or not _CONTENTS.match(str(value)):
+            i += 1
+            continue
+        marked[i] = ("contents", value)
+        i += 1
+        while i < len(marked) and _toc_entry(marked, i):
+            marked[i] = ("contents", marked[i][1])
+            i += 1
+    return marked
+
+
+def _toc_entry(items: list[tuple[str, object]], index: int) -> bool:
+    what, value = items[index]
+    if what == "table" or len(str(value)) > _TOC_ENTRY_CHARS:
+        return False
+    ahead = items[index : index + 1 + _TOC_LOOKAHEAD]
+    return any(w != "table" and _PAGE_REF.search(str(v)) for w, v in ahead)
 
 
 def _is_heading(paragraph: Paragraph) -> bool:

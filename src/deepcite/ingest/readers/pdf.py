@@ -29,6 +29,7 @@ from deepcite.config import IngestSettings
 from deepcite.ingest import ocr
 from deepcite.ingest.readers.base import ReadResult, SkipReason, document_from_blocks
 from deepcite.ingest.readers.pdf_cells import with_table
+from deepcite.ingest.readers.pdf_figures import find_figures, with_figures
 from deepcite.ingest.readers.pdf_layout import Line, clean, reading_order, text_segments
 from deepcite.ingest.readers.pdf_tables import TableGrid, find_tables
 from deepcite.ingest.readers.pdf_text import drop_running_lines, page_blocks
@@ -138,6 +139,7 @@ def _page_lines(
         segments = text_segments(textpage)
         for table in tables:
             segments = with_table(segments, table, textpage)
+        segments = with_figures(segments, find_figures(page, width, height, settings))
     finally:
         textpage.close()
     return reading_order(segments, width, height, settings)
@@ -189,7 +191,7 @@ def _is_scanned(
 def _title(lines: list[Line]) -> str:
     """The tallest run of lines at the top of the first page that reads like a title (a few words, not the
     letters of a figure), when the metadata has none."""
-    top = [line for line in lines[:_TITLE_LINES] if len(line.text) > 3]
+    top = [line for line in lines[:_TITLE_LINES] if len(line.text) > 3 and not (line.table or line.figure)]
     for tallest in sorted({line.height for line in top}, reverse=True):
         start = next(i for i, line in enumerate(top) if line.height >= tallest * _TITLE_START)
         while start > 0 and top[start - 1].height >= tallest * _TITLE_KEEP:

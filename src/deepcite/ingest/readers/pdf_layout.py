@@ -10,6 +10,7 @@ above its line that holds only a number.
 
 from __future__ import annotations
 
+import ctypes
 import math
 import re
 import unicodedata
@@ -17,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
 
 from deepcite.config import IngestSettings
 
@@ -27,6 +29,13 @@ WORD_GAP = 0.2  # segments of one line further apart than this share of the line
 # descenders: "Table 2", "{20, 100}" stay)
 _SUPERSCRIPT_HEIGHT, _SUPERSCRIPT_RAISE = 0.65, 0.4
 _MARKER = re.compile(r"^(?:\d{1,3}(?:[,–-]\d{1,3})*|[*†‡§¶])$")
+# a monospaced (typewriter) font, as code listings are set: by PDFium's fixed-pitch flag, or by name when an
+# embedded font does not set it (TeX's cmtt, cm-super's sftt, Latin Modern Mono; Courier, Consolas …)
+_FIXED_PITCH = 1
+_MONO_FONT = re.compile(
+    r"mono|courier|consol|typewriter|menlo|inconsolata|(?:^|\+)(?:sftt|cmtt|lmtt|ectt|txtt|pcrr|t1-lmtt|rm-lmtt)",
+    re.IGNORECASE,
+)
 
 
 @dataclass
@@ -37,6 +46,13 @@ class Segment:
     top: float
     text: str
     table: bool = False  # a whole table, its rows one a line
+    figure: bool = False  # the text of a whole figure, its lines one a line (pdf_figures)
+    mono: bool = False  # set in a monospaced font
+
+    @property
+    def whole(self) -> bool:
+        """A table or a figure: one line of its own, saying nothing of the page's columns."""
+        return self.table or self.figure
 
 
 @dataclass
@@ -46,6 +62,8 @@ class Line:
     height: float
     in_margin: bool
     table: bool = False
+    figure: bool = False
+    mono_share: float = 0.0  # the share of its characters set in a monospaced font (a code listing's lines)
 
 
 def text_segments(textpage: pdfium.PdfTextPage) -> list[Segment]:
@@ -58,8 +76,21 @@ def text_segments(textpage: pdfium.PdfTextPage) -> list[Segment]:
             continue
         if (top - bottom) > 2 * (right - left) and len(text.strip()) > 2:
             continue  # rotated text: a margin stamp, an axis label
-        segments.append(Segment(left, bottom, right, top, text))
+        mono = _monospaced(textpage, left, bottom, top)
+        segments.append(Segment(left, bottom, right, top, text, mono=mono))
     return segments
+
+
+def _monospaced(textpage: pdfium.PdfTextPage, left: float, bottom: float, top: float) -> bool:
+    """Whether the segment starting at ``left`` is set in a monospaced font (its first character's)."""
+    index = pdfium_c.FPDFText_GetCharIndexAtPos(textpage, left + 0.5, (bottom + top) / 2, 1.0, 1.0)
+    if index < 0:
+        return False
+    name = ctypes.create_string_buffer(128)
+    flags = ctypes.c_int(0)
+    if not pdfium_c.FPDFText_GetFontInfo(textpage, index, name, len(name), ctypes.byref(flags)):
+        return False
+    return bool(flags.value & _FIXED_PITCH) or bool(_MONO_FONT.search(name.value.decode("latin-1")))
 
 
 def reading_order(
@@ -85,9 +116,9 @@ def reading_order(
         ]
         spanning = [s for s in segments if s.right > middle + gap and s.left < middle - gap]
     in_columns = sum(len(s.text) for column in in_column for s in column)
-    across = sum(len(s.text) for s in spanning if not s.table)  # a table's rows say nothing of the columns
+    across = sum(len(s.text) for s in spanning if not s.whole)  # a table's rows say nothing of the columns
     if not (all(in_column) and in_columns > 2 * across):
-        ordered = _lines(segments)
+        ordered = segment_lines(segments)
     else:
         ordered = []
         bands = sorted({s.top for s in spanning}, reverse=True)
@@ -95,12 +126,14 @@ def reading_order(
         for cut in [*bands, float("-inf")]:
             band = lambda s, lo=cut, hi=upper: lo < s.top <= hi  # noqa: E731
             for column in in_column:
-                ordered += _lines([s for s in column if band(s)])
-            ordered += _lines([s for s in spanning if s.top == cut])
+                ordered += segment_lines([s for s in column if band(s)])
+            ordered += segment_lines([s for s in spanning if s.top == cut])
             upper = cut
     margin = settings.margin_share * height
     for line in ordered:
-        line.in_margin = not line.table and (line.top > height - margin or line.top - line.height < margin)
+        line.in_margin = not (line.table or line.figure) and (
+            line.top > height - margin or line.top - line.height < margin
+        )
     return ordered
 
 
@@ -113,7 +146,7 @@ def _columns(segments: list[Segment], width: float, settings: IngestSettings) ->
     point of a column; a column holding less than ``ingest.column_min_share`` of the characters (a
     figure's labels, an indented list) is joined to its neighbour.
     """
-    text = [s for s in segments if not s.table and s.text.strip()]  # a table's rows say nothing of columns
+    text = [s for s in segments if not s.whole and s.text.strip()]  # a table's rows say nothing of columns
     if len(text) < 2:
         return []
     left, right = math.floor(min(s.left for s in text)), math.ceil(max(s.right for s in text))
@@ -142,7 +175,7 @@ def _columns(segments: list[Segment], width: float, settings: IngestSettings) ->
     return []
 
 
-def _lines(segments: list[Segment]) -> list[Line]:
+def segment_lines(segments: list[Segment]) -> list[Line]:
     """Segments grouped into lines (tops within half a line height), top to bottom, left to right; note
     markers set as superscripts left out."""
     lines: list[list[Segment]] = []
@@ -150,8 +183,8 @@ def _lines(segments: list[Segment]) -> list[Line]:
         height = segment.top - segment.bottom
         if (
             lines
-            and not segment.table
-            and not lines[-1][0].table
+            and not segment.whole
+            and not lines[-1][0].whole
             and abs(lines[-1][0].top - segment.top) < max(height, 1.0) / 2
         ):
             lines[-1].append(segment)
@@ -159,13 +192,17 @@ def _lines(segments: list[Segment]) -> list[Line]:
             lines.append([segment])
     out = []
     for parts in lines:
-        if parts[0].table:
-            out.append(Line(parts[0].text, parts[0].top, parts[0].top - parts[0].bottom, False, table=True))
+        if parts[0].whole:
+            whole = parts[0]
+            out.append(
+                Line(whole.text, whole.top, whole.top - whole.bottom, False, whole.table, whole.figure)
+            )
             continue
         parts.sort(key=lambda s: s.left)
         parts = [p for p in parts if len(parts) == 1 or not _superscript_marker(p, parts)]
         text = ""
         previous: Segment | None = None
+        mono = sum(len(p.text.strip()) for p in parts if p.mono)
         for part in parts:
             gap = part.left - previous.right if previous else 0.0
             height = part.top - part.bottom
@@ -178,7 +215,10 @@ def _lines(segments: list[Segment]) -> list[Line]:
                 text += " "
             text += part.text
             previous = part
-        out.append(Line(clean(text), parts[0].top, parts[0].top - parts[0].bottom, False))
+        chars = sum(len(p.text.strip()) for p in parts) or 1
+        out.append(
+            Line(clean(text), parts[0].top, parts[0].top - parts[0].bottom, False, mono_share=mono / chars)
+        )
     return [line for line in out if line.text]
 
 

@@ -41,6 +41,11 @@ _CAPTION = re.compile(
     r"\s*(?:[:.|–—]|-\s)"
 )
 _CAPTION_LINES, _CAPTION_GAP = 8, 1.45  # a caption goes on for lines closer than this many line heights
+# a figure's or table's source line under it ("Source: GAO analysis of … | GAO-23-106826")
+_SOURCE_NOTE = re.compile(r"^Sources?\s*:\s")
+# a line this share of whose characters are set in a monospaced font is a code listing's; a prose line of
+# fewer words between two of them is a fragment of the listing
+_CODE_FONT_SHARE, _CODE_FRAGMENT_WORDS = 0.75, 5
 _FURNITURE = re.compile(
     r"^(?:c|©|\(c\))\s?(?:19|20)\d\d\b|©|Association for Computational Linguistics\s*$|^Proceedings of\b"
     r"|^(?:Findings|Workshop) of the\b|^arXiv:\d{4}\.\d{4,5}|^Copyright\b|All rights reserved"
@@ -79,17 +84,22 @@ def drop_running_lines(pages: list[list[Line]], settings: IngestSettings) -> lis
 
 def page_blocks(pages: list[list[Line]]) -> list[Block]:
     """Blocks of one kind per page and section; hyphenated line ends joined."""
-    vocabulary = word_forms(line.text for page in pages for line in page if not line.table)
+    vocabulary = word_forms(line.text for page in pages for line in page if not (line.table or line.figure))
     blocks: list[Block] = []
     section: str | None = None
     last_number: list[int] = []
     in_references = seen_references = False
     for page_no, lines in enumerate(pages, start=1):
         labelled: list[tuple[TextKind, str | None, str]] = []  # kind, section, text
+        code: list[bool] = []  # whether each labelled line is a code listing's (set in a monospaced font)
         caption: list[Line] = []
         for line in lines:
+            code.append(line.mono_share >= _CODE_FONT_SHARE)
             if line.table:
                 labelled.append((TextKind.TABLE, section, line.text))
+                continue
+            if line.figure:
+                labelled.append((TextKind.FIGURE, section, line.text))
                 continue
             heading = _heading(line.text, last_number, seen_references)
             if heading is not None:
@@ -104,8 +114,12 @@ def page_blocks(pages: list[list[Line]]) -> list[Block]:
                 labelled.append((TextKind.CAPTION, section, line.text))
                 continue
             caption = [line] if _CAPTION.match(line.text) else []
+            if _SOURCE_NOTE.match(line.text):  # a figure's or table's source line, on its own
+                labelled.append((TextKind.CAPTION, section, line.text))
+                continue
             kind = TextKind.CAPTION if caption else _kind(line, in_references)
             labelled.append((kind, section, line.text))
+        _code_fragments(labelled, code)
         for (kind, block_section), run in groupby(labelled, key=lambda item: item[:2]):
             texts = [text for _, _, text in run]
             if kind == TextKind.TABLE:
@@ -113,6 +127,18 @@ def page_blocks(pages: list[list[Line]]) -> list[Block]:
             else:
                 blocks.append(Block(join_lines(texts, vocabulary), page_no, block_section, kind=kind))
     return blocks
+
+
+def _code_fragments(labelled: list[tuple[TextKind, str | None, str]], code: list[bool]) -> None:
+    """Label as code (kind ``equation``) the listing's own lines and the short fragments between two of them
+    (a listing's line numbers, a string's quotes set on a baseline of their own: "4", ", ,")."""
+    for i, (kind, section, text) in enumerate(labelled):
+        if kind != TextKind.PROSE:
+            continue
+        between = 0 < i < len(labelled) - 1 and code[i - 1] and code[i + 1]
+        if code[i] or (between and len(text.split()) < _CODE_FRAGMENT_WORDS):
+            labelled[i] = (TextKind.EQUATION, section, text)
+            code[i] = True
 
 
 def _continues(caption: list[Line], line: Line) -> bool:
