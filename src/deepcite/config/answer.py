@@ -17,6 +17,9 @@ class AnswerLengthSettings(Section):
     summary_max_sentences: int = 5
     subanswer_max_sentences: int = 4
     long_answer_sentences_per_aspect: int = 3
+    # the extractive long answer's sections share at least this many sentences (a one-section answer is longer
+    # than the quick summary)
+    long_answer_min_sentences: int = 6
     extractive_summary_sentences: int = 2  # most sentences of the extractive quick summary
 
 
