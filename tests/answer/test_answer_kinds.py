@@ -265,3 +265,31 @@ def test_a_greek_letter_is_found_by_its_name() -> None:
     ]
     text = _summary("What weight lambda was used to combine BM25 and DPR scores?", chunks)
     assert text.startswith("We used λ = 1.1")
+
+
+def test_a_one_section_long_answer_is_longer_than_the_summary_and_answers_as_asked() -> None:
+    """A question without parts has one section: it takes ``long_answer_min_sentences``, the amount asked for
+    weighed in, so a figure the two-sentence summary leaves out is in the long answer."""
+    chunks = [
+        _chunk(i, text)
+        for i, text in enumerate(
+            [
+                "We rerank the union of the BM25 and DPR lists with a linear combination of their scores.",
+                "The combination of BM25 and DPR scores is used as the new ranking function.",
+                "BM25 and DPR scores are combined before the reader sees the passages.",
+                "The weight of the combination was chosen on the development set, as 1.1.",
+                "DPR is trained on question and passage pairs from five data sets.",
+                "BM25 scores are computed with Lucene over the whole of Wikipedia.",
+                "The reader extracts the answer span from the retrieved passages.",
+            ],
+            start=1,
+        )
+    ]
+    question = "What weight was used to combine BM25 and DPR scores?"
+    ctx = ResponseContext(request_id="r", query=question, selected_chunks=chunks)
+    gen = ExtractiveGenerator(HashingEmbedder(), AnswerSettings())
+    long_answer = gen.long_answer(ctx)
+    assert len(re.findall(r"\[\d+\]", long_answer)) == AnswerSettings().length.long_answer_min_sentences
+    assert "1.1" in long_answer
+    short = AnswerSettings().tuned(length={"long_answer_min_sentences": 0})
+    assert len(re.findall(r"\[\d+\]", ExtractiveGenerator(HashingEmbedder(), short).long_answer(ctx))) == 3

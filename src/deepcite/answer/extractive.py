@@ -180,19 +180,29 @@ class ExtractiveGenerator:
     def long_answer(self, ctx: ResponseContext, aspects: Sequence[QueryAspect] | None = None) -> str:
         """One ``## section`` per aspect; each sentence goes to the section it supports best, used once.
 
+        A section has ``long_answer_sentences_per_aspect`` sentences, more when there are few sections, so the
+        whole has at least ``long_answer_min_sentences``; a single section (the question itself) weighs its
+        sentences by the fit to the question asked, as the summary does (:func:`with_cue`).
+
         Sections first take the sentences that support them more than any other section, then fill up
         from sentences no section has used yet; each section reads findings first. Without aspects or
         sub-questions: one untitled section.
         """
         require_selected(ctx)
-        limit = self._settings.length.long_answer_sentences_per_aspect
+        length = self._settings.length
         titles = section_titles(ctx, aspects)
+        sections = max(1, len(titles))
+        limit = max(length.long_answer_sentences_per_aspect, -(-length.long_answer_min_sentences // sections))
         by_title = {a.aspect: a for a in (ctx.aspects if aspects is None else aspects)}
         targets = [aspect_target(by_title[t]) if t in by_title else t for t in titles] or [ctx.query]
         first = [findings_first(t, by_title[t].aspect_type if t in by_title else None) for t in titles] or [
             findings_first(ctx.query, None)
         ]
         scores = self._score(targets, ctx.selected_chunks, first)
+        if (
+            sections == 1 and self._settings.kinds.enabled
+        ):  # one section answers the question itself: as asked
+            scores = with_cue(self._settings.kinds, scores, ctx.query, question_kind(ctx.query))
         home = scores.support.argmax(axis=1)  # the section each sentence supports best
         rows = range(len(scores.sentences))
         picked: list[list[int]] = []
