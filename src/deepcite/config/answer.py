@@ -120,6 +120,8 @@ class AnswerKindSettings(Section):
     row_fit_weight: float = 0.2  # rows are ranked by their value for the question plus this times their fit
     # … plus this times the share of the question's terms the row and its table's caption hold
     row_coverage_weight: float = 0.3
+    # … less this when the row's table caption names things and the question none of them (another table)
+    row_caption_mismatch: float = 0.3
     # an amount: a sentence stating a figure no sentence chosen before states is never skipped as redundant
     new_figure_not_redundant: bool = True
     cue_min: float = Field(default=0.5, ge=0.0, le=1.0)
