@@ -13,7 +13,7 @@ from deepcite.answer.context import ContextChunk, ResponseContext
 from deepcite.answer.extractive import ExtractiveGenerator, spelled
 from deepcite.answer.lead_guard import CAPITALISED, CAPTION, HEADING, NO_VERB, lead_fault, never_quoted
 from deepcite.answer.question_kind import AnswerKind, answer_cue, phrase_overlaps, question_kind
-from deepcite.answer.table_rows import row_captions, row_fit
+from deepcite.answer.table_rows import caption_mismatch, row_captions, row_fit
 from deepcite.config import AnswerSettings
 from deepcite.evaluation.answer_check import AnswerCheck, states_answer
 from deepcite.models import TextKind
@@ -293,3 +293,22 @@ def test_a_one_section_long_answer_is_longer_than_the_summary_and_answers_as_ask
     assert "1.1" in long_answer
     short = AnswerSettings().tuned(length={"long_answer_min_sentences": 0})
     assert len(re.findall(r"\[\d+\]", ExtractiveGenerator(HashingEmbedder(), short).long_answer(ctx))) == 3
+
+
+def test_a_row_under_another_table_s_caption_gives_way() -> None:
+    """The question names AutoScholarQuery; the ChatGPT row captioned "Results on RealScholarQuery" is another
+    table's, so the ChatGPT row without a caption in its passage ends the summary."""
+    t, c = TextKind.TABLE, TextKind.CAPTION
+    other = _table_chunk(
+        1,
+        [
+            ("Method: ChatGPT | Crawler Recall: - | Precision: 0.2280 | Recall: 0.2007", t),
+            ("Table 6: Results on RealScholarQuery.", c),
+        ],
+    )
+    own = _table_chunk(2, [("Method: ChatGPT | Crawler Recall: - | Precision: 0.0507 | Recall: 0.3046", t)])
+    prose = _chunk(3, "ChatGPT is evaluated on the AutoScholarQuery test set as a baseline.", doc="pasa.pdf")
+    assert caption_mismatch("Table 6: Results on RealScholarQuery.", "… on the AutoScholarQuery test set?")
+    assert not caption_mismatch("Table 2: Main results.", "… on the AutoScholarQuery test set?")
+    text = _summary("What precision does ChatGPT have on the AutoScholarQuery test set?", [other, own, prose])
+    assert "0.0507" in text and "0.2280" not in text

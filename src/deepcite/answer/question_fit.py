@@ -11,7 +11,7 @@ import numpy as np
 
 from deepcite.answer.question_kind import AnswerKind, answer_cue, figures, phrase_overlaps, states_kind
 from deepcite.answer.sentence_scores import SentenceScores
-from deepcite.answer.table_rows import row_coverage, row_fit
+from deepcite.answer.table_rows import caption_mismatch, row_coverage, row_fit
 from deepcite.config.answer import AnswerKindSettings
 
 
@@ -26,7 +26,8 @@ def with_row(
     """For an amount or a name: ``chosen`` with the table row that fits the question best
     (:func:`~deepcite.answer.table_rows.row_fit` at least ``kinds.row_min_fit``; the best by value plus
     ``kinds.row_fit_weight`` times its fit plus ``kinds.row_coverage_weight`` times the share of the question's
-    terms it and its table's caption hold) in its last
+    terms it and its table's caption hold, less ``kinds.row_caption_mismatch`` when that caption names only
+    what the question does not) in its last
     place after the opening, when it is not chosen already."""
     if kind not in (AnswerKind.AMOUNT, AnswerKind.NAME) or not chosen:
         return chosen
@@ -39,7 +40,10 @@ def with_row(
 
     def rank(row: tuple[float, int]) -> tuple[float, int]:
         fit, i = row
-        return scores.value[i, 0] + weight * fit + held * row_coverage(x[i].text, x[i].caption, question), -i
+        other = settings.row_caption_mismatch if caption_mismatch(x[i].caption, question) else 0.0
+        return scores.value[i, 0] + weight * fit + held * row_coverage(
+            x[i].text, x[i].caption, question
+        ) - other, -i
 
     best = max(rows, key=rank)[1]
     if best in chosen:

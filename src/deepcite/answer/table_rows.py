@@ -13,7 +13,8 @@ fully when a cell's header also shares a word with the question ("Precision: 0.0
 
 A row also reads with its table's caption (:func:`row_captions`: the caption right after its run of rows, as
 papers place a table's caption, else the one right before), so that of two tables with the same rows the one
-"Results on RealScholarQuery" answers a question about RealScholarQuery (:func:`row_coverage`).
+"Results on RealScholarQuery" answers a question about RealScholarQuery (:func:`row_coverage`), and one whose
+caption names only other things ("AutoScholarQuery") does not (:func:`caption_mismatch`).
 """
 
 from __future__ import annotations
@@ -64,6 +65,22 @@ def row_coverage(row: str, caption: str, question: str) -> float:
     if not asked:
         return 0.0
     return len(asked & set(tokenize(f"{row} {caption}"))) / len(asked)
+
+
+def caption_mismatch(caption: str, question: str) -> bool:
+    """Whether a row's caption is about something else: it names things (a word with an inner capital or a
+    digit: "RealScholarQuery", "GPT-4o", "BM25") and the question names none of them ("… on the
+    AutoScholarQuery test set" against "Table 6: Results on RealScholarQuery")."""
+    named = _names(caption)
+    return bool(named) and not named & _names(question)
+
+
+def _names(text: str) -> set[str]:
+    return {
+        _norm(w)
+        for w in _WORD.findall(text)
+        if re.search(r"[A-Za-z]", w) and (any(c.isupper() for c in w[1:]) or re.search(r"\d", w))
+    }
 
 
 def _held(words: list[str]) -> set[str]:
