@@ -44,9 +44,9 @@ class LLMStageSettings(Section):
     next_subquestion_tokens: int = Field(default=96, ge=1)
     next_hop_tokens: int = Field(default=128, ge=1)
     hyde_tokens: int = Field(default=160, ge=1)
-    summary_tokens: int = Field(default=256, ge=1)
-    long_answer_tokens: int = Field(default=512, ge=1)
-    subanswer_tokens: int = Field(default=192, ge=1)
+    summary_tokens: int = Field(default=192, ge=1)
+    long_answer_tokens: int = Field(default=384, ge=1)
+    subanswer_tokens: int = Field(default=160, ge=1)
     # the coverage grader's prompt: at most this many passages, each cut to this many characters
     coverage_passages: int = Field(default=6, ge=1)
     coverage_passage_chars: int = Field(default=400, ge=50)

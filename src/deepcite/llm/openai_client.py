@@ -246,6 +246,8 @@ class OpenAICompatClient:
                             except openai.BadRequestError as exc:
                                 level = self._step_down(level, schema, exc)
         except TimeoutError:
+            if slotted:
+                self.speed.note_cap_run_out()
             if slotted and budget is not None:  # at least this long for its prompt and its reply cap
                 budget.timed_out.append((prompt, reply_cap, time.monotonic() - sent))
             waited = (

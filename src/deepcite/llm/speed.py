@@ -115,6 +115,12 @@ class SpeedMeter:
             if cap:
                 self._shares.append(min(1.0, reply_tokens / cap))
 
+    def note_cap_run_out(self) -> None:
+        """A call ran out of time before its reply came: plan later replies at their whole cap (a reply that
+        does not stop is what runs out of time), in every request until it ages out of the window."""
+        with self._lock:
+            self._shares.append(1.0)
+
     def reply_tokens(self, cap: int) -> int:
         """The reply length to plan for under an output cap: the cap times the largest share of their caps the
         measured replies ran to (the whole cap before any was measured: a small model that does not stop runs
