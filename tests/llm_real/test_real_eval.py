@@ -84,3 +84,13 @@ def test_the_models_summaries_are_scored_beside_the_offline_writers(
     assert 0.0 <= model["offline_share"] <= 1.0
     assert offline["unknown_share"] == 0.0  # the offline writer quotes the evidence of both questions
     assert model["unknown_share"] == 0.0
+    # the model's column is asked as deepcite ask asks it: its own research (the plan asked of the model), then
+    # its answer; who wrote each part is counted, every summary once, and no response breaks the guards' promises
+    assert model["research"] == "its own (as deepcite ask)"
+    written = model["written"]
+    assert written["summary"]["llm"] + written["summary"]["offline"] == 2
+    assert written["plan"]["llm"] + written["plan"]["offline"] == 2
+    assert any("Question:" in c.messages[-1]["content"] and c.schema for c in client.calls)  # research's
+    for row in written.values():
+        assert sum(row["why"].values()) == row["offline"]
+    assert model["repeated_heading_responses"] == 0 and model["mostly_unknown_responses"] == 0
