@@ -126,3 +126,29 @@ def test_cli_ingest_json_lists_every_file(folder: Path, settings: Settings) -> N
     assert json.loads(removed.output)["chunks_removed"] > 0
     missing = CliRunner().invoke(app, ["remove", "nothing.pdf", "--collection", "cli"], env=env)
     assert missing.exit_code != 0 and "no document 'nothing.pdf'" in missing.output
+
+
+@pytest.mark.parametrize("isolate", [True, False])
+def test_a_file_that_cannot_be_chunked_is_skipped_with_its_reason_and_the_rest_ingested(
+    tmp_path: Path, settings: Settings, minilm: Embedder, isolate: bool
+) -> None:
+    """An error inside chunking (here a plug-in reader's block of an unknown kind) skips that one file under
+    on_error="skip", the error in its message, instead of ending the whole ingest."""
+    folder = tmp_path / "in"
+    folder.mkdir()
+    (folder / "good.txt").write_text("Harbour Day is held on June 3. It marks the opening of the harbour.")
+    (folder / "bad.md").write_text("# A note\n\nText a plug-in reader reads into a block of no known kind.")
+    readers = {"markdown": "ingest.bad_blocks:UnknownKind"}
+    custom = settings.model_copy(
+        update={"ingest": settings.ingest.model_copy(update={"readers": readers, "isolate": isolate})}
+    )
+    col = open_collection("docs", custom, embedder=minilm)
+    report = IngestPipeline(col).ingest_files(sorted(folder.iterdir()), on_error="skip")
+    status = {f.file: (f.status, f.reason) for f in report.files}
+    assert status == {
+        "bad.md": (FileStatus.SKIPPED, SkipReason.UNCHUNKABLE),
+        "good.txt": (FileStatus.INGESTED, None),
+    }
+    (bad,) = [f for f in report.files if f.file == "bad.md"]
+    assert "could not be cut into chunks" in (bad.message or "") and "sidebar" in (bad.message or "")
+    assert col.count() == 1

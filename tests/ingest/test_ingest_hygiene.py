@@ -181,3 +181,79 @@ def test_surrogate_pairs_from_a_text_layer_become_their_character_and_lone_ones_
     assert block.text == "Reading Difficulty | \U0001d443 \u2212 \U0001d444 and a lone \ufffd half"
     block.text.encode("utf-8")  # valid Unicode now: it hashes, stores and serves
     assert valid_unicode("plain text") == "plain text"
+
+
+def test_a_figures_own_text_and_a_code_listing_are_read_apart_from_the_prose() -> None:
+    # a chart embedded as a form XObject (grid lines and its own labels), a caption under it, a listing set
+    # in Courier with line numbers in Helvetica, and a figure's source line
+    blocks, chunks = _read(HYGIENE / "figure_code.pdf")
+    kinds = _by_kind(blocks)
+    (figure,) = kinds[TextKind.FIGURE]
+    assert "k: # of retrieved passages" in figure and "# Train: 10k" in figure and "20 40 60 80" in figure
+    prose = " ".join(kinds[TextKind.PROSE])
+    assert "# Train" not in prose and "retrieved passages" not in prose.replace(
+        "few passages are retrieved", ""
+    )
+    assert kinds[TextKind.CAPTION] == [
+        "Figure 1: Accuracy against the number of retrieved passages.",
+        "Source: the authors' analysis of the corpus.",
+    ]
+    (listing,) = kinds[TextKind.EQUATION]
+    assert listing.startswith("1 from datasets import load_dataset 2 # Download the corpus")
+    answerable = " ".join(sentence for chunk in chunks for sentence in chunk.answer_sentences())
+    assert "The script below loads the data set." in answerable
+    assert "#" not in answerable and "load_dataset" not in answerable and "Source:" not in answerable
+
+
+def test_a_table_and_its_caption_are_chunked_apart_from_the_prose_caption_first() -> None:
+    rows = "\n".join(f"Model: M{i} | NQ: {i}.5 | WQ: {i}.0" for i in range(12))
+    blocks = [
+        Block("We use the batch size of 16. Table 4 summarizes our final results.", 1, "Results"),
+        Block(rows, 1, "Results", table=True),
+        Block("Table 4: End-to-end QA (Exact Match) Accuracy.", 1, "Results", kind=TextKind.CAPTION),
+        Block("From the table, we see that higher retriever accuracy leads to better results.", 1, "Results"),
+    ]
+    doc = Document(id="d", text="\n\n".join(b.text for b in blocks))
+    chunks = chunk_document(doc, ChunkerSettings(max_tokens=40, overlap_tokens=10), blocks)
+    tables = [c for c in chunks if c.kind == TextKind.TABLE]
+    assert len(tables) >= 2  # the rows did not fit one chunk: each chunk leads with the caption
+    for chunk in tables:
+        assert chunk.sentences()[0] == "Table 4: End-to-end QA (Exact Match) Accuracy."
+        assert "batch size" not in chunk.text and "From the table" not in chunk.text
+    assert sorted(row for c in tables for row in c.sentences()[1:]) == sorted(rows.splitlines())
+    prose = [c for c in chunks if c.kind == TextKind.PROSE]
+    assert [c.text for c in prose] == [blocks[0].text, blocks[3].text]
+
+
+def test_a_docx_table_of_contents_is_page_furniture() -> None:
+    blocks, chunks = _read(HYGIENE / "contents.docx")
+    kinds = _by_kind(blocks)
+    (contents,) = kinds[TextKind.FURNITURE]
+    assert contents.startswith("Table of Contents") and "IDENTIFIABLE INFORMATION (PII)1-2" in contents
+    assert contents.endswith("B. SURETY BONDS1-4")
+    prose = " ".join(kinds[TextKind.PROSE])
+    assert "CHAPTER 1" in prose and "All credit card bills must be paid in full" in prose
+    answerable = " ".join(sentence for chunk in chunks for sentence in chunk.answer_sentences())
+    assert "PURPOSE1-1" not in answerable and "(PII)1-2" not in answerable
+
+
+def test_the_hygiene_check_counts_reader_defects_not_the_documents_own_text() -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from text_hygiene import problems
+
+    words = {"structure", "relationships", "insider", "query", "tool", "the", "we", "use"}
+    # reader defects
+    assert "fused_number" in problems("It models structure161 well.", "", words)
+    assert "fused_number" in problems("It learns the relationships.114–116", "", words)
+    assert "fused_number" in problems("a generator (MMACE)9 needs", "", words)
+    assert "html_tag" in problems("the flag<sup>[1]</sup> flies")
+    assert "markdown" in problems("# National Flag of Canada Day")
+    # the documents' own text
+    assert problems("We use the cld2 tool.", "", words) == {}  # a name: "cld" is never a word of its own
+    assert problems("The format is: [“query1”, “query2”, ...]", "", words) == {}  # quoted literals
+    assert problems("or is an insider.11", "U.S.C. §§ 101, 1302(a).", words) == {}  # a code's title number
+    assert problems("incorporating 11 U.S.C. § 704(a)(2),28 C.F.R. § 58.4", "", words) == {}
+    assert problems("This yields a set of <user query, paper> pairs.") == {}  # a placeholder, no HTML tag
+    assert problems("Type of evaluation: None | # papers: 101 | % papers: 62%") == {}  # a table's header

@@ -93,7 +93,7 @@ def chunk_document(doc: Document, settings: ChunkerSettings, blocks: Sequence[Bl
                 else _fit(sentence, settings.max_tokens)
             )
         ]
-        for packed in _pack(units, settings):
+        for packed in _pack_apart(units, settings):
             pages = [page for unit in packed for page in (unit.page, unit.page_last) if page is not None]
             first, last = (min(pages), max(pages)) if pages else (None, None)
             text, spans = _join(packed)
@@ -175,7 +175,7 @@ def _join(units: Sequence[_Unit]) -> tuple[str, list[tuple[int, int]]]:
     return " ".join(unit.text for unit in units), spans
 
 
-def _pack(units: list[_Unit], settings: ChunkerSettings) -> list[list[_Unit]]:
+def _pack(units: list[_Unit], settings: ChunkerSettings, *, overlap: bool = True) -> list[list[_Unit]]:
     chunks: list[list[_Unit]] = []
     current: list[_Unit] = []
     size = 0
@@ -183,13 +183,67 @@ def _pack(units: list[_Unit], settings: ChunkerSettings) -> list[list[_Unit]]:
         n = count_tokens(unit.text)
         if current and size + n > settings.max_tokens:
             chunks.append(current)
-            current = _overlap(current, settings.overlap_tokens, settings.max_tokens - n)
+            current = _overlap(current, settings.overlap_tokens, settings.max_tokens - n) if overlap else []
             size = sum(count_tokens(u.text) for u in current)
         current.append(unit)
         size += n
     if current:
         chunks.append(current)
     return chunks
+
+
+# what is chunked apart from the prose around it, with the captions next to it: a table's rows, a figure's text
+_APART = frozenset({TextKind.TABLE, TextKind.FIGURE})
+
+
+def _pack_apart(units: list[_Unit], settings: ChunkerSettings) -> list[list[_Unit]]:
+    """Chunks of the units, a table or figure (with the captions next to it) apart from the text around it:
+    a table's chunks hold its rows and caption and no prose, so neither crowds the other out of a chunk (or
+    out of the embedder's window). A caption is carried into each chunk of its table, before the rows, when
+    it takes at most half the budget; rows carry no overlap (each row is led by its headers)."""
+    chunks: list[list[_Unit]] = []
+    for apart, run in groupby(_apart_groups(units), key=lambda group: group[0]):
+        for _, group in run:
+            if not apart:
+                chunks += _pack(group, settings)
+                continue
+            captions = [u for u in group if u.kind == TextKind.CAPTION]
+            body = [u for u in group if u.kind != TextKind.CAPTION]
+            size = sum(count_tokens(u.text) for u in captions)
+            if not captions or size > settings.max_tokens // 2:
+                chunks += _pack(group, settings, overlap=False)
+                continue
+            budget = ChunkerSettings(max_tokens=settings.max_tokens - size, overlap_tokens=0)
+            chunks += [captions + packed for packed in _pack(body, budget, overlap=False)]
+    return chunks
+
+
+def _apart_groups(units: list[_Unit]) -> list[tuple[bool, list[_Unit]]]:
+    """The units in runs: (True, a table's or figure's units with the captions right before or after it) or
+    (False, the text between). A table or figure after a caption that follows another starts a run of its
+    own, so each keeps its own caption."""
+    apart = [unit.kind in _APART for unit in units]
+    for i, unit in enumerate(units):  # captions next to a table or figure go with it
+        if unit.kind == TextKind.CAPTION and not apart[i]:
+            j = i
+            while j < len(units) and units[j].kind == TextKind.CAPTION:
+                j += 1
+            before = i > 0 and apart[i - 1]
+            if before or (j < len(units) and units[j].kind in _APART):
+                apart[i:j] = [True] * (j - i)
+    groups: list[tuple[bool, list[_Unit]]] = []
+    for i, unit in enumerate(units):
+        new_body = (
+            unit.kind in _APART
+            and groups
+            and groups[-1][0]
+            and any(u.kind in _APART for u in groups[-1][1])
+            and groups[-1][1][-1].kind == TextKind.CAPTION
+        )
+        if not groups or groups[-1][0] != apart[i] or new_body:
+            groups.append((apart[i], []))
+        groups[-1][1].append(unit)
+    return groups
 
 
 def _fit(sentence: str, max_tokens: int) -> list[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Sequence
 from enum import StrEnum
@@ -17,6 +18,8 @@ from deepcite.ingest.isolate import read_file_isolated
 from deepcite.ingest.problems import LoadProblem
 from deepcite.ingest.readers.base import ReadResult, SkipReason
 from deepcite.models import TripleCounts
+
+log = logging.getLogger(__name__)
 
 
 class FileStatus(StrEnum):
@@ -56,6 +59,8 @@ def read_file_report(
     t0 = time.perf_counter()
     then = None if chunker is None else partial(_chunk_read, acl=tuple(acl), chunker=chunker)
     result = read_file_isolated(path, doc_id=name, name=name, settings=settings, then=then)
+    if chunker is not None and not result.skip and result.chunks is None:
+        result = _chunked_here(result, name, acl, chunker)
     file = FileReport(
         file=name,
         status=FileStatus.SKIPPED if result.skip else FileStatus.INGESTED,
@@ -69,6 +74,25 @@ def read_file_report(
     _give_acl(result, acl)
     file.doc_ids = [r.document.id for r in result.documents]
     return file, result
+
+
+def _chunked_here(result: ReadResult, name: str, acl: Sequence[str], chunker: ChunkerSettings) -> ReadResult:
+    """``result`` chunked in this process, the child's chunking having failed: a file whose text cannot be
+    chunked is skipped with the error, so one file does not end an ``on_error="skip"`` ingest of many."""
+    try:
+        _chunk_read(result, acl=tuple(acl), chunker=chunker)
+    except (
+        Exception
+    ) as exc:  # a reader's blocks the chunker cannot use: that file's problem, not the ingest's
+        log.warning("cannot chunk %s: %r", name, exc)
+        skipped = ReadResult.skipped(
+            SkipReason.UNCHUNKABLE,
+            f"its text was read but could not be cut into chunks ({type(exc).__name__}: {exc}); "
+            "please report this file",
+        )
+        skipped.kind, skipped.pages = result.kind, result.pages
+        return skipped
+    return result
 
 
 def _chunk_read(result: ReadResult, *, acl: tuple[str, ...], chunker: ChunkerSettings) -> None:

@@ -37,6 +37,7 @@ class SkipReason(StrEnum):
     OUT_OF_MEMORY = "out_of_memory"
     UNREADABLE = "unreadable"  # not a regular file, or no permission to read it
     INVALID = "invalid"  # records that fail validation (JSON files) under --on-error fail
+    UNCHUNKABLE = "unchunkable"  # the text read could not be cut into chunks (the error is in the message)
 
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
