@@ -149,7 +149,6 @@ def test_a_composed_question_runs_step_by_step_through_the_beam(beam_collection:
     assert ("Osric Pell", 1) in bridges and ("Dunmore Bay", 2) in bridges
     found = [c.chunk.doc_id for c in result.pack.final_evidence]
     assert {"quiet-lantern", "osric-pell"} <= set(found[:4]) and "dunmore-bay" in found
-    assert beam_collection.settings.research.bridge.decompose  # on by default
-    off = beam_collection.settings.research.tuned(bridge={"decompose": False})
-    plain = ResearchAgent(beam_collection, off).process(question)
+    assert not beam_collection.settings.research.bridge.decompose  # off by default
+    plain = ResearchAgent(beam_collection, beam_collection.settings.research).process(question)
     assert "director of The Quiet Lantern" not in plain.pack.retrieval_report[0].queries  # off: as before
