@@ -66,6 +66,14 @@ def test_the_prompt_the_time_left_can_read() -> None:
     assert meter.prompt_tokens_within(1.0, 20) == 0
 
 
+def test_the_cap_the_time_left_can_write() -> None:
+    meter = SpeedMeter(LLMSpeedSettings(margin=1.0, min_fit_replies=2))
+    meter.record(1000, 10, 11.0, cap=10)
+    meter.record(100, 100, 11.0, cap=100)  # reads 100/s, writes 10/s, replies run to their caps
+    assert meter.cap_within(12.0, 200) == 100  # 2 s reading, 10 s writing
+    assert meter.cap_within(1.0, 200) == 0
+
+
 def test_a_slow_model_is_not_sent_a_call_its_stage_cannot_finish(make_client, llm_server) -> None:
     llm_server.script(Reply("x " * 200, delay_s=1.0))
     client = make_client(max_output_tokens=400)

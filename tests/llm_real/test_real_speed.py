@@ -96,8 +96,19 @@ async def test_the_prompt_shows_only_the_passages_the_time_left_can_read(
     shown = [c.id for c in chunks if f"[{c.id}]" in fitted[-1]["content"]]
     assert 1 <= len(shown) < len(chunks), shown
     assert shown == [c.id for c in chunks[: len(shown)]]  # the best passages first
-    with request_budget(pace.seconds(frame, reply) * 0.5), pytest.raises(ModelTooSlowError):
-        writer.fit_messages(chunks, build)  # not even one passage: the part runs offline
+    # time for one passage and half the reply: one passage, and the reply capped at what the pace can write
+    floor = settings.llm.stages.min_reply_tokens
+    half = max(floor, reply // 2)
+    seconds = pace.seconds(frame + one, meter.reply_tokens(half)) * settings.llm.speed.margin
+    with request_budget(seconds + 0.2):
+        fitted, cap = writer.fit_request(chunks, build)
+    assert [c.id for c in chunks if f"[{c.id}]" in fitted[-1]["content"]] == [chunks[0].id]
+    assert floor <= cap < writer.reply_cap(), cap
+    short = pace.seconds(frame, meter.reply_tokens(floor)) * 0.5
+    with request_budget(short), pytest.raises(ModelTooSlowError):
+        writer.fit_request(
+            chunks, build
+        )  # not even one passage and the shortest reply: the part runs offline
 
 
 def test_each_research_stage_stops_at_its_output_cap(llama: LlamaServer, make_client) -> None:

@@ -174,9 +174,15 @@ class LLMGenerator:
         return int(cap()) if callable(cap) else self._llm_settings.max_output_tokens
 
     def fit_messages(self, chunks: Sequence[ContextChunk], build: BuildMessages) -> list[Message]:
+        """The prompt of :meth:`fit_request`."""
+        return self.fit_request(chunks, build)[0]
+
+    def fit_request(self, chunks: Sequence[ContextChunk], build: BuildMessages) -> tuple[list[Message], int]:
         """The prompt with as many leading chunks (each cut to ``answer.budget.passage_chars``) as the token
-        budget and, once the model's pace is known, the time left allow; LLMError when none fit
-        (:class:`ModelTooSlowError` when the time is what is short)."""
+        budget and, once the model's pace is known, the time left allow, and the reply's output cap: the part's,
+        or when not even one passage fits with it, what the pace can write after one passage (down to
+        ``llm.stages.min_reply_tokens``). LLMError when none fit (:class:`ModelTooSlowError` when the time is
+        what is short)."""
         cpt = self._llm_settings.chars_per_token
         output = self.reply_cap()
         shown = [cut_passage(c, self._answer.budget.passage_chars) for c in chunks]
@@ -199,17 +205,27 @@ class LLMGenerator:
             if readable is not None:
                 by_time = fit_to_budget(passages, readable - frame, cpt, separator=PASSAGE_SEPARATOR)
                 if by_time == 0:
+                    one = frame + fit_tokens(passages[:1], cpt)
+                    shorter = meter.cap_within(left, one, timed_out) or 0
+                    floor = self._llm_settings.stages.min_reply_tokens
+                    if shorter >= floor:  # one passage and a shorter reply
+                        log.info(
+                            "model pace: one passage and %d of %d reply tokens in %.0f s",
+                            shorter,
+                            output,
+                            left,
+                        )
+                        return build(shown[:1]), min(output, shorter)
                     pace = meter.pace(timed_out)
                     assert pace is not None
-                    one = frame + fit_tokens(passages[:1], cpt)
-                    predicted = pace.seconds(one, meter.reply_tokens(output)) + meter.queued_s()
+                    predicted = pace.seconds(one, meter.reply_tokens(floor)) + meter.queued_s()
                     raise ModelTooSlowError(predicted, left, pace, bound)
                 if by_time < count:
                     log.info("model pace: %d of %d passages readable in %.0f s", by_time, count, left)
                 count = min(count, by_time)
         if count < len(chunks):
             log.info("token budget: %d of %d passages shown to the LLM", count, len(chunks))
-        return build(shown[:count])
+        return build(shown[:count]), output
 
     async def _generate(
         self,
@@ -222,8 +238,8 @@ class LLMGenerator:
         guards = self._answer.guards
         try:
             with in_stage(part):
-                messages = self.fit_messages(chunks, build)
-                text = await self._llm.achat(messages, max_tokens=self.reply_cap())
+                messages, cap = self.fit_request(chunks, build)
+                text = await self._llm.achat(messages, max_tokens=cap)
             problem = (
                 structure_problem(text, max_sentences=max_sentences, settings=guards)
                 if guards.enabled

@@ -47,6 +47,9 @@ class LLMStageSettings(Section):
     summary_tokens: int = Field(default=192, ge=1)
     long_answer_tokens: int = Field(default=384, ge=1)
     subanswer_tokens: int = Field(default=160, ge=1)
+    # an answer part the measured pace cannot write at its cap in the time left is shown one passage and capped
+    # at what it can write, down to this many tokens; below, it runs offline (llm/speed.py)
+    min_reply_tokens: int = Field(default=64, ge=1)
     # the coverage grader's prompt: at most this many passages, each cut to this many characters
     coverage_passages: int = Field(default=6, ge=1)
     coverage_passage_chars: int = Field(default=400, ge=50)

@@ -195,6 +195,19 @@ class SpeedMeter:
         now = time.monotonic()
         return sum(max(0.0, end - now) for end in self._in_flight.values())
 
+    def cap_within(self, seconds: float, prompt_tokens: int, bounds: Bounds = ()) -> int | None:
+        """The largest output cap whose planned reply (:meth:`reply_tokens`) fits in ``seconds`` (with the
+        margin) after reading ``prompt_tokens``; None while the pace is unknown."""
+        pace = self.pace(bounds)
+        if pace is None:
+            return None
+        left = seconds / self.settings.margin - pace.read_s * prompt_tokens
+        if left <= 0 or pace.write_s <= 0:
+            return 0
+        with self._lock:
+            share = max(self._shares, default=1.0)
+        return int(left / pace.write_s / max(share, 1e-6))
+
     def prompt_tokens_within(self, seconds: float, cap: int, bounds: Bounds = ()) -> int | None:
         """How many prompt tokens can be read in ``seconds`` (with the margin) leaving time for a reply under the
         output cap ``cap``; None while the pace is unknown."""
