@@ -118,6 +118,7 @@ def pubmedqa(args: argparse.Namespace, engine: Engine) -> dict[str, Any]:
     lead = SystemScores()
     for item in items:
         lead.add_text(_first_last(item.contexts, 2, 0), item.long_answer, item.question)
+    print("own_abstract_lead_2", lead.summary(), flush=True)
     rows = []
     shared = ExtractiveGenerator(engine.resources.embedder, engine.settings.answer)
     for label, answer_settings in candidates(args.set, args.grid):
