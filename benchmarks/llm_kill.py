@@ -50,6 +50,7 @@ class Records(logging.Handler):
 
 
 def one_run(work: Path, kill_after: float, budget: float) -> dict[str, Any]:
+    work.mkdir(parents=True, exist_ok=True)
     records = Records()
     logging.getLogger("deepcite").addHandler(records)
     logging.getLogger("deepcite").setLevel(logging.INFO)

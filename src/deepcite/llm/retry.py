@@ -130,7 +130,10 @@ class RetryPolicy:
     def _log_retry(self, state: RetryCallState) -> None:
         error = state.outcome.exception() if state.outcome else None
         wait = state.next_action.sleep if state.next_action else 0.0
-        log.warning(
+        # a refused connection is said once, by the breaker, when the retry fails too (llm/breaker.py)
+        level = logging.INFO if error is not None and is_unreachable(error) else logging.WARNING
+        log.log(
+            level,
             "%s failed (%s); retry %d in %.2fs",
             self._what,
             error,
