@@ -12,6 +12,7 @@ from answer.conftest import HashingEmbedder
 from deepcite.answer.context import ContextChunk, ResponseContext
 from deepcite.answer.extractive import ExtractiveGenerator, spelled
 from deepcite.answer.lead_guard import CAPITALISED, CAPTION, HEADING, NO_VERB, lead_fault, never_quoted
+from deepcite.answer.question_fit import with_cue
 from deepcite.answer.question_kind import AnswerKind, answer_cue, phrase_overlaps, question_kind
 from deepcite.answer.table_rows import caption_mismatch, row_captions, row_fit
 from deepcite.config import AnswerSettings
@@ -312,3 +313,32 @@ def test_a_row_under_another_table_s_caption_gives_way() -> None:
     assert not caption_mismatch("Table 2: Main results.", "… on the AutoScholarQuery test set?")
     text = _summary("What precision does ChatGPT have on the AutoScholarQuery test set?", [other, own, prose])
     assert "0.0507" in text and "0.2280" not in text
+
+
+def test_a_yes_no_question_over_unlabelled_text_weighs_its_word_pairs() -> None:
+    """A web page's sections say nothing of a sentence's role, so no finding stands out: the question's own
+    word pair ("public holiday") raises the sentence holding it (kinds.unlabelled_phrase_weight); a sentence
+    from a labelled results section keeps its findings-first value (kinds.findings_phrase_weight 0)."""
+    texts = [
+        "National Flag of Canada Day is observed annually on February 15.",
+        "National Flag of Canada Day marks the inauguration of the flag of Canada in 1965.",
+        "On National Flag of Canada Day the flag is flown at schools and offices.",
+        "National Flag of Canada Day was first proclaimed by the Prime Minister in 1996.",
+        "National Flag of Canada Day is marked by public ceremonies in Ottawa.",
+        "It is not a public holiday, although there has been discussion about creating one.",
+    ]
+    question = "Is National Flag of Canada Day a public holiday?"
+
+    def values(weight: float, section: str | None) -> list[float]:
+        settings = AnswerSettings().tuned(kinds={"unlabelled_phrase_weight": weight})
+        chunks = [
+            _chunk(i, t, "flag.html").model_copy(update={"section": section}) for i, t in enumerate(texts, 1)
+        ]
+        gen = ExtractiveGenerator(HashingEmbedder(), settings)
+        scores = gen._score([question], chunks, [True])  # noqa: SLF001 - the value before and after the fit
+        scores = with_cue(settings.kinds, scores, question, question_kind(question))
+        return [float(v) for v in scores.value[:, 0]]
+
+    plain, weighed = values(0.0, None), values(0.3, None)
+    assert weighed[-1] - max(weighed[:-1]) > plain[-1] - max(plain[:-1])
+    assert values(0.3, "RESULTS") == values(0.0, "RESULTS")

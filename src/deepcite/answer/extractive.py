@@ -67,9 +67,11 @@ from deepcite.answer.citations import CITATION_RE
 from deepcite.answer.context import ContextChunk, ResponseContext
 from deepcite.answer.findings import (
     LABEL_ONLY,
+    SentenceRole,
     elide_statistics,
     finding_score,
     is_decisive,
+    role_of_section,
     split_inline_label,
 )
 from deepcite.answer.generators import require_any, require_selected, section_titles, subquery_chunks
@@ -454,6 +456,7 @@ class ExtractiveGenerator:
                             decisive=is_decisive(text),
                             lead_fault=lead_fault(shown, self._settings.kinds),
                             caption=captions.get(raw, ""),
+                            role_known=role_of_section(section) is not SentenceRole.UNKNOWN,
                         )
                     )
         return out

@@ -59,8 +59,9 @@ def with_cue(
     for findings), the question's word pairs it holds (``kinds.phrase_weight``) and the cue of the kind of
     answer asked for (``kinds.cue_weight``; none for a kind without a cue). A yes/no question (also one
     without its verb: "The nurse cystoscopist: a feasible option?") keeps its findings-first value blended with
-    the word pairs it holds by ``kinds.findings_phrase_weight`` ("Is … a public holiday?": "It is not a public
-    holiday"), and so does one that asks for findings
+    the word pairs it holds by ``kinds.findings_phrase_weight``, or ``kinds.unlabelled_phrase_weight`` for a
+    sentence whose section says nothing of its role (no results or methods label to tell a finding by: "Is …
+    a public holiday?" in a web page, "It is not a public holiday"), and so does one that asks for findings
     (:func:`~deepcite.answer.sentence_scores.findings_first`), with the cue and the word pairs for a
     comparison."""
     if not scores.sentences or scores.alone is None or not settings.enabled:
@@ -70,8 +71,9 @@ def with_cue(
     findings = bool(scores.findings_first[0])
     texts = [x.text for x in scores.sentences]
     if kind is AnswerKind.YES_NO or (findings and not cued):
-        if s.findings_phrase_weight > 0:
-            w = s.findings_phrase_weight
+        unlabelled = np.array([not x.role_known for x in scores.sentences], dtype=np.float32)
+        w = s.findings_phrase_weight + (s.unlabelled_phrase_weight - s.findings_phrase_weight) * unlabelled
+        if w.any():
             scores.value[:, 0] = (1.0 - w) * scores.value[:, 0] + w * phrase_overlaps(texts, question)
         return scores
     phrase = phrase_overlaps(texts, question)

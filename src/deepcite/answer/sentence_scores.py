@@ -40,6 +40,9 @@ class EvidenceSentence:
     decisive: bool  # states an effect, a comparison or a test
     lead_fault: str | None = None  # why it may not open a summary (answer/lead_guard.py), None when it may
     caption: str = ""  # a table row's table caption (answer/table_rows.py), else ""
+    role_known: bool = (
+        True  # its section says what it does (results, methods, …); False for "5.2 Setup", none
+    )
 
 
 @dataclass(frozen=True)

@@ -112,6 +112,9 @@ class AnswerKindSettings(Section):
     # a yes/no question (or one asking for findings without a cue): its findings-first value blended with the
     # share of the question's word pairs it holds, by this weight
     findings_phrase_weight: float = Field(default=0.0, ge=0.0, le=1.0)
+    # … and for a sentence whose section says nothing of its role (no results/methods label: a web page, a
+    # report), by this weight instead
+    unlabelled_phrase_weight: float = Field(default=0.3, ge=0.0, le=1.0)
     # and, for a question that does not ask for findings, its own support without its study's share
     own_weight: float = Field(default=0.3, ge=0.0, le=1.0)
     # an amount or a name: the table row that fits the question this well (answer/table_rows.py: 1 names the
