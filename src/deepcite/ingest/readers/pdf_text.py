@@ -25,6 +25,7 @@ from deepcite.config import IngestSettings
 from deepcite.ingest.readers.base import Block, TextKind
 from deepcite.ingest.readers.clean import join_lines, word_forms
 from deepcite.ingest.readers.pdf_layout import Line
+from deepcite.text import SENTENCE_END
 
 _NUMBERED = re.compile(
     r"^((?:\d{1,2})(?:\.\d{1,2}){0,2}|[A-H](?:\.\d{1,2}){0,2})\.?\s+([A-Z][^.!?:;]{1,70})$"
@@ -120,13 +121,40 @@ def page_blocks(pages: list[list[Line]]) -> list[Block]:
             kind = TextKind.CAPTION if caption else _kind(line, in_references)
             labelled.append((kind, section, line.text))
         _code_fragments(labelled, code)
+        on_page: list[Block] = []
         for (kind, block_section), run in groupby(labelled, key=lambda item: item[:2]):
             texts = [text for _, _, text in run]
             if kind == TextKind.TABLE:
-                blocks += [Block(text, page_no, block_section, table=True) for text in texts]
+                on_page += [Block(text, page_no, block_section, table=True) for text in texts]
             else:
-                blocks.append(Block(join_lines(texts, vocabulary), page_no, block_section, kind=kind))
+                on_page.append(Block(join_lines(texts, vocabulary), page_no, block_section, kind=kind))
+        blocks += _mend_interrupted(on_page, vocabulary)
     return blocks
+
+
+# what a sentence goes on past when it is set around it on the page
+_INTERRUPTIONS = frozenset({TextKind.TABLE, TextKind.FIGURE, TextKind.CAPTION, TextKind.FURNITURE})
+
+
+def _mend_interrupted(blocks: list[Block], vocabulary: Counter[str]) -> list[Block]:
+    """A page's blocks with each sentence a table, figure, caption or footnote line interrupts read whole: a
+    prose block ending mid-sentence and the prose block of its section that goes on after the interruption
+    are joined (a line-end hyphen as the document spells the word), the interruption following them. The
+    sentence is then one run of the page's text, as a quote of it must be."""
+    out = list(blocks)
+    i = 0
+    while i < len(out):
+        block = out[i]
+        j = i + 1
+        while j < len(out) and out[j].kind in _INTERRUPTIONS and out[j].section == block.section:
+            j += 1
+        resumes = j < len(out) and out[j].kind == TextKind.PROSE and out[j].section == block.section
+        if block.kind == TextKind.PROSE and j > i + 1 and resumes and not SENTENCE_END.search(block.text):
+            joined = join_lines([block.text, out[j].text], vocabulary)
+            out[i : j + 1] = [Block(joined, block.page, block.section), *out[i + 1 : j]]
+            continue  # the joined block may end mid-sentence again
+        i += 1
+    return out
 
 
 def _code_fragments(labelled: list[tuple[TextKind, str | None, str]], code: list[bool]) -> None:
