@@ -3,6 +3,8 @@ call its stage cannot finish (the stand-in server counts the requests it got).""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from deepcite.config import LLMSpeedSettings, LLMStageSettings
@@ -121,3 +123,23 @@ def test_a_timed_out_call_slows_the_rest_of_its_request_only(make_client, llm_se
     with request_budget(10.0):
         assert client.chat([{"role": "user", "content": "third"}]) == "ok"
     assert len(llm_server.requests) == 2
+
+
+async def test_only_a_call_alone_on_the_server_is_measured(make_client, llm_server) -> None:
+    """On a single-slot server a call sent beside others also waits for them: its time is not the model's pace."""
+    llm_server.script(Reply("a b c", delay_s=0.3), Reply("d e f", delay_s=0.3))
+    client = make_client()
+    await asyncio.gather(
+        client.achat([{"role": "user", "content": "one"}]), client.achat([{"role": "user", "content": "two"}])
+    )
+    assert client.speed.replies == 0
+    await client.achat([{"role": "user", "content": "three"}])
+    assert client.speed.replies == 1
+    parallel = make_client(
+        speed=LLMSpeedSettings(assume_serial=False)
+    )  # a server that serves calls side by side
+    await asyncio.gather(
+        parallel.achat([{"role": "user", "content": "one"}]),
+        parallel.achat([{"role": "user", "content": "two"}]),
+    )
+    assert parallel.speed.replies == 2

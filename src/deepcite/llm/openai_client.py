@@ -236,9 +236,9 @@ class OpenAICompatClient:
                     slotted = True
                     sent = time.monotonic()
                     self.speed.check(prompt, reply_cap, end - sent, seconds, bounds)
-                    with self.speed.in_flight(prompt, reply_cap, bounds):
+                    with self.speed.in_flight(prompt, reply_cap, bounds) as key:
                         while True:
-                            call = partial(self._acreate, messages, schema, max_tokens, level)
+                            call = partial(self._acreate, messages, schema, max_tokens, level, key)
                             try:
                                 return await self._awith_retries(call, deadline)
                             except _FormatRefused as refused:
@@ -299,7 +299,12 @@ class OpenAICompatClient:
         return kwargs
 
     async def _acreate(
-        self, messages: Sequence[Message], schema: dict[str, Any] | None, max_tokens: int | None, level: str
+        self,
+        messages: Sequence[Message],
+        schema: dict[str, Any] | None,
+        max_tokens: int | None,
+        level: str,
+        key: int | None = None,
     ) -> str:
         request = self._request(messages, schema, max_tokens, level)
         started = time.monotonic()
@@ -310,7 +315,8 @@ class OpenAICompatClient:
                 raise _FormatRefused(exc) from exc
             raise
         content = self._content(completion)
-        self._measure(completion, request, content, time.monotonic() - started)
+        if key is None or self.speed.alone(key):  # a call beside others also waited for them
+            self._measure(completion, request, content, time.monotonic() - started)
         return content
 
     def _measure(self, completion: Any, request: dict[str, Any], content: str, seconds: float) -> None:

@@ -13,7 +13,8 @@ writing and only the overall pace is fitted. A call that timed out is a measurem
 :attr:`~deepcite.llm.deadline.RequestBudget.timed_out`): a hung server and a slow model look alike, and the next request tries again. With ``llm.speed.assume_serial`` (a single-slot local server, the case
 where a model is slow), the calls already in flight are predicted to finish before a new one starts.
 
-Before a call is sent, its seconds are predicted, its reply taken at the stage's output cap times the largest
+Only a call that had the server to itself is measured (on a single-slot server a call sent beside others
+also waits for them). Before a call is sent, its seconds are predicted, its reply taken at the stage's output cap times the largest
 share of their caps the measured replies ran to (a small model that does not stop runs to its cap); a call that will not fit the time its stage has left
 raises :class:`ModelTooSlowError` at once, and the part runs offline with the prediction as its reason. The
 answer's prompts ask :meth:`SpeedMeter.prompt_tokens_within` how many prompt tokens the time left can read, and
@@ -101,6 +102,7 @@ class SpeedMeter:
         self._shares: deque[float] = deque(maxlen=settings.window)  # replies' tokens / their output cap
         self._in_flight: dict[int, float] = {}  # calls sent and not ended: their predicted end (monotonic)
         self._next_id = 0
+        self._running: dict[int, bool] = {}  # calls in flight: whether another ran beside them
 
     def record(self, prompt_tokens: int, reply_tokens: int, seconds: float, cap: int | None = None) -> None:
         """One reply of ``reply_tokens`` under an output cap of ``cap``, which took ``seconds``."""
@@ -175,19 +177,33 @@ class SpeedMeter:
             raise ModelTooSlowError(predicted, left_s, pace, seconds)
 
     @contextmanager
-    def in_flight(self, prompt_tokens: int, cap: int, bounds: Bounds = ()) -> Iterator[None]:
-        """A call sent: its predicted end counts in :meth:`queued_s` until it ends."""
+    def in_flight(self, prompt_tokens: int, cap: int, bounds: Bounds = ()) -> Iterator[int]:
+        """A call sent: its predicted end counts in :meth:`queued_s` until it ends; yields its key for
+        :meth:`alone`."""
         predicted = self.predict(prompt_tokens, self.reply_tokens(cap), bounds)
         with self._lock:
             key = self._next_id
             self._next_id += 1
             if predicted is not None:
                 self._in_flight[key] = time.monotonic() + self._queued() + predicted
+            for other in self._running:
+                self._running[other] = True
+            self._running[key] = bool(self._running)
         try:
-            yield
+            yield key
         finally:
             with self._lock:
                 self._in_flight.pop(key, None)
+                self._running.pop(key, None)
+
+    def alone(self, key: int) -> bool:
+        """Whether call ``key`` has had the server to itself so far (no other call of this client in flight at
+        any time): only such a call's time measures the model's pace on a single-slot server, where a call sent
+        beside others also waits for them (``llm.speed.assume_serial``)."""
+        if not self.settings.assume_serial:
+            return True
+        with self._lock:
+            return not self._running.get(key, True)
 
     def _queued(self) -> float:
         if not self.settings.assume_serial:
