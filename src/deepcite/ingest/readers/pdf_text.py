@@ -132,12 +132,13 @@ def page_blocks(pages: list[list[Line]]) -> list[Block]:
     return blocks
 
 
-# what a sentence goes on past when it is set around it on the page
-_INTERRUPTIONS = frozenset({TextKind.TABLE, TextKind.FIGURE, TextKind.CAPTION, TextKind.FURNITURE})
+# what a sentence goes on past when it is set around it on the page (a table stays where it is: its chunks
+# are made apart from the prose, and moving it moves which captions lie next to it)
+_INTERRUPTIONS = frozenset({TextKind.FIGURE, TextKind.CAPTION, TextKind.FURNITURE})
 
 
 def _mend_interrupted(blocks: list[Block], vocabulary: Counter[str]) -> list[Block]:
-    """A page's blocks with each sentence a table, figure, caption or footnote line interrupts read whole: a
+    """A page's blocks with each sentence a figure, caption or footnote line interrupts read whole: a
     prose block ending mid-sentence and the prose block of its section that goes on after the interruption
     are joined (a line-end hyphen as the document spells the word), the interruption following them. The
     sentence is then one run of the page's text, as a quote of it must be."""
