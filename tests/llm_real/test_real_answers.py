@@ -31,7 +31,7 @@ from deepcite.answer.llm_generator import LLMGenerator
 from deepcite.answer.pipeline import answer_budget, answer_context
 from deepcite.answer.prompts import UNKNOWN
 from deepcite.answer.support import CONTROL_PAIRS, JUDGE_PART, LLMSupportJudge
-from deepcite.config import AnswerBudgetSettings, AnswerSettings, Settings
+from deepcite.config import AnswerBudgetSettings, AnswerSettings, LLMStageSettings, Settings
 from deepcite.config.answer import AnswerGuardSettings
 from deepcite.llm.json import extract_json
 from deepcite.server.app import create_app
@@ -213,9 +213,10 @@ async def test_the_grounding_guard_ships_the_offline_summary_over_the_models_unc
 
 async def test_the_structure_guard_refuses_the_models_long_answer(make_client, minilm) -> None:
     """Asked for one section per aspect, SmolLM2's long answer breaks the structure (a repeated or empty section,
-    a repeated line, or far more than it was asked for): the offline writer's sections are shipped."""
+    a repeated line, or far more than it was asked for): the offline writer's sections are shipped. The reply may
+    run to the long answer's default output cap (llm.stages.long_answer_tokens), as a user's would."""
     settings = writer_settings()
-    client = make_client()
+    client = make_client(max_output_tokens=LLMStageSettings().long_answer_tokens)
     ctx = ResponseContext.from_pack(make_pack(), settings.answer, request_id="real-3")
     writer = LLMGenerator(client, settings, ExtractiveGenerator(minilm, settings.answer))
     draft = await writer.long_answer_draft(ctx)
