@@ -4,6 +4,8 @@ losers and read the next hop's candidates from the winners' passages."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from deepcite.models import Candidate
 from deepcite.research.bridge import read_bridge as read_candidates
 from deepcite.research.bridge import relation_cues
@@ -130,7 +132,7 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         state.beam = (
             _read(state, adapters, passages, depth=1, weight=1.0) if max_depth(state, adapters) else []
         )
-        state.beam_read.extend(state.beam)
+        state.beam_read.extend(replace(e) for e in state.beam)  # a record: later rounds update the beam's own
         return state
     followed = [e for e in state.beam if e.followed_round == state.round]
     if not followed:
@@ -172,5 +174,5 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         if entry.name.lower() not in seen and len(seen) < s.beam:
             seen.add(entry.name.lower())
             state.beam.append(entry)
-            state.beam_read.append(entry)
+            state.beam_read.append(replace(entry))
     return state
