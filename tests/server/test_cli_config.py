@@ -44,11 +44,9 @@ def _commands(command: Any, path: tuple[str, ...] = ()) -> list[tuple[str, ...]]
 
 
 def _arguments(tmp: Path) -> dict[tuple[str, ...], list[str]]:
-    """Each command's arguments: enough to pass its own checks and reach its settings."""
+    """Each command's arguments: enough to pass its own checks and reach its settings (the files they name
+    in ``tmp`` are written by the test: listing the commands writes nothing)."""
     questions = tmp / "questions.jsonl"
-    questions.write_text(
-        json.dumps({"file": "flag_day.html", "question": "When?", "answer": "flag", "page": None}) + "\n"
-    )
     practitioners = FIXTURES / "practitioners"
     return {
         ("ingest",): [str(CORPUS), "-c", "papers"],
@@ -105,6 +103,9 @@ def test_config_reaches_the_command(
 ) -> None:
     (tmp_path / "queries.jsonl").write_text(
         json.dumps({"query": "knee surgeon", "relevant": {"Orthopedic Surgery": 2}}) + "\n"
+    )
+    (tmp_path / "questions.jsonl").write_text(
+        json.dumps({"file": "flag_day.html", "question": "When?", "answer": "flag", "page": None}) + "\n"
     )
 
     def engine_built(self: Engine, settings: Settings | None = None, **_: Any) -> None:
