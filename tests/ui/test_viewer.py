@@ -14,6 +14,7 @@ from urllib.parse import quote as url_quote
 from urllib.parse import urlencode
 
 import httpx
+import pymupdf
 import pytest
 from web.standin import serve_app
 
@@ -34,6 +35,14 @@ DOCX = FIXTURES / "docs" / "paper-excerpt.docx"
 TOKEN = "viewer-token"
 OTHER = "other-token"
 COLLECTION = "viewed"
+# a report whose fourth sentence runs over the page break: one passage from page 1 to page 2
+CROSSING_PAGES = (
+    "Warfarin trials in atrial fibrillation enrolled patients over a decade. The trials compared warfarin with "
+    "placebo in patients without valvular disease. Each trial followed its patients for strokes and major "
+    "bleeding. The pooled analysis of these trials was published by the investigators",
+    "in a single report with every trial's outcomes. Warfarin reduced the risk of stroke by 64 percent compared "
+    "with placebo. Major bleeding on warfarin was rare in the trials of atrial fibrillation.",
+)
 
 pytestmark = [
     pytest.mark.slow,
@@ -50,8 +59,21 @@ def folded(text: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def viewer_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """A server with auth on: the PDF, HTML and DOCX fixtures shared with group cardiology only."""
+def crossing_pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A two-page PDF whose text runs on over the page break (:data:`CROSSING_PAGES`)."""
+    path = tmp_path_factory.mktemp("ui-viewer-files") / "pooled-report.pdf"
+    document = pymupdf.open()
+    for text in CROSSING_PAGES:
+        document.new_page().insert_textbox(pymupdf.Rect(72, 72, 520, 760), text, fontsize=11)
+    document.save(str(path))
+    document.close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def viewer_url(tmp_path_factory: pytest.TempPathFactory, crossing_pdf: Path) -> Iterator[str]:
+    """A server with auth on: the PDF, HTML and DOCX fixtures and the crossing PDF shared with group
+    cardiology only."""
     settings = Settings(
         data_dir=tmp_path_factory.mktemp("ui-viewer"), api_keys=f"{TOKEN}:cardiology,{OTHER}:oncology"
     )
@@ -59,7 +81,7 @@ def viewer_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         update={"server": settings.server.model_copy(update={"default_collection": COLLECTION})}
     )
     collection = open_collection(COLLECTION, settings)
-    IngestPipeline(collection).ingest_files([PDF, HTML, DOCX], acl=["cardiology"])
+    IngestPipeline(collection).ingest_files([PDF, HTML, DOCX, crossing_pdf], acl=["cardiology"])
     app = create_app(settings, store=collection.store, embedder=collection.embedder)
     with serve_app(lambda port: app) as port:
         yield f"http://127.0.0.1:{port}"
@@ -137,10 +159,10 @@ def test_a_pdf_citation_opens_at_its_page_with_the_quote_marked(page: Any, viewe
     screenshot(tab, "viewer-pdf.png", full_page=False)
 
 
-def _crossing_chunk() -> Chunk:
-    """The fixture PDF's passage that starts on page 1 and ends on page 2, as the server stored it."""
+def _crossing_chunk(pdf: Path) -> Chunk:
+    """The crossing PDF's passage that starts on page 1 and ends on page 2, as the server stored it."""
     settings = Settings()  # the fixture's reader and chunker settings: the same chunks, the same ids
-    read = read_file(PDF, doc_id=PDF.name, name=PDF.name, settings=settings.ingest)
+    read = read_file(pdf, doc_id=pdf.name, name=pdf.name, settings=settings.ingest)
     (chunks,) = chunk_reads(read.documents, settings.chunker).values()
     crossing = next(c for c in chunks if c.page == 1 and c.page_end == 2)
     assert crossing.sentence_pages is not None
@@ -173,13 +195,13 @@ def _open_quote(page: Any, viewer_url: str, chunk: Any, start: int, end: int) ->
     return citation["quote_page"]
 
 
-def test_a_quote_on_the_second_page_of_a_passage_opens_at_the_second_page(page: Any, viewer_url: str) -> None:
-    crossing = _crossing_chunk()
+def test_a_quote_on_the_second_page_of_a_passage_opens_at_the_second_page(
+    page: Any, viewer_url: str, crossing_pdf: Path
+) -> None:
+    crossing = _crossing_chunk(crossing_pdf)
     assert crossing.sentence_pages is not None
     assert crossing.sentence_pages[0] == 1 and crossing.sentence_pages[-1] == 2
-    start, end = crossing.spans()[
-        -1
-    ]  # the passage's last sentence, on page 2 (its first is a figure's labels)
+    start, end = crossing.spans()[-1]  # the passage's last sentence, on page 2
     assert _open_quote(page, viewer_url, crossing, start, end) == 2
     drawn, marked = _pages_shown(page)
     assert drawn == [2]  # not the passage's first page
@@ -188,11 +210,13 @@ def test_a_quote_on_the_second_page_of_a_passage_opens_at_the_second_page(page: 
     assert folded(highlighted) == folded(crossing.text[start:end])
 
 
-def test_a_quote_over_a_page_break_opens_at_its_first_page_marked_on_both(page: Any, viewer_url: str) -> None:
-    crossing = _crossing_chunk()
+def test_a_quote_over_a_page_break_opens_at_its_first_page_marked_on_both(
+    page: Any, viewer_url: str, crossing_pdf: Path
+) -> None:
+    crossing = _crossing_chunk(crossing_pdf)
     assert crossing.sentence_pages is not None
     second = crossing.sentence_pages.index(2)
-    start = crossing.spans()[second - 1][0]  # page 1's last sentence through page 2's last
+    start = crossing.spans()[second - 1][0]  # the sentence over the break through page 2's last
     end = crossing.spans()[-1][1]
     assert _open_quote(page, viewer_url, crossing, start, end) == 1
     drawn, marked = _pages_shown(page)
