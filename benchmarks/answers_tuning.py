@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from results_path import result_path
+from setting_values import setting_value
 
 from deepcite.answer.context import ResponseContext
 from deepcite.answer.extractive import ExtractiveGenerator
@@ -54,22 +55,15 @@ from deepcite.service import QuestionRequest
 PQAL = Path("/work/shared/datasets/pubmedqa_pqal")
 
 
-def _value(text: str) -> Any:
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return {"true": True, "false": False}.get(text.lower(), text)
-
-
 def candidates(sets: list[str], grids: list[str]) -> list[tuple[dict[str, Any], AnswerSettings]]:
     """Every combination of the ``--grid`` values over the ``--set`` ones, as (label, answer settings)."""
     fixed = [s.split("=", 1) for s in sets]
-    axes = [(g.split("=", 1)[0], [_value(v) for v in g.split("=", 1)[1].split(",")]) for g in grids]
+    axes = [(g.split("=", 1)[0], [setting_value(v) for v in g.split("=", 1)[1].split(",")]) for g in grids]
     out = []
     for combo in itertools.product(*(values for _, values in axes)) if axes else [()]:
-        chosen = {k: _value(v) for k, v in fixed} | {k: v for (k, _), v in zip(axes, combo, strict=True)}
+        chosen = {k: setting_value(v) for k, v in fixed} | {
+            k: v for (k, _), v in zip(axes, combo, strict=True)
+        }
         sections: dict[str, dict[str, Any]] = {}
         for key, value in chosen.items():
             section, name = key.split(".", 1)
@@ -245,7 +239,7 @@ def main() -> None:
         for item in args.research:
             key, value = item.split("=", 1)
             section, name = key.split(".", 1)
-            sections.setdefault(section, {})[name] = _value(value)
+            sections.setdefault(section, {})[name] = setting_value(value)
         settings = settings.model_copy(update={"research": settings.research.tuned(**sections)})
     args.variant = "-".join(sorted(args.research)).replace("/", "_")
     engine = Engine(settings)

@@ -22,6 +22,7 @@ import time
 from pathlib import Path
 
 from results_path import result_path
+from setting_values import setting_value
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -46,15 +47,6 @@ EXTRACTION = {
 DEPTH = 10
 
 
-def _value(text: str) -> object:
-    for cast in (int, float):
-        try:
-            return cast(text)
-        except ValueError:
-            pass
-    return {"true": True, "false": False}.get(text.lower(), text)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -69,8 +61,10 @@ def main() -> None:
     )
     args = parser.parse_args()
     args.out = args.out or result_path("graph_recall")
-    fixed = {k: _value(v) for k, v in (item.split("=", 1) for item in args.set)}
-    axes = [(k, [_value(x) for x in v.split(",")]) for k, v in (item.split("=", 1) for item in args.grid)]
+    fixed = {k: setting_value(v) for k, v in (item.split("=", 1) for item in args.set)}
+    axes = [
+        (k, [setting_value(x) for x in v.split(",")]) for k, v in (item.split("=", 1) for item in args.grid)
+    ]
     combos = [
         dict(zip([k for k, _ in axes], values, strict=True))
         for values in itertools.product(*[v for _, v in axes])
