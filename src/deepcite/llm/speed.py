@@ -98,7 +98,6 @@ class SpeedMeter:
         self.settings = settings
         self._samples: deque[_Sample] = deque(maxlen=settings.window)
         self._lock = threading.Lock()
-        self.first_reply_s: float | None = None  # how long the first measured reply took
         self._shares: deque[float] = deque(maxlen=settings.window)  # replies' tokens / their output cap
         self._in_flight: dict[int, float] = {}  # calls sent and not ended: their predicted end (monotonic)
         self._next_id = 0
@@ -109,8 +108,6 @@ class SpeedMeter:
         if seconds <= 0 or prompt_tokens + reply_tokens <= 0:
             return
         with self._lock:
-            if self.first_reply_s is None:
-                self.first_reply_s = seconds
             self._samples.append(
                 _Sample(max(0, prompt_tokens), max(0, reply_tokens), seconds, time.monotonic())
             )
@@ -127,9 +124,12 @@ class SpeedMeter:
         """The reply length to plan for under an output cap: the cap times the largest share of their caps the
         measured replies ran to (the whole cap before any was measured: a small model that does not stop runs
         to it)."""
+        return max(1, round(cap * self._planned_share()))
+
+    def _planned_share(self) -> float:
+        """The largest share of their output caps the measured replies ran to (1.0 before any)."""
         with self._lock:
-            share = max(self._shares, default=1.0)
-        return max(1, round(cap * share))
+            return max(self._shares, default=1.0)
 
     def samples(self) -> list[tuple[int, int, float]]:
         """The replies measured, oldest first: (prompt tokens, reply tokens, seconds)."""
@@ -220,9 +220,7 @@ class SpeedMeter:
         left = seconds / self.settings.margin - pace.read_s * prompt_tokens
         if left <= 0 or pace.write_s <= 0:
             return 0
-        with self._lock:
-            share = max(self._shares, default=1.0)
-        return int(left / pace.write_s / max(share, 1e-6))
+        return int(left / pace.write_s / max(self._planned_share(), 1e-6))
 
     def prompt_tokens_within(self, seconds: float, cap: int, bounds: Bounds = ()) -> int | None:
         """How many prompt tokens can be read in ``seconds`` (with the margin) leaving time for a reply under the
