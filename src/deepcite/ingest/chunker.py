@@ -202,19 +202,18 @@ def _pack_apart(units: list[_Unit], settings: ChunkerSettings) -> list[list[_Uni
     out of the embedder's window). A caption is carried into each chunk of its table, before the rows, when
     it takes at most half the budget; rows carry no overlap (each row is led by its headers)."""
     chunks: list[list[_Unit]] = []
-    for apart, run in groupby(_apart_groups(units), key=lambda group: group[0]):
-        for _, group in run:
-            if not apart:
-                chunks += _pack(group, settings)
-                continue
-            captions = [u for u in group if u.kind == TextKind.CAPTION]
-            body = [u for u in group if u.kind != TextKind.CAPTION]
-            size = sum(count_tokens(u.text) for u in captions)
-            if not captions or size > settings.max_tokens // 2:
-                chunks += _pack(group, settings, overlap=False)
-                continue
-            budget = ChunkerSettings(max_tokens=settings.max_tokens - size, overlap_tokens=0)
-            chunks += [captions + packed for packed in _pack(body, budget, overlap=False)]
+    for apart, group in _apart_groups(units):
+        if not apart:
+            chunks += _pack(group, settings)
+            continue
+        captions = [u for u in group if u.kind == TextKind.CAPTION]
+        body = [u for u in group if u.kind != TextKind.CAPTION]
+        size = sum(count_tokens(u.text) for u in captions)
+        if not captions or size > settings.max_tokens // 2:
+            chunks += _pack(group, settings, overlap=False)
+            continue
+        budget = ChunkerSettings(max_tokens=settings.max_tokens - size, overlap_tokens=0)
+        chunks += [captions + packed for packed in _pack(body, budget, overlap=False)]
     return chunks
 
 
