@@ -149,8 +149,10 @@ def where_is(
         return "not in context"
     target = [ctx.query]
     main = ctx.aspects[0].aspect_type if ctx.aspects else None
-    scores = generator._score(target, ctx.selected_chunks, [findings_first(ctx.query, main)])  # noqa: SLF001
-    scores = with_cue(settings.kinds, scores, ctx.query, question_kind(ctx.query))
+    kind = question_kind(ctx.query)
+    keep = generator._keeps_statistics(kind)  # noqa: SLF001
+    scores = generator._score(target, ctx.selected_chunks, [findings_first(ctx.query, main)], keep)  # noqa: SLF001
+    scores = with_cue(settings.kinds, scores, ctx.query, kind)
     holding = [i for i, x in enumerate(scores.sentences) if states_answer(x.text, phrases)]
     if not holding:
         # answer_form spacing: a phrase across two sentences, or in a heading/caption the writer leaves out
@@ -183,10 +185,9 @@ def documents(args: argparse.Namespace, engine: Engine) -> dict[str, Any]:
         for q, ctx in zip(checks, contexts, strict=True):
             answered = _answer(ctx, generator, answer_settings, engine)
             kind = question_kind(q.question).value
-            stated = tally.add(q.kind, answered.summary, answered.answer, q.answer)
+            stated, together = tally.add(q.kind, answered.summary, answered.answer, q.answer)
             by_kind.add(kind, answered.summary, answered.answer, q.answer)
             if n == 0:
-                together = states_answer(f"{answered.summary}\n{answered.answer}", q.answer)
                 outcome = {"id": q.id, "kind": kind, "summary": stated, "together": together}
                 if not stated:
                     outcome["where"] = where_is(q, ctx, generator, answer_settings)

@@ -132,6 +132,23 @@ def test_an_amount_question_opens_with_the_sentence_holding_the_number() -> None
     assert "5.1 Main Results" not in text.split(".")[0]
 
 
+def test_a_question_asking_for_figures_keeps_the_parenthesised_statistics_that_hold_them() -> None:
+    chunks = [
+        _chunk(
+            1,
+            "The tuned gpt-3.5-turbo outperforms untuned gpt-4 in accuracy (92% vs. 70%) on level 2 Algebra.",
+        ),
+        _chunk(2, "Level 2 Algebra problems were solved with an equal inference budget."),
+    ]
+    asked = _summary(
+        "How did tuned gpt-3.5-turbo compare with untuned gpt-4 in accuracy on level 2 Algebra?", chunks
+    )
+    assert "(92% vs. 70%)" in asked
+    # a question that does not ask for figures reads the sentence without them, as before
+    told = _summary("What happens with the tuned gpt-3.5-turbo on level 2 Algebra?", chunks)
+    assert "outperforms untuned gpt-4 in accuracy on level 2" in told and "92%" not in told
+
+
 def test_a_definition_question_opens_with_the_definition() -> None:
     chunks = [
         _chunk(1, "Counterfactual explanations have been used widely in chemistry and biology."),

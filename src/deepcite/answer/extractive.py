@@ -131,8 +131,8 @@ class ExtractiveGenerator:
             *([True] * len(sides)),
             *(findings_first(a.aspect, a.aspect_type) for a in parts),
         ]
-        scores = self._score(targets, ctx.selected_chunks, first)
         kind = question_kind(ctx.query) if self._settings.kinds.enabled else AnswerKind.OTHER
+        scores = self._score(targets, ctx.selected_chunks, first, self._keeps_statistics(kind))
         scores = with_cue(self._settings.kinds, scores, ctx.query, kind)
         answering = self._answering(scores)
         if sides:  # a finding per side and the contrast; the contrast first when it states the comparison
@@ -200,11 +200,12 @@ class ExtractiveGenerator:
         first = [findings_first(t, by_title[t].aspect_type if t in by_title else None) for t in titles] or [
             findings_first(ctx.query, None)
         ]
-        scores = self._score(targets, ctx.selected_chunks, first)
+        kind = question_kind(ctx.query) if self._settings.kinds.enabled else AnswerKind.OTHER
+        scores = self._score(targets, ctx.selected_chunks, first, self._keeps_statistics(kind))
         if (
             sections == 1 and self._settings.kinds.enabled
         ):  # one section answers the question itself: as asked
-            scores = with_cue(self._settings.kinds, scores, ctx.query, question_kind(ctx.query))
+            scores = with_cue(self._settings.kinds, scores, ctx.query, kind)
         home = scores.support.argmax(axis=1)  # the section each sentence supports best
         rows = range(len(scores.sentences))
         picked: list[list[int]] = []
@@ -343,16 +344,25 @@ class ExtractiveGenerator:
         value, sentences = scores.value[:, target], scores.sentences
         return sorted(pool, key=lambda i: (-value[i], sentences[i].cite, sentences[i].position))
 
+    def _keeps_statistics(self, kind: AnswerKind) -> bool:
+        """Whether a question of ``kind`` is answered by figures, so its sentences keep their statistics."""
+        return kind.value in self._settings.kinds.statistics_kept_for
+
     def _score(
-        self, targets: list[str], chunks: Sequence[ContextChunk], findings_first: list[bool]
+        self,
+        targets: list[str],
+        chunks: Sequence[ContextChunk],
+        findings_first: list[bool],
+        keep_statistics: bool = False,
     ) -> SentenceScores:
-        """Every evidence sentence's support and value for every target (see the module docstring).
+        """Every evidence sentence's support and value for every target (see the module docstring); with
+        ``keep_statistics`` the sentences are quoted with their parenthesised statistics.
 
         Only the ``max_embedded_sentences`` sentences with the most lexical overlap are embedded (0: all);
         the others keep their lexical support alone. Embedding is the answer stage's main cost.
         """
         s = self._settings
-        sentences = self._sentences(chunks)
+        sentences = self._sentences(chunks, keep_statistics)
         if not sentences:
             empty = np.zeros((0, len(targets)), np.float32)
             return SentenceScores(
@@ -423,7 +433,7 @@ class ExtractiveGenerator:
                 best[name] = np.maximum(best[name], title)
         return np.vstack([best[x.study] for x in sentences])
 
-    def _sentences(self, chunks: Sequence[ContextChunk]) -> list[EvidenceSentence]:
+    def _sentences(self, chunks: Sequence[ContextChunk], keep_statistics: bool) -> list[EvidenceSentence]:
         out: list[EvidenceSentence] = []
         seen: set[str] = set()
         for chunk in chunks:
@@ -437,7 +447,8 @@ class ExtractiveGenerator:
                 text = re.sub(
                     r"\s+([.,;:!?])", r"\1", re.sub(r"\s{2,}", " ", CITATION_RE.sub("", body))
                 ).strip()
-                shown = elide_statistics(text) if self._settings.extractive.elide_statistics else text
+                elide = self._settings.extractive.elide_statistics and not keep_statistics
+                shown = elide_statistics(text) if elide else text
                 if never_quoted(shown):
                     continue  # a copyright, venue or running-head line, or a reference entry
                 terms = tokenize(spelled(shown))

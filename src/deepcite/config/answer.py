@@ -117,6 +117,9 @@ class AnswerKindSettings(Section):
     unlabelled_phrase_weight: float = Field(default=0.3, ge=0.0, le=1.0)
     # and, for a question that does not ask for findings, its own support without its study's share
     own_weight: float = Field(default=0.3, ge=0.0, le=1.0)
+    # the kinds of question whose answer is a figure: their quoted sentences keep parenthesised statistics
+    # ("(92% vs. 70%)"), which extractive.elide_statistics leaves out of every other answer
+    statistics_kept_for: frozenset[Literal["amount", "comparison"]] = frozenset({"amount", "comparison"})
     # an amount or a name: the table row that fits the question this well (answer/table_rows.py: 1 names the
     # question's name and the measure asked, 0.5 the name and a number) ends the summary
     row_min_fit: float = Field(default=0.5, ge=0.0, le=1.0)

@@ -53,15 +53,18 @@ class AnswerCheck:
     summary: dict[str, int] = field(default_factory=dict)
     together: dict[str, int] = field(default_factory=dict)
 
-    def add(self, kind: str, summary: str, long_answer: str, phrases: str | Sequence[str]) -> bool:
-        """Count one answered question; returns whether its summary states the answer."""
+    def add(
+        self, kind: str, summary: str, long_answer: str, phrases: str | Sequence[str]
+    ) -> tuple[bool, bool]:
+        """Count one answered question; returns whether its summary states the answer, and whether the summary
+        and long answer together do."""
         in_summary = states_answer(summary, phrases)
         in_either = in_summary or states_answer(f"{summary}\n{long_answer}", phrases)
         for key in dict.fromkeys(("all", kind)):
             self.questions[key] = self.questions.get(key, 0) + 1
             self.summary[key] = self.summary.get(key, 0) + in_summary
             self.together[key] = self.together.get(key, 0) + in_either
-        return in_summary
+        return in_summary, in_either
 
     def rates(self) -> dict[str, dict[str, float | int]]:
         """The shares per kind (``all`` first), with the question counts they are of."""

@@ -50,12 +50,16 @@ def _runs(engine: Engine, collection: str, k: int, research: bool) -> dict[str, 
     return runs
 
 
-def _hit_rates(checks: list[CheckQuestion], run: Run, k: int) -> tuple[dict[str, float], dict[str, float]]:
-    """hit@k and page correctness of one system, and hit@k per question kind (and blind / not blind)."""
+def _hit_rates(
+    checks: list[CheckQuestion], run: Run, k: int, per_question: dict[str, dict[str, Any]], label: str
+) -> tuple[dict[str, float], dict[str, float]]:
+    """hit@k and page correctness of one system, and hit@k per question kind (and blind / not blind); each
+    question's hit is written into ``per_question[id][label]``."""
     hits = page_ok = 0
     per_kind: dict[str, list[bool]] = {}
     for q in checks:
         found = [page for hit, page in (chunk_hit(chunk, q) for chunk in run(q.question)) if hit]
+        per_question[q.id][label] = bool(found)
         hits += bool(found)
         page_ok += bool(found) and found[0]
         per_kind.setdefault(q.kind, []).append(bool(found))
@@ -99,14 +103,16 @@ def evaluate_documents(
     offline = engine if not settings.llm.configured else engine.sharing(offline_settings(settings))
     try:
         scores, kinds = {}, {}
+        per_question: dict[str, dict[str, Any]] = {q.id: {"kind": q.kind} for q in checks}
         for label, run in _runs(offline, collection, k, research).items():
-            scores[label], kinds[label] = _hit_rates(checks, run, k)
+            scores[label], kinds[label] = _hit_rates(checks, run, k, per_question, label)
         quoted, stated = QuoteCheck(), AnswerCheck()
         if quotes:
             for q in checks:
                 answered = offline.ask_sync(QuestionRequest(query=q.question, collection=collection))
                 quoted = quoted.add(check_quotes(cited_citations(answered), pages_of))
-                stated.add(q.kind, answered.summary, answered.answer, q.answer)
+                in_summary, in_either = stated.add(q.kind, answered.summary, answered.answer, q.answer)
+                per_question[q.id] |= {"summary": in_summary, "summary_or_long": in_either}
     finally:
         if offline is not engine:
             offline.close()
@@ -118,5 +124,6 @@ def evaluate_documents(
         f"hit@{k}_per_kind": kinds,
         "questions_per_kind": dict(sorted(Counter(q.kind for q in checks).items())),
         **({"quotes": quoted.rates(), "states_answer": stated.rates()} if quotes else {}),
+        "per_question": per_question,
         "ingest": {"files": len(report.files), "chunks": report.chunks, "seconds": round(report.seconds, 1)},
     }
