@@ -161,6 +161,30 @@ def test_html_keeps_the_article_and_drops_navigation_and_hidden_blocks(tmp_path:
     assert "var x" not in filing.document.text
 
 
+def test_a_posts_date_line_and_byline_open_its_text_and_page_furniture_stays_out(tmp_path: Path) -> None:
+    body = "Emscripten now emits standalone Wasm files that run without the JS runtime. " * 6
+    page = tmp_path / "post.html"
+    page.write_text(
+        "<html><head><meta charset='utf-8'></head><body><nav><p>By Site Editors</p><time datetime='2020-01-01'>1 January 2020</time></nav>"
+        "<article><header><h1>Outside the web</h1><p class='meta'>Published "
+        "<time datetime='2019-11-21'>21 November 2019</time> · Tagged with <a href='/t'>WebAssembly</a></p>"
+        f"</header><div><p>{body}</p><p>{body}</p></div>"
+        "<footer><div><img src='a.jpg'><p>Posted by Alon Zakai.</p></div></footer></article>"
+        "<div class='authority-control'>Authority control databases</div>"
+        "<footer><p>By using this site you agree to the terms.</p></footer></body></html>"
+    )
+    (post,) = read(page).documents
+    opening = post.document.text.split("Emscripten now")[0]
+    assert "Published 21 November 2019 · Tagged with WebAssembly" in opening
+    assert "Posted by Alon Zakai." in opening
+    assert (
+        "Site Editors" not in post.document.text and "1 January 2020" not in post.document.text
+    )  # navigation
+    assert "Authority control" not in opening and "agree to the terms" not in post.document.text
+    (plain,) = read(page, IngestSettings(html_front_matter_chars=0)).documents
+    assert "Published" not in plain.document.text and "Posted by" not in plain.document.text
+
+
 def test_epub_chapters_in_spine_order_with_titles_as_sections() -> None:
     (doc,) = read(DOCS / "winter-sports.epub").documents
     assert doc.document.title == "Winter Sports in Switzerland"

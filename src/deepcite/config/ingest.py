@@ -74,6 +74,9 @@ class IngestSettings(Section):
     # how many batches the worker may read ahead: more than one lets a slow file to read (OCR, a large web
     # page) be read while an earlier, larger batch embeds; each is at most batch_chars of text (or one file)
     read_ahead_batches: int = Field(3, ge=1)
+    # a web page's date line and byline ("Published 21 November 2019 · Tagged with …", "Posted by …") open its
+    # text when at most this long (a longer element is a section, not a line); 0: left out
+    html_front_matter_chars: int = Field(200, ge=0)
     # file type -> "module:attribute" of a Reader to use instead of the built-in one
     readers: dict[str, str] = Field(default_factory=dict)
 

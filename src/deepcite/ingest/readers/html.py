@@ -3,7 +3,9 @@
 Before either runs, hidden content is dropped: scripts, styles, ``hidden`` and ``display:none`` elements,
 and inline-XBRL headers (``ix:header``), which hold machine-readable facts, not prose. trafilatura gives
 the main content as XML (headings, paragraphs, lists, tables), which :mod:`deepcite.ingest.readers.markup`
-turns into prose blocks: headings as sections, tables row by row, note markers and ``[edit]`` left out.
+turns into prose blocks: headings as sections, tables row by row, note markers and ``[edit]`` left out. The
+page's date line and byline, which trafilatura leaves out, open the text
+(:mod:`deepcite.ingest.readers.html_front`).
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from lxml import html as lxml_html
 from deepcite.config import IngestSettings
 from deepcite.ingest.readers.base import Block, ReadResult, document_from_blocks
 from deepcite.ingest.readers.clean import drop_note_markers
+from deepcite.ingest.readers.html_front import front_matter
 from deepcite.ingest.readers.markup import inline_text, tree_blocks
 
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
@@ -44,6 +47,9 @@ class HtmlReader:
             favor_recall=True,
         )
         blocks = tree_blocks(etree.fromstring(xml.encode("utf-8"), _XML)) if xml else []
+        main_text = " ".join(b.text for b in blocks)
+        if lines := front_matter(tree, main_text, settings.html_front_matter_chars):
+            blocks.insert(0, Block("\n\n".join(lines), None, blocks[0].section if blocks else None))
         year = metadata.date[:4] if metadata and metadata.date and metadata.date[:4].isdigit() else None
         return document_from_blocks(
             blocks,

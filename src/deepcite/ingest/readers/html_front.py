@@ -1,0 +1,99 @@
+"""A web page's front matter as the page prints it: its date line and its byline.
+
+trafilatura keeps a post's main text and leaves out the lines above it ("Published 21 November 2019 · Tagged
+with WebAssembly", "Posted by Alon Zakai."), so "who wrote it" and "when was it published" had no sentence
+to quote. :func:`front_matter` finds them in the page itself, outside navigation, sidebars and the page's
+footer:
+
+- the date line: the block around the first ``<time>`` (or ``itemprop="datePublished"``) element;
+- the byline: the first element marked as the author (``itemprop``, ``rel``, ``class`` or ``id`` holding
+  "author" or "byline"), else the first paragraph that reads "By …" or "Posted by …".
+
+Each is the element's own text, white space collapsed, at most ``html_front_matter_chars`` characters (a
+longer one is a whole section, not a line); a line the main text already holds is left out.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from lxml import html as lxml_html
+
+_OUTSIDE = frozenset({"nav", "aside", "form", "menu"})
+_ARTICLE = frozenset({"article", "main"})
+_BLOCK = frozenset({"p", "div", "li", "header", "section", "article", "address", "dd", "span", "small"})
+_BREAKING = _BLOCK - {"span", "small"} | {"br", "h1", "h2", "h3", "h4", "h5", "h6", "td", "th", "tr"}
+_AUTHOR_MARKS = frozenset({"author", "authors", "byline"})
+_MARK_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_DATE_PROP = frozenset({"datepublished", "datecreated"})
+_BY_LINE_TAGS = frozenset({"p", "div", "span", "address"})
+_BY_LINE = re.compile(r"^(?:posted |written |published |created )?by\s+[A-Z]", re.I)
+
+
+def front_matter(tree: lxml_html.HtmlElement, main_text: str, max_chars: int) -> list[str]:
+    """The page's date line and byline, those not already in ``main_text`` (module docstring)."""
+    if max_chars <= 0:
+        return []
+    body = tree.find("body") if tree.find("body") is not None else tree
+    elements = [el for el in body.iter() if isinstance(el.tag, str) and not _outside(el)]
+    lines: list[str] = []
+    for found in (_date_line(elements, max_chars), _byline(elements, max_chars)):
+        if found and " ".join(found.split()) not in " ".join(main_text.split()) and found not in lines:
+            lines.append(found)
+    return lines
+
+
+def _date_line(elements: list[lxml_html.HtmlElement], max_chars: int) -> str | None:
+    for el in elements:
+        if el.tag == "time" or (el.get("itemprop") or "").lower() in _DATE_PROP:
+            block = next((a for a in _ancestors(el) if a.tag in _BLOCK), el)
+            text = _text(block)
+            return text if 0 < len(text) <= max_chars else _text(el) or None
+    return None
+
+
+def _byline(elements: list[lxml_html.HtmlElement], max_chars: int) -> str | None:
+    for el in elements:
+        marks = " ".join(el.get(a) or "" for a in ("itemprop", "rel", "class", "id"))
+        words = {w.lower() for w in _MARK_WORD.findall(marks)}  # "authorCol_Hf19", not "authority-control"
+        if words & _AUTHOR_MARKS and 0 < len(text := _text(el)) <= max_chars:
+            return text
+    for el in elements:
+        if el.tag in _BY_LINE_TAGS and _BY_LINE.match(text := _text(el)) and len(text) <= max_chars:
+            return text
+    return None
+
+
+def _ancestors(el: lxml_html.HtmlElement) -> Iterator[lxml_html.HtmlElement]:
+    parent = el.getparent()
+    while parent is not None:
+        yield parent
+        parent = parent.getparent()
+
+
+def _outside(el: lxml_html.HtmlElement) -> bool:
+    """Whether ``el`` sits in navigation, a sidebar, a form or the page's footer (an article's own footer,
+    which holds its byline, is in)."""
+    chain = [el, *_ancestors(el)]
+    in_article = any(a.tag in _ARTICLE for a in chain)
+    return any(a.tag in _OUTSIDE or (a.tag == "footer" and not in_article) for a in chain)
+
+
+def _text(el: lxml_html.HtmlElement) -> str:
+    """``el``'s text, a space where a block of it ends ("Chi Wang" / "Principal Researcher"), collapsed."""
+    parts: list[str] = []
+
+    def walk(node: lxml_html.HtmlElement) -> None:
+        block = isinstance(node.tag, str) and node.tag in _BREAKING
+        parts.append(" " if block else "")
+        if isinstance(node.tag, str) and node.text:
+            parts.append(node.text)
+        for child in node:
+            walk(child)
+            if child.tail:
+                parts.append(child.tail)
+        parts.append(" " if block else "")
+
+    walk(el)
+    return " ".join("".join(parts).split())
