@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from deepcite.config import EvidenceRankingSettings
 from deepcite.models import Candidate
@@ -110,3 +111,97 @@ def test_the_research_pack_ranks_the_chain_together_and_says_which_link_lifted(c
     on_chain, off_chain = ranks([c.chunk.title for c in unlinked.pack.final_evidence])
     assert max(on_chain) > min(off_chain)  # the rounds' order puts word matches inside the chain
     assert all(c.link is None for c in unlinked.pack.final_evidence)
+
+
+SPOUSE = "Who is the spouse of the director of Big Eyes?"
+
+
+def _spouse_pack() -> tuple[list[Candidate], np.ndarray, np.ndarray]:
+    """The film's page, two pages close to the question's words, and the bridge passage: a page titled after
+    another film that names the director (the bridge the beam read from the film's page) and his spouse, and
+    shares no title with the film's page."""
+    pack = _pack(
+        (
+            "film",
+            "Big Eyes",
+            "Big Eyes is an American drama directed by Tim Burton and written by Scott Alexander.",
+        ),
+        (
+            "near1",
+            "Angel Eyes (film)",
+            "Angel Eyes is an American drama about a police officer and her spouse.",
+        ),
+        ("near2", "Eyes Wide Open", "Eyes Wide Open is an American film whose director married its star."),
+        (
+            "bridge",
+            "Planet of the Apes (2001 film)",
+            "Tim Burton met Helena Bonham Carter on the set of the film.",
+        ),
+    )
+    question_vector = _unit([1, 0, 0])[0]
+    vectors = _unit([0.9, 0.1, 0], [0.7, 0.3, 0], [0.7, 0.3, 0], [0.2, 0.8, 0])
+    return pack, question_vector, vectors
+
+
+def test_a_passage_naming_the_beams_bridge_rises_beside_the_passage_it_was_read_from() -> None:
+    """The bridge passage shares only the director's name with the film's page: a shared name lifts it little,
+    the same name as a bridge the beam read lifts it by ``bridge_link_weight``."""
+    pack, question_vector, vectors = _spouse_pack()
+    settings = EvidenceRankingSettings(bridge_link_weight=0.5, bridge_link_spread=1.0)
+
+    plain = rank_evidence(SPOUSE, question_vector, pack, vectors, settings)
+    assert [c.chunk.chunk_id for c in plain][-1] == "bridge"
+    read = rank_evidence(SPOUSE, question_vector, pack, vectors, settings, {"Tim Burton": 2})
+    assert [c.chunk.chunk_id for c in read][:2] == ["film", "bridge"]
+    link = read[1].link
+    assert link is not None and link.entity == "tim burton" and link.via == "Big Eyes"
+    assert link.edge == "shared_name"  # a shared name, weighed as the beam's bridge
+    off = settings.model_copy(update={"bridge_link_weight": 0.0})
+    assert [
+        c.chunk.chunk_id
+        for c in rank_evidence(SPOUSE, question_vector, pack, vectors, off, {"Tim Burton": 2})
+    ][-1] == "bridge"
+
+
+def test_a_bridge_many_passages_or_pages_name_links_less() -> None:
+    """A bridge the whole pack shares ("American") is no chain: its weight falls with the passages sharing it
+    (``bridge_link_spread``) and with the collection's passages mentioning it (``bridge_link_specificity``)."""
+    from deepcite.research.linking import _keys, bridge_link_weights
+
+    pack, _, _ = _spouse_pack()
+    settings = EvidenceRankingSettings(
+        bridge_link_weight=0.6, bridge_link_spread=1.0, bridge_link_specificity=1.0
+    )
+    keys = [_keys(c.chunk, settings) for c in pack]
+    weights = bridge_link_weights({"Tim Burton": 2, "American": 2, "Scott Alexander": 2}, keys, settings)
+    assert weights["tim burton"] == pytest.approx(0.6)  # two passages share it
+    assert weights["american"] == pytest.approx(0.6 / 2)  # three passages share it
+    assert "scott alexander" not in weights  # one passage names it: it links nothing
+    frequent = bridge_link_weights({"Tim Burton": 62}, keys, settings)
+    assert frequent["tim burton"] == pytest.approx(0.6 / 3)  # log2(2 + 62) / 2 = 3
+    floor = settings.model_copy(update={"bridge_link_spread": 8.0})
+    assert bridge_link_weights({"American": 2}, keys, floor)["american"] == settings.shared_name_weight
+    assert (
+        bridge_link_weights({"Tim Burton": 2}, keys, settings.model_copy(update={"bridge_link_weight": 0}))
+        == {}
+    )
+
+
+def test_the_pack_links_the_bridges_the_beam_read() -> None:
+    """finalize's order takes every candidate the beam read, with the collection's mentions of it (none known
+    without an entity graph); nothing when the bridge links are off."""
+    from deepcite.config import ResearchSettings
+    from deepcite.research.nodes.finalize_evidence_pack import bridge_names
+    from deepcite.research.state import BeamEntry
+    from research.helpers import adapters, new_state
+
+    settings = ResearchSettings().tuned(ranking={"bridge_link_weight": 0.5})
+    state, planner = new_state(SPOUSE, settings)
+    assert bridge_names(state, adapters(planner)) == {}
+    state.beam_read = [
+        BeamEntry("Tim Burton", 1.0, ("film", "film")),
+        BeamEntry("American", 0.6, ("film", "film")),
+    ]
+    assert bridge_names(state, adapters(planner)) == {"Tim Burton": 0, "American": 0}
+    off = settings.tuned(ranking={"bridge_link_weight": 0.0})
+    assert bridge_names(state, adapters(planner, settings=off)) == {}

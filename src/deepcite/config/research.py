@@ -238,6 +238,14 @@ class EvidenceRankingSettings(Section):
     alias_prefix_min_words: int = Field(default=2, ge=1)
     alias_max_words: int = 6
     alias_lead_chars: int = 300
+    # the beam's bridges (research.bridge): two passages that both name a bridge candidate the beam read (the
+    # chain's next passage names the entity the passage before it answered) are linked by `bridge_link_weight`
+    # (0: off; otherwise such a shared name counts `shared_name_weight`), divided by (n - 1) ** `bridge_link_spread`
+    # for a name n passages of the pack share and by (log2(2 + m) / 2) ** `bridge_link_specificity` for one m
+    # passages of the collection mention (a name every passage mentions links nothing)
+    bridge_link_weight: float = 0.5
+    bridge_link_spread: float = 1.0
+    bridge_link_specificity: float = 1.0
 
 
 class StoppingSettings(Section):

@@ -14,7 +14,8 @@ times a name-sharing passage's score; ``iterations`` rounds of this carry a chai
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -74,9 +75,10 @@ def _names_title(question_key: str, titles: frozenset[str]) -> bool:
     return any(f" {t} " in padded for t in titles)
 
 
-def _link(a: _Keys, b: _Keys) -> tuple[str, str] | None:
+def _link(a: _Keys, b: _Keys, bridges: frozenset[str] = frozenset()) -> tuple[str, str] | None:
     """How passage ``a`` links to ``b``: ``(edge, entity)``, a title link before an alias link (a name's
-    shorter form is the other's alias) before a shared name, or ``None``."""
+    shorter form is the other's alias) before a shared bridge name (one of ``bridges``) before another
+    shared name, or ``None``."""
     title = (a.names & b.titles) or (b.names & a.titles)
     if title:
         return "title_link", min(title)
@@ -84,9 +86,32 @@ def _link(a: _Keys, b: _Keys) -> tuple[str, str] | None:
     if alias:
         return "alias_link", max(alias, key=len)
     shared = a.names & b.names
+    if shared & bridges:
+        return "bridge_name", max(shared & bridges, key=len)
     if shared:
         return "shared_name", max(shared, key=len)
     return None
+
+
+def bridge_link_weights(
+    bridges: Mapping[str, int], keys: Sequence[_Keys], settings: EvidenceRankingSettings
+) -> dict[str, float]:
+    """Each bridge name's link weight, by its entity key: ``bridge_link_weight``, divided by ``(n - 1) **
+    bridge_link_spread`` for a name ``n`` of the passages share and by ``(log2(2 + m) / 2) **
+    bridge_link_specificity`` for one ``m`` passages of the collection mention, never under
+    ``shared_name_weight``; a name fewer than two passages share links nothing and is left out."""
+    if not settings.bridge_link_weight:
+        return {}
+    out: dict[str, float] = {}
+    for name, mentions in bridges.items():
+        key = entity_key(name)
+        shared = sum(key in k.names for k in keys) if key else 0
+        if shared < 2:
+            continue
+        weight = settings.bridge_link_weight / (shared - 1) ** settings.bridge_link_spread
+        weight /= max(1.0, math.log2(2 + mentions) / 2) ** settings.bridge_link_specificity
+        out[key] = max(out.get(key, 0.0), weight, settings.shared_name_weight)
+    return out
 
 
 def rank_evidence(
@@ -95,13 +120,18 @@ def rank_evidence(
     evidence: Sequence[Candidate],
     vectors: np.ndarray,
     settings: EvidenceRankingSettings,
+    bridges: Mapping[str, int] | None = None,
 ) -> list[Candidate]:
     """``evidence`` (in the rounds' order, with unit ``vectors`` row by row) re-ordered by relevance to the
-    whole question plus the score of the passages it links to. The link that lifted a passage most is set
-    on its ``link``; ties keep the rounds' order."""
+    whole question plus the score of the passages it links to. Two passages that both name one of
+    ``bridges`` (the bridge candidates the research's beam read, each with the number of the collection's
+    passages that mention it) are linked by its :func:`bridge_link_weights` weight. The link that lifted a
+    passage most is set on its ``link``; ties keep the rounds' order."""
     if not evidence:
         return []
     keys = [_keys(c.chunk, settings) for c in evidence]
+    bridge_weight = bridge_link_weights(bridges or {}, keys, settings)
+    bridge_keys = frozenset(bridge_weight)
     question_key = entity_key(question)
     relevance = np.array(
         [
@@ -114,7 +144,7 @@ def rank_evidence(
     links: list[list[tuple[int, str, str]]] = [[] for _ in evidence]
     for i in range(len(evidence)):
         for j in range(i + 1, len(evidence)):
-            found = _link(keys[i], keys[j])
+            found = _link(keys[i], keys[j], bridge_keys)
             if found:
                 links[i].append((j, *found))
                 links[j].append((i, *found))
@@ -128,7 +158,13 @@ def rank_evidence(
     for _ in range(settings.iterations):
         previous = scores.copy()
         for i, linked in enumerate(links):
-            lifts = [(weight[edge] * previous[j], (j, edge, entity)) for j, edge, entity in linked]
+            lifts = [
+                (
+                    (bridge_weight[entity] if edge == "bridge_name" else weight[edge]) * previous[j],
+                    (j, edge, entity),
+                )
+                for j, edge, entity in linked
+            ]
             lift, via = max(lifts, key=lambda x: x[0], default=(0.0, None))
             scores[i] = relevance[i] + max(lift, 0.0)
             best[i] = via if lift > 0 else None
@@ -143,7 +179,7 @@ def rank_evidence(
             if via is None
             else EvidenceLink(
                 entity=via[2],
-                edge="shared_name" if via[1] == "shared_name" else "title_link",
+                edge="shared_name" if via[1] in ("shared_name", "bridge_name") else "title_link",
                 via=evidence[via[0]].chunk.title or evidence[via[0]].key[0],
             )
         )

@@ -7,6 +7,17 @@ from deepcite.research.linking import rank_evidence
 from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.state import ExecutorState
 from deepcite.research.vectors import candidate_vectors, text_vectors
+from deepcite.retrieval.graph.extract import entity_key
+
+
+def bridge_names(state: ExecutorState, adapters: Adapters) -> dict[str, int]:
+    """The bridge candidates the beam read, each with the number of the collection's passages that mention it
+    (0 when the collection keeps no entity graph): the pack's order links the passages that share one
+    (:func:`~deepcite.research.linking.rank_evidence`)."""
+    if not state.beam_read or not adapters.settings.ranking.bridge_link_weight:
+        return {}
+    frequency = adapters.titles.frequency(adapters.retriever)
+    return {e.name: frequency.get(entity_key(e.name), 0) for e in state.beam_read}
 
 
 def pack_order(state: ExecutorState, adapters: Adapters) -> list[Candidate]:
@@ -15,7 +26,8 @@ def pack_order(state: ExecutorState, adapters: Adapters) -> list[Candidate]:
 
     A passage's score is its best selection score over the rounds, so the rounds' order interleaves them:
     every sub-question's best passage comes before any second-best (earlier rounds first on ties). The final
-    order weighs that order with each passage's relevance to the whole question and its links to the others.
+    order weighs that order with each passage's relevance to the whole question and its links to the others,
+    among them the bridge candidates the beam read (:func:`bridge_names`).
     """
     settings = adapters.settings
     ranked = state.best_evidence()
@@ -31,7 +43,14 @@ def pack_order(state: ExecutorState, adapters: Adapters) -> list[Candidate]:
     if settings.ranking.enabled and len(final) > 1:
         question_vector = text_vectors(adapters.retriever, [state.plan.question], state.vectors)[0]
         vectors = candidate_vectors(adapters.retriever, final, state.vectors)
-        final = rank_evidence(state.plan.question, question_vector, final, vectors, settings.ranking)
+        final = rank_evidence(
+            state.plan.question,
+            question_vector,
+            final,
+            vectors,
+            settings.ranking,
+            bridge_names(state, adapters),
+        )
     return final
 
 

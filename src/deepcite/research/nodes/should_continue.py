@@ -85,6 +85,7 @@ def stop_decision(
         "vectors",
         "skipped_queries",
         "results",
+        "beam_read",
     ),
     writes=("no_novelty", "reports", "done", "stop_reason", "top_keys", "vectors"),
 )
