@@ -102,7 +102,7 @@ def test_no_padding_from_a_study_about_something_else() -> None:
         STATIN_Q,
         chunks,
         extractive={"other_study_ratio": 0.0, "continue_ratio": 0.0},
-        length={"extractive_summary_sentences": 3},
+        length={"extractive_yes_no_summary_sentences": 3},
     )
     assert 2 in cited(padded)  # the setting is what keeps it out
 

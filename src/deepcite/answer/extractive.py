@@ -119,9 +119,16 @@ class ExtractiveGenerator:
         self._cache_lock = threading.Lock()
 
     def summary(self, ctx: ResponseContext) -> str:
-        """Up to ``extractive_summary_sentences`` sentences, shaped by the question (module docstring)."""
+        """Up to ``extractive_summary_sentences`` sentences (``extractive_yes_no_summary_sentences`` for a yes/no
+        question), shaped by the question (module docstring)."""
         require_selected(ctx)
-        limit = self._settings.length.extractive_summary_sentences
+        kind = question_kind(ctx.query) if self._settings.kinds.enabled else AnswerKind.OTHER
+        length = self._settings.length
+        limit = (
+            length.extractive_yes_no_summary_sentences
+            if kind is AnswerKind.YES_NO
+            else length.extractive_summary_sentences
+        )
         sides = comparison_sides(ctx.aspects)
         parts = [] if sides else question_parts(ctx.aspects)
         targets = [ctx.query, *(aspect_target(a) for a in (sides or parts))]
@@ -131,7 +138,6 @@ class ExtractiveGenerator:
             *([True] * len(sides)),
             *(findings_first(a.aspect, a.aspect_type) for a in parts),
         ]
-        kind = question_kind(ctx.query) if self._settings.kinds.enabled else AnswerKind.OTHER
         scores = self._score(targets, ctx.selected_chunks, first, self._keeps_statistics(kind))
         scores = with_cue(self._settings.kinds, scores, ctx.query, kind)
         answering = self._answering(scores)

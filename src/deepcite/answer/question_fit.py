@@ -28,7 +28,7 @@ def with_row(
     ``kinds.row_fit_weight`` times its fit plus ``kinds.row_coverage_weight`` times the share of the question's
     terms it and its table's caption hold, less ``kinds.row_caption_mismatch`` when that caption names only
     what the question does not) in its last
-    place after the opening, when it is not chosen already."""
+    place after the opening, when it is not chosen already; another table's rows (that caption test) leave."""
     if kind not in (AnswerKind.AMOUNT, AnswerKind.NAME) or not chosen:
         return chosen
     fits = [(row_fit(x.text, question), i) for i, x in enumerate(scores.sentences)]
@@ -46,6 +46,11 @@ def with_row(
         ) - other, -i
 
     best = max(rows, key=rank)[1]
+    # beside the row that fits, a row of another table (its caption names only what the question does not) is
+    # a figure of something else
+    chosen = [
+        i for i in chosen if i == best or i == chosen[0] or not caption_mismatch(x[i].caption, question)
+    ]
     if best in chosen:
         return chosen
     return [*chosen[: max(1, limit - 1)], best]

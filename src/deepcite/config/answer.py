@@ -20,7 +20,12 @@ class AnswerLengthSettings(Section):
     # the extractive long answer's sections share at least this many sentences (a one-section answer is longer
     # than the quick summary)
     long_answer_min_sentences: int = 6
-    extractive_summary_sentences: int = 2  # most sentences of the extractive quick summary
+    # most sentences of the extractive quick summary: a question asking for a fact (an amount, a name, a date, a
+    # definition …) often has its answer in the second or third best sentence (docs/benchmarks/documents.md)
+    extractive_summary_sentences: int = Field(default=3, ge=1)
+    # … of a yes/no question: its finding and the sentence that carries it on (PubMedQA train: a third sentence
+    # lowers ROUGE-L against the authors' two-sentence conclusions)
+    extractive_yes_no_summary_sentences: int = Field(default=2, ge=1)
 
 
 class AnswerContextSettings(Section):
