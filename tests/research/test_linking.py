@@ -189,13 +189,13 @@ def test_a_bridge_many_passages_or_pages_name_links_less() -> None:
 
 def test_the_pack_links_the_bridges_the_beam_read() -> None:
     """finalize's order takes every candidate the beam read, with the collection's mentions of it (none known
-    without an entity graph); nothing when the bridge links are off (the default)."""
+    without an entity graph); nothing when the bridge links are off."""
     from deepcite.config import ResearchSettings
     from deepcite.research.nodes.finalize_evidence_pack import bridge_names
     from deepcite.research.state import BeamEntry
     from research.helpers import adapters, new_state
 
-    assert ResearchSettings().ranking.bridge_link_weight == 0.0  # off by default: profile bridge_links
+    assert ResearchSettings().ranking.bridge_link_weight == 0.5  # on by default; profile before_bridge_links: off
     settings = ResearchSettings().tuned(ranking={"bridge_link_weight": 0.5})
     state, planner = new_state(SPOUSE, settings)
     assert bridge_names(state, adapters(planner)) == {}
