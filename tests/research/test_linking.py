@@ -195,7 +195,9 @@ def test_the_pack_links_the_bridges_the_beam_read() -> None:
     from deepcite.research.state import BeamEntry
     from research.helpers import adapters, new_state
 
-    assert ResearchSettings().ranking.bridge_link_weight == 0.5  # on by default; profile before_bridge_links: off
+    assert (
+        ResearchSettings().ranking.bridge_link_weight == 0.5
+    )  # on by default; profile before_bridge_links: off
     settings = ResearchSettings().tuned(ranking={"bridge_link_weight": 0.5})
     state, planner = new_state(SPOUSE, settings)
     assert bridge_names(state, adapters(planner)) == {}
