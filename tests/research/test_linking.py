@@ -208,3 +208,36 @@ def test_the_pack_links_the_bridges_the_beam_read() -> None:
     assert bridge_names(state, adapters(planner)) == {"Tim Burton": 0, "American": 0}
     off = settings.tuned(ranking={"bridge_link_weight": 0.0})
     assert bridge_names(state, adapters(planner, settings=off)) == {}
+
+
+def test_a_hub_page_many_passages_name_lifts_them_less_than_the_chain_s_page() -> None:
+    # "United States" is named by many passages of the collection: a title link through it is no chain; the
+    # composer's page, which only the question's page names, is the chain's next link
+    pack = _pack(
+        (
+            "asch",
+            "Aschenbrödel",
+            "Aschenbrödel is a ballet by Johann Strauss II, staged in the United States.",
+        ),
+        ("us", "United States", "The United States is a country in North America."),
+        ("boston", "Boston", "Boston is the largest city of Massachusetts in the United States."),
+        ("strauss", "Johann Strauss II", "Strauss was born in St. Ulrich near Vienna."),
+    )
+    question = "Where was the composer of Aschenbrödel born?"
+    question_vector = np.array([1.0, 0.0], dtype=np.float32)
+    vectors = _unit(*[[c, (1 - c * c) ** 0.5] for c in (0.9, 0.8, 0.7, 0.4)])
+    settings = EvidenceRankingSettings(pack_weight=0.0)
+    frequency = {"united states": 500, "johann strauss ii": 2}
+
+    plain = [c.chunk.chunk_id for c in rank_evidence(question, question_vector, pack, vectors, settings)]
+    assert plain.index("boston") < plain.index("strauss")  # the hub's title link lifts Boston as much
+    hubs = settings.model_copy(update={"link_specificity": 1.5})
+    ranked = rank_evidence(question, question_vector, pack, vectors, hubs, frequency=frequency)
+    order = [c.chunk.chunk_id for c in ranked]
+    assert order.index("strauss") < order.index("boston")
+    strauss = ranked[order.index("strauss")].link
+    assert strauss is not None and strauss.edge == "title_link" and strauss.entity == "johann strauss ii"
+    # the same through the pack: a name most of the pack's passages mention links less (link_spread)
+    spread = settings.model_copy(update={"link_spread": 2.0})
+    spread_order = [c.chunk.chunk_id for c in rank_evidence(question, question_vector, pack, vectors, spread)]
+    assert spread_order.index("strauss") < spread_order.index("boston")

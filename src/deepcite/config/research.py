@@ -249,6 +249,12 @@ class EvidenceRankingSettings(Section):
     bridge_link_weight: float = 0.5
     bridge_link_spread: float = 1.0
     bridge_link_specificity: float = 1.0
+    # hubs: a title or alias link through a name n passages of the pack mention is divided by (n - 1) **
+    # `link_spread`, and through one m passages of the collection mention by (log2(2 + m) / 2) **
+    # `link_specificity` (never under `shared_name_weight`; 0: off): every passage naming "United States" is
+    # no chain to the page "United States"
+    link_spread: float = Field(default=0.0, ge=0.0)
+    link_specificity: float = Field(default=0.0, ge=0.0)
 
 
 class StoppingSettings(Section):

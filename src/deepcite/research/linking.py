@@ -114,6 +114,32 @@ def bridge_link_weights(
     return out
 
 
+def _hub_link_weights(
+    links: Sequence[Sequence[tuple[int, str, str]]],
+    keys: Sequence[_Keys],
+    frequency: Mapping[str, int],
+    settings: EvidenceRankingSettings,
+) -> dict[tuple[str, str], float]:
+    """The weight of each title or alias link through a name that many passages mention: ``link_weight``
+    (``alias_link_weight``) divided by ``(n - 1) ** link_spread`` for a name ``n`` of the pack's passages
+    mention and by ``(log2(2 + m) / 2) ** link_specificity`` for one ``m`` passages of the collection mention,
+    never under ``shared_name_weight``. A page every passage names ("United States") is a hub, not a chain's
+    next link. Empty when both exponents are 0."""
+    if not settings.link_spread and not settings.link_specificity:
+        return {}
+    base = {"title_link": settings.link_weight, "alias_link": settings.alias_link_weight}
+    out: dict[tuple[str, str], float] = {}
+    for linked in links:
+        for _, edge, entity in linked:
+            if edge not in base or (edge, entity) in out:
+                continue
+            named = sum(entity in k.names or entity in k.prefixes for k in keys)
+            weight = base[edge] / max(1, named - 1) ** settings.link_spread
+            weight /= max(1.0, math.log2(2 + frequency.get(entity, 0)) / 2) ** settings.link_specificity
+            out[(edge, entity)] = max(weight, min(settings.shared_name_weight, base[edge]))
+    return out
+
+
 def rank_evidence(
     question: str,
     question_vector: np.ndarray,
@@ -121,6 +147,7 @@ def rank_evidence(
     vectors: np.ndarray,
     settings: EvidenceRankingSettings,
     bridges: Mapping[str, int] | None = None,
+    frequency: Mapping[str, int] | None = None,
 ) -> list[Candidate]:
     """``evidence`` (in the rounds' order, with unit ``vectors`` row by row) re-ordered by relevance to the
     whole question plus the score of the passages it links to. Two passages that both name one of
@@ -153,6 +180,7 @@ def rank_evidence(
         "alias_link": settings.alias_link_weight,
         "shared_name": settings.shared_name_weight,
     }
+    hub = _hub_link_weights(links, keys, frequency or {}, settings)
     scores = relevance.copy()
     best: list[tuple[int, str, str] | None] = [None] * len(evidence)
     for _ in range(settings.iterations):
@@ -160,7 +188,12 @@ def rank_evidence(
         for i, linked in enumerate(links):
             lifts = [
                 (
-                    (bridge_weight[entity] if edge == "bridge_name" else weight[edge]) * previous[j],
+                    (
+                        bridge_weight[entity]
+                        if edge == "bridge_name"
+                        else hub.get((edge, entity), weight[edge])
+                    )
+                    * previous[j],
                     (j, edge, entity),
                 )
                 for j, edge, entity in linked

@@ -50,6 +50,7 @@ def pack_order(state: ExecutorState, adapters: Adapters) -> list[Candidate]:
             vectors,
             settings.ranking,
             bridge_names(state, adapters),
+            adapters.titles.frequency(adapters.retriever) if settings.ranking.link_specificity else None,
         )
     return final
 
