@@ -8,8 +8,10 @@ import pytest
 from deepcite.config import FollowupSettings
 from deepcite.models import Candidate
 from deepcite.research.followup import (
+    CITED_AUTHOR,
     DATE_OR_NUMBER,
     FURNITURE_REFERENCE,
+    HEADING_RUN_ON,
     LABEL,
     SENTENCE,
     STATISTICS_FRAGMENT,
@@ -50,6 +52,8 @@ STATIN_TITLE = "Does preoperative statin therapy prevent stroke after coronary s
         ("Table 2", FURNITURE_REFERENCE),
         ("Figure 3", FURNITURE_REFERENCE),
         ("the patients in this study were older than the others we saw", SENTENCE),
+        ("Qualitative Analysis Although DPR", HEADING_RUN_ON),  # a heading and the sentence below it
+        ("Evaluation We", HEADING_RUN_ON),
     ],
 )
 def test_noise_is_named_with_its_reason(term: str, reason: str) -> None:
@@ -72,6 +76,18 @@ def test_noise_is_named_with_its_reason(term: str, reason: str) -> None:
 def test_names_are_not_noise(term: str) -> None:
     assert noise_reason(term, SETTINGS) is None
     assert noise_reason(term, SETTINGS, title=True) is None
+
+
+def test_a_cited_works_author_is_not_a_followup_but_a_name_the_text_is_about_is() -> None:
+    text = (
+        "Confidence intervals come from the bootstrap (Efron and Tibshirani, 1993), as in Deutsch et al. (2021). "
+        "BM25 (Robertson and Zaragoza, 2009) is the sparse baseline. Bill Gates founded Microsoft in 1975, "
+        "and Gates led it until 2000."
+    )
+    for author in ("Efron", "Tibshirani", "Deutsch", "Robertson"):
+        assert noise_reason(author, SETTINGS, context=text) == CITED_AUTHOR
+    for name in ("BM25", "Bill Gates", "Microsoft", "Gates"):
+        assert noise_reason(name, SETTINGS, context=text) is None
 
 
 def test_a_sentence_case_title_is_a_copied_title_not_a_name() -> None:
@@ -163,6 +179,21 @@ def test_followup_terms_skip_noise_and_fall_back_to_noun_phrases() -> None:
     found = followup_terms(parent, QUESTION, per_passage=6, settings=SETTINGS)
     assert found.terms and len(found.terms) <= SETTINGS.phrases_per_passage
     assert found.terms == noun_phrases(no_names, QUESTION, SETTINGS)[: len(found.terms)]
+
+
+def test_a_documents_names_are_read_only_from_the_sentences_bearing_on_the_question() -> None:
+    text = (
+        "Statin pretreatment before surgery lowered the risk of stroke in the Cleveland Clinic registry. "
+        "Confidence intervals were computed as Kingma and Bootstrap Europe recommend for every cohort."
+    )
+    in_a_file = chunk("f", text, doc="statins.pdf")
+    in_a_file.file = "statins.pdf"
+    found = followup_terms(Candidate(chunk=in_a_file, score=1.0), QUESTION, per_passage=6, settings=SETTINGS)
+    assert "Cleveland Clinic" in found.terms
+    assert "Kingma" not in found.terms and "Bootstrap Europe" not in found.terms
+    # a passage of no document (an encyclopedia page's paragraph) still gives every name
+    page = Candidate(chunk=chunk("p", text, title="Statin"), score=1.0)
+    assert "Bootstrap Europe" in followup_terms(page, QUESTION, per_passage=6, settings=SETTINGS).terms
 
 
 def test_a_followup_hop_reads_like_a_persons_question() -> None:

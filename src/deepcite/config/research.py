@@ -59,6 +59,10 @@ class FollowupSettings(Section):
     # a name sharing no word with the question is followed only from a passage holding at least this share of
     # the question's terms (a hop from a passage that barely bears on the question drifts to another document)
     bridge_min_question_share: float = Field(default=0.25, ge=0.0, le=1.0)
+    # in a document (a file, a publication), names are read only from the sentences holding at least this share
+    # of the question's terms: a name elsewhere in the passage (a cited author, a heading, a dataset of another
+    # section) bridges to nothing the question asks (0: every sentence)
+    document_name_min_question_share: float = Field(default=0.25, ge=0.0, le=1.0)
     # a passage holding this many reference-entry years ("Xiong. 2022. QAFactEval …") is a reference list: no
     # follow-up is read from it (its names are cited works' authors and titles)
     reference_list_min_entries: int = Field(default=3, ge=1)

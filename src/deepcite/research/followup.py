@@ -12,7 +12,8 @@ that is a statistics fragment ("CI 0.91", "p < 0.05", "95%"), a date or bare num
 figure reference, an abbreviation the passage defines ("IFG" for "impaired fasting glucose (IFG)"), a label of
 common words ("Statin group"), a sentence (another paper's whole title), a venue or publisher ("Proceedings of
 …", "Association for Computational Linguistics", or any name read from such a line), a name in an author list,
-section words ("Main Results Table", "Introduction"), symbols ("λ = 1.1", "GPT- 4o") or any name of a reference
+section words ("Main Results Table", "Introduction"), a heading run into the sentence below it ("Qualitative
+Analysis Although DPR"), a cited work's author ("Efron and Tibshirani, 1993"), symbols ("λ = 1.1", "GPT- 4o") or any name of a reference
 list (a passage with ``reference_list_min_entries`` entry years) is never searched: it is
 returned in ``skipped`` with the reason, for the research report. Neither is the title of a file or a publication
 (it names the document, which the evidence holds already), nor a name that shares no word with the question when
@@ -37,11 +38,12 @@ from deepcite.research.followup_words import (
     PHRASE_BREAKS,
     PREFIXES,
     SECTION_WORDS,
+    SENTENCE_OPENERS,
     STATISTICS,
     STATISTICS_SYMBOLS,
     VENUE_WORDS,
 )
-from deepcite.text import STOP_WORDS, tokenize
+from deepcite.text import STOP_WORDS, split_sentences, tokenize
 
 STATISTICS_FRAGMENT = "a statistics fragment"
 DATE_OR_NUMBER = "a date or a bare number"
@@ -56,6 +58,8 @@ AUTHOR_LIST = "an author list"
 SECTION = "section words"
 SYMBOLS = "symbols, not a name"
 REFERENCE_LIST = "read from a reference list"
+HEADING_RUN_ON = "a heading run into a sentence, not a name"
+CITED_AUTHOR = "a cited work's author"
 DRIFT = "drifts from the question: shares no word with it, read from a passage that barely bears on it"
 
 # numbers (with their separators), words (with inner apostrophes, dots and hyphens), single symbols
@@ -69,6 +73,10 @@ _SENTENCE_BREAK = re.compile(r"[.!?]\s")  # a name read across a sentence end ("
 _LOWER_WORD = re.compile(r"\b[a-z]+\b")
 _NAME_PART = re.compile(r"[\s/-]+")
 _QUALIFIER = re.compile(r"(?<=\S)\s*\([^()]*\)$")  # "Kiss and Tell (1945 film)": the name, then what it is
+# what follows a cited author's name: "et al.", a year, or co-authors then a year ("Efron and Tibshirani, 1993")
+_CITATION_TAIL = re.compile(
+    r"(?:\s+et\s+al\b|(?:\s*(?:,|\band\b|&)\s*[A-Z][\w'’-]+)*\s*(?:,\s*|[(\[])(?:1[89]|20)\d\d[a-z]?\b)"
+)
 
 
 @dataclass
@@ -177,6 +185,20 @@ def _in_venue_line(term: str, context: str) -> bool:
     return bool(words & VENUE_WORDS) or "©" in segment
 
 
+def _heading_run_on(term: str) -> bool:
+    """Whether a word after the term's first is a capitalised sentence opener ("Qualitative Analysis Although
+    DPR", "Selector The Selector"): a heading read together with the first words of the sentence below it."""
+    words = [t for t in _TOKEN.findall(term) if t[0].isalpha()]
+    return any(w[0].isupper() and w.lower().rstrip(".") in SENTENCE_OPENERS for w in words[1:])
+
+
+def _cited_author(term: str, context: str) -> bool:
+    """Whether every place ``context`` names ``term`` is a citation of a work by it ("Efron and Tibshirani,
+    1993", "Guo et al. (2021)", "(Radev, 2013)")."""
+    places = [m.end() for m in re.finditer(rf"(?<!\w){re.escape(term)}(?!\w)", context)]
+    return bool(places) and all(_CITATION_TAIL.match(context, end) for end in places)
+
+
 def _in_author_list(term: str, context: str) -> bool:
     """Whether ``term`` stands in a list of person names of ``context`` ("… Answering Vera Kaplan, Boris Ostrov,
     Sana Mirza, …"): at least two of the comma- or "and"-separated parts next to the one holding it (two on
@@ -236,6 +258,10 @@ def noise_reason(
         return SECTION
     if context is not None and _in_author_list(term, context):
         return AUTHOR_LIST
+    if context is not None and _cited_author(term, context):
+        return CITED_AUTHOR
+    if _heading_run_on(term):
+        return HEADING_RUN_ON
     if numbers and any(w.lower() in FURNITURE for w in words[:1]):
         return FURNITURE_REFERENCE
     if (
@@ -304,7 +330,8 @@ def followup_terms(
 ) -> FollowupTerms:
     """The follow-up queries of one evidence passage that the question does not already name.
 
-    Its title when the title reads as a name, then up to ``per_passage`` names from its text; when neither
+    Its title when the title reads as a name, then up to ``per_passage`` names from its text (in a document,
+    from its sentences holding ``document_name_min_question_share`` of the question's terms); when neither
     gives one, up to ``phrases_per_passage`` of its :func:`noun_phrases`. A candidate whose content words all
     appear in the question, or that ``exclude`` holds (followed already), is passed over; a noisy one
     (:func:`noise_reason`; an abbreviation counts as defined when the passage or the rest of the ``evidence``
@@ -355,7 +382,15 @@ def followup_terms(
     elif title:
         consider(title, title=True)
     taken = 0
-    for found_name in names_in(text):
+    named = text
+    if _of_a_document(parent) and asked_stems:  # a document's names: only those of sentences bearing on it
+        share = settings.document_name_min_question_share
+        named = " ".join(
+            x
+            for x in split_sentences(text)
+            if len(set(tokenize(x)) & asked_stems) / len(asked_stems) >= share
+        )
+    for found_name in names_in(named):
         name = _SENTENCE_BREAK.split(found_name)[0].rstrip(".")
         if taken >= per_passage:
             break

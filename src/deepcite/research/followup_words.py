@@ -69,7 +69,15 @@ SECTION_WORDS = frozenset(
     evaluations analysis analyses ablation ablations limitations acknowledgements acknowledgments
     acknowledgement references bibliography appendix appendices overview summary preliminaries implementation
     details baselines baseline future ethics statement contributions contribution author authors impact broader
-    qualitative quantitative error errors case notes note""".split()
+    qualitative quantitative error errors case notes note algorithm algorithms""".split()
+)
+
+# words that open a sentence or clause and that a work's title-case name hardly holds after its first word
+# (articles and prepositions are left out: "What Are Little Girls Made Of?", "Here Comes The Sun"): a "name"
+# holding one there is a heading run into the sentence below it ("Qualitative Analysis Although DPR", "Evaluation
+# We", "Overview Our")
+SENTENCE_OPENERS = frozenset(
+    """although though however besides given see thus hence whereas unlike finally also we our""".split()
 )
 
 # the words of a venue, publisher, licence or copyright line ("Proceedings of the 25th Conference …",
