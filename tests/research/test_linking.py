@@ -226,12 +226,15 @@ def test_a_hub_page_many_passages_name_lifts_them_less_than_the_chain_s_page() -
     question = "Where was the composer of Aschenbrödel born?"
     question_vector = np.array([1.0, 0.0], dtype=np.float32)
     vectors = _unit(*[[c, (1 - c * c) ** 0.5] for c in (0.9, 0.8, 0.7, 0.4)])
-    settings = EvidenceRankingSettings(pack_weight=0.0)
+    settings = EvidenceRankingSettings(pack_weight=0.0, link_specificity=0.0)  # before_hub_links
     frequency = {"united states": 500, "johann strauss ii": 2}
 
-    plain = [c.chunk.chunk_id for c in rank_evidence(question, question_vector, pack, vectors, settings)]
+    plain = [
+        c.chunk.chunk_id
+        for c in rank_evidence(question, question_vector, pack, vectors, settings, frequency=frequency)
+    ]
     assert plain.index("boston") < plain.index("strauss")  # the hub's title link lifts Boston as much
-    hubs = settings.model_copy(update={"link_specificity": 1.5})
+    hubs = settings.model_copy(update={"link_specificity": 1.5})  # the default
     ranked = rank_evidence(question, question_vector, pack, vectors, hubs, frequency=frequency)
     order = [c.chunk.chunk_id for c in ranked]
     assert order.index("strauss") < order.index("boston")
