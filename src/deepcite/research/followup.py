@@ -59,6 +59,7 @@ SECTION = "section words"
 SYMBOLS = "symbols, not a name"
 REFERENCE_LIST = "read from a reference list"
 HEADING_RUN_ON = "a heading run into a sentence, not a name"
+OFF_QUESTION = "read from a sentence of the document that does not bear on the question"
 CITED_AUTHOR = "a cited work's author"
 DRIFT = "drifts from the question: shares no word with it, read from a passage that barely bears on it"
 
@@ -382,19 +383,24 @@ def followup_terms(
     elif title:
         consider(title, title=True)
     taken = 0
-    named = text
-    if _of_a_document(parent) and asked_stems:  # a document's names: only those of sentences bearing on it
+    bearing: set[str] | None = None  # a document's names: only those of sentences bearing on the question
+    if _of_a_document(parent) and asked_stems:
         share = settings.document_name_min_question_share
-        named = " ".join(
-            x
+        bearing = {
+            n.lower()
             for x in split_sentences(text)
             if len(set(tokenize(x)) & asked_stems) / len(asked_stems) >= share
-        )
-    for found_name in names_in(named):
+            for n in names_in(x)
+        }
+    for found_name in names_in(text):
         name = _SENTENCE_BREAK.split(found_name)[0].rstrip(".")
         if taken >= per_passage:
             break
         if title and name.lower() == title.lower():
+            continue
+        if bearing is not None and found_name.lower() not in bearing:
+            if not content_words(name) <= asked:
+                skip(name, DRIFT if not bears else OFF_QUESTION)
             continue
         taken += consider(name, name=True)
     if not found.terms:
