@@ -13,6 +13,7 @@ from deepcite.research.followup import (
     FURNITURE_REFERENCE,
     HEADING_RUN_ON,
     LABEL,
+    LETTERED,
     SENTENCE,
     STATISTICS_FRAGMENT,
     STRAY_ACRONYM,
@@ -191,6 +192,10 @@ def test_a_documents_names_are_read_only_from_the_sentences_bearing_on_the_quest
     found = followup_terms(Candidate(chunk=in_a_file, score=1.0), QUESTION, per_passage=6, settings=SETTINGS)
     assert "Cleveland Clinic" in found.terms
     assert "Kingma" not in found.terms and "Bootstrap Europe" not in found.terms
+    headed = chunk("h", "D Joint Training of Retriever lowers the risk of stroke after surgery.", doc="s.pdf")
+    headed.file = "s.pdf"
+    found = followup_terms(Candidate(chunk=headed, score=1.0), QUESTION, per_passage=6, settings=SETTINGS)
+    assert not found.terms and {s.reason for s in found.skipped} == {LETTERED}
     # a passage of no document (an encyclopedia page's paragraph) still gives every name
     page = Candidate(chunk=chunk("p", text, title="Statin"), score=1.0)
     assert "Bootstrap Europe" in followup_terms(page, QUESTION, per_passage=6, settings=SETTINGS).terms

@@ -60,6 +60,7 @@ SYMBOLS = "symbols, not a name"
 REFERENCE_LIST = "read from a reference list"
 HEADING_RUN_ON = "a heading run into a sentence, not a name"
 OFF_QUESTION = "read from a sentence of the document that does not bear on the question"
+LETTERED = "a lettered heading or a small-caps word split apart, not a name"
 CITED_AUTHOR = "a cited work's author"
 DRIFT = "drifts from the question: shares no word with it, read from a passage that barely bears on it"
 
@@ -154,6 +155,9 @@ def _sentence_like(term: str, settings: FollowupSettings) -> bool:
 _SYMBOLS = re.compile(
     r"[^\w\s'’.,&()/:+?!\"“”–-]|[_@#|\\]"
 )  # "λ = 1.1", "R@5", "GPT-4o |": a formula or markup
+# a name that opens with a lone capital letter (not the word "A" or "I"): an appendix heading's letter ("D Joint
+# Training of Retriever") or a small-caps word the PDF split ("S CIENCEPARSE")
+_LETTERED = re.compile(r"[B-HJ-Z]\s+[A-Z]")
 _BROKEN_WORD = re.compile(r"\w-\s|\s-\w")  # a word broken at a line end: "GPT- 4o", "PaSa -7b"
 _PERSON = re.compile(r"[A-Z][a-zà-ÿ'’-]+(?:\s+[A-Z]\.)*(?:\s+[A-Z][\w'’-]+){1,2}")
 # a reference entry's year: "Xiong. 2022. QAFactEval …", "(2019). Title", "2020a."
@@ -263,6 +267,8 @@ def noise_reason(
         return CITED_AUTHOR
     if _heading_run_on(term):
         return HEADING_RUN_ON
+    if _LETTERED.match(term):  # "D Joint Training of Retriever", "S CI Domain"
+        return LETTERED
     if numbers and any(w.lower() in FURNITURE for w in words[:1]):
         return FURNITURE_REFERENCE
     if (

@@ -69,7 +69,7 @@ SECTION_WORDS = frozenset(
     evaluations analysis analyses ablation ablations limitations acknowledgements acknowledgments
     acknowledgement references bibliography appendix appendices overview summary preliminaries implementation
     details baselines baseline future ethics statement contributions contribution author authors impact broader
-    qualitative quantitative error errors case notes note algorithm algorithms""".split()
+    qualitative quantitative error errors case notes note algorithm algorithms see""".split()
 )
 
 # words that open a sentence or clause and that a work's title-case name hardly holds after its first word
