@@ -200,14 +200,15 @@ def test_the_pack_links_the_bridges_the_beam_read() -> None:
     )  # on by default; profile before_bridge_links: off
     settings = ResearchSettings().tuned(ranking={"bridge_link_weight": 0.5})
     state, planner = new_state(SPOUSE, settings)
-    assert bridge_names(state, adapters(planner)) == {}
+    assert bridge_names(state, adapters(planner), {}) == {}
     state.beam_read = [
         BeamEntry("Tim Burton", 1.0, ("film", "film")),
         BeamEntry("American", 0.6, ("film", "film")),
     ]
-    assert bridge_names(state, adapters(planner)) == {"Tim Burton": 0, "American": 0}
+    assert bridge_names(state, adapters(planner), {}) == {"Tim Burton": 0, "American": 0}
+    assert bridge_names(state, adapters(planner), {"tim burton": 7}) == {"Tim Burton": 7, "American": 0}
     off = settings.tuned(ranking={"bridge_link_weight": 0.0})
-    assert bridge_names(state, adapters(planner, settings=off)) == {}
+    assert bridge_names(state, adapters(planner, settings=off), {}) == {}
 
 
 def test_a_hub_page_many_passages_name_lifts_them_less_than_the_chain_s_page() -> None:

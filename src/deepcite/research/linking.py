@@ -93,6 +93,14 @@ def _link(a: _Keys, b: _Keys, bridges: frozenset[str] = frozenset()) -> tuple[st
     return None
 
 
+def _damped(weight: float, shared: int, mentions: int, spread: float, specificity: float) -> float:
+    """A link ``weight`` through a name ``shared`` passages of the pack name and ``mentions`` passages of the
+    collection mention: divided by ``(shared - 1) ** spread`` and by ``(log2(2 + mentions) / 2) **
+    specificity``, neither divisor under 1."""
+    weight /= max(1, shared - 1) ** spread
+    return weight / max(1.0, math.log2(2 + mentions) / 2) ** specificity
+
+
 def bridge_link_weights(
     bridges: Mapping[str, int], keys: Sequence[_Keys], settings: EvidenceRankingSettings
 ) -> dict[str, float]:
@@ -108,8 +116,13 @@ def bridge_link_weights(
         shared = sum(key in k.names for k in keys) if key else 0
         if shared < 2:
             continue
-        weight = settings.bridge_link_weight / (shared - 1) ** settings.bridge_link_spread
-        weight /= max(1.0, math.log2(2 + mentions) / 2) ** settings.bridge_link_specificity
+        weight = _damped(
+            settings.bridge_link_weight,
+            shared,
+            mentions,
+            settings.bridge_link_spread,
+            settings.bridge_link_specificity,
+        )
         out[key] = max(out.get(key, 0.0), weight, settings.shared_name_weight)
     return out
 
@@ -134,8 +147,9 @@ def _hub_link_weights(
             if edge not in base or (edge, entity) in out:
                 continue
             named = sum(entity in k.names or entity in k.prefixes for k in keys)
-            weight = base[edge] / max(1, named - 1) ** settings.link_spread
-            weight /= max(1.0, math.log2(2 + frequency.get(entity, 0)) / 2) ** settings.link_specificity
+            weight = _damped(
+                base[edge], named, frequency.get(entity, 0), settings.link_spread, settings.link_specificity
+            )
             out[(edge, entity)] = max(weight, min(settings.shared_name_weight, base[edge]))
     return out
 

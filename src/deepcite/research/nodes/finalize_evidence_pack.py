@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from deepcite.models import BridgeCandidate, Candidate, EvidencePack
 from deepcite.research.linking import rank_evidence
 from deepcite.research.nodes.base import Adapters, node
@@ -10,13 +12,12 @@ from deepcite.research.vectors import candidate_vectors, text_vectors
 from deepcite.retrieval.graph.extract import entity_key
 
 
-def bridge_names(state: ExecutorState, adapters: Adapters) -> dict[str, int]:
+def bridge_names(state: ExecutorState, adapters: Adapters, frequency: Mapping[str, int]) -> dict[str, int]:
     """The bridge candidates the beam read, each with the number of the collection's passages that mention it
-    (0 when the collection keeps no entity graph): the pack's order links the passages that share one
-    (:func:`~deepcite.research.linking.rank_evidence`)."""
+    (``frequency``; 0 when the collection keeps no entity graph): the pack's order links the passages that
+    share one (:func:`~deepcite.research.linking.rank_evidence`)."""
     if not state.beam_read or not adapters.settings.ranking.bridge_link_weight:
         return {}
-    frequency = adapters.titles.frequency(adapters.retriever)
     return {e.name: frequency.get(entity_key(e.name), 0) for e in state.beam_read}
 
 
@@ -43,14 +44,17 @@ def pack_order(state: ExecutorState, adapters: Adapters) -> list[Candidate]:
     if settings.ranking.enabled and len(final) > 1:
         question_vector = text_vectors(adapters.retriever, [state.plan.question], state.vectors)[0]
         vectors = candidate_vectors(adapters.retriever, final, state.vectors)
+        frequency = adapters.titles.frequency(
+            adapters.retriever
+        )  # read once: bridge and hub links both use it
         final = rank_evidence(
             state.plan.question,
             question_vector,
             final,
             vectors,
             settings.ranking,
-            bridge_names(state, adapters),
-            adapters.titles.frequency(adapters.retriever) if settings.ranking.link_specificity else None,
+            bridge_names(state, adapters, frequency),
+            frequency,
         )
     return final
 
