@@ -13,8 +13,9 @@ figure reference, an abbreviation the passage defines ("IFG" for "impaired fasti
 common words ("Statin group"), a sentence (another paper's whole title), a venue or publisher ("Proceedings of
 …", "Association for Computational Linguistics", or any name read from such a line), a name in an author list,
 section words ("Main Results Table", "Introduction"), a heading run into the sentence below it ("Qualitative
-Analysis Although DPR"), a cited work's author ("Efron and Tibshirani, 1993"), symbols ("λ = 1.1", "GPT- 4o") or any name of a reference
-list (a passage with ``reference_list_min_entries`` entry years) is never searched: it is
+Analysis Although DPR"), a lettered heading ("D Joint Training of Retriever"), a cited work's author ("Efron and
+Tibshirani, 1993"), symbols ("λ = 1.1", "GPT- 4o") or any name of a reference list (a passage with
+``reference_list_min_entries`` entry years) is never searched: it is
 returned in ``skipped`` with the reason, for the research report. Neither is the title of a file or a publication
 (it names the document, which the evidence holds already), nor a name that shares no word with the question when
 its passage barely bears on the question (less than ``bridge_min_question_share`` of the question's terms): a
@@ -24,7 +25,7 @@ hop from it would drift to an unrelated document.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 from deepcite.config import FollowupSettings
@@ -190,10 +191,10 @@ def _in_venue_line(term: str, context: str) -> bool:
     return bool(words & VENUE_WORDS) or "©" in segment
 
 
-def _heading_run_on(term: str) -> bool:
-    """Whether a word after the term's first is a capitalised sentence opener ("Qualitative Analysis Although
-    DPR", "Selector The Selector"): a heading read together with the first words of the sentence below it."""
-    words = [t for t in _TOKEN.findall(term) if t[0].isalpha()]
+def _heading_run_on(words: Sequence[str]) -> bool:
+    """Whether a word after a term's first (``words``, its tokens that are words) is a capitalised sentence
+    opener ("Qualitative Analysis Although DPR", "Evaluation We"): a heading read together with the first
+    words of the sentence below it."""
     return any(w[0].isupper() and w.lower().rstrip(".") in SENTENCE_OPENERS for w in words[1:])
 
 
@@ -265,7 +266,7 @@ def noise_reason(
         return AUTHOR_LIST
     if context is not None and _cited_author(term, context):
         return CITED_AUTHOR
-    if _heading_run_on(term):
+    if _heading_run_on(words):
         return HEADING_RUN_ON
     if _LETTERED.match(term):  # "D Joint Training of Retriever", "S CI Domain"
         return LETTERED
