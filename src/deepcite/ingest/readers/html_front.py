@@ -36,10 +36,11 @@ def front_matter(tree: lxml_html.HtmlElement, main_text: str, max_chars: int) ->
     if max_chars <= 0:
         return []
     body = tree.find("body") if tree.find("body") is not None else tree
-    elements = [el for el in body.iter() if isinstance(el.tag, str) and not _outside(el)]
+    elements = list(_inside(body))
+    main = " ".join(main_text.split())
     lines: list[str] = []
     for found in (_date_line(elements, max_chars), _byline(elements, max_chars)):
-        if found and " ".join(found.split()) not in " ".join(main_text.split()) and found not in lines:
+        if found and " ".join(found.split()) not in main and found not in lines:
             lines.append(found)
     return lines
 
@@ -72,12 +73,21 @@ def _ancestors(el: lxml_html.HtmlElement) -> Iterator[lxml_html.HtmlElement]:
         parent = parent.getparent()
 
 
-def _outside(el: lxml_html.HtmlElement) -> bool:
-    """Whether ``el`` sits in navigation, a sidebar, a form or the page's footer (an article's own footer,
-    which holds its byline, is in)."""
-    chain = [el, *_ancestors(el)]
-    in_article = any(a.tag in _ARTICLE for a in chain)
-    return any(a.tag in _OUTSIDE or (a.tag == "footer" and not in_article) for a in chain)
+def _inside(root: lxml_html.HtmlElement) -> Iterator[lxml_html.HtmlElement]:
+    """``root`` and its elements in document order, in one walk, but those in navigation, a sidebar, a form or
+    the page's footer (an article's own footer, which holds its byline, is in)."""
+    # each entry: an element, and whether an element above it is navigation (…), a footer, an article
+    stack: list[tuple[lxml_html.HtmlElement, bool, bool, bool]] = [(root, False, False, False)]
+    while stack:
+        el, outside, footer, article = stack.pop()
+        if not isinstance(el.tag, str):
+            continue
+        outside = outside or el.tag in _OUTSIDE
+        footer = footer or el.tag == "footer"
+        article = article or el.tag in _ARTICLE
+        if not (outside or (footer and not article)):
+            yield el
+        stack.extend((child, outside, footer, article) for child in reversed(el))
 
 
 def _text(el: lxml_html.HtmlElement) -> str:
