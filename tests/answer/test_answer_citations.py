@@ -8,6 +8,7 @@ from hypothesis import strategies as st
 
 from deepcite.answer.citations import CITATION_RE, CitationCheck, check_citations, unresolved_citations
 from deepcite.answer.prompts import INSUFFICIENT, UNKNOWN
+from deepcite.answer.sentence_scores import cite
 from deepcite.text import split_sentences
 
 VALID = {1, 2, 3}
@@ -189,3 +190,26 @@ def test_checked_text_has_no_unresolved_marker_even_for_adversarial_input(policy
     text = "[0] [99]. [1-999999999] huge range. [2,,3] odd. [ 3 ] spaced.\n## [4]\n[5]"
     clean, _ = check_citations(text, VALID, policy)  # type: ignore[arg-type]
     assert unresolved_citations(clean, VALID) == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "written"),
+    [
+        (
+            "The bellows type is made of aluminum alloy only..",
+            "The bellows type is made of aluminum alloy only [1].",
+        ),
+        ("It was never reused...", "It was never reused [1]..."),
+        ("Why would it fail?!", "Why would it fail [1]?!"),
+        ("A lead-in with no stop", "A lead-in with no stop [1]."),
+    ],
+)
+def test_a_cited_quote_keeps_its_citation_whatever_its_closing_punctuation(
+    sentence: str, written: str
+) -> None:
+    """A source's doubled full stop ("only..") once split the cited sentence from its marker, and the check
+    then replaced the answer with the unknown phrase."""
+    assert cite(sentence, 1) == written
+    clean, check = check_citations(f"{cite(sentence, 1)} {cite('Another one here', 2)}", VALID)
+    assert clean == f"{written} Another one here [2]."
+    assert check.repaired == 0

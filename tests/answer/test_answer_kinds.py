@@ -359,3 +359,46 @@ def test_a_yes_no_question_over_unlabelled_text_weighs_its_word_pairs() -> None:
     plain, weighed = values(0.0, None), values(0.3, None)
     assert weighed[-1] - max(weighed[:-1]) > plain[-1] - max(plain[:-1])
     assert values(0.3, "RESULTS") == values(0.0, "RESULTS")
+
+
+@pytest.mark.parametrize(
+    ("question", "answer"),
+    [
+        ("Who wrote the post on standalone WebAssembly binaries?", "Posted by Alon Zakai"),
+        ("When was the post on standalone WebAssembly binaries published?", "Published 21 November 2019"),
+    ],
+)
+def test_who_wrote_it_and_when_it_was_published_are_read_from_the_front_matter(
+    question: str, answer: str
+) -> None:
+    """A byline or a date line has no verb and many capitals, and shares no word with the question; for a
+    question about the source itself it opens the summary, and only when it is the document's front matter."""
+    post = [
+        "Published 21 November 2019 · Tagged with WebAssembly tooling",
+        "Posted by Alon Zakai.",
+        "Emscripten has always focused first and foremost on compiling to the Web.",
+    ]
+    body = [
+        "Standalone WebAssembly binaries run in Wasm runtimes such as wasmtime without any JavaScript.",
+        "The post shows how Emscripten emits standalone WebAssembly binaries for the add example.",
+        "Standalone WebAssembly binaries were first discussed by the community group in 2017.",
+    ]
+
+    def chunks(front_position: int) -> list[ContextChunk]:
+        # the reader keeps the page's lines apart: each line is a sentence of its own
+        text = "\n".join(post)
+        spans = [(text.index(line), text.index(line) + len(line)) for line in post]
+        first = _chunk(1, text, doc="v8.html").model_copy(
+            update={"position": front_position, "sentence_spans": spans}
+        )
+        rest = _chunk(2, " ".join(body), doc="v8.html").model_copy(update={"position": 1})
+        return [rest, first]
+
+    assert question_kind(question) in (AnswerKind.NAME, AnswerKind.TIME)
+    assert _summary(question, chunks(0)).startswith(answer)
+    assert not _summary(question, chunks(7)).startswith(
+        answer
+    )  # the same lines mid-document: no front matter
+    off = AnswerSettings().tuned(kinds={"front_matter_weight": 0.0})
+    ctx = ResponseContext(request_id="r", query=question, selected_chunks=chunks(0))
+    assert not ExtractiveGenerator(HashingEmbedder(), off).summary(ctx).startswith(answer)

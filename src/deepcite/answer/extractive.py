@@ -445,7 +445,7 @@ class ExtractiveGenerator:
         for chunk in chunks:
             captions = row_captions(chunk)
             # no heading, caption, furniture, equation or reference entry
-            for raw in chunk.answer_sentences():
+            for n, raw in enumerate(chunk.answer_sentences()):
                 if LABEL_ONLY.match(raw):
                     continue  # a section label left on its own ("STUDY DESIGN/")
                 label, body = split_inline_label(raw)
@@ -474,6 +474,7 @@ class ExtractiveGenerator:
                             lead_fault=lead_fault(shown, self._settings.kinds),
                             caption=captions.get(raw, ""),
                             role_known=role_of_section(section) is not SentenceRole.UNKNOWN,
+                            opening=chunk.position == 0 and n < self._settings.kinds.front_matter_sentences,
                         )
                     )
         return out

@@ -9,7 +9,14 @@ from dataclasses import replace
 
 import numpy as np
 
-from deepcite.answer.question_kind import AnswerKind, answer_cue, figures, phrase_overlaps, states_kind
+from deepcite.answer.question_kind import (
+    AnswerKind,
+    answer_cue,
+    asks_about_source,
+    figures,
+    phrase_overlaps,
+    states_kind,
+)
 from deepcite.answer.sentence_scores import SentenceScores
 from deepcite.answer.table_rows import caption_mismatch, row_coverage, row_fit
 from deepcite.config.answer import AnswerKindSettings
@@ -68,7 +75,9 @@ def with_cue(
     sentence whose section says nothing of its role (no results or methods label to tell a finding by: "Is …
     a public holiday?" in a web page, "It is not a public holiday"), and so does one that asks for findings
     (:func:`~deepcite.answer.sentence_scores.findings_first`), with the cue and the word pairs for a
-    comparison."""
+    comparison. A question about the source itself (who wrote it, when it was published:
+    :func:`~deepcite.answer.question_kind.asks_about_source`) adds ``kinds.front_matter_weight`` to a front-matter
+    sentence bearing the cue ("Posted by Alon Zakai."), which may then lead."""
     if not scores.sentences or scores.alone is None or not settings.enabled:
         return scores
     s = settings
@@ -88,10 +97,16 @@ def with_cue(
     mix = 1.0 - own - pairs - (s.cue_weight if cued else 0.0)
     value = mix * scores.value[:, 0] + own * scores.alone[:, 0] + pairs * phrase
     scores.value[:, 0] = value + (s.cue_weight * cue if cue is not None else 0.0)
+    sentences = scores.sentences
+    if cue is not None and kind in (AnswerKind.TIME, AnswerKind.NAME) and asks_about_source(question):
+        front = [x.opening and c >= s.cue_min for x, c in zip(sentences, cue, strict=True)]
+        scores.value[:, 0] += s.front_matter_weight * np.array(front, dtype=np.float32)
+        # a byline or a date line answers this question: its capitals or its missing verb do not bar it
+        sentences = [replace(x, lead_fault=None) if f else x for x, f in zip(sentences, front, strict=True)]
     stated = None
     if kind is AnswerKind.AMOUNT and s.new_figure_not_redundant:
         stated = [figures(t, question) for t in texts]
-    return replace(scores, cue=cue, figures=stated)
+    return replace(scores, sentences=sentences, cue=cue, figures=stated)
 
 
 def not_stated_note(

@@ -111,6 +111,13 @@ _LIST = re.compile(
 _NAME = re.compile(
     rf"^\s*(?:who|whom|whose)\b|\b(?:which|what)\s+(?:\w+\s+)?(?:{'|'.join(NAME_NOUNS)})\b", re.I
 )
+# a question about the source itself: who wrote it, when it was published ("Who wrote the V8 post on …?")
+_ABOUT_SOURCE = re.compile(
+    r"\b(?:who|which \w+)\s+(?:wrote|authored|published|posted|created|edited)\b|\bauthors?\s+of\b|"
+    r"\bwritten by\b|\bwhen was\b[^?]*\b(?:published|posted|written|released|issued|dated|updated)\b|"
+    r"\b(?:publication|release) date\b|\bdate of (?:publication|release)\b",
+    re.I,
+)
 _COMPARE_WORDS = "|".join(sorted(COMPARATIVES, key=len, reverse=True))
 _COMPARISON = re.compile(
     rf"\b(?:compare[sd]?|comparison|differ\w*|versus|vs\.?|{_COMPARE_WORDS})\b|\bor\b", re.I
@@ -178,6 +185,12 @@ def question_kind(question: str) -> AnswerKind:
     if _LIST.search(q):
         return AnswerKind.LIST
     return AnswerKind.OTHER
+
+
+def asks_about_source(question: str) -> bool:
+    """Whether ``question`` asks who wrote a source or when it was published, which its front matter tells
+    (a byline, a date line, a paper's author line), not its prose."""
+    return bool(_ABOUT_SOURCE.search(question))
 
 
 def _words(text: str) -> set[str]:

@@ -43,6 +43,8 @@ class EvidenceSentence:
     role_known: bool = (
         True  # its section says what it does (results, methods, …); False for "5.2 Setup", none
     )
+    # one of the first sentences of a document's first passage: its front matter (title, byline, date line)
+    opening: bool = False
 
 
 @dataclass(frozen=True)
@@ -126,17 +128,20 @@ def overlap(sentence_terms: frozenset[str], target_terms: frozenset[str], weight
     return sum(weights.get(t, most) for t in sentence_terms & target_terms) / total
 
 
+_CLOSING = re.compile(r"(.*?)([.!?]*)$", re.S)
+
+
 def cite(text: str, display_id: int) -> str:
-    """The sentence with ``[id]`` before its final punctuation; a sentence that
-    :func:`deepcite.text.split_sentences` (the citation check's splitter) reads as several ("Bib. linking
-    (GROBID) …") is cited piece by piece, so no piece is left uncited."""
+    """The sentence with ``[id]`` before its closing punctuation, all of it ("…only [1]...", not
+    "…only. [1]."); a sentence that :func:`deepcite.text.split_sentences` (the citation check's splitter)
+    reads as several ("Bib. linking (GROBID) …") is cited piece by piece, so no piece is left uncited."""
     pieces = split_sentences(text)
     if len(pieces) > 1:
         return " ".join(cite(piece, display_id) for piece in pieces)
-    text = text.rstrip()
-    if text and text[-1] in ".!?":
-        return f"{text[:-1]} [{display_id}]{text[-1]}"
-    return f"{text} [{display_id}]."
+    body, end = _CLOSING.match(text.rstrip()).groups()  # type: ignore[union-attr]
+    if end == "..":  # a doubled full stop ("alloy only..", a source's typo) reads as two sentences
+        end = "."
+    return f"{body} [{display_id}]{end or '.'}"
 
 
 def write(scores: SentenceScores, picked: list[int]) -> str:

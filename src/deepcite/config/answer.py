@@ -151,6 +151,11 @@ class AnswerKindSettings(Section):
     lead_heading_max_words: int = 6
     lead_min_words_capitalised: int = 3
     lead_max_capitalised_share: float = Field(default=0.7, ge=0.0, le=1.0)
+    # a question about the source itself (who wrote it, when it was published): a sentence of a document's
+    # front matter (among the first `front_matter_sentences` of its first passage) that bears the cue gains
+    # this much value, and may open the summary though it is a byline or a date line without a verb
+    front_matter_sentences: int = Field(default=3, ge=0)
+    front_matter_weight: float = Field(default=0.5, ge=0.0, le=1.0)
 
 
 class ExtractiveSettings(Section):
