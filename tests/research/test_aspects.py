@@ -88,3 +88,24 @@ def test_later_part_pronoun_resolves_to_the_first_part_topic() -> None:
     )
     assert [a.aspect for a in aspects][-1] == "how is atrial fibrillation treated"
     assert "fibrillation" in aspects[-1].keywords
+
+
+@pytest.mark.parametrize(
+    ("question", "last_part"),
+    [
+        (
+            "How many people took part in the lab study, and what were they paid?",
+            "people paid",
+        ),
+        (
+            "How many Upworkers completed the usability study, and what were they paid?",
+            "Upworkers paid",
+        ),
+    ],
+)
+def test_a_how_many_part_s_topic_is_its_noun_not_its_amount_word_or_verb(
+    question: str, last_part: str
+) -> None:
+    from deepcite.config import ResearchSettings
+
+    assert [a.aspect for a in heuristic_aspects(question, ResearchSettings())][-1] == last_part

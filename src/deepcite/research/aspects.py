@@ -139,15 +139,35 @@ _TOPIC_END = frozenset(
 )
 
 
+# a verb in the past that is not a regular "-ed" form ("How many people [took] part …")
+_IRREGULAR_PAST = frozenset(
+    """took made gave got came went saw found ran won wrote held paid said kept left brought thought told became
+    began led met put sent spent stood built bought chose drew drove fell felt fought grew heard knew lost meant
+    rose sold showed shown taught""".split()
+)
+_NOT_PAST = frozenset("need speed seed breed feed greed weed shed bleed indeed hundred red bed".split())
+
+
+def _ends_topic(word: str) -> bool:
+    """Whether ``word`` (lower case) is the verb after a question's topic: a listed verb or one in the past."""
+    if word in _TOPIC_END or word in _IRREGULAR_PAST:
+        return True
+    return len(word) >= 5 and word.endswith("ed") and word not in _NOT_PAST
+
+
 def question_topic(part: str) -> str:
-    """The first run of content words of a question part, up to its verb: the part's topic."""
+    """The first run of content words of a question part, up to its verb: the part's topic ("How many
+    [people] took part …", "Does [atrial fibrillation] increase …"); the word after "how" (many, much, long)
+    is not."""
     words: list[str] = []
+    previous = ""
     for token in part.strip().rstrip("?.! ").split():
         bare = token.strip(",;:()").lower()
-        if bare in _TOPIC_END or (bare in STOP_WORDS and words):
+        if _ends_topic(bare) or (bare in STOP_WORDS and words):
             break
-        if bare and bare not in STOP_WORDS and bare not in _QWORDS_SET:
+        if bare and bare not in STOP_WORDS and bare not in _QWORDS_SET and previous != "how":
             words.append(token.strip(",;:()"))
+        previous = bare
     return " ".join(words)
 
 
