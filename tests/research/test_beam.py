@@ -152,3 +152,30 @@ def test_a_composed_question_runs_step_by_step_through_the_beam(beam_collection:
     assert not beam_collection.settings.research.bridge.decompose  # off by default
     plain = ResearchAgent(beam_collection, beam_collection.settings.research).process(question)
     assert "director of The Quiet Lantern" not in plain.pack.retrieval_report[0].queries  # off: as before
+
+
+def _own(title: str, text: str) -> Candidate:
+    return Candidate(chunk=Chunk(chunk_id=title, doc_id=title, title=title, text=text))
+
+
+def test_a_page_the_question_names_restated_by_another_name_is_no_candidate() -> None:
+    """The page of the question's own entity opens with its full name; that name restates the page and answers
+    nothing the question asks, so the team it names is read instead. A page the question does not name keeps
+    its names: there the page is the bridge."""
+    keeper = _own(
+        "Tobin Varr",
+        "Tobin Alaric Varr (born 3 May 1950 in Quellport) is a former goalkeeper for Marrow Rovers.",
+    )
+    question = "Who scored the first goal of last season for Tobin Varr's team?"
+    aliases = (6, 300)
+    names = [r.name for r in read_bridge(question, [keeper], own_aliases=aliases, settings=BridgeSettings())]
+    assert "Tobin Alaric Varr" not in names
+    assert "Marrow Rovers" in names
+    before = BridgeSettings(skip_own_aliases=False)
+    assert "Tobin Alaric Varr" in [
+        r.name for r in read_bridge(question, [keeper], own_aliases=aliases, settings=before)
+    ]
+    other = "Who scored the first goal of last season for the goalkeeper born in Quellport's team?"
+    assert "Tobin Alaric Varr" in [
+        r.name for r in read_bridge(other, [keeper], own_aliases=aliases, settings=BridgeSettings())
+    ]

@@ -203,6 +203,11 @@ class BridgeSettings(Section):
     # a relation noun's cue words count as relation words too ("birthplace": "born"; research/bridge.py). Off: +0.013
     # / +0.004 recall@5 on MuSiQue train / dev, -0.001 on HotpotQA-500 (docs/benchmarks/multihop.md)
     relation_cues: bool = False
+    # a name the passage's own page is known by (its title's other forms, the lead name of its first sentence,
+    # the names in parentheses or after "also known as": research.ranking.alias_max_words /
+    # alias_lead_chars) is no candidate read from that passage: "Peter Phillip Bonetti" on the page "Peter
+    # Bonetti" restates the page, it answers nothing
+    skip_own_aliases: bool = True
     # with an LLM configured, its decomposition replaces the rules' (one more LLM call a question; off: the LLM
     # path's calls and budget stay as they were until it is measured with a real model)
     llm_decompose: bool = False

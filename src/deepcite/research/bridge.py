@@ -32,7 +32,7 @@ from deepcite.config.research import BridgeSettings
 from deepcite.models import Candidate
 from deepcite.names import names_in
 from deepcite.research.entities import content_words
-from deepcite.retrieval.graph.aliases import AliasTable, first_sentence
+from deepcite.retrieval.graph.aliases import AliasTable, first_sentence, page_aliases
 from deepcite.retrieval.graph.extract import entity_key, sub_keys
 from deepcite.text import tokenize
 
@@ -133,6 +133,7 @@ def read_bridge(
     spent: Collection[str] = (),
     keep: Callable[[str, bool], bool] | None = None,
     relation: str | None = None,
+    own_aliases: tuple[int, int] | None = None,
     settings: BridgeSettings,
 ) -> list[BridgeReading]:
     """The hop's candidate answers, best first (see the module docstring), at most ``settings.beam``. Stems in
@@ -141,6 +142,7 @@ def read_bridge(
     ``relation``, when given, is the hop's own step of a decomposed question ("performer of Green"): its words,
     not the whole question's, are the relation words; the question's names stay excluded."""
     asked = content_words(entity_key(question))
+    padded = f" {entity_key(question)} "
     named = names_in(question)
     used = {entity_key(e) for e in exclude}
     parts = {part for key in used for part in sub_keys(key)}
@@ -173,10 +175,21 @@ def read_bridge(
             stems |= relation_cues(stems) - set(tokenize(title))
         relation_words = {r for r in stems if not _relates(r, spent)}
         text = cand.chunk.text
+        # a page the question names restated ("Peter Phillip Bonetti" on the page "Peter Bonetti"): the other
+        # names it is known by answer nothing the question asks
+        own = (
+            set(page_aliases(title, text, max_words=own_aliases[0], lead_chars=own_aliases[1]))
+            if own_aliases is not None and settings.skip_own_aliases
+            else set()
+        )
+        if not any(f" {k} " in padded for k in own):
+            own = set()
         words = [w.strip(_WORD_EDGE) for w in text.split()]
         marks = [i for i, w in enumerate(words) if any(_relates(t, relation_words) for t in tokenize(w))]
         lead_words = len(first_sentence(text, len(text)).split())
         for name in names_in(text):
+            if own and entity_key(name) in own:
+                continue
             first = name.split()[0]
             at = next((i for i, w in enumerate(words) if w == first), None)
             gap = min((abs(at - m) for m in marks), default=None) if at is not None else None

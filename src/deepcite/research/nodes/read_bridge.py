@@ -104,6 +104,7 @@ def _read(
         pages=pages,
         keep=keep,
         frequency=adapters.titles.frequency(adapters.retriever),
+        own_aliases=(adapters.settings.ranking.alias_max_words, adapters.settings.ranking.alias_lead_chars),
         settings=s,
     )
     top = readings[0].score if readings else 1.0
