@@ -179,3 +179,22 @@ def test_a_page_the_question_names_restated_by_another_name_is_no_candidate() ->
     assert "Tobin Alaric Varr" in [
         r.name for r in read_bridge(other, [keeper], own_aliases=aliases, settings=BridgeSettings())
     ]
+
+
+def test_a_candidates_name_query_takes_name_k_hits(beam_collection: Collection) -> None:
+    """A beam candidate's name is searched for ``bridge.name_k`` hits (a bridge page is often not the first hit
+    of its name); 0 leaves it at ``retrieval.bridge_k`` like any other follow-up of a name."""
+
+    def name_ks(settings: object) -> set[int | None]:
+        ks: set[int | None] = set()
+
+        def snapshot(state: ExecutorState, _report: object) -> None:
+            ks.update(q.k for q in state.queries if q.kind == "bridge" and q.text == q.focus)
+
+        ResearchAgent(beam_collection, settings).process(QUESTION, on_round=snapshot)
+        return ks
+
+    research = beam_collection.settings.research
+    assert research.bridge.name_k == 5
+    assert name_ks(research) == {5}
+    assert name_ks(research.tuned(bridge={"name_k": 0})) == {None}

@@ -163,7 +163,11 @@ class BridgeSettings(Section):
     beam: int = Field(default=3, ge=1)  # bridge candidates kept and followed
     max_depth: int = Field(default=2, ge=0)  # beam hops per question (each one research round)
     passages: int = Field(default=3, ge=1)  # a hop's best passages the candidates are read from
-    min_ratio: float = 0.3  # a candidate is kept when it scores at least this share of the best one
+    # a candidate is kept when it scores at least this share of the best one: 0.5 (0.3 before issue 31's
+    # second pass) keeps fewer weak names whose follow-ups' passages crowd the pack (docs/benchmarks/multihop.md)
+    min_ratio: float = 0.5
+    # hits of a candidate's name query (0: research.retrieval.bridge_k, as every other follow-up of a name)
+    name_k: int = Field(default=5, ge=0)
     # a name scores 1/rank of its passage times: 1 + `near_weight` x its nearness to a relation word of the
     # question (within `near_window` words) + `lead_weight` in the passage's first sentence (the apposition
     # after a title); a passage's title `title_weight`; plus `agree_weight` per further passage naming it and

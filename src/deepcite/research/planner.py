@@ -174,10 +174,10 @@ class QueryPlanner:
 
     def _beam_hop(self, state: ExecutorState) -> tuple[str, list[RoundQuery]]:
         """Follow each bridge candidate of the beam not yet followed (``read_bridge``): its name
-        (``bridge_modes``, with the pages it names), and its name with the question's words the passage it
-        was read from lacks (``research.bridge.residual_k`` hits in the configured modes), or, in a decomposed
-        question, the next step with the candidate in its slot (:func:`next_step`, ``step_k`` hits). They count
-        as followed entities."""
+        (``bridge_modes``, ``research.bridge.name_k`` hits, with the pages it names), and its name with the
+        question's words the passage it was read from lacks (``research.bridge.residual_k`` hits in the
+        configured modes), or, in a decomposed question, the next step with the candidate in its slot
+        (:func:`next_step`, ``step_k`` hits). They count as followed entities."""
         s = self.settings
         pending = [e for e in state.beam if e.followed_round == 0]
         state.beam_depth += 1
@@ -193,6 +193,7 @@ class QueryPlanner:
                     parent=entry.parent,
                     modes=list(s.retrieval.bridge_modes),
                     focus=entry.name,
+                    k=s.bridge.name_k or None,
                 )
             )
             step = next_step(state.plan.steps, entry)
