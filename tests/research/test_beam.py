@@ -198,3 +198,34 @@ def test_a_candidates_name_query_takes_name_k_hits(beam_collection: Collection) 
     assert research.bridge.name_k == 5
     assert name_ks(research) == {5}
     assert name_ks(research.tuned(bridge={"name_k": 0})) == {None}
+
+
+def test_a_name_in_the_disambiguation_of_a_title_the_question_names_is_read() -> None:
+    """ "Quiet Harbour (Marla Quint song)" names the song's singer in its title: a question about "Quiet Harbour"
+    reads her as a candidate even from a passage past the hop's best few; a title the question does not name
+    gives nothing, and a lone capitalised qualifier is a name too."""
+    filler = [
+        _own(f"Harbour {n}", f"Harbour {n} is a harbour in Dunmore Bay.") for n in ("North", "South", "East")
+    ]
+    song = _own(
+        "Quiet Harbour (Marla Quint song)", "Quiet Harbour is a ballad recorded in 1957 for Sunlit Records."
+    )
+    question = "Who played the singer of Quiet Harbour in the film about her life?"
+    names = [
+        r.name
+        for r in read_bridge(question, [*filler, song], settings=BridgeSettings(beam=10, min_ratio=0.0))
+    ]
+    assert "Marla Quint" in names
+    off = BridgeSettings(beam=10, min_ratio=0.0, qualifier_weight=0.0)
+    assert "Marla Quint" not in [r.name for r in read_bridge(question, [*filler, song], settings=off)]
+    other = "Who played the singer of the ballad of 1957 in the film about her life?"
+    assert "Marla Quint" not in [
+        r.name for r in read_bridge(other, [song], settings=BridgeSettings(beam=10, min_ratio=0.0))
+    ]
+    peak = _own("Tarn Peak (Colorado)", "Tarn Peak is a summit of the Sawatch Range.")
+    assert "Colorado" in [
+        r.name
+        for r in read_bridge(
+            "Which state is Tarn Peak in?", [peak], settings=BridgeSettings(beam=10, min_ratio=0.0)
+        )
+    ]

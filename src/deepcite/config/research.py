@@ -178,6 +178,9 @@ class BridgeSettings(Section):
     title_weight: float = 0.5
     agree_weight: float = 0.5
     page_weight: float = 1.0
+    # a name in the disambiguation of a title whose head the question names ("Jerry Lee Lewis" of "It'll Be Me
+    # (Jerry Lee Lewis song)": the song's singer) scores this, read from every passage of the hop (0: off)
+    qualifier_weight: float = 4.0
     # the sum is divided by log2(2 + passages of the collection mentioning the name) ** `specificity` (0: off;
     # 1 cost the first hop's answer in 8 of 60 MuSiQue train questions: bridges are often countries and states)
     specificity: float = 0.0

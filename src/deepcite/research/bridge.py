@@ -16,6 +16,10 @@ rank`` times:
   ``lead_weight`` when it stands in the passage's first sentence (the apposition after a title), or
   ``title_weight`` for the passage's own title;
 
+a name in the disambiguation of a title whose head the question names ("Jerry Lee Lewis" of "It'll Be Me (Jerry Lee
+Lewis song)"), from any passage of the hop, scores ``qualifier_weight``; a page the question names is not read for
+the other names it is known by (``skip_own_aliases``: "Peter Phillip Bonetti" on the page "Peter Bonetti");
+
 then, summed over the passages, ``agree_weight`` for each further passage that names it, and ``page_weight``
 when the collection has a page it names (the alias table, :mod:`deepcite.retrieval.graph.aliases`), all divided
 by ``log2(2 + passages mentioning it) ** specificity`` (a name every page mentions is no bridge). The best
@@ -119,6 +123,21 @@ def _relates(stem: str, relation: set[str]) -> bool:
     )
 
 
+def _qualifier_names(title: str, padded_question: str) -> list[str]:
+    """The names in the disambiguation of a page title whose head the question names: "Jerry Lee Lewis" of
+    "It'll Be Me (Jerry Lee Lewis song)" for a question about "It'll Be Me", "Colorado" of "Humboldt Peak
+    (Colorado)"; ``padded_question`` is the question's entity key between spaces."""
+    head, _, rest = title.partition(" (")
+    qualifier = rest.rsplit(")", 1)[0].strip() if rest.endswith(")") else ""
+    key = entity_key(head)
+    if not qualifier or not key or f" {key} " not in padded_question:
+        return []
+    names = names_in(qualifier)
+    if not names and all(w[:1].isupper() for w in qualifier.split()):  # one capitalised name alone
+        names = [qualifier]
+    return names
+
+
 def _gap_weight(gap: int | None, window: int) -> float:
     return 1.0 - gap / (window + 1) if gap is not None and gap <= window else 0.0
 
@@ -197,6 +216,10 @@ def read_bridge(
             # the apposition after a title counts when it bears on the relation (or the question names none)
             lead = at is not None and at < lead_words and (near > 0 or not marks)
             add(name, weight * (1.0 + settings.near_weight * near + settings.lead_weight * lead), cand)
+    if settings.qualifier_weight:
+        for cand in passages:  # every passage of the hop, not only its best: a title is a short read
+            for name in _qualifier_names(cand.chunk.title, padded):
+                add(name, settings.qualifier_weight, cand)
     for key in scores:
         scores[key] += settings.agree_weight * (len(seen_in[key]) - 1)
         if pages is not None and settings.page_weight and pages.pages(shown[key]):
