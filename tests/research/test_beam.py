@@ -168,16 +168,17 @@ def test_a_page_the_question_names_restated_by_another_name_is_no_candidate() ->
     )
     question = "Who scored the first goal of last season for Tobin Varr's team?"
     aliases = (6, 300)
-    names = [r.name for r in read_bridge(question, [keeper], own_aliases=aliases, settings=BridgeSettings())]
+    skip = BridgeSettings(skip_own_aliases=True)
+    names = [r.name for r in read_bridge(question, [keeper], own_aliases=aliases, settings=skip)]
     assert "Tobin Alaric Varr" not in names
     assert "Marrow Rovers" in names
-    before = BridgeSettings(skip_own_aliases=False)
+    assert not BridgeSettings().skip_own_aliases  # off by default (profile beam_reading)
     assert "Tobin Alaric Varr" in [
-        r.name for r in read_bridge(question, [keeper], own_aliases=aliases, settings=before)
+        r.name for r in read_bridge(question, [keeper], own_aliases=aliases, settings=BridgeSettings())
     ]
     other = "Who scored the first goal of last season for the goalkeeper born in Quellport's team?"
     assert "Tobin Alaric Varr" in [
-        r.name for r in read_bridge(other, [keeper], own_aliases=aliases, settings=BridgeSettings())
+        r.name for r in read_bridge(other, [keeper], own_aliases=aliases, settings=skip)
     ]
 
 
@@ -195,9 +196,9 @@ def test_a_candidates_name_query_takes_name_k_hits(beam_collection: Collection) 
         return ks
 
     research = beam_collection.settings.research
-    assert research.bridge.name_k == 5
-    assert name_ks(research) == {5}
-    assert name_ks(research.tuned(bridge={"name_k": 0})) == {None}
+    assert research.bridge.name_k == 0  # off by default (profile beam_reading)
+    assert name_ks(research.tuned(bridge={"name_k": 5})) == {5}
+    assert name_ks(research) == {None}
 
 
 def test_a_name_in_the_disambiguation_of_a_title_the_question_names_is_read() -> None:
@@ -213,19 +214,26 @@ def test_a_name_in_the_disambiguation_of_a_title_the_question_names_is_read() ->
     question = "Who played the singer of Quiet Harbour in the film about her life?"
     names = [
         r.name
-        for r in read_bridge(question, [*filler, song], settings=BridgeSettings(beam=10, min_ratio=0.0))
+        for r in read_bridge(
+            question, [*filler, song], settings=BridgeSettings(beam=10, min_ratio=0.0, qualifier_weight=4.0)
+        )
     ]
     assert "Marla Quint" in names
     off = BridgeSettings(beam=10, min_ratio=0.0, qualifier_weight=0.0)
     assert "Marla Quint" not in [r.name for r in read_bridge(question, [*filler, song], settings=off)]
     other = "Who played the singer of the ballad of 1957 in the film about her life?"
     assert "Marla Quint" not in [
-        r.name for r in read_bridge(other, [song], settings=BridgeSettings(beam=10, min_ratio=0.0))
+        r.name
+        for r in read_bridge(
+            other, [song], settings=BridgeSettings(beam=10, min_ratio=0.0, qualifier_weight=4.0)
+        )
     ]
     peak = _own("Tarn Peak (Colorado)", "Tarn Peak is a summit of the Sawatch Range.")
     assert "Colorado" in [
         r.name
         for r in read_bridge(
-            "Which state is Tarn Peak in?", [peak], settings=BridgeSettings(beam=10, min_ratio=0.0)
+            "Which state is Tarn Peak in?",
+            [peak],
+            settings=BridgeSettings(beam=10, min_ratio=0.0, qualifier_weight=4.0),
         )
     ]
