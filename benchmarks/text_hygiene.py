@@ -10,7 +10,8 @@ Every file of ``--files`` is read and chunked as an ingest does (:func:`deepcite
 - ``markdown``: a Markdown escape (``\\[``, ``\\*``), a heading's hashes (``# Heading``, at the start of a
   sentence or line, where Markdown sets them; "# papers" as a table's column header is the document's) or a
   Markdown table's pipes (a sentence that opens or closes on ``|``, or a ``|---|`` rule; deepcite's own table
-  rows join their cells with `` | `` inside a line and are not counted);
+  rows join their cells with `` | `` inside a line and are not counted, nor is a formula's pair of bars
+  around one expression, "|Csumm|");
 - ``edit_link``: a wiki's ``[edit]``;
 - ``footnote_marker``: a bracketed note number glued to the word or punctuation before it (``1965.[1]``,
   ``flag[a]``); a citation written with a space in running text ("as in [12]") is the author's and is not
@@ -71,6 +72,9 @@ CHECKS: dict[str, re.Pattern[str]] = {
 }
 # a sentence that opens or closes on a pipe: a Markdown table row written as text
 _PIPE_ROW = re.compile(r"^\s*\||\|\s*$")
+# … unless its only two bars enclose one formula, the document's own notation (a set's size "|Csumm|",
+# "| K ∪ ( cover( D) ∩ cover(A)) |"): bars against the expression, or around a mathematical operator
+_NOTATION = re.compile(r"\|\S(?:[^|]*\S)?\||\|[^|]*[∪∩∈∉⊂⊆≤≥×∑=+−][^|]*\|")
 
 
 _LINKISH = re.compile(r"[/@_]")
@@ -114,7 +118,8 @@ def problems(sentence: str, after: str = "", words: set[str] | None = None) -> d
                 continue
             found[name] = sentence[max(0, match.start() - 40) : match.end() + 40]
             break
-    if "markdown" not in found and _PIPE_ROW.search(sentence):
+    notation = sentence.count("|") == 2 and _NOTATION.search(sentence)
+    if "markdown" not in found and _PIPE_ROW.search(sentence) and not notation:
         found["markdown"] = sentence[:120]
     return found
 

@@ -257,3 +257,18 @@ def test_the_hygiene_check_counts_reader_defects_not_the_documents_own_text() ->
     assert problems("incorporating 11 U.S.C. § 704(a)(2),28 C.F.R. § 58.4", "", words) == {}
     assert problems("This yields a set of <user query, paper> pairs.") == {}  # a placeholder, no HTML tag
     assert problems("Type of evaluation: None | # papers: 101 | % papers: 62%") == {}  # a table's header
+    assert "markdown" in problems("| Site | Country |")  # a Markdown table row written as text
+    assert problems("|Csumm|") == {}  # a formula's bars: the size of a set
+    assert problems("| K ∪ ( cover( D) ∩ cover(A)) | .") == {}
+
+
+def test_a_formula_s_punctuation_stays_in_its_place_in_the_line() -> None:
+    """A decimal point, a comma, a centred dot or a subscript set as a glyph run of its own (a formula in a
+    paper) has a box far below its line's top: it once formed a line of its own, read after the line ("We used λ = 1 1 …
+    in . the development set", "· , We used"), and the figure asked for was lost."""
+    blocks, _ = _read(Path(__file__).resolve().parent.parent / "fixtures" / "docs" / "dpr-page-5.pdf")
+    text = " ".join(b.text for b in blocks)
+    assert "We used λ = 1.1 based on the retrieval accuracy in the development set." in text
+    assert "BM25(q,p) + λ · sim(q, p) as the ranking function." in text
+    # a subscript and a decimal point in a footnote's formula: "k1 = 0.9", once "k = 0 9 (term frequency 1 ."
+    assert "b = 0.4 (document length normalization) and k 1 = 0.9 (term frequency scaling)" in text

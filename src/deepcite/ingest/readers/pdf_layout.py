@@ -29,6 +29,8 @@ WORD_GAP = 0.2  # segments of one line further apart than this share of the line
 # descenders: "Table 2", "{20, 100}" stay)
 _SUPERSCRIPT_HEIGHT, _SUPERSCRIPT_RAISE = 0.65, 0.4
 _MARKER = re.compile(r"^(?:\d{1,3}(?:[,–-]\d{1,3})*|[*†‡§¶])$")
+_PUNCTUATION = re.compile(r"^[.,;:·∙⋅]$")
+_CLOSING = frozenset(".,;:)]")
 # a monospaced (typewriter) font, as code listings are set: by PDFium's fixed-pitch flag, or by name when an
 # embedded font does not set it (TeX's cmtt, cm-super's sftt, Latin Modern Mono; Courier, Consolas …)
 _FIXED_PITCH = 1
@@ -175,9 +177,22 @@ def _columns(segments: list[Segment], width: float, settings: IngestSettings) ->
     return []
 
 
+def _inside(segment: Segment, line: list[Segment]) -> bool:
+    """Whether ``segment`` is a small run set inside ``line``: at most half the line's height, lying between
+    its lowest bottom and highest top (a decimal point, a comma or a centred dot in a formula, a subscript:
+    "λ = 1.1", "λ · sim(q, p)", "k1"). Its box is the glyph's, well below the line's top, so the rule of tops
+    within half a height would set it on a line of its own, read after the line ("λ = 1 1 … in .")."""
+    if not line or line[0].whole:
+        return False
+    bottom, top = min(s.bottom for s in line), max(s.top for s in line)
+    return (
+        segment.top - segment.bottom <= (top - bottom) / 2 and bottom <= segment.bottom and segment.top <= top
+    )
+
+
 def segment_lines(segments: list[Segment]) -> list[Line]:
-    """Segments grouped into lines (tops within half a line height), top to bottom, left to right; note
-    markers set as superscripts left out."""
+    """Segments grouped into lines (tops within half a line height, and the small runs set inside a line),
+    top to bottom, left to right; note markers set as superscripts left out."""
     lines: list[list[Segment]] = []
     for segment in sorted(segments, key=lambda s: (-s.top, s.left)):
         height = segment.top - segment.bottom
@@ -185,7 +200,7 @@ def segment_lines(segments: list[Segment]) -> list[Line]:
             lines
             and not segment.whole
             and not lines[-1][0].whole
-            and abs(lines[-1][0].top - segment.top) < max(height, 1.0) / 2
+            and (abs(lines[-1][0].top - segment.top) < max(height, 1.0) / 2 or _inside(segment, lines[-1]))
         ):
             lines[-1].append(segment)
         else:
@@ -203,9 +218,12 @@ def segment_lines(segments: list[Segment]) -> list[Line]:
         text = ""
         previous: Segment | None = None
         mono = sum(len(p.text.strip()) for p in parts if p.mono)
+        line_height = max(p.top - p.bottom for p in parts)
         for part in parts:
             gap = part.left - previous.right if previous else 0.0
             height = part.top - part.bottom
+            if part.text[:1] in _CLOSING or (previous and _PUNCTUATION.match(previous.text.strip())):
+                height = line_height  # a glyph box narrower than its advance: "1.1", "§2.1. The", not "1 . 1"
             if (
                 previous
                 and gap > WORD_GAP * height
