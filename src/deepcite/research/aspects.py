@@ -145,9 +145,8 @@ _IRREGULAR_PAST = frozenset(
     began led met put sent spent stood built bought chose drew drove fell felt fought grew heard knew lost meant
     rose sold showed shown taught""".split()
 )
-_NOT_PAST = frozenset(
-    "speed breed greed bleed indeed hundred kindred".split()
-)  # five letters or more, in "-ed"
+# words of five letters or more in "-ed" that are no verb in the past
+_NOT_PAST = frozenset("speed breed greed bleed indeed hundred kindred".split())
 
 
 def _ends_topic(word: str) -> bool:
