@@ -286,8 +286,8 @@ def test_a_greek_letter_is_found_by_its_name() -> None:
 
 
 def test_a_one_section_long_answer_is_longer_than_the_summary_and_answers_as_asked() -> None:
-    """A question without parts has one section: it takes ``long_answer_min_sentences``, the amount asked for
-    weighed in, so a figure the two-sentence summary leaves out is in the long answer."""
+    """A question without parts has one section: it takes ``long_answer_one_section_sentences``, the amount
+    asked for weighed in, so a figure the summary leaves out is in the long answer."""
     chunks = [
         _chunk(i, text)
         for i, text in enumerate(
@@ -307,10 +307,16 @@ def test_a_one_section_long_answer_is_longer_than_the_summary_and_answers_as_ask
     ctx = ResponseContext(request_id="r", query=question, selected_chunks=chunks)
     gen = ExtractiveGenerator(HashingEmbedder(), AnswerSettings())
     long_answer = gen.long_answer(ctx)
-    assert len(re.findall(r"\[\d+\]", long_answer)) == AnswerSettings().length.long_answer_min_sentences
+    assert AnswerSettings().length.long_answer_one_section_sentences >= len(chunks)
+    assert len(re.findall(r"\[\d+\]", long_answer)) == len(chunks)  # every sentence, fewer than asked for
     assert "1.1" in long_answer
-    short = AnswerSettings().tuned(length={"long_answer_min_sentences": 0})
-    assert len(re.findall(r"\[\d+\]", ExtractiveGenerator(HashingEmbedder(), short).long_answer(ctx))) == 3
+
+    def cited(sentences: int) -> int:
+        settings = AnswerSettings().tuned(length={"long_answer_one_section_sentences": sentences})
+        return len(re.findall(r"\[\d+\]", ExtractiveGenerator(HashingEmbedder(), settings).long_answer(ctx)))
+
+    assert cited(5) == 5
+    assert cited(1) == 3  # never under long_answer_sentences_per_aspect
 
 
 def test_a_row_under_another_table_s_caption_gives_way() -> None:

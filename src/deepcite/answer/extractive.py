@@ -189,7 +189,7 @@ class ExtractiveGenerator:
         """One ``## section`` per aspect; each sentence goes to the section it supports best, used once.
 
         A section has ``long_answer_sentences_per_aspect`` sentences, more when there are few sections, so the
-        whole has at least ``long_answer_min_sentences``; a single section (the question itself) weighs its
+        whole has at least ``long_answer_min_sentences`` (``long_answer_one_section_sentences`` for one section); a single section (the question itself) weighs its
         sentences by the fit to the question asked, as the summary does (:func:`with_cue`).
 
         Sections first take the sentences that support them more than any other section, then fill up
@@ -200,7 +200,10 @@ class ExtractiveGenerator:
         length = self._settings.length
         titles = section_titles(ctx, aspects)
         sections = max(1, len(titles))
-        limit = max(length.long_answer_sentences_per_aspect, -(-length.long_answer_min_sentences // sections))
+        least = (
+            length.long_answer_one_section_sentences if sections == 1 else length.long_answer_min_sentences
+        )
+        limit = max(length.long_answer_sentences_per_aspect, -(-least // sections))
         by_title = {a.aspect: a for a in (ctx.aspects if aspects is None else aspects)}
         targets = [aspect_target(by_title[t]) if t in by_title else t for t in titles] or [ctx.query]
         first = [findings_first(t, by_title[t].aspect_type if t in by_title else None) for t in titles] or [

@@ -20,6 +20,10 @@ class AnswerLengthSettings(Section):
     # the extractive long answer's sections share at least this many sentences (a one-section answer is longer
     # than the quick summary)
     long_answer_min_sentences: int = 6
+    # … and a long answer of one section (the question itself) at least this many: where the summary missed a
+    # fact, the sentence stating it often ranked 7th to 12th (one question more on each tuning set, the 88 and
+    # the first blind set, than at 6; docs/benchmarks/documents.md)
+    long_answer_one_section_sentences: int = Field(default=12, ge=1)
     # most sentences of the extractive quick summary: a question asking for a fact (an amount, a name, a date, a
     # definition …) often has its answer in the second or third best sentence (docs/benchmarks/documents.md)
     extractive_summary_sentences: int = Field(default=3, ge=1)
