@@ -189,8 +189,9 @@ class ExtractiveGenerator:
         """One ``## section`` per aspect; each sentence goes to the section it supports best, used once.
 
         A section has ``long_answer_sentences_per_aspect`` sentences, more when there are few sections, so the
-        whole has at least ``long_answer_min_sentences`` (``long_answer_one_section_sentences`` for one section); a single section (the question itself) weighs its
-        sentences by the fit to the question asked, as the summary does (:func:`with_cue`).
+        whole has at least ``long_answer_min_sentences`` (``long_answer_one_section_sentences`` for one
+        section); a single section (the question itself) weighs its sentences by the fit to the question asked,
+        as the summary does (:func:`with_cue`).
 
         Sections first take the sentences that support them more than any other section, then fill up
         from sentences no section has used yet; each section reads findings first. Without aspects or

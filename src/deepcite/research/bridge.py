@@ -160,8 +160,9 @@ def read_bridge(
     before answered them. ``keep(name, is_title)`` says whether a name may be a candidate at all (not noise).
     ``relation``, when given, is the hop's own step of a decomposed question ("performer of Green"): its words,
     not the whole question's, are the relation words; the question's names stay excluded."""
-    asked = content_words(entity_key(question))
-    padded = f" {entity_key(question)} "
+    question_key = entity_key(question)
+    asked = content_words(question_key)
+    padded = f" {question_key} "
     named = names_in(question)
     used = {entity_key(e) for e in exclude}
     parts = {part for key in used for part in sub_keys(key)}

@@ -44,9 +44,8 @@ def pack_order(state: ExecutorState, adapters: Adapters) -> list[Candidate]:
     if settings.ranking.enabled and len(final) > 1:
         question_vector = text_vectors(adapters.retriever, [state.plan.question], state.vectors)[0]
         vectors = candidate_vectors(adapters.retriever, final, state.vectors)
-        frequency = adapters.titles.frequency(
-            adapters.retriever
-        )  # read once: bridge and hub links both use it
+        # the collection's mention counts, read once: the bridge and the hub links both weigh by them
+        frequency = adapters.titles.frequency(adapters.retriever)
         final = rank_evidence(
             state.plan.question,
             question_vector,
