@@ -105,6 +105,21 @@ def test_long_answer_has_one_section_per_aspect(gen: ExtractiveGenerator, ctx: R
     assert len(body) == len(set(body))  # no sentence used twice
 
 
+def test_long_answer_section_without_own_sentences_is_served_before_others_fill_up(
+    ctx: ResponseContext,
+) -> None:
+    """With room for 4 sentences a section, the stroke section's own sentences include both drug
+    sentences; it keeps the per-aspect share of 3 until the treatment section, which has none of its
+    own, has taken the best unused one. Filling up never adds a sentence below the support threshold."""
+    settings = AnswerSettings().tuned(length={"long_answer_min_sentences": 12})
+    text = ExtractiveGenerator(HashingEmbedder(), settings).long_answer(ctx)
+    assert_clean(text, selected_ids(ctx))
+    sections = dict(re.findall(r"^## (.+)\n(.+)$", text, flags=re.M))
+    assert UNKNOWN not in sections["Anticoagulant treatment"]
+    assert "Apixaban" in sections["Anticoagulant treatment"]
+    assert "Vitamin D" not in text  # off every aspect: no section's filler
+
+
 def test_long_answer_without_aspects_uses_subquestions(
     gen: ExtractiveGenerator, ctx: ResponseContext
 ) -> None:

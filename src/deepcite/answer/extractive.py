@@ -193,9 +193,10 @@ class ExtractiveGenerator:
         section); a single section (the question itself) weighs its sentences by the fit to the question asked,
         as the summary does (:func:`with_cue`).
 
-        Sections first take the sentences that support them more than any other section, then fill up
-        from sentences no section has used yet; each section reads findings first. Without aspects or
-        sub-questions: one untitled section.
+        Sections first take the sentences that support them more than any other section (of several
+        sections, up to ``long_answer_sentences_per_aspect`` each); a section left with none then takes the
+        best unused ones, before all fill up from the unused sentences over the support threshold; each
+        section reads findings first. Without aspects or sub-questions: one untitled section.
         """
         require_selected(ctx)
         length = self._settings.length
@@ -220,19 +221,21 @@ class ExtractiveGenerator:
         rows = range(len(scores.sentences))
         picked: list[list[int]] = []
         used: list[int] = []
-        for j in range(len(targets)):  # pass 1: each section's own sentences
+        # pass 1: each section's own sentences, several sections no more than the per-aspect share each
+        own_limit = limit if sections == 1 else min(limit, length.long_answer_sentences_per_aspect)
+        for j in range(len(targets)):
             own = [i for i in rows if home[i] == j]
-            picked.append(self._findings(scores, j, limit, used, own, focused=False))
+            picked.append(self._findings(scores, j, own_limit, used, own, focused=False))
             used.extend(picked[j])
-        for j in range(len(targets)):  # pass 2: fill up from what no section used
+        for j in [j for j in range(len(targets)) if not picked[j]]:  # pass 2: a section with none of its own
+            picked[j] = self._findings(scores, j, own_limit, used, focused=False)  # before others fill up
+            used.extend(picked[j])
+        for j in range(len(targets)):  # pass 3: fill up from what no section used
             if picked[j] and len(picked[j]) < limit:
-                spare = [i for i in rows if i not in used]
+                spare = self._eligible(scores, j, [i for i in rows if i not in used])
                 more = self._pick(scores, j, limit - len(picked[j]), spare, [*used], None)
                 picked[j].extend(more)
                 used.extend(more)
-            elif not picked[j]:
-                picked[j] = self._findings(scores, j, limit, used, focused=False)
-                used.extend(picked[j])
         if not titles:
             return write(scores, picked[0])
         return "\n\n".join(
