@@ -218,6 +218,15 @@ class BridgeSettings(Section):
     # and HotpotQA train 0.965 / 0.990 / 0.980 -> 0.970 / 0.995 / 0.990, but not the held-out sets (MuSiQue dev
     # 0.712 / 0.853 / 0.696 -> 0.695 / 0.850 / 0.674, HotpotQA-500 0.926 / 0.976 / 0.954 -> 0.920 / 0.976 /
     # 0.952): off by default (docs/benchmarks/multihop.md)
+    # the answer's type (research/answer_types.py): the kinds of answer the question's own words name ("the country
+    # where", "in what county", "the director of", an opening "who" / "where") against what each candidate's own
+    # page calls it (its lead sentence, kept at ingest: graph.leads, at most `type_lead_words` words after the
+    # copula; else its title's type noun): a candidate that fits scores x (1 + `type_weight`), one whose page is
+    # clearly something else (a district where a country is wanted, a place where only people are) x 1 / (1 +
+    # `type_mismatch_weight`); a page or a question whose type does not read is neutral (both 0: off)
+    type_weight: float = Field(default=0.0, ge=0.0)
+    type_mismatch_weight: float = Field(default=0.0, ge=0.0)
+    type_lead_words: int = Field(default=10, ge=1)
     # with an LLM configured, its decomposition replaces the rules' (one more LLM call a question; off: the LLM
     # path's calls and budget stay as they were until it is measured with a real model)
     llm_decompose: bool = False

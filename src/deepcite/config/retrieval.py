@@ -141,6 +141,11 @@ class GraphSettings(Section):
     alias_prefix_min_words: int = Field(default=2, ge=1)
     alias_max_pages: int = Field(default=3, ge=1)
     prefix_weight: float = 0.5
+    # a titled document's lead sentence (its first passage's first `lead_chars` characters up to the sentence's
+    # end) is kept beside the graph: it says what the page's subject is ("X is a city in …"), which the beam's
+    # type check reads (research.bridge.type_weight); a graph built before is read without it
+    leads: bool = True
+    lead_chars: int = Field(default=400, ge=1)
     # edge weights: passage-own title, passage-mention, entity-entity co-occurrence, synonym (x cosine), and
     # partial name (a multi-word name to a name it ends with: "Marla Quint" - "Quint")
     title_weight: float = 1.0

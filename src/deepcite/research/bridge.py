@@ -22,7 +22,10 @@ the other names it is known by (``skip_own_aliases``: "Peter Phillip Bonetti" on
 
 then, summed over the passages, ``agree_weight`` for each further passage that names it, and ``page_weight``
 when the collection has a page it names (the alias table, :mod:`deepcite.retrieval.graph.aliases`), all divided
-by ``log2(2 + passages mentioning it) ** specificity`` (a name every page mentions is no bridge). The best
+by ``log2(2 + passages mentioning it) ** specificity`` (a name every page mentions is no bridge), and times ``1 +
+type_weight`` when its own page is the kind of answer the question wants ("the country where …": a page calling
+itself a country), divided by ``1 + type_mismatch_weight`` when it clearly is not (a district;
+:mod:`deepcite.research.answer_types`). The best
 ``beam`` readings within ``min_ratio`` of the best are the beam the next hop follows.
 """
 
@@ -153,13 +156,16 @@ def read_bridge(
     keep: Callable[[str, bool], bool] | None = None,
     relation: str | None = None,
     own_aliases: tuple[int, int] | None = None,
+    fit: Callable[[str], int] | None = None,
     settings: BridgeSettings,
 ) -> list[BridgeReading]:
     """The hop's candidate answers, best first (see the module docstring), at most ``settings.beam``. Stems in
     ``spent`` (the words of the passage the hop before read its candidate from) are no relation words: the hop
     before answered them. ``keep(name, is_title)`` says whether a name may be a candidate at all (not noise).
     ``relation``, when given, is the hop's own step of a decomposed question ("performer of Green"): its words,
-    not the whole question's, are the relation words; the question's names stay excluded."""
+    not the whole question's, are the relation words; the question's names stay excluded. ``fit(name)`` says
+    whether the candidate's own page is the kind of answer the question wants (1), clearly is not (-1) or is not
+    known (0) (:func:`~deepcite.research.answer_types.type_fit`): ``type_weight`` / ``type_mismatch_weight``."""
     question_key = entity_key(question)
     asked = content_words(question_key)
     padded = f" {question_key} "
@@ -225,6 +231,11 @@ def read_bridge(
         scores[key] += settings.agree_weight * (len(seen_in[key]) - 1)
         if pages is not None and settings.page_weight and pages.pages(shown[key]):
             scores[key] += settings.page_weight
+        verdict = fit(shown[key]) if fit is not None else 0
+        if verdict > 0:
+            scores[key] *= 1.0 + settings.type_weight
+        elif verdict < 0:
+            scores[key] /= 1.0 + settings.type_mismatch_weight
         if frequency is not None and settings.specificity:
             scores[key] /= math.log2(2 + frequency.get(key, 0)) ** settings.specificity
     ranked = sorted(scores, key=lambda k: -scores[k])

@@ -17,6 +17,7 @@ from deepcite.config import ResearchSettings
 from deepcite.llm.client import LLMClient
 from deepcite.models import ChainStep, Filters, QueryAspect
 from deepcite.research import llm_adapters
+from deepcite.research.answer_types import wanted_types
 from deepcite.research.aspects import heuristic_aspects, keywords_of, subquestion_for
 from deepcite.research.chain import decompose, fill, is_linear, llm_decompose
 from deepcite.research.followup import followup_subquestion, followup_terms
@@ -77,6 +78,11 @@ class QueryPlanner:
             needs_retrieval=bool(keywords_of(taken.question)),
             chain=decomposed if self.settings.chain.enabled else [],
             steps=decomposed if bridge.enabled and bridge.decompose and self._followable(decomposed) else [],
+            answer_types=(
+                wanted_types(taken.question)
+                if bridge.enabled and (bridge.type_weight or bridge.type_mismatch_weight)
+                else ()
+            ),
         )
 
     def _followable(self, steps: list[str]) -> bool:

@@ -17,6 +17,7 @@ from deepcite.models import (
     SearchMode,
     SkippedQuery,
 )
+from deepcite.research.answer_types import Wanted
 from deepcite.research.intake import Intake
 
 
@@ -32,6 +33,8 @@ class ResearchPlan:
     steps: list[str] = field(
         default_factory=list
     )  # the same, the beam follows them (research.bridge.decompose)
+    # the kinds of answer the question's words name (research/answer_types.py; research.bridge.type_weight)
+    answer_types: tuple[Wanted, ...] = ()
 
     @property
     def question(self) -> str:

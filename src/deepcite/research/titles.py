@@ -2,7 +2,7 @@
 entity worth following (a chain hop's answer). Read from the collection's entity graph, re-read when it changes.
 Beside them the collection's alias table (names to pages, :mod:`deepcite.retrieval.graph.aliases`): every
 title mention of the graph (a page's title and the aliases read from it at ingest) and each title's head before
-a comma."""
+a comma; and what each page says its subject is (its lead sentence's type, :mod:`deepcite.research.answer_types`)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import threading
 
 import numpy as np
 
+from deepcite.research.answer_types import PageType, page_type
 from deepcite.research.protocols import GraphRetriever, Retriever
 from deepcite.retrieval.graph.aliases import AliasTable
 from deepcite.retrieval.graph.extract import entity_key
@@ -51,6 +52,8 @@ class TitleKeys:
         self._aliases = _EMPTY
         self._df_version = -1
         self._df: dict[str, int] = {}
+        self._types_version: tuple[int, int] = (-1, 0)
+        self._types: dict[str, PageType] = {}
         self._lock = threading.Lock()
 
     def get(self, retriever: Retriever) -> frozenset[str]:
@@ -106,3 +109,20 @@ class TitleKeys:
                 )
                 self._alias_version = version
             return self._aliases
+
+    def page_types(self, retriever: Retriever, max_words: int) -> dict[str, PageType]:
+        """Chunk id → what its page's lead sentence (or title) calls the page's subject, for every titled
+        document whose type reads (empty without an entity graph), read again when the graph changed."""
+        if not isinstance(retriever, GraphRetriever):
+            return {}
+        graph = retriever.graph
+        version = (graph.version(), max_words)
+        with self._lock:
+            if version != self._types_version:
+                self._types = {}
+                for chunk_id, (title, sentence) in graph.leads().items():
+                    found = page_type(title, sentence, max_words)
+                    if found is not None:
+                        self._types[chunk_id] = found
+                self._types_version = version
+            return self._types

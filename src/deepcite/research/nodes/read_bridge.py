@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from deepcite.models import Candidate
+from deepcite.research.answer_types import candidate_fit
 from deepcite.research.bridge import read_bridge as read_candidates
 from deepcite.research.bridge import relation_cues
 from deepcite.research.chain import fill
@@ -94,6 +95,9 @@ def _read(
             not title and bool(pages.pages(name))
         )
 
+    wanted = state.plan.answer_types
+    types = adapters.titles.page_types(adapters.retriever, s.type_lead_words) if wanted else {}
+
     relation = step_relation(state, depth)
     readings = read_candidates(
         state.plan.question,
@@ -105,6 +109,7 @@ def _read(
         keep=keep,
         frequency=adapters.titles.frequency(adapters.retriever),
         own_aliases=(adapters.settings.ranking.alias_max_words, adapters.settings.ranking.alias_lead_chars),
+        fit=candidate_fit(wanted, pages, types) if wanted else None,
         settings=s,
     )
     top = readings[0].score if readings else 1.0

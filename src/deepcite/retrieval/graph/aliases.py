@@ -153,6 +153,13 @@ class AliasTable:
     def __contains__(self, key: object) -> bool:
         return key in self._pages
 
+    def named(self, mention: str) -> list[PageRef]:
+        """The pages known by ``mention``'s own key (no longer form: "West Chicago High School" names no page
+        "West Chicago, Illinois" here); none when more than ``max_pages`` share it."""
+        key = entity_key(mention)
+        found = self._pages.get(key, []) if key else []
+        return [] if len(found) > self.max_pages else [PageRef(c, d, key) for c, d in found]
+
     def pages(self, mention: str) -> list[PageRef]:
         """The pages ``mention`` names: those known by its key, else by the longest alias it opens with (at
         least ``prefix_min_words`` words); none when more than ``max_pages`` pages share that alias."""

@@ -13,7 +13,9 @@ the passage's own title). Title links (a passage mentions another document's tit
 (:mod:`deepcite.retrieval.graph.ppr`), so adding or deleting a document touches only its own rows. A
 ``synonyms`` row joins two entity names whose embeddings are close. A ``relations`` row is a triple an LLM
 read in a passage (``graph.llm_triples``, :mod:`deepcite.retrieval.graph.triples`): its subject and object
-are entities the passage mentions, and the walk joins them by a relation edge. Every write bumps ``version``, which
+are entities the passage mentions, and the walk joins them by a relation edge. A ``leads`` row keeps a titled
+document's lead sentence (the first of its first passage: "X is a city in …"), which says what the page's subject
+is (``graph.leads``; :mod:`deepcite.research.answer_types` reads it). Every write bumps ``version``, which
 tells a cached walk matrix it is stale. Being a file of its own, the graph works the same with the Edge
 store and with a Qdrant cluster.
 """
@@ -30,7 +32,7 @@ import numpy as np
 
 from deepcite.config import GraphSettings, Settings
 from deepcite.models import Chunk
-from deepcite.retrieval.graph.aliases import page_aliases
+from deepcite.retrieval.graph.aliases import first_sentence, page_aliases
 from deepcite.retrieval.graph.extract import Mention, entity_key, passage_mentions
 from deepcite.retrieval.graph.triples import PassageFacts
 from deepcite.retrieval.originals import OriginalsStore
@@ -53,6 +55,9 @@ CREATE TABLE IF NOT EXISTS synonyms (
     a INTEGER NOT NULL, b INTEGER NOT NULL, similarity REAL NOT NULL, PRIMARY KEY (a, b)
 ) WITHOUT ROWID;
 CREATE INDEX IF NOT EXISTS synonyms_b ON synonyms (b);
+CREATE TABLE IF NOT EXISTS leads (
+    passage INTEGER PRIMARY KEY, title TEXT NOT NULL, sentence TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS relations (
     passage INTEGER NOT NULL, subject INTEGER NOT NULL, object INTEGER NOT NULL, relation TEXT NOT NULL,
     PRIMARY KEY (passage, subject, object, relation)
@@ -219,6 +224,15 @@ class EntityGraph:
                     for t in found_facts.triples
                 ],
             )
+            if cfg.leads:  # what each page says its subject is: its first passage's first sentence
+                db.executemany(
+                    "INSERT OR REPLACE INTO leads VALUES (?, ?, ?)",
+                    [
+                        (rows[c.chunk_id], c.title.strip(), first_sentence(c.text, cfg.lead_chars))
+                        for c, _ in found
+                        if c.position == 0 and c.title.strip()
+                    ],
+                )
             if embed is not None and cfg.synonyms and new_keys:
                 self._join_synonyms(db, [(ids[k], names[k]) for k in new_keys], embed)
             self._bump(db)
@@ -271,6 +285,7 @@ class EntityGraph:
         touched = [r[0] for r in db.execute(orphans_before)]
         db.execute("DELETE FROM mentions WHERE passage IN (SELECT id FROM gone)")
         db.execute("DELETE FROM relations WHERE passage IN (SELECT id FROM gone)")
+        db.execute("DELETE FROM leads WHERE passage IN (SELECT id FROM gone)")
         db.execute("DELETE FROM passages WHERE id IN (SELECT id FROM gone)")
         db.execute("DELETE FROM gone")
         db.executemany("INSERT OR IGNORE INTO gone VALUES (?)", [(e,) for e in touched])
@@ -332,6 +347,17 @@ class EntityGraph:
                 for t in ("passages", "entities", "mentions", "synonyms", "relations")
             ]
         return GraphStats(*counts)
+
+    def leads(self) -> dict[str, tuple[str, str]]:
+        """Chunk id → (title, lead sentence) of every titled document's first passage (``graph.leads``; empty for
+        a graph built before leads were kept: rebuild it to read them)."""
+        if not self.exists():
+            return {}
+        with self._db() as db:
+            rows = db.execute(
+                "SELECT p.chunk_id, l.title, l.sentence FROM leads l JOIN passages p ON p.id = l.passage"
+            ).fetchall()
+        return {chunk_id: (title, sentence) for chunk_id, title, sentence in rows}
 
     def rows(self) -> GraphRows:
         """The whole graph as arrays (read in one transaction, so the version matches the rows)."""

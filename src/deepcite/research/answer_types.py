@@ -1,0 +1,445 @@
+"""What a hop's answer is, and what a candidate's own page calls it: a country, a state, a city, a person.
+
+    wanted = wanted_types("What is the name of the waterfall in the country where the Bubye River is found?")
+    # (Wanted(kind='place', nouns={'waterfall', 'falls', 'cascade'}), Wanted(kind='place', nouns={'country', ...}))
+    zimbabwe = page_type("Zimbabwe", "Zimbabwe, officially the Republic of Zimbabwe, is a landlocked country in southern Africa.")
+    district = page_type("Beitbridge District", "Beitbridge District is one of seven districts of Matabeleland South.")
+    type_fit([zimbabwe], wanted), type_fit([district], wanted), type_fit([], wanted)   # 1, -1, 0
+
+The answer a multi-hop question needs first is named by the question's own words: the noun of "the country where
+…", "in what county", "which river", a person's role ("the director of …", "who"), "where" (a place). A
+candidate's page states what its subject is in its lead sentence, after the copula: "X is a city in …", "X is a
+landlocked country …", "X (1919 - 1990) was an English film director". A candidate whose page is one of the kinds
+the question wants fits (1); one whose page clearly is something else (a district where a country is wanted, a
+place where only people are) does not (-1); a page or question whose type is not read is neutral (0).
+
+Places are told apart by their nouns (country, state, county, city, river: a district is no country); people,
+organisations and works by their kind alone (a "director" wanted, an "actor and filmmaker" found: both people).
+Dates and numbers ("when", "what year", "how many") are never a bridge, which is a name: they want nothing of it.
+The lexicon is general English, not a data set's.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from deepcite.retrieval.graph.aliases import AliasTable
+from deepcite.retrieval.graph.extract import entity_key
+from deepcite.text import STOP_WORDS
+
+# place nouns that name the same level of thing: a town answers "what city", a province "which state"
+_PLACE_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("country", "nation", "kingdom", "republic", "empire", "state", "principality", "emirate", "sultanate"),
+    ("state", "province", "territory", "region", "prefecture", "canton", "oblast", "governorate"),
+    ("county", "district", "parish", "borough", "shire", "municipality", "township", "department"),
+    (
+        "city",
+        "town",
+        "village",
+        "municipality",
+        "commune",
+        "borough",
+        "suburb",
+        "capital",
+        "metropolis",
+        "hamlet",
+        "settlement",
+        "community",
+        "neighbourhood",
+        "neighborhood",
+        "township",
+        "locality",
+        "seat",
+    ),
+    ("river", "stream", "tributary", "creek", "brook", "waterway"),
+    ("lake", "reservoir", "lagoon", "loch"),
+    ("waterfall", "falls", "cascade"),
+    ("mountain", "peak", "mount", "volcano", "hill", "range"),
+    ("island", "archipelago", "isle", "atoll"),
+    ("continent",),
+    ("sea", "ocean", "gulf", "bay", "strait"),
+)
+# place nouns that want any place ("the area where", "X's birthplace")
+_ANY_PLACE = ("place", "area", "location", "birthplace", "hometown")
+_OTHER_PLACES = (
+    "airport",
+    "stadium",
+    "arena",
+    "park",
+    "desert",
+    "valley",
+    "peninsula",
+    "forest",
+    "castle",
+    "palace",
+    "museum",
+    "building",
+    "bridge",
+    "street",
+    "square",
+    "station",
+    "port",
+    "harbour",
+    "harbor",
+    "canal",
+    "coast",
+    "basin",
+    "plateau",
+    "glacier",
+    "neighborhood",
+    "colony",
+    "dependency",
+    "microstate",
+)
+PERSON_NOUNS: tuple[str, ...] = (
+    "person",
+    "man",
+    "woman",
+    "people",
+    "who",
+    "whom",
+    "actor",
+    "actress",
+    "singer",
+    "songwriter",
+    "musician",
+    "guitarist",
+    "drummer",
+    "pianist",
+    "rapper",
+    "vocalist",
+    "composer",
+    "conductor",
+    "performer",
+    "artist",
+    "painter",
+    "sculptor",
+    "photographer",
+    "designer",
+    "architect",
+    "writer",
+    "author",
+    "poet",
+    "novelist",
+    "playwright",
+    "screenwriter",
+    "journalist",
+    "editor",
+    "director",
+    "filmmaker",
+    "producer",
+    "politician",
+    "statesman",
+    "diplomat",
+    "president",
+    "governor",
+    "mayor",
+    "senator",
+    "minister",
+    "chancellor",
+    "king",
+    "queen",
+    "prince",
+    "princess",
+    "emperor",
+    "empress",
+    "monarch",
+    "ruler",
+    "duke",
+    "duchess",
+    "earl",
+    "lord",
+    "pope",
+    "bishop",
+    "priest",
+    "saint",
+    "admiral",
+    "officer",
+    "soldier",
+    "commander",
+    "footballer",
+    "cricketer",
+    "athlete",
+    "boxer",
+    "wrestler",
+    "cyclist",
+    "swimmer",
+    "pitcher",
+    "quarterback",
+    "coach",
+    "manager",
+    "player",
+    "scientist",
+    "physicist",
+    "chemist",
+    "biologist",
+    "mathematician",
+    "philosopher",
+    "historian",
+    "economist",
+    "engineer",
+    "inventor",
+    "explorer",
+    "astronaut",
+    "physician",
+    "surgeon",
+    "lawyer",
+    "judge",
+    "teacher",
+    "professor",
+    "academic",
+    "businessman",
+    "businesswoman",
+    "entrepreneur",
+    "executive",
+    "activist",
+    "comedian",
+    "presenter",
+    "dancer",
+    "spouse",
+    "wife",
+    "husband",
+    "father",
+    "mother",
+    "son",
+    "daughter",
+    "child",
+    "parent",
+    "sibling",
+    "brother",
+    "sister",
+    "founder",
+    "creator",
+    "leader",
+    "chairman",
+    "successor",
+    "predecessor",
+    "character",
+)
+ORGANISATION_NOUNS: tuple[str, ...] = (
+    "company",
+    "corporation",
+    "firm",
+    "band",
+    "duo",
+    "trio",
+    "team",
+    "club",
+    "university",
+    "college",
+    "school",
+    "academy",
+    "institute",
+    "party",
+    "organization",
+    "organisation",
+    "association",
+    "agency",
+    "network",
+    "channel",
+    "label",
+    "airline",
+    "newspaper",
+    "magazine",
+    "publisher",
+    "manufacturer",
+    "brand",
+    "league",
+    "federation",
+    "army",
+    "navy",
+)
+WORK_NOUNS: tuple[str, ...] = (
+    "film",
+    "movie",
+    "song",
+    "album",
+    "novel",
+    "book",
+    "series",
+    "sitcom",
+    "opera",
+    "musical",
+    "episode",
+    "poem",
+    "painting",
+    "soundtrack",
+    "videogame",
+    "game",
+    "programme",
+    "program",
+    "comic",
+    "manga",
+    "anime",
+)
+# a copula the lead sentence states its subject's type after, and the words that end that type's phrase
+_COPULA = re.compile(r"\b(?:is|was|are|were)\b", re.IGNORECASE)
+_PHRASE_END = frozenset(
+    "in of on at from for by with near between within along across located situated that which who whose "
+    "where known founded formed based born to than about under into as".split()
+)
+_PHRASE_SKIP = frozenset("a an the one any some also currently now today still part".split())
+_PARENS = re.compile(r"\([^()]*\)")
+_YEAR = re.compile(r"\b1\d{3}\b|\b20\d{2}\b|\bborn\b", re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z][A-Za-z'.-]*")
+
+
+def singular(word: str) -> str:
+    """``word`` lower-cased, an English plural folded when the singular is a type noun ("districts", "cities")."""
+    low = word.lower().strip(".'")
+    if low in _KIND or not low.endswith("s"):
+        return low
+    for cut, add in (("ies", "y"), ("es", ""), ("s", "")):
+        if low.endswith(cut) and low[: -len(cut)] + add in _KIND:
+            return low[: -len(cut)] + add
+    return low
+
+
+_KIND: dict[str, str] = {
+    **{w: "place" for w in [*(w for g in _PLACE_GROUPS for w in g), *_ANY_PLACE, *_OTHER_PLACES]},
+    **{w: "person" for w in PERSON_NOUNS},
+    **{w: "organisation" for w in ORGANISATION_NOUNS},
+    **{w: "work" for w in WORK_NOUNS},
+}
+_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in _PLACE_GROUPS)
+# a question's opening word that names the kind of its answer
+_OPENING = {"who": "person", "whom": "person", "where": "place"}
+
+
+@dataclass(frozen=True)
+class Wanted:
+    """One kind of answer the question wants: a place, person, organisation or work; for a place, the nouns of
+    its level that answer it (a town for "city"); ``None``: any of the kind."""
+
+    kind: str
+    nouns: frozenset[str] | None = None
+
+
+@dataclass(frozen=True)
+class PageType:
+    """What a page's lead sentence calls its subject: the head nouns' stems ("countri") and their kind."""
+
+    nouns: frozenset[str]
+    kind: str | None
+
+
+def _wanted_of(word: str) -> Wanted | None:
+    noun = singular(word)
+    kind = _KIND.get(noun)
+    if kind is None:
+        return None
+    if kind != "place" or noun in _ANY_PLACE:
+        return Wanted(kind)
+    levels = [g for g in _GROUPS if noun in g]
+    return Wanted(kind, frozenset().union(*levels) if levels else frozenset([noun]))
+
+
+def wanted_types(question: str) -> tuple[Wanted, ...]:
+    """The kinds of answer ``question`` names, in its order, once each: every lower-case type noun of its own
+    words ("the country where", "in what county", "the director of", "birthplace", "the person who") and an
+    opening "who" / "where" ("where" inside the question relates a noun: "the country where …"). A capitalised
+    word is part of a name ("the Bubye River") and names no type."""
+    words = _WORD.findall(question)
+    out: list[Wanted] = []
+    if words and words[0].lower() in _OPENING:
+        out.append(Wanted(_OPENING[words[0].lower()]))
+    for word in words[1:]:
+        wanted = _wanted_of(word) if word[:1].islower() else None
+        if wanted is not None and wanted not in out:
+            out.append(wanted)
+    return tuple(out)
+
+
+def _heads(text: str) -> list[str]:
+    """The head noun of each part of a type phrase ("landlocked country"; "actor and director"): its last
+    lexicon word, else its last word."""
+    heads: list[str] = []
+    for part in text.replace(" or ", " and ").split(" and "):
+        words = [singular(w) for w in _WORD.findall(part)]
+        known = [w for w in words if w in _KIND]
+        if known or words:
+            heads.append(known[-1] if known else words[-1])
+    return heads
+
+
+def title_type(title: str) -> PageType | None:
+    """The type a page's title (or any name) states: its qualifier ("Georgia (U.S. state)", "Harbour Lights
+    (film)"), else its last word ("Limpopo River", "Beitbridge District"), when a type noun."""
+    head, _, rest = title.partition("(")
+    name = head.split(",")[0].split()
+    for text in (rest.rsplit(")", 1)[0], name[-1] if name else ""):
+        known = [h for h in _heads(text) if h in _KIND]
+        if known:
+            return PageType(frozenset(known), _KIND[known[0]])
+    return None
+
+
+def _lead_type(title: str, sentence: str, max_words: int) -> PageType | None:
+    plain = _PARENS.sub(" ", sentence)
+    match = _COPULA.search(plain)
+    if not match:
+        return None
+    subject = set(entity_key(plain[: match.start()]).split()) - STOP_WORDS
+    if not subject & set(entity_key(title.split("(")[0]).split()):
+        return (
+            None  # a sentence about something else ("It is the largest city of …" of a page's later passage)
+        )
+    clause = re.split(r"[,;:]", plain[match.end() :], maxsplit=1)[0]  # "an American actor, comedian and …"
+    words = [w.lower().strip(".'") for w in _WORD.findall(clause)][:max_words]
+    while words and words[0] in _PHRASE_SKIP:
+        words = words[1:]
+    if words[:1] == ["of"]:  # "one of seven districts"
+        words = [w for w in words[1:] if w not in _PHRASE_SKIP]
+    phrase: list[str] = []
+    for word in words:
+        if word in _PHRASE_END:
+            break
+        phrase.append(word)
+    heads = _heads(" ".join(phrase))
+    kind = next((_KIND[h] for h in heads if h in _KIND), None)
+    if kind is None and _YEAR.search(" ".join(_PARENS.findall(sentence))):
+        kind = "person"
+    return PageType(frozenset(heads), kind) if heads or kind else None
+
+
+def page_type(title: str, sentence: str, max_words: int) -> PageType | None:
+    """What the page ``title`` calls its subject, or ``None`` when it does not say. Its lead ``sentence`` first,
+    when the words before its copula name the page: the head noun of each part of the phrase after the copula
+    up to its first comma, preposition or relative word, at most ``max_words`` words ("a landlocked country" →
+    "country", "an American actor and director" → "actor", "director"; "one of seven districts" → "district"),
+    its kind from the lexicon, else a person's when the subject carries years or "born" in parentheses ("Osric
+    Pell (1919 - 1990) was …"). When that gives no kind, the title's own type noun (:func:`title_type`)."""
+    lead = _lead_type(title, sentence, max_words) if sentence else None
+    if lead is not None and lead.kind is not None:
+        return lead
+    return title_type(title) or lead
+
+
+def _fits(page: PageType, wanted: Wanted) -> bool:
+    return page.kind == wanted.kind and (wanted.nouns is None or bool(page.nouns & wanted.nouns))
+
+
+def type_fit(pages: Sequence[PageType | None], wanted: Sequence[Wanted]) -> int:
+    """1 when a page of the candidate is a kind the question wants; -1 when every page is read and clearly none
+    (its kind differs from every wanted kind, or it is a place of another level than every place wanted); 0
+    when nothing is known (no page, a page whose type does not read, a question that names no type)."""
+    if not wanted or not pages:
+        return 0
+    if any(p is not None and _fits(p, w) for p in pages for w in wanted):
+        return 1
+    return -1 if all(p is not None and p.kind is not None for p in pages) else 0
+
+
+def candidate_fit(
+    wanted: Sequence[Wanted], pages: AliasTable, types: Mapping[str, PageType]
+) -> Callable[[str], int]:
+    """``fit(name)``: :func:`type_fit` of the pages known by the candidate's name exactly (``types``: chunk id →
+    its page's type), else of the type its name itself states ("Gwanda District", a name with no page)."""
+
+    def fit(name: str) -> int:
+        own = [types.get(p.chunk_id) for p in pages.named(name)]
+        return type_fit(own if any(own) else [title_type(name)], wanted)
+
+    return fit
