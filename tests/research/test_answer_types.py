@@ -49,12 +49,15 @@ def test_the_question_names_the_kinds_of_answer_it_wants() -> None:
     # the county level, then the city level
     assert [sorted(w.nouns or ())[:1] for w in county] == [["borough"], ["borough"]]
     assert "town" in (county[1].nouns or ())  # a town answers "what city"
+    # the county is asked for (the last hop's answer); the city is the bridge on the way
+    assert [w.asked for w in county] == [True, False]
     assert wanted_types("Where was the director of The Quiet Lantern born?") == (
-        Wanted("place"),
+        Wanted("place", asked=True),
         Wanted("person"),
     )
     assert wanted_types("What is the Sable River's length in kilometres?") == ()  # no type named: nothing
-    assert wanted_types("Which film did the River Band record?") == (Wanted("work"),)  # "River": a name's
+    # "River": a word of a name
+    assert wanted_types("Which film did the River Band record?") == (Wanted("work", asked=True),)
 
 
 def test_a_page_says_what_its_subject_is_in_its_lead_sentence() -> None:
@@ -73,6 +76,9 @@ def test_a_page_says_what_its_subject_is_in_its_lead_sentence() -> None:
     wanted = wanted_types(QUESTION)
     assert (type_fit([country], wanted), type_fit([district], wanted), type_fit([], wanted)) == (1, -1, 0)
     assert type_fit([None], wanted) == 0  # a page whose type does not read is neutral
+    # a person where the question asks for one but wants a place on the way: no bridge kind, no mismatch
+    where = wanted_types("Where was the director of The Quiet Lantern born?")
+    assert (type_fit([person], where), type_fit([country], where)) == (1, 0)
 
 
 def test_the_graph_keeps_each_pages_lead_sentence(type_collection: Collection) -> None:

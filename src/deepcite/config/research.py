@@ -223,7 +223,10 @@ class BridgeSettings(Section):
     # page calls it (its lead sentence, kept at ingest: graph.leads, at most `type_lead_words` words after the
     # copula; else its title's type noun): a candidate that fits scores x (1 + `type_weight`), one whose page is
     # clearly something else (a district where a country is wanted, a place where only people are) x 1 / (1 +
-    # `type_mismatch_weight`); a page or a question whose type does not read is neutral (both 0: off)
+    # `type_mismatch_weight`); a page or a question whose type does not read is neutral (both 0: off). Off by
+    # default: on the train samples mismatch 1.0 raised the first reading's hold on the first hop's answer (MuSiQue
+    # 0.68 -> 0.72) and moved no recall; type_weight 0.25-1.0 cost MuSiQue recall@5 0.005-0.015; the evaluation
+    # profile `beam_types` measures it (docs/benchmarks/multihop.md)
     type_weight: float = Field(default=0.0, ge=0.0)
     type_mismatch_weight: float = Field(default=0.0, ge=0.0)
     type_lead_words: int = Field(default=10, ge=1)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from deepcite.retrieval.graph.aliases import AliasTable
 from deepcite.retrieval.graph.extract import entity_key
@@ -31,7 +31,20 @@ from deepcite.text import STOP_WORDS
 
 # place nouns that name the same level of thing: a town answers "what city", a province "which state"
 _PLACE_GROUPS: tuple[tuple[str, ...], ...] = (
-    ("country", "nation", "kingdom", "republic", "empire", "state", "principality", "emirate", "sultanate"),
+    (
+        "country",
+        "nation",
+        "kingdom",
+        "republic",
+        "empire",
+        "state",
+        "principality",
+        "emirate",
+        "sultanate",
+        "territory",
+        "dependency",
+        "colony",
+    ),
     ("state", "province", "territory", "region", "prefecture", "canton", "oblast", "governorate"),
     ("county", "district", "parish", "borough", "shire", "municipality", "township", "department"),
     (
@@ -89,8 +102,6 @@ _OTHER_PLACES = (
     "plateau",
     "glacier",
     "neighborhood",
-    "colony",
-    "dependency",
     "microstate",
 )
 PERSON_NOUNS: tuple[str, ...] = (
@@ -112,8 +123,6 @@ PERSON_NOUNS: tuple[str, ...] = (
     "vocalist",
     "composer",
     "conductor",
-    "performer",
-    "artist",
     "painter",
     "sculptor",
     "photographer",
@@ -129,7 +138,6 @@ PERSON_NOUNS: tuple[str, ...] = (
     "editor",
     "director",
     "filmmaker",
-    "producer",
     "politician",
     "statesman",
     "diplomat",
@@ -211,12 +219,26 @@ PERSON_NOUNS: tuple[str, ...] = (
     "brother",
     "sister",
     "founder",
-    "creator",
     "leader",
     "chairman",
     "successor",
     "predecessor",
     "character",
+)
+# a role a person or an organisation may fill ("the performers of Brother": a band; "the producer of …")
+AGENT_NOUNS: tuple[str, ...] = (
+    "performer",
+    "artist",
+    "producer",
+    "creator",
+    "owner",
+    "developer",
+    "publisher",
+    "manufacturer",
+    "operator",
+    "distributor",
+    "sponsor",
+    "employer",
 )
 ORGANISATION_NOUNS: tuple[str, ...] = (
     "company",
@@ -243,8 +265,6 @@ ORGANISATION_NOUNS: tuple[str, ...] = (
     "airline",
     "newspaper",
     "magazine",
-    "publisher",
-    "manufacturer",
     "brand",
     "league",
     "federation",
@@ -301,9 +321,11 @@ _KIND: dict[str, str] = {
     **{w: "place" for w in [*(w for g in _PLACE_GROUPS for w in g), *_ANY_PLACE, *_OTHER_PLACES]},
     **{w: "person" for w in PERSON_NOUNS},
     **{w: "organisation" for w in ORGANISATION_NOUNS},
+    **{w: "agent" for w in AGENT_NOUNS},
     **{w: "work" for w in WORK_NOUNS},
 }
 _GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in _PLACE_GROUPS)
+_ASKED_WITHIN = 3  # words from "which" / "what" to the noun it asks for ("what U.S. state")
 # a question's opening word that names the kind of its answer
 _OPENING = {"who": "person", "whom": "person", "where": "place"}
 
@@ -311,18 +333,23 @@ _OPENING = {"who": "person", "whom": "person", "where": "place"}
 @dataclass(frozen=True)
 class Wanted:
     """One kind of answer the question wants: a place, person, organisation or work; for a place, the nouns of
-    its level that answer it (a town for "city"); ``None``: any of the kind."""
+    its level that answer it (a town for "city"); ``None``: any of the kind. ``asked``: the kind the question
+    asks for ("in what county", an opening "who"), which is the last hop's answer; the others ("the city where
+    …", "the director of …") are the kinds of the answers on the way, the bridges."""
 
     kind: str
     nouns: frozenset[str] | None = None
+    asked: bool = False
 
 
 @dataclass(frozen=True)
 class PageType:
-    """What a page's lead sentence calls its subject: the head nouns' stems ("countri") and their kind."""
+    """What a page's lead sentence calls its subject: the head nouns ("country") and their kind; ``title``: the
+    page's title."""
 
     nouns: frozenset[str]
     kind: str | None
+    title: str = ""
 
 
 def _wanted_of(word: str) -> Wanted | None:
@@ -340,14 +367,23 @@ def wanted_types(question: str) -> tuple[Wanted, ...]:
     """The kinds of answer ``question`` names, in its order, once each: every lower-case type noun of its own
     words ("the country where", "in what county", "the director of", "birthplace", "the person who") and an
     opening "who" / "where" ("where" inside the question relates a noun: "the country where …"). A capitalised
-    word is part of a name ("the Bubye River") and names no type."""
+    word is part of a name ("the Bubye River") and names no type. The opening word and a noun within
+    ``_ASKED_WITHIN`` words after "which" / "what" are ``asked``."""
     words = _WORD.findall(question)
     out: list[Wanted] = []
     if words and words[0].lower() in _OPENING:
-        out.append(Wanted(_OPENING[words[0].lower()]))
-    for word in words[1:]:
-        wanted = _wanted_of(word) if word[:1].islower() else None
-        if wanted is not None and wanted not in out:
+        out.append(Wanted(_OPENING[words[0].lower()], asked=True))
+    asking = -1  # the index of the last "which" / "what"
+    for i, word in enumerate(words):
+        if word.lower() in ("which", "what"):
+            asking = i
+            continue
+        wanted = _wanted_of(word) if word[:1].islower() and i else None
+        if wanted is None:
+            continue
+        if asking >= 0 and i - asking <= _ASKED_WITHIN:
+            wanted, asking = replace(wanted, asked=True), -1
+        if wanted not in out:
             out.append(wanted)
     return tuple(out)
 
@@ -376,13 +412,17 @@ def title_type(title: str) -> PageType | None:
     return None
 
 
+def _first_word(name: str) -> str:
+    """The first word of ``name``'s entity key that is no stop word ("the United Kingdom of …" → "united")."""
+    return next((w for w in entity_key(name).split() if w not in STOP_WORDS), "")
+
+
 def _lead_type(title: str, sentence: str, max_words: int) -> PageType | None:
     plain = _PARENS.sub(" ", sentence)
     match = _COPULA.search(plain)
     if not match:
         return None
-    subject = set(entity_key(plain[: match.start()]).split()) - STOP_WORDS
-    if not subject & set(entity_key(title.split("(")[0]).split()):
+    if _first_word(plain[: match.start()]) != _first_word(title.split("(")[0]):
         return (
             None  # a sentence about something else ("It is the largest city of …" of a page's later passage)
         )
@@ -412,23 +452,35 @@ def page_type(title: str, sentence: str, max_words: int) -> PageType | None:
     its kind from the lexicon, else a person's when the subject carries years or "born" in parentheses ("Osric
     Pell (1919 - 1990) was …"). When that gives no kind, the title's own type noun (:func:`title_type`)."""
     lead = _lead_type(title, sentence, max_words) if sentence else None
-    if lead is not None and lead.kind is not None:
-        return lead
-    return title_type(title) or lead
+    found = lead if lead is not None and lead.kind is not None else title_type(title) or lead
+    return replace(found, title=title) if found is not None else None
+
+
+def _same_kind(page: str | None, wanted: str) -> bool:
+    """Whether a page's kind is the wanted one; a role a person or an organisation may fill ("agent") is either."""
+    if page == wanted:
+        return True
+    either = {"person", "organisation", "agent"}
+    return "agent" in (page, wanted) and page in either and wanted in either
 
 
 def _fits(page: PageType, wanted: Wanted) -> bool:
-    return page.kind == wanted.kind and (wanted.nouns is None or bool(page.nouns & wanted.nouns))
+    return _same_kind(page.kind, wanted.kind) and (wanted.nouns is None or bool(page.nouns & wanted.nouns))
 
 
 def type_fit(pages: Sequence[PageType | None], wanted: Sequence[Wanted]) -> int:
-    """1 when a page of the candidate is a kind the question wants; -1 when every page is read and clearly none
-    (its kind differs from every wanted kind, or it is a place of another level than every place wanted); 0
-    when nothing is known (no page, a page whose type does not read, a question that names no type)."""
+    """1 when a page of the candidate is a kind of bridge the question wants (one it does not ask for, when it
+    names any: the asked kind is the last hop's); -1 when every page is read and clearly none of the kinds it
+    names (its kind differs from every one, or it is a place of another level than every place wanted); 0 when
+    nothing is known (no page, a page whose type does not read, a question that names no type) or it is only
+    the asked kind."""
     if not wanted or not pages:
         return 0
-    if any(p is not None and _fits(p, w) for p in pages for w in wanted):
+    bridges = [w for w in wanted if not w.asked] or list(wanted)
+    if any(p is not None and _fits(p, w) for p in pages for w in bridges):
         return 1
+    if any(p is not None and _fits(p, w) for p in pages for w in wanted):
+        return 0
     return -1 if all(p is not None and p.kind is not None for p in pages) else 0
 
 
@@ -436,10 +488,14 @@ def candidate_fit(
     wanted: Sequence[Wanted], pages: AliasTable, types: Mapping[str, PageType]
 ) -> Callable[[str], int]:
     """``fit(name)``: :func:`type_fit` of the pages known by the candidate's name exactly (``types``: chunk id →
-    its page's type), else of the type its name itself states ("Gwanda District", a name with no page)."""
+    its page's type) whose title opens with the name's first word, else of the type its name itself states
+    ("Gwanda District", a name with no page). A page known by the name only through its lead's parentheses
+    ("St Louis" in a person's birth note) is not the name's own page."""
 
     def fit(name: str) -> int:
+        first = _first_word(name)
         own = [types.get(p.chunk_id) for p in pages.named(name)]
-        return type_fit(own if any(own) else [title_type(name)], wanted)
+        own = [t for t in own if t is not None and _first_word(t.title) == first]
+        return type_fit(own or [title_type(name)], wanted)
 
     return fit

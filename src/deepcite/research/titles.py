@@ -111,8 +111,9 @@ class TitleKeys:
             return self._aliases
 
     def page_types(self, retriever: Retriever, max_words: int) -> dict[str, PageType]:
-        """Chunk id → what its page's lead sentence (or title) calls the page's subject, for every titled
-        document whose type reads (empty without an entity graph), read again when the graph changed."""
+        """Chunk id → what its page's lead sentence (or title) calls the page's subject (kind ``None`` when it
+        does not say), for every titled document (empty without an entity graph), read again when the graph
+        changed."""
         if not isinstance(retriever, GraphRetriever):
             return {}
         graph = retriever.graph
@@ -121,8 +122,7 @@ class TitleKeys:
             if version != self._types_version:
                 self._types = {}
                 for chunk_id, (title, sentence) in graph.leads().items():
-                    found = page_type(title, sentence, max_words)
-                    if found is not None:
-                        self._types[chunk_id] = found
+                    found = page_type(title, sentence, max_words)  # a page whose type does not read: unknown
+                    self._types[chunk_id] = found or PageType(frozenset(), None, title)
                 self._types_version = version
             return self._types
