@@ -14,6 +14,7 @@ from deepcite.answer.extractive import ExtractiveGenerator, spelled
 from deepcite.answer.lead_guard import CAPITALISED, CAPTION, HEADING, NO_VERB, lead_fault, never_quoted
 from deepcite.answer.question_fit import with_cue
 from deepcite.answer.question_kind import AnswerKind, answer_cue, phrase_overlaps, question_kind
+from deepcite.answer.sentence_scores import refers_back
 from deepcite.answer.table_rows import caption_mismatch, row_captions, row_fit
 from deepcite.config import AnswerSettings
 from deepcite.evaluation.answer_check import AnswerCheck, states_answer
@@ -408,3 +409,45 @@ def test_who_wrote_it_and_when_it_was_published_are_read_from_the_front_matter(
     off = AnswerSettings().tuned(kinds={"front_matter_weight": 0.0})
     ctx = ResponseContext(request_id="r", query=question, selected_chunks=chunks(0))
     assert not ExtractiveGenerator(HashingEmbedder(), off).summary(ctx).startswith(answer)
+
+
+def test_a_sentence_that_refers_back_is_read_with_the_one_before_it() -> None:
+    """ "Disassembling it, it's very minimal - just 87 bytes!" shares no word with the question: what "it" is
+    stands in the sentence before it, whose support it shares (``extractive.neighbour_support_share``)."""
+    question = "How big is the standalone add.wasm file that Emscripten emits for the add example?"
+    chunks = [
+        _chunk(
+            1,
+            "The standalone add.wasm file of the add example runs in wasmtime from the command line, as the "
+            "Emscripten post shows.",
+            doc="v8.html",
+        ),
+        _chunk(
+            2,
+            "Emscripten emits a standalone add.wasm file for the add example when asked for Wasm only. "
+            "Disassembling it, it's very minimal - just 87 bytes! "
+            "Emscripten can also emit JavaScript beside the Wasm file for the add example.",
+            doc="v8.html",
+        ),
+    ]
+
+    def long_answer(share: float) -> str:
+        settings = AnswerSettings().tuned(
+            extractive={"neighbour_support_share": share}, length={"long_answer_one_section_sentences": 2}
+        )
+        ctx = ResponseContext(request_id="r", query=question, selected_chunks=chunks)
+        return ExtractiveGenerator(HashingEmbedder(), settings).long_answer(ctx)
+
+    assert AnswerSettings().extractive.neighbour_support_share > 0
+    assert "87 bytes" in long_answer(AnswerSettings().extractive.neighbour_support_share)
+    assert "87 bytes" not in long_answer(0.0)
+
+
+def test_refers_back_reads_the_first_words_only() -> None:
+    assert refers_back("Disassembling it, it’s very minimal - just 87 bytes!", 4)
+    assert refers_back("These results hold on all five data sets.", 4)
+    assert not refers_back(
+        "Emscripten emits a standalone Wasm file that runs by itself.", 4
+    )  # "itself" is late
+    assert not refers_back("DPR beats BM25 on four of five data sets, and it is faster.", 4)
+    assert not refers_back("It is small.", 0)

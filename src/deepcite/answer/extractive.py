@@ -10,7 +10,9 @@ sub-question) is ``lexical_weight * lexical + (1 - lexical_weight) * cosine`` (`
 ``lexical`` is the share of the target's stemmed terms (:func:`deepcite.text.tokenize`)
 the sentence contains, each term weighted by its rarity among the evidence's sentences (``lexical_idf``),
 ``cosine`` the embedding similarity (negative taken as 0; only the ``max_embedded_sentences`` most
-lexically similar sentences are embedded). A sentence also earns ``study_support_share`` of its study's
+lexically similar sentences are embedded); a sentence that refers back ("it", "this", "they" among its first
+``neighbour_reference_words`` words) has at least ``neighbour_support_share`` of the sentence's before it in
+its passage. A sentence also earns ``study_support_share`` of its study's
 support (the best of its study's sentences and title): a study that bears on the question lends that to
 its results, which rarely repeat the question's words. Only sentences whose support
 clears ``support_threshold`` may be quoted. Among those, a sentence's *relevance* blends its support
@@ -92,6 +94,7 @@ from deepcite.answer.sentence_scores import (
     heading,
     overlap,
     question_parts,
+    refers_back,
     term_weights,
     write,
 )
@@ -394,6 +397,11 @@ class ExtractiveGenerator:
         vectors[embed] = self._vectors([sentences[i].text for i in embed], "passage")
         cosine = np.clip(vectors @ target_vecs.T, 0.0, None)
         own = s.extractive.lexical_weight * lexical + (1.0 - s.extractive.lexical_weight) * cosine
+        if share := s.extractive.neighbour_support_share:
+            after = [(i, x.previous) for i, x in enumerate(sentences) if x.previous is not None]
+            if after:
+                rows, before = (list(t) for t in zip(*after, strict=True))
+                own[rows] = np.maximum(own[rows], share * own[before])
         support = np.maximum(
             own,
             s.extractive.study_support_share
@@ -451,6 +459,7 @@ class ExtractiveGenerator:
         seen: set[str] = set()
         for chunk in chunks:
             captions = row_captions(chunk)
+            kept: dict[int, int] = {}  # the chunk's sentence number -> its position in out
             # no heading, caption, furniture, equation or reference entry
             for n, raw in enumerate(chunk.answer_sentences()):
                 if LABEL_ONLY.match(raw):
@@ -467,6 +476,7 @@ class ExtractiveGenerator:
                 terms = tokenize(spelled(shown))
                 if len(terms) >= self._settings.extractive.min_sentence_tokens and shown not in seen:
                     seen.add(shown)  # the same sentence in two chunks is cited from the first (best) one
+                    kept[n] = len(out)
                     section = label or chunk.section
                     out.append(
                         EvidenceSentence(
@@ -482,6 +492,9 @@ class ExtractiveGenerator:
                             caption=captions.get(raw, ""),
                             role_known=role_of_section(section) is not SentenceRole.UNKNOWN,
                             opening=chunk.position == 0 and n < self._settings.kinds.front_matter_sentences,
+                            previous=kept.get(n - 1)
+                            if refers_back(shown, self._settings.extractive.neighbour_reference_words)
+                            else None,
                         )
                     )
         return out

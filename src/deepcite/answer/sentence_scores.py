@@ -20,6 +20,10 @@ YES_NO = re.compile(
     r"^\s*(?:does|do|did|is|are|was|were|can|could|should|would|will|has|have|had|may|might|must)\b", re.I
 )
 _WH = re.compile(r"^\s*(?:what|how|why|when|where|which|who|whom|whose)\b", re.I)
+# a word that stands for something said before: "it", "this", "they", "such", "the latter"
+_REFERRING = frozenset(
+    "it its it's itself this these that those they them their he she his her such latter former".split()
+)
 # a sentence that states a contrast between two sides
 CONTRAST = re.compile(
     r"\b(?:compared|than|versus|vs\.?|differ\w*|whereas|while|both|neither|similar)\b", re.I
@@ -45,6 +49,8 @@ class EvidenceSentence:
     )
     # one of the first sentences of a document's first passage: its front matter (title, byline, date line)
     opening: bool = False
+    # the position of the sentence just before it in its passage, when that one is quotable too
+    previous: int | None = None
 
 
 @dataclass(frozen=True)
@@ -64,6 +70,12 @@ class SentenceScores:
     # for a question asking for an amount: the figures each sentence states that the question does not hold;
     # a sentence stating a figure no chosen sentence states is not redundant (a result on another data set)
     figures: list[frozenset[str]] | None = None
+
+
+def refers_back(text: str, words: int) -> bool:
+    """Whether one of the first ``words`` words of ``text`` stands for something said before it
+    ("Disassembling it, it's very minimal - just 87 bytes!")."""
+    return any(w in _REFERRING for w in re.findall(r"[\w'’]+", text.lower().replace("’", "'"))[:words])
 
 
 def aspect_target(aspect: QueryAspect) -> str:
