@@ -69,6 +69,9 @@ def test_a_page_says_what_its_subject_is_in_its_lead_sentence() -> None:
     person = page_type("Osric Pell", "Osric Pell (1919 - 1990) was a Veranian film director.", 10)
     assert person is not None and person.kind == "person"
     assert page_type("Veldoria", "It is the largest city of the south.", 10) is None  # about something else
+    # a part of a province is no province: its kind is not read
+    part = page_type("Brevik", "Brevik is part of Korvath Province.", 10)
+    assert part is not None and part.kind is None
     # no copula: the title says it
     river = page_type("Sable River", "The Sable River rises in the Korvath Hills.", 10)
     assert river is not None and river.nouns == {"river"}

@@ -300,7 +300,8 @@ _PHRASE_END = frozenset(
     "in of on at from for by with near between within along across located situated that which who whose "
     "where known founded formed based born to than about under into as".split()
 )
-_PHRASE_SKIP = frozenset("a an the one any some also currently now today still part".split())
+_PHRASE_SKIP = frozenset("a an the also currently now today still among".split())
+_PARTITIVE = frozenset("one any some each many several two three four five six seven eight nine ten".split())
 _PARENS = re.compile(r"\([^()]*\)")
 _YEAR = re.compile(r"\b1\d{3}\b|\b20\d{2}\b|\bborn\b", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z][A-Za-z'.-]*")
@@ -430,8 +431,8 @@ def _lead_type(title: str, sentence: str, max_words: int) -> PageType | None:
     words = [w.lower().strip(".'") for w in _WORD.findall(clause)][:max_words]
     while words and words[0] in _PHRASE_SKIP:
         words = words[1:]
-    if words[:1] == ["of"]:  # "one of seven districts"
-        words = [w for w in words[1:] if w not in _PHRASE_SKIP]
+    if words[:1] and words[0] in _PARTITIVE and words[1:2] == ["of"]:  # "one of seven districts"
+        words = [w for w in words[2:] if w not in _PHRASE_SKIP]
     phrase: list[str] = []
     for word in words:
         if word in _PHRASE_END:
