@@ -237,39 +237,3 @@ def test_a_name_in_the_disambiguation_of_a_title_the_question_names_is_read() ->
             settings=BridgeSettings(beam=10, min_ratio=0.0, qualifier_weight=4.0),
         )
     ]
-
-
-def test_a_word_the_evidence_writes_in_lower_case_is_no_candidate(tmp_path: Path, minilm: Embedder) -> None:
-    """ "Silence", quoted from a poster, reads as a name beside "directed"; the evidence writes "silence" too:
-    a common word, never a bridge (the papers' "Paper", "title", "gamma" once were). A page known by the name
-    would keep it."""
-    from deepcite.research.followup import is_label, lower_words
-    from deepcite.retrieval.collection import open_collection
-
-    rows = [
-        {
-            "id": "amber-gate",
-            "title": "The Amber Gate",
-            "text": 'The Amber Gate is a 1964 drama directed by Tamsin Vale, whose posters printed "Silence" above '
-            "its title. Silence rules the film: its keeper speaks in silence for an hour.",
-        },
-        {
-            "id": "tamsin-vale",
-            "title": "Tamsin Vale",
-            "text": "Tamsin Vale (1921 - 1999) was a Veranian film director born in Corlis, a river port.",
-        },
-        {"id": "corlis", "title": "Corlis", "text": "Corlis is a river port of Verania with a grain market."},
-    ]
-    pages = tmp_path / "pages.jsonl"
-    pages.write_text("\n".join(json.dumps(r) for r in rows), encoding="utf-8")
-    collection = open_collection("label-fixture", Settings(data_dir=tmp_path / "data"), embedder=minilm)
-    IngestPipeline(collection).ingest(pages, fmt="jsonl")
-    beams: list[list[str]] = []
-    ResearchAgent(collection, collection.settings.research).process(
-        "Where was the director of The Amber Gate born?",
-        on_round=lambda state, _: beams.append([e.name for e in state.beam]),
-    )
-    assert beams[0][0] == "Tamsin Vale"
-    assert "Silence" not in beams[0]
-    assert is_label("Silence", lower_words(rows[0]["text"]))
-    assert not is_label("Tamsin Vale", lower_words(rows[0]["text"]))

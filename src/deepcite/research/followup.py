@@ -125,15 +125,6 @@ def is_label(term: str, lower: set[str]) -> bool:
     return plain
 
 
-def evidence_noise(term: str, text: str, lower: set[str]) -> str | None:
-    """Why a name read from the evidence (its ``text``, and the words it writes in lower case: ``lower``) is
-    none: an abbreviation of common words the evidence defines ("IFG"), or a label of words it writes in
-    lower case ("Statin", "Paper", "title"); ``None`` when it is a name."""
-    if len(_TOKEN.findall(term)) == 1 and _is_acronym(term) and _defined(term, text):
-        return STRAY_ACRONYM
-    return LABEL if is_label(term, lower) else None
-
-
 def _quoted_phrase(term: str, settings: FollowupSettings) -> bool:
     """Whether a name that starts in lower case (so the passage quotes it: "batting title") is a noun phrase of
     ``phrase_min_words`` or more words, each no stop word and at least ``_MIN_PHRASE_WORD`` letters long: a
