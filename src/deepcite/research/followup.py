@@ -105,15 +105,10 @@ def _defined(acronym: str, context: str) -> bool:
     return any(d.group(1) is not None or not d.group(2)[:1].isupper() for d in definitions)
 
 
-def lower_words(text: str) -> set[str]:
-    """The words ``text`` writes in lower case: what :func:`is_label` tells a label's words by."""
-    return set(_LOWER_WORD.findall(text))
-
-
-def is_label(term: str, lower: set[str]) -> bool:
-    """Whether every word of a capitalised name is a label prefix, an acronym, a stop word, or a word the text
-    also writes in lower case (``lower``, :func:`lower_words`: "Statin group", "Non-AF", "Postoperative AF",
-    "Paper", "title"): a label of common words, not a name."""
+def _label(term: str, context: str) -> bool:
+    """Whether every word of a capitalised name is a label prefix, an acronym, a stop word, or a word ``context``
+    also writes in lower case ("Statin group", "Non-AF", "Postoperative AF"): a label, not a name."""
+    lower = set(_LOWER_WORD.findall(context))
     parts = [p.strip("()[]'\".,;:") for p in _NAME_PART.split(term)]
     plain = False  # a word that is no acronym: a name of acronyms alone ("AC/DC") is no label
     for part in filter(None, parts):
@@ -286,7 +281,7 @@ def noise_reason(
         return STRAY_ACRONYM
     if _sentence_like(term, settings) or _ASKED.match(term):
         return WHOLE_TITLE if title else SENTENCE
-    if context is not None and is_label(term, lower_words(context)) and not _quoted_phrase(term, settings):
+    if context is not None and _label(term, context) and not _quoted_phrase(term, settings):
         return LABEL
     return None
 

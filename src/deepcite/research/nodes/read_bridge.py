@@ -11,7 +11,7 @@ from deepcite.research.answer_types import candidate_fit
 from deepcite.research.bridge import read_bridge as read_candidates
 from deepcite.research.bridge import relation_cues
 from deepcite.research.chain import fill
-from deepcite.research.followup import is_label, lower_words, noise_reason
+from deepcite.research.followup import noise_reason
 from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.nodes.select_evidence import page_named
 from deepcite.research.state import BeamEntry, ExecutorState
@@ -87,15 +87,13 @@ def _read(
     hop has a step of its own (:func:`step_relation`). ``path``: the candidates the readings follow on from."""
     s = adapters.settings.bridge
     pages = adapters.titles.aliases(adapters.retriever)
-    common = lower_words(" ".join(c.chunk.text for c in state.evidence.values()))
 
     def keep(name: str, title: bool) -> bool:  # noise never runs as a query, unless a page is known by it
         if name.rstrip().endswith(("?", "!")):  # a question or an exclamation is a sentence, not a name
             return False
-        noise = noise_reason(name, adapters.settings.followup, title=title) is not None or (
-            not title and is_label(name, common)  # words the evidence writes in lower case: "Paper", "title"
+        return noise_reason(name, adapters.settings.followup, title=title) is None or (
+            not title and bool(pages.pages(name))
         )
-        return not noise or (not title and bool(pages.pages(name)))
 
     wanted = state.plan.answer_types
     types = adapters.titles.page_types(adapters.retriever, s.type_lead_words) if wanted else {}
