@@ -18,6 +18,7 @@ from deepcite.llm.client import LLMClient
 from deepcite.models import ChainStep, Filters, QueryAspect
 from deepcite.research import llm_adapters
 from deepcite.research.answer_types import wanted_types
+from deepcite.answer.sentence_scores import question_parts
 from deepcite.research.aspects import heuristic_aspects, keywords_of, subquestion_for
 from deepcite.research.chain import decompose, fill, is_linear, llm_decompose
 from deepcite.research.followup import followup_subquestion, followup_terms
@@ -151,10 +152,16 @@ class QueryPlanner:
             proposed = self._llm_next(state)
             if proposed:
                 return proposed, [RoundQuery(proposed, proposed)]
-        if self.settings.bridge.enabled and any(e.followed_round == 0 for e in state.beam):
-            return self._beam_hop(state)
         threshold = self.settings.coverage.threshold
         uncovered = {a.aspect for a in state.coverage.get_uncovered_aspects(threshold)}
+        parts = question_parts(plan.aspects)
+        if len(parts) > 1:  # a question of several parts: each part asked before any bridge is followed
+            for aspect in sorted(parts, key=lambda a: a.aspect not in uncovered):
+                sub = subquestion_for(aspect)
+                if sub in plan.subquestions and sub not in state.asked:
+                    return sub, [RoundQuery(sub, sub, kind="aspect", focus=aspect.aspect)]
+        if self.settings.bridge.enabled and any(e.followed_round == 0 for e in state.beam):
+            return self._beam_hop(state)
         ordered = sorted(plan.aspects, key=lambda a: (a.aspect not in uncovered, -a.importance))
         for aspect in ordered:
             sub = subquestion_for(aspect)
