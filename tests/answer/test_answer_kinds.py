@@ -445,7 +445,8 @@ def test_a_sentence_that_refers_back_is_read_with_the_one_before_it() -> None:
 
 def test_refers_back_reads_the_first_words_only() -> None:
     assert refers_back("Disassembling it, it’s very minimal - just 87 bytes!", 4)
-    assert refers_back("These results hold on all five data sets.", 4)
+    assert refers_back("Yet they hold on all five data sets.", 4)
+    assert not refers_back("This study enrolled 40 patients.", 4)  # a determiner: the noun names the subject
     assert not refers_back(
         "Emscripten emits a standalone Wasm file that runs by itself.", 4
     )  # "itself" is late

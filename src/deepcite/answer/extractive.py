@@ -10,7 +10,7 @@ sub-question) is ``lexical_weight * lexical + (1 - lexical_weight) * cosine`` (`
 ``lexical`` is the share of the target's stemmed terms (:func:`deepcite.text.tokenize`)
 the sentence contains, each term weighted by its rarity among the evidence's sentences (``lexical_idf``),
 ``cosine`` the embedding similarity (negative taken as 0; only the ``max_embedded_sentences`` most
-lexically similar sentences are embedded); a sentence that refers back ("it", "this", "they" among its first
+lexically similar sentences are embedded); a sentence that refers back ("it", "they" among its first
 ``neighbour_reference_words`` words) has at least ``neighbour_support_share`` of the sentence's before it in
 its passage. A sentence also earns ``study_support_share`` of its study's
 support (the best of its study's sentences and title): a study that bears on the question lends that to

@@ -20,10 +20,9 @@ YES_NO = re.compile(
     r"^\s*(?:does|do|did|is|are|was|were|can|could|should|would|will|has|have|had|may|might|must)\b", re.I
 )
 _WH = re.compile(r"^\s*(?:what|how|why|when|where|which|who|whom|whose)\b", re.I)
-# a word that stands for something said before: "it", "this", "they", "such", "the latter"
-_REFERRING = frozenset(
-    "it its it's itself this these that those they them their he she his her such latter former".split()
-)
+# a pronoun that stands for something said before: "it", "they", "the latter"; not "this", "these", "such",
+# which are most often determiners of a noun that names its subject ("This study enrolled …")
+_REFERRING = frozenset("it its it's itself they them their he she his her latter former".split())
 # a sentence that states a contrast between two sides
 CONTRAST = re.compile(
     r"\b(?:compared|than|versus|vs\.?|differ\w*|whereas|while|both|neither|similar)\b", re.I

@@ -183,7 +183,7 @@ class ExtractiveSettings(Section):
         0.5  # relevance: this much from the sentence alone, the rest with its study
     )
     study_support_share: float = 0.9  # a sentence earns this share of its study's support (sentences, title)
-    # a sentence that refers back ("it", "this", "they" among its first neighbour_reference_words words) has
+    # a sentence that refers back ("it", "they" among its first neighbour_reference_words words) has
     # at least this share of the support of the sentence before it in its passage, which names what it
     # speaks of ("… a Wasm file that can run by itself … Disassembling it, it's very minimal - just 87 bytes!")
     neighbour_support_share: float = Field(default=0.8, ge=0.0, le=1.0)
