@@ -5,7 +5,7 @@ from __future__ import annotations
 from deepcite.config import ResearchSettings
 from deepcite.models import AspectCoverage, AspectType, Candidate
 from deepcite.research.planner import QueryPlanner
-from deepcite.research.state import ExecutorState
+from deepcite.research.state import BeamEntry, ExecutorState
 from research.helpers import StandInLLM, chunk, new_state
 
 S = ResearchSettings()
@@ -27,6 +27,35 @@ def test_later_hops_target_uncovered_aspects_by_importance() -> None:
     state.coverage.coverage_scores = {"statins": 0.9, "PCSK9 inhibitors": 0.1}
     sub, queries = planner.next_hop(state)
     assert sub == "What are PCSK9 inhibitors?" and queries[0].kind == "aspect"
+
+
+def test_a_question_of_several_parts_asks_each_part_before_following_the_beam() -> None:
+    """Both parts are asked before any candidate the beam read, covered or not: a person asks what they asked
+    before following a name met in the evidence."""
+    state, planner = new_state("How many Upworkers took part in the study, and what were they paid?")
+    state.asked.append(state.plan.question)
+    state.beam = [BeamEntry("Jay Bartot", 1.0, ("p", "p"))]
+    state.coverage = AspectCoverage(
+        aspects=state.plan.aspects, coverage_scores={a.aspect: 1.0 for a in state.plan.aspects}
+    )
+    asked = []
+    for _ in range(3):
+        sub, queries = planner.next_hop(state)
+        state.asked.append(sub)
+        asked.append((sub, queries[0].kind))
+        if queries[0].kind == "aspect":
+            continue
+        break
+    assert [kind for _, kind in asked] == ["aspect", "aspect", "bridge"] and "Jay Bartot" in asked[2][0]
+    assert asked[0][0] == "How many Upworkers took part in the study?"
+
+
+def test_a_question_of_one_part_follows_the_beam_first() -> None:
+    state, planner = new_state("Where was the director of The Quiet Beacon born?")
+    state.asked.append(state.plan.question)
+    state.beam = [BeamEntry("Tomas Reyner", 1.0, ("f", "f"))]
+    sub, queries = planner.next_hop(state)
+    assert queries[0].kind == "bridge" and "Tomas Reyner" in sub
 
 
 def test_bridge_hop_follows_entities_of_the_best_evidence() -> None:
