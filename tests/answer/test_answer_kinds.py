@@ -447,6 +447,8 @@ def test_refers_back_reads_the_first_words_only() -> None:
     assert refers_back("Disassembling it, it’s very minimal - just 87 bytes!", 4)
     assert refers_back("Yet they hold on all five data sets.", 4)
     assert not refers_back("This study enrolled 40 patients.", 4)  # a determiner: the noun names the subject
+    assert not refers_back("It was the goal of this retrospective study to investigate the waveforms.", 4)
+    assert not refers_back("It is likely that statins lower the risk.", 4)  # "it" stands for the clause after
     assert not refers_back(
         "Emscripten emits a standalone Wasm file that runs by itself.", 4
     )  # "itself" is late

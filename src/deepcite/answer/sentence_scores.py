@@ -71,9 +71,20 @@ class SentenceScores:
     figures: list[frozenset[str]] | None = None
 
 
+# "it" that stands for nothing said before but for the clause after it: "It was the goal of this study to …",
+# "It is likely that …"
+_EXTRAPOSED = re.compile(
+    r"^\s*it\s+(?:is|was|has been|had been|seems|seemed|appears|appeared|remains)\b[^,.;]{0,80}?"
+    r"\b(?:to|that|whether|if)\b",
+    re.I,
+)
+
+
 def refers_back(text: str, words: int) -> bool:
-    """Whether one of the first ``words`` words of ``text`` stands for something said before it
-    ("Disassembling it, it's very minimal - just 87 bytes!")."""
+    """Whether one of the first ``words`` words of ``text`` is a pronoun that stands for something said before it
+    ("Disassembling it, it's very minimal - just 87 bytes!"; not the "it" of "It was our aim to …")."""
+    if _EXTRAPOSED.match(text):
+        return False
     return any(w in _REFERRING for w in re.findall(r"[\w'’]+", text.lower().replace("’", "'"))[:words])
 
 
