@@ -10,12 +10,12 @@ sub-question) is ``lexical_weight * lexical + (1 - lexical_weight) * cosine`` (`
 ``lexical`` is the share of the target's stemmed terms (:func:`deepcite.text.tokenize`)
 the sentence contains, each term weighted by its rarity among the evidence's sentences (``lexical_idf``),
 ``cosine`` the embedding similarity (negative taken as 0; only the ``max_embedded_sentences`` most
-lexically similar sentences are embedded); a sentence that refers back ("it", "they" among its first
-``neighbour_reference_words`` words) has at least ``neighbour_support_share`` of the sentence's before it in
-its passage. A sentence also earns ``study_support_share`` of its study's
-support (the best of its study's sentences and title): a study that bears on the question lends that to
-its results, which rarely repeat the question's words. Only sentences whose support
-clears ``support_threshold`` may be quoted. Among those, a sentence's *relevance* blends its support
+lexically similar sentences are embedded); a sentence with a pronoun among its first
+``neighbour_reference_words`` words ("it", "they") has at least ``neighbour_support_share`` of the support of
+the sentence before it in its passage, which names what the pronoun stands for. A sentence also earns
+``study_support_share`` of its study's support (the best of its study's sentences and title): a study that
+bears on the question lends that to its results, which rarely repeat the question's words. Only sentences
+whose support clears ``support_threshold`` may be quoted. Among those, a sentence's *relevance* blends its support
 (0 at the threshold, 1 for the target's best-supported sentence) with its own support before the study's
 share (relative to the best; ``sentence_relevance_weight``), and its *value* is ``(1 - finding_weight) *
 relevance + finding_weight * finding`` where ``finding`` (:mod:`deepcite.answer.findings`) says how much it

@@ -115,9 +115,10 @@ class QueryPlanner:
 
         Hop 1 asks the question (and a composed question's first chain hop). Later hops ask, in order:
         the composed question's next chain hop while the last one found an answer entity, the entities
-        the graph proposed (``propose_bridge_queries``), a sub-question
-        from the LLM (when one is configured), the bridge candidates of the beam (``read_bridge``), the planned sub-questions of the aspects (uncovered ones
-        first, by importance), then a bridge hop built from entities found in the evidence so far. The query
+        the graph proposed (``propose_bridge_queries``), a sub-question from the LLM (when one is configured),
+        the parts of a question of several parts (uncovered ones first), the bridge candidates of the beam
+        (``read_bridge``), the planned sub-questions of the aspects (uncovered ones first, by importance), then
+        a bridge hop built from entities found in the evidence so far. The query
         the LLM chose after the last round (``choose_next_hop``) joins whichever hop that is (and replaces
         the LLM's sub-question), or makes the hop alone when nothing else is left.
         """
