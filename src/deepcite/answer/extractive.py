@@ -93,14 +93,13 @@ from deepcite.answer.sentence_scores import (
     findings_first,
     heading,
     overlap,
-    question_parts,
     refers_back,
     term_weights,
     write,
 )
 from deepcite.answer.table_rows import row_captions
 from deepcite.config import AnswerSettings
-from deepcite.models import QueryAspect
+from deepcite.models import QueryAspect, question_parts
 from deepcite.retrieval.embedders import Embedder
 from deepcite.text import tokenize
 

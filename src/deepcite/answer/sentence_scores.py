@@ -119,14 +119,6 @@ def comparison_sides(aspects: Sequence[QueryAspect]) -> list[QueryAspect]:
     return []
 
 
-def question_parts(aspects: Sequence[QueryAspect]) -> list[QueryAspect]:
-    """The question's parts: its main aspects (the highest importance), in the question's order."""
-    if not aspects:
-        return []
-    top = max(a.importance for a in aspects)
-    return [a for a in aspects if a.importance >= top]
-
-
 def term_weights(sentences: Sequence[EvidenceSentence], idf: bool) -> dict[str, float]:
     """Each term's weight within this evidence: ``log(1 + N / df)`` over its N sentences when ``idf``
     (a term every sentence holds, such as the topic itself, says little about which sentence answers a

@@ -14,7 +14,7 @@ from deepcite.models.collections import (
     TripleCounts,
     VectorSource,
 )
-from deepcite.models.coverage import AspectCoverage, AspectType, CoverageReport, QueryAspect
+from deepcite.models.coverage import AspectCoverage, AspectType, CoverageReport, QueryAspect, question_parts
 from deepcite.models.documents import ANSWER_KINDS, Chunk, Document, SourceFields, TextKind
 from deepcite.models.evidence import (
     BridgeCandidate,
@@ -52,6 +52,7 @@ __all__ = [
     "GraphLink",
     "Provenance",
     "QueryAspect",
+    "question_parts",
     "QueryKind",
     "RankedList",
     "RoundReport",

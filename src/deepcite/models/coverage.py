@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic import BaseModel, Field
 
 from deepcite.models.choices import _ChoiceEnum
@@ -23,6 +25,14 @@ class QueryAspect(BaseModel):
     aspect_type: AspectType
     importance: float = Field(ge=0.0, le=1.0)
     keywords: list[str] = Field(default_factory=list)
+
+
+def question_parts(aspects: Sequence[QueryAspect]) -> list[QueryAspect]:
+    """The question's parts: its main aspects (the highest importance), in the question's order."""
+    if not aspects:
+        return []
+    top = max(a.importance for a in aspects)
+    return [a for a in aspects if a.importance >= top]
 
 
 class AspectCoverage(BaseModel):

@@ -13,10 +13,9 @@ from __future__ import annotations
 import logging
 from dataclasses import replace
 
-from deepcite.answer.sentence_scores import question_parts
 from deepcite.config import ResearchSettings
 from deepcite.llm.client import LLMClient
-from deepcite.models import ChainStep, Filters, QueryAspect
+from deepcite.models import ChainStep, Filters, QueryAspect, question_parts
 from deepcite.research import llm_adapters
 from deepcite.research.answer_types import wanted_types
 from deepcite.research.aspects import heuristic_aspects, keywords_of, subquestion_for
