@@ -85,7 +85,7 @@ def refers_back(text: str, words: int) -> bool:
     ("Disassembling it, it's very minimal - just 87 bytes!"; not the "it" of "It was our aim to …")."""
     if _EXTRAPOSED.match(text):
         return False
-    return any(w in _REFERRING for w in re.findall(r"[\w'’]+", text.lower().replace("’", "'"))[:words])
+    return any(w in _REFERRING for w in re.findall(r"[\w']+", text.lower().replace("’", "'"))[:words])
 
 
 def aspect_target(aspect: QueryAspect) -> str:

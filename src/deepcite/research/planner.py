@@ -156,18 +156,13 @@ class QueryPlanner:
         uncovered = {a.aspect for a in state.coverage.get_uncovered_aspects(threshold)}
         parts = question_parts(plan.aspects)
         if len(parts) > 1:  # a question of several parts: each part asked before any bridge is followed
-            for aspect in sorted(parts, key=lambda a: a.aspect not in uncovered):
-                sub = subquestion_for(aspect)
-                if sub in plan.subquestions and sub not in state.asked:
-                    return sub, [RoundQuery(sub, sub, kind="aspect", focus=aspect.aspect)]
+            hop = _aspect_hop(state, sorted(parts, key=lambda a: a.aspect not in uncovered))
+            if hop is not None:
+                return hop
         if self.settings.bridge.enabled and any(e.followed_round == 0 for e in state.beam):
             return self._beam_hop(state)
         ordered = sorted(plan.aspects, key=lambda a: (a.aspect not in uncovered, -a.importance))
-        for aspect in ordered:
-            sub = subquestion_for(aspect)
-            if sub in plan.subquestions and sub not in state.asked:
-                return sub, [RoundQuery(sub, sub, kind="aspect", focus=aspect.aspect)]
-        return self._bridge_hop(state)
+        return _aspect_hop(state, ordered) or self._bridge_hop(state)
 
     def _chain_queries(self, state: ExecutorState, subquestion: str) -> list[RoundQuery]:
         """The next chain hop's queries, one per answer entity of the hop before (``research.chain.beam``),
@@ -339,6 +334,15 @@ def next_step(steps: list[str], entry: BeamEntry) -> str:
         return ""
     answers = {n: name for n, name in enumerate((*entry.path, entry.name), start=1)}
     return fill(steps[entry.depth], answers)
+
+
+def _aspect_hop(state: ExecutorState, aspects: list[QueryAspect]) -> tuple[str, list[RoundQuery]] | None:
+    """The planned sub-question of the first of ``aspects`` not asked yet, as a hop; ``None`` when all were."""
+    for aspect in aspects:
+        sub = subquestion_for(aspect)
+        if sub in state.plan.subquestions and sub not in state.asked:
+            return sub, [RoundQuery(sub, sub, kind="aspect", focus=aspect.aspect)]
+    return None
 
 
 def _chosen_query(state: ExecutorState) -> RoundQuery | None:
