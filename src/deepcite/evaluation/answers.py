@@ -53,6 +53,7 @@ from pathlib import Path
 
 from rich.table import Table
 from rouge_score import rouge_scorer
+from rouge_score.scoring import Score
 
 from deepcite.answer.citations import CITATION_RE, unresolved_citations
 from deepcite.answer.context import ContextChunk, ResponseContext
@@ -114,6 +115,12 @@ def plain(text: str) -> str:
     return re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"\s+", " ", text)).strip()
 
 
+def rouge_l(text: str, reference: str) -> Score:
+    """ROUGE-L of ``text`` (citations removed, :func:`plain`) against ``reference``: precision, recall and
+    ``fmeasure``, as a summary is scored."""
+    return _ROUGE.score(reference, plain(text))["rougeL"]
+
+
 def novel_f1(prediction: str, reference: str, question: str) -> float:
     """Token F1 of stemmed content words after removing every word of the question from both sides."""
     asked = set(tokenize(question))
@@ -170,7 +177,7 @@ class SystemScores:
 
     def add_text(self, text: str, reference: str, question: str) -> None:
         clean = plain(text)
-        score = _ROUGE.score(reference, clean)["rougeL"]
+        score = rouge_l(clean, reference)
         self.rouge_f1.append(score.fmeasure)
         self.rouge_recall.append(score.recall)
         self.novel.append(novel_f1(clean, reference, question))
