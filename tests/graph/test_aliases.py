@@ -139,3 +139,20 @@ def test_the_pack_links_a_passage_to_the_page_its_name_is_a_longer_form_of() -> 
         question, question_vector, pack, vectors, settings.model_copy(update={"alias_link_weight": 0.0})
     )
     assert [c.chunk.doc_id for c in off][-1] == "marlow-ridge"
+
+
+def test_the_places_of_a_life_note_are_not_aliases() -> None:
+    text = (
+        "Hollis Bernard Varn (born March 12, 1909, Port Edley, Marrow County, died October 8, 1973, Lake "
+        "Sorrel) was a clockmaker."
+    )
+    aliases = page_aliases("Hollis B. Varn", text, max_words=6, lead_chars=300)
+    assert "hollis bernard varn" in aliases  # the lead name
+    assert not {"port edley", "marrow county", "lake sorrel"} & set(aliases)
+    named = page_aliases(
+        "Cal Dorne",
+        "Cal Dorne (born Calvin Ames Dorne; May 9, 1914) was a singer.",
+        max_words=6,
+        lead_chars=300,
+    )
+    assert "calvin ames dorne" in named  # a birth name before the dates still is one

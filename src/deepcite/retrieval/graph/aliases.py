@@ -84,12 +84,16 @@ def lead_name(sentence: str, max_words: int) -> str | None:
 
 
 def _side_names(sentence: str, max_words: int) -> list[str]:
-    """Names the first sentence gives beside its lead name: in parentheses, and after "also known as"."""
+    """Names the first sentence gives beside its lead name: in parentheses, and after "also known as". A
+    parenthesis stops at its first piece with a figure: "(born March 12, 1909, St Louis, Missouri)" is a life
+    note, and "St Louis" is where he was born, not his name."""
     out: list[str] = []
     for group in _PARENS.findall(sentence):
         for piece in re.split(r"[;,]", group):
+            if any(ch.isdigit() for ch in piece):  # a life note starts: its places are not the page's names
+                break
             piece = _ALIAS_LEAD_IN.sub("", piece.strip()).strip(_OPEN_QUOTES + " ")
-            if piece and not any(ch.isdigit() for ch in piece) and _reads_as_name(piece, max_words):
+            if piece and _reads_as_name(piece, max_words):
                 out.append(piece)
     for match in _KNOWN_AS.finditer(sentence):
         found = names_in(match.group(1))
