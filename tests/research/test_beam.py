@@ -13,7 +13,7 @@ from deepcite.config.research import BridgeSettings
 from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.models import Candidate, Chunk
 from deepcite.research.agent import ResearchAgent
-from deepcite.research.bridge import read_bridge
+from deepcite.research.bridge import read_bridge, relation_stems
 from deepcite.research.planner import next_step
 from deepcite.research.state import BeamEntry, ExecutorState
 from deepcite.retrieval.collection import Collection
@@ -237,3 +237,8 @@ def test_a_name_in_the_disambiguation_of_a_title_the_question_names_is_read() ->
             settings=BridgeSettings(beam=10, min_ratio=0.0, qualifier_weight=4.0),
         )
     ]
+
+
+def test_a_possessive_is_no_relation_word() -> None:
+    stems = relation_stems("Where was Osric Pell's director born?", "Osric Pell", ["Osric Pell"])
+    assert stems == {"director", "born"}  # not the "s" of "Pell's", which every possessive in a page holds

@@ -114,7 +114,7 @@ def relation_stems(question: str, title: str, question_names: Iterable[str]) -> 
     passage's title nor of a name the question gives ("born", "county" of "the county of the city where
     Harris W. Fawell was born", against the page "Harris W. Fawell")."""
     named = set(tokenize(" ".join(question_names))) | set(tokenize(title))
-    return set(tokenize(question)) - named
+    return {stem for stem in tokenize(question) if len(stem) > 1} - named  # not the "s" of "Gisvi's"
 
 
 def _relates(stem: str, relation: set[str]) -> bool:
