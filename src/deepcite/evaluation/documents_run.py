@@ -1,7 +1,10 @@
 """The real-documents evaluation run through the Engine: phrase on the right page per format, then hybrid search
 and research evidence hit@k with page correctness, then (with quotes) each question answered by the Engine,
 every cited passage's quote checked against the file's own text, and the answer checked: does the quick summary
-state the answer phrase, and the summary and long answer together (:mod:`deepcite.evaluation.answer_check`)."""
+state the answer phrase, and the summary and long answer together (:mod:`deepcite.evaluation.answer_check`).
+
+Each question is researched once, through ``ask`` as ``deepcite ask`` runs it: the research hit@k is read from
+the evidence pack its answer was written from (the saved answer's), so every figure of a question is one run's."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from deepcite.engine import Engine
+from deepcite.errors import NotFoundError
 from deepcite.evaluation.answer_check import AnswerCheck
 from deepcite.evaluation.answers import offline_settings
 from deepcite.evaluation.documents import (
@@ -23,15 +27,36 @@ from deepcite.evaluation.documents import (
     page_texts,
 )
 from deepcite.ingest.isolate import read_file_isolated
-from deepcite.models import Chunk, SearchMode
+from deepcite.models import Chunk, EvidencePack, SearchMode
 from deepcite.saved_answers import cited_citations
-from deepcite.service import QuestionRequest, SearchRequest
+from deepcite.service import AskResponse, QuestionRequest, SearchRequest
 
 Run = Callable[[str], list[Chunk]]
 
 
-def _runs(engine: Engine, collection: str, k: int, research: bool) -> dict[str, Run]:
-    """The systems scored: the Engine's hybrid search, and (``research``) its research evidence pack."""
+class _Asked:
+    """Each question asked once through the Engine's ``ask``: its response and the evidence pack it was written
+    from (the saved answer's; a fresh research when the answer could not be saved)."""
+
+    def __init__(self, engine: Engine, collection: str) -> None:
+        self.engine = engine
+        self.collection = collection
+        self.done: dict[str, tuple[AskResponse, EvidencePack]] = {}
+
+    def __call__(self, question: str) -> tuple[AskResponse, EvidencePack]:
+        if question not in self.done:
+            request = QuestionRequest(query=question, collection=self.collection)
+            response = self.engine.ask_sync(request)
+            try:
+                pack = self.engine.saved.get(response.request_id).pack
+            except NotFoundError:  # the store refused it (the log says why); research again for the pack
+                pack = self.engine.research_sync(request).pack
+            self.done[question] = (response, pack)
+        return self.done[question]
+
+
+def _runs(engine: Engine, collection: str, k: int, asked: _Asked | None) -> dict[str, Run]:
+    """The systems scored: the Engine's hybrid search, and (``asked``) the evidence pack of its answer."""
 
     def hybrid(question: str) -> list[Chunk]:
         found = engine.search(
@@ -40,13 +65,8 @@ def _runs(engine: Engine, collection: str, k: int, research: bool) -> dict[str, 
         return list(found.hits)
 
     runs: dict[str, Run] = {"hybrid": hybrid}
-    if research:
-
-        def researched(question: str) -> list[Chunk]:
-            result = engine.research_sync(QuestionRequest(query=question, collection=collection))
-            return [c.chunk for c in result.pack.final_evidence[:k]]
-
-        runs["research"] = researched
+    if asked is not None:
+        runs["research"] = lambda question: [c.chunk for c in asked(question)[1].final_evidence[:k]]
     return runs
 
 
@@ -104,12 +124,13 @@ def evaluate_documents(
     try:
         scores, kinds = {}, {}
         per_question: dict[str, dict[str, Any]] = {q.id: {"kind": q.kind} for q in checks}
-        for label, run in _runs(offline, collection, k, research).items():
+        asked = _Asked(offline, collection)
+        for label, run in _runs(offline, collection, k, asked if research else None).items():
             scores[label], kinds[label] = _hit_rates(checks, run, k, per_question, label)
         quoted, stated = QuoteCheck(), AnswerCheck()
         if quotes:
             for q in checks:
-                answered = offline.ask_sync(QuestionRequest(query=q.question, collection=collection))
+                answered, _ = asked(q.question)
                 quoted = quoted.add(check_quotes(cited_citations(answered), pages_of))
                 in_summary, in_either = stated.add(q.kind, answered.summary, answered.answer, q.answer)
                 per_question[q.id] |= {"summary": in_summary, "summary_or_long": in_either}
