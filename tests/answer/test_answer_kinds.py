@@ -41,8 +41,6 @@ KINDS = AnswerSettings().kinds
         ("Where did Iwan Roberts's footballing career start?", AnswerKind.PLACE),
         ("Why could rewards be sparse when training the Crawler?", AnswerKind.REASON),
         ("What kinds of resources support academic research?", AnswerKind.LIST),
-        ("Which three tools was the parser compared against?", AnswerKind.LIST),  # a set, no contrast
-        ("Which two rivers did the survey follow?", AnswerKind.LIST),
         ("What does Grobid require users to manage?", AnswerKind.OTHER),
     ],
 )

@@ -17,7 +17,7 @@ NAME       who …, which library/company/tool …             a capitalised nam
 TIME       when …, what year                               a year, a date or a clause of time
 PLACE      where …                                         "in/at/from" and a capitalised place
 REASON     why …                                           because, due to, lead to, so that …
-LIST       what are the …s, what three …s, list, kinds of  an enumeration: "such as", "include", two commas
+LIST       what are the …s, list, what kinds of            an enumeration: "such as", "include", two commas
 OTHER      anything else (how does …, what did …)          none: relevance alone chooses
 ========== =============================================== ==================================================
 
@@ -108,13 +108,6 @@ _LIST = re.compile(
     r"\bwhat (?:kinds?|types?|sorts?) of\b",
     re.I,
 )
-# a question asking for a counted set of items ("What three baselines …", "Which two diagnoses …"): a list, though
-# it names a comparison ("compared against") or a kind of name
-_COUNTED_LIST = re.compile(
-    r"^\s*(?:what|which|name)\s+(?:are\s+the\s+)?(?:two|three|four|five|six|seven|eight|nine|ten|\d+)\s+"
-    r"(?:\w+\s+){0,2}\w+s\b",
-    re.I,
-)
 _NAME = re.compile(
     rf"^\s*(?:who|whom|whose)\b|\b(?:which|what)\s+(?:\w+\s+)?(?:{'|'.join(NAME_NOUNS)})\b", re.I
 )
@@ -177,8 +170,6 @@ def question_kind(question: str) -> AnswerKind:
         return AnswerKind.PLACE
     if _REASON.search(q):
         return AnswerKind.REASON
-    if _COUNTED_LIST.search(q):
-        return AnswerKind.LIST
     yes_no = bool(_YES_NO.match(q))
     comparative = _COMPARISON.search(q)
     if comparative and (comparative.group(0).lower() != "or" or yes_no):
