@@ -201,13 +201,7 @@ class IngestPipeline:
 
     def rebuild_graph(self) -> GraphStats:
         """Build the entity graph again from every stored chunk (LLM triples as at ingest, when on)."""
-        col = self.collection
-        return col.graph.rebuild(
-            col.store.scroll(col.name),
-            batch=self.settings.embedder.ingest_batch_docs,
-            embed=col.embed,
-            facts=lambda chunks: self.steps.passage_facts(chunks, None),
-        )
+        return self.steps.rebuild_graph()
 
     # -- the single-process executor -------------------------------------------------------------------
     def _read(self, path: Path, name: str, acl: Sequence[str], report: IngestReport) -> FileRead:

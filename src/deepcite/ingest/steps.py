@@ -10,6 +10,7 @@ writing chunks and vectors, the entity graph and its LLM triples, accounting for
 
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -32,10 +33,13 @@ from deepcite.ingest.report import (
 from deepcite.models import Chunk, Document, Filters, TripleCounts, VectorSource
 from deepcite.retrieval.collection import Collection, passage_text
 from deepcite.retrieval.embedders import Embedder
+from deepcite.retrieval.graph import GraphStats
 from deepcite.retrieval.graph.triples import PassageFacts, TripleExtractor
 
 FileRead = tuple[FileReport, Path, ReadResult]  # a file read: its report, its path, what was read
 ChunksByDoc = dict[str, list[Chunk]]
+
+log = logging.getLogger(__name__)
 
 
 def chunk_batch(docs: Sequence[Document | ReadDocument], settings: ChunkerSettings) -> ChunksByDoc:
@@ -91,6 +95,21 @@ class IngestSteps:
                 f"collection {name!r} holds vectors of {recorded}; this ingest makes vectors of {source}, and "
                 f"one collection never mixes two. To add to it, {fix}; or re-ingest it whole with --rebuild"
             )
+        if self.settings.graph.enabled and not self.collection.graph.current():
+            log.info(
+                "collection %r: its entity graph was read by older rules; rebuilding it from its chunks", name
+            )
+            self.rebuild_graph()
+
+    def rebuild_graph(self) -> GraphStats:
+        """Build the entity graph again from every stored chunk (LLM triples as at ingest, when on)."""
+        col = self.collection
+        return col.graph.rebuild(
+            col.store.scroll(col.name),
+            batch=self.settings.embedder.ingest_batch_docs,
+            embed=col.embed,
+            facts=lambda chunks: self.passage_facts(chunks, None),
+        )
 
     # -- dedupe ids ------------------------------------------------------------------------------------
     def plan(self, chunks_by_doc: ChunksByDoc, documents: int, report: IngestReport) -> WritePlan:

@@ -16,7 +16,9 @@ read in a passage (``graph.llm_triples``, :mod:`deepcite.retrieval.graph.triples
 are entities the passage mentions, and the walk joins them by a relation edge. A ``leads`` row keeps a titled
 document's lead sentence (the first of its first passage: "X is a city in …"), which says what the page's subject
 is (``graph.leads``; :mod:`deepcite.research.answer_types` reads it). Every write bumps ``version``, which
-tells a cached walk matrix it is stale. Being a file of its own, the graph works the same with the Edge
+tells a cached walk matrix it is stale. A new graph is stamped with :data:`FORMAT`, the version of the rules that
+read what it stores; one stamped otherwise (or not at all) is not :meth:`EntityGraph.current`, and the next ingest
+rebuilds it from the collection's stored chunks. Being a file of its own, the graph works the same with the Edge
 store and with a Qdrant cluster.
 """
 
@@ -36,6 +38,11 @@ from deepcite.retrieval.graph.aliases import first_sentence, page_aliases
 from deepcite.retrieval.graph.extract import Mention, entity_key, passage_mentions
 from deepcite.retrieval.graph.triples import PassageFacts
 from deepcite.retrieval.originals import OriginalsStore
+
+# the version of the rules that read what the graph stores (names, aliases, leads: extract.py, aliases.py); raise it
+# when a change to them alters what a graph holds. 1: leads kept (graph.leads); 2: a lead sentence's life note in
+# parentheses gives no aliases ("(born March 12, 1909, St Louis, Missouri)" names no page "St Louis")
+FORMAT = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
@@ -136,6 +143,14 @@ class EntityGraph:
             row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
         return int(row[0]) if row else 0
 
+    def current(self) -> bool:
+        """Whether the graph was built by today's reading rules (:data:`FORMAT`); True when there is none yet."""
+        if not self.exists():
+            return True
+        with self._db() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
+        return row is not None and int(row[0]) == FORMAT
+
     @staticmethod
     def _bump(db: sqlite3.Connection) -> None:
         db.execute("INSERT INTO meta VALUES ('version', 1) ON CONFLICT(key) DO UPDATE SET value = value + 1")
@@ -188,6 +203,8 @@ class EntityGraph:
                     held.add(key)
                     mentions.append(Mention(name, key))
         with self._db() as db:
+            if db.execute("SELECT 1 FROM passages LIMIT 1").fetchone() is None:  # a new graph: today's rules
+                db.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (FORMAT,))
             self._delete_docs(db, list({c.doc_id for c in chunks}))  # a document is replaced whole
             names: dict[str, str] = {}
             for _, mentions in found:
