@@ -8,10 +8,8 @@ from contextlib import closing
 from pathlib import Path
 
 from deepcite.config import Settings
-from deepcite.ingest.pipeline import IngestPipeline
+from deepcite.engine import Engine
 from deepcite.models import Document
-from deepcite.retrieval.collection import open_collection
-from deepcite.retrieval.embedders import Embedder
 from deepcite.retrieval.graph.store import FORMAT
 
 VARN = Document(
@@ -27,31 +25,34 @@ def _sql(path: Path, statement: str) -> list[tuple[object, ...]]:
         return list(db.execute(statement))
 
 
-def test_an_older_graph_is_rebuilt_by_the_next_ingest(tmp_path: Path, minilm: Embedder) -> None:
-    col = open_collection("people", Settings(data_dir=tmp_path / "data"), embedder=minilm)
-    IngestPipeline(col).ingest([VARN])
-    path = col.graph.path
-    assert col.graph.current()
-    assert _sql(path, "SELECT value FROM meta WHERE key = 'format'") == [(FORMAT,)]
-    # as an older deepcite left it: no stamp, no leads, and a place of the life note kept as a name of the page
-    _sql(path, "DELETE FROM meta WHERE key = 'format'")
-    _sql(path, "DELETE FROM leads")
-    _sql(path, "INSERT OR IGNORE INTO entities (key, name) VALUES ('port edley', 'Port Edley')")
-    _sql(
-        path,
-        "INSERT OR REPLACE INTO mentions SELECT p.id, e.id, 1 FROM passages p, entities e "
-        "WHERE p.doc_id = 'varn' AND e.key = 'port edley'",
-    )
-    assert not col.graph.current()
+def test_an_older_graph_is_rebuilt_by_the_next_ingest(tmp_path: Path) -> None:
+    with Engine(Settings(data_dir=tmp_path / "data")) as engine:
+        engine.ingest("people", [VARN])
+        graph = engine.corpus.collection("people").graph
+        assert graph.current() and not engine.corpus.check("people").warnings
+        assert _sql(graph.path, "SELECT value FROM meta WHERE key = 'format'") == [(FORMAT,)]
+        # as an older deepcite left it: no stamp, no leads, and a place of the life note kept as a name of the page
+        _sql(graph.path, "DELETE FROM meta WHERE key = 'format'")
+        _sql(graph.path, "DELETE FROM leads")
+        _sql(graph.path, "INSERT OR IGNORE INTO entities (key, name) VALUES ('port edley', 'Port Edley')")
+        _sql(
+            graph.path,
+            "INSERT OR REPLACE INTO mentions SELECT p.id, e.id, 1 FROM passages p, entities e "
+            "WHERE p.doc_id = 'varn' AND e.key = 'port edley'",
+        )
+        assert not graph.current()
+        warnings = engine.corpus.check(
+            "people"
+        ).warnings  # `deepcite collections check` says so, and what to do
+        assert any("entity graph" in w and "deepcite ingest" in w for w in warnings)
 
-    IngestPipeline(col).ingest([VARN, EDLEY])  # Varn's document is unchanged: only Edley's is written
+        engine.ingest("people", [VARN, EDLEY])  # Varn's document is unchanged: only Edley's is written
 
-    assert col.graph.current()
-    leads = col.graph.leads()
-    assert {title for title, _ in leads.values()} == {"Hollis B. Varn", "Port Edley"}
-    titled = _sql(
-        path,
-        "SELECT p.doc_id FROM mentions m JOIN passages p ON p.id = m.passage "
-        "JOIN entities e ON e.id = m.entity WHERE e.key = 'port edley' AND m.is_title = 1",
-    )
+        assert graph.current() and not engine.corpus.check("people").warnings
+        assert {title for title, _ in graph.leads().values()} == {"Hollis B. Varn", "Port Edley"}
+        titled = _sql(
+            graph.path,
+            "SELECT p.doc_id FROM mentions m JOIN passages p ON p.id = m.passage "
+            "JOIN entities e ON e.id = m.entity WHERE e.key = 'port edley' AND m.is_title = 1",
+        )
     assert [doc for (doc,) in titled] == ["edley"]  # the page of that name, not the clockmaker's

@@ -31,6 +31,7 @@ from deepcite.retrieval.check import CollectionCheck, check_collection
 from deepcite.retrieval.collection import Collection
 from deepcite.retrieval.embedders import embedder_precision
 from deepcite.retrieval.filters import FILTER_FIELDS, check_filter_fields
+from deepcite.retrieval.graph import EntityGraph
 from deepcite.retrieval.originals import OriginalsStore, StoredOriginal
 from deepcite.service import Groups, restrict_filters
 
@@ -119,8 +120,15 @@ class Corpus:
         return col
 
     def check(self, name: str) -> CollectionCheck:
-        """Read a whole collection back and report what is damaged (see :func:`check_collection`)."""
-        return check_collection(self.resources.store, name)  # type: ignore[arg-type]
+        """Read a whole collection back and report what is damaged (see :func:`check_collection`), and warn
+        when its entity graph was read by older rules (the next ingest rebuilds it)."""
+        report = check_collection(self.resources.store, name)  # type: ignore[arg-type]
+        if self.settings.graph.enabled and not EntityGraph.for_collection(self.settings, name).current():
+            report.warnings.append(
+                "its entity graph was read by an older deepcite's rules; the next `deepcite ingest` into the "
+                "collection (its files again will do) rebuilds the graph from the stored passages"
+            )
+        return report
 
     def stats(self, name: str) -> CollectionStats:
         """A collection's chunks, documents and chunks per source, counted over every chunk."""
