@@ -14,7 +14,9 @@ issue-33 target (lead-2 + 0.03):
   three sentences of which at least two are findings;
 - the best mean over questions when the summaries together keep a findings share of at least ``--share``
   (each question free to take any shape; a Lagrangian sweep over the per-question options);
-- where the best single sentence sits: a finding or not, the abstract's first sentence or not.
+- where the best single sentence sits: a finding or not, the abstract's first sentence or not;
+- beside the oracles, two choices made without the conclusion: the sentence most like the question (ROUGE-L
+  against the question), and that sentence with the finding most like the question (findings share 0.5).
 
 No deepcite answer is involved: the figures bound what choosing sentences can reach.
 """
@@ -85,6 +87,7 @@ def run_split(folder: Path, split: str, limit: int, share: float) -> dict[str, o
     """The oracle figures of one split (module docstring)."""
     raw = json.loads((folder / "ori_pqal.json").read_text(encoding="utf-8"))
     lead, options, placed = [], [], {"finding": 0, "first_sentence": 0}
+    chosen: dict[str, list[float]] = {"most_like_question": [], "most_like_question_and_finding": []}
     for item in load_pubmedqa(folder, split, limit):
         sentences = _sentences(item.contexts, raw[item.pmid]["LABELS"])
         lead.append(rouge_l(" ".join(s for s, _ in sentences[:2]), item.long_answer).fmeasure)
@@ -93,6 +96,18 @@ def run_split(folder: Path, split: str, limit: int, share: float) -> dict[str, o
         top = max(range(len(singles)), key=singles.__getitem__)
         placed["finding"] += sentences[top][1]
         placed["first_sentence"] += top == 0
+        like = [rouge_l(s, item.question).fmeasure for s, _ in sentences]  # how like the question each is
+        closest = max(range(len(like)), key=like.__getitem__)
+        findings = [i for i, (_, finding) in enumerate(sentences) if finding and i != closest]
+        closest_finding = max(findings, key=like.__getitem__) if findings else None
+        chosen["most_like_question"].append(singles[closest])
+        chosen["most_like_question_and_finding"].append(
+            singles[closest]
+            if closest_finding is None
+            else rouge_l(
+                " ".join(sentences[i][0] for i in sorted((closest, closest_finding))), item.long_answer
+            ).fmeasure
+        )
 
     def mean(keep: Callable[[Shape], bool]) -> float:
         return round(statistics.mean(_best(o, keep) for o in options), 4)
@@ -108,6 +123,7 @@ def run_split(folder: Path, split: str, limit: int, share: float) -> dict[str, o
         "oracle_three_two_findings": mean(lambda s: s[0] == 3 and s[1] >= 2),
         "oracle_two_one_finding": mean(lambda s: s == (2, 1)),
         f"oracle_findings_share_{share}": _constrained(options, share),
+        **{f"chosen_{name}": round(statistics.mean(scores), 4) for name, scores in chosen.items()},
         "best_single_sentence_is_finding": placed["finding"],
         "best_single_sentence_is_first": placed["first_sentence"],
     }
