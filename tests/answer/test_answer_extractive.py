@@ -171,6 +171,13 @@ def test_support_threshold_is_the_setting(embedder: HashingEmbedder, ctx: Respon
     assert strict.summary(ctx) == UNKNOWN
 
 
+def test_the_relevance_floor_ranks_but_never_refuses(embedder: HashingEmbedder, ctx: ResponseContext) -> None:
+    """Relevance counts from ``relevance_floor``; whether a sentence may be quoted is ``support_threshold``'s."""
+    high = ExtractiveGenerator(embedder, AnswerSettings().tuned(extractive={"relevance_floor": 0.99}))
+    summary = high.summary(ctx)
+    assert summary != UNKNOWN and cited(summary) <= selected_ids(ctx)
+
+
 def test_subquestion_without_evidence_is_unknown(gen: ExtractiveGenerator, settings: AnswerSettings) -> None:
     ctx = ResponseContext.from_pack(make_pack(subquestions={"empty one": ()}), settings)
     assert gen.subanswer(ctx, "empty one") == UNKNOWN

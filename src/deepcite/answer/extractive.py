@@ -16,7 +16,7 @@ the sentence before it in its passage, which names what the pronoun stands for. 
 ``study_support_share`` of its study's support (the best of its study's sentences and title): a study that
 bears on the question lends that to its results, which rarely repeat the question's words. Only sentences
 whose support clears ``support_threshold`` may be quoted. Among those, a sentence's *relevance* blends its support
-(0 at the threshold, 1 for the target's best-supported sentence) with its own support before the study's
+(0 at ``relevance_floor``, 1 for the target's best-supported sentence) with its own support before the study's
 share (relative to the best; ``sentence_relevance_weight``), and its *value* is ``(1 - finding_weight) *
 relevance + finding_weight * finding`` where ``finding`` (:mod:`deepcite.answer.findings`) says how much it
 reports a result rather than an aim, background or method.
@@ -415,7 +415,7 @@ class ExtractiveGenerator:
         finding = np.array([x.finding for x in sentences], dtype=np.float32)[:, None]
         decisive = np.array([x.decisive for x in sentences], dtype=np.float32)[:, None]
         finding = np.minimum(1.0, finding + s.extractive.decisive_bonus * decisive * first[None, :])
-        floor = s.extractive.support_threshold
+        floor = s.extractive.relevance_floor
         best = np.maximum(support.max(axis=0, keepdims=True), floor + 1e-6)
         boosted = np.clip((support - floor) / (best - floor), 0.0, 1.0)
         alone = own / np.maximum(own.max(axis=0, keepdims=True), 1e-6)  # what the sentence itself says
