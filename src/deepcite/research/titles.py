@@ -7,6 +7,8 @@ a comma; and what each page says its subject is (its lead sentence's type, :mod:
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -17,6 +19,7 @@ from deepcite.retrieval.graph.extract import entity_key
 from deepcite.retrieval.graph.store import GraphRows
 
 _EMPTY = AliasTable([], prefix_min_words=1, max_pages=1)
+T = TypeVar("T")
 
 
 def alias_entries(rows: GraphRows) -> list[tuple[str, str, str]]:
@@ -43,72 +46,68 @@ def alias_entries(rows: GraphRows) -> list[tuple[str, str, str]]:
 
 class TitleKeys:
     """Entity keys of every document title of one retriever's collection (empty without an entity graph), and
-    its alias table."""
+    its alias table, mention counts and page types; each is read again only when the graph's version moved on."""
 
     def __init__(self) -> None:
-        self._version = -1
-        self._keys: frozenset[str] = frozenset()
-        self._alias_version = -1
-        self._aliases = _EMPTY
-        self._df_version = -1
-        self._df: dict[str, int] = {}
-        self._types_version: tuple[int, int] = (-1, 0)
-        self._types: dict[str, PageType] = {}
+        self._held: dict[str, tuple[object, Any]] = {}  # what each reading was built at, and what it built
         self._lock = threading.Lock()
+
+    def _fresh(self, name: str, version: object, build: Callable[[], T]) -> T:
+        """The reading ``name`` as built at ``version``: built again (under the lock) when that moved on."""
+        with self._lock:
+            held = self._held.get(name)
+            if held is None or held[0] != version:
+                held = self._held[name] = (version, build())
+            return held[1]
 
     def get(self, retriever: Retriever) -> frozenset[str]:
         """The title keys, read again only when the graph's version moved on."""
         if not isinstance(retriever, GraphRetriever):
             return frozenset()
         graph = retriever.graph
-        version = graph.version()
-        with self._lock:
-            if version != self._version:
-                rows = graph.rows()
-                title_ids = np.unique(rows.mention_entity[rows.mention_is_title])
-                at = np.searchsorted(rows.entity_ids, title_ids)
-                self._keys = frozenset(rows.entity_keys[i] for i in at.tolist())
-                self._version = version
-            return self._keys
+
+        def build() -> frozenset[str]:
+            rows = graph.rows()
+            title_ids = np.unique(rows.mention_entity[rows.mention_is_title])
+            at = np.searchsorted(rows.entity_ids, title_ids)
+            return frozenset(rows.entity_keys[i] for i in at.tolist())
+
+        return self._fresh("keys", graph.version(), build)
 
     def frequency(self, retriever: Retriever) -> dict[str, int]:
         """Entity key → how many passages of the collection mention it (empty without an entity graph)."""
         if not isinstance(retriever, GraphRetriever):
             return {}
         graph = retriever.graph
-        version = graph.version()
-        with self._lock:
-            if version != self._df_version:
-                rows = graph.rows()
-                at = {int(e): i for i, e in enumerate(rows.entity_ids.tolist())}
-                counts = np.bincount(
-                    np.fromiter((at[int(e)] for e in rows.mention_entity.tolist()), dtype=np.int64),
-                    minlength=len(rows.entity_keys),
-                )
-                self._df = dict(zip(rows.entity_keys, counts.tolist(), strict=True))
-                self._df_version = version
-            return self._df
+
+        def build() -> dict[str, int]:
+            rows = graph.rows()
+            at = {int(e): i for i, e in enumerate(rows.entity_ids.tolist())}
+            counts = np.bincount(
+                np.fromiter((at[int(e)] for e in rows.mention_entity.tolist()), dtype=np.int64),
+                minlength=len(rows.entity_keys),
+            )
+            return dict(zip(rows.entity_keys, counts.tolist(), strict=True))
+
+        return self._fresh("frequency", graph.version(), build)
 
     def aliases(self, retriever: Retriever) -> AliasTable:
         """The collection's alias table (empty without an entity graph), read again when the graph changed."""
         if not isinstance(retriever, GraphRetriever):
             return _EMPTY
         graph = retriever.graph
-        version = graph.version()
-        with self._lock:
-            if version != self._alias_version:
-                cfg = graph.settings
-                self._aliases = (
-                    AliasTable(
-                        alias_entries(graph.rows()),
-                        prefix_min_words=cfg.alias_prefix_min_words,
-                        max_pages=cfg.alias_max_pages,
-                    )
-                    if cfg.aliases and graph.exists()
-                    else _EMPTY
-                )
-                self._alias_version = version
-            return self._aliases
+
+        def build() -> AliasTable:
+            cfg = graph.settings
+            if not (cfg.aliases and graph.exists()):
+                return _EMPTY
+            return AliasTable(
+                alias_entries(graph.rows()),
+                prefix_min_words=cfg.alias_prefix_min_words,
+                max_pages=cfg.alias_max_pages,
+            )
+
+        return self._fresh("aliases", graph.version(), build)
 
     def page_types(self, retriever: Retriever, max_words: int) -> dict[str, PageType]:
         """Chunk id → what its page's lead sentence (or title) calls the page's subject (kind ``None`` when it
@@ -117,12 +116,12 @@ class TitleKeys:
         if not isinstance(retriever, GraphRetriever):
             return {}
         graph = retriever.graph
-        version = (graph.version(), max_words)
-        with self._lock:
-            if version != self._types_version:
-                self._types = {}
-                for chunk_id, (title, sentence) in graph.leads().items():
-                    found = page_type(title, sentence, max_words)  # a page whose type does not read: unknown
-                    self._types[chunk_id] = found or PageType(frozenset(), None, title)
-                self._types_version = version
-            return self._types
+
+        def build() -> dict[str, PageType]:
+            # a page whose type does not read: unknown
+            return {
+                chunk_id: page_type(title, sentence, max_words) or PageType(frozenset(), None, title)
+                for chunk_id, (title, sentence) in graph.leads().items()
+            }
+
+        return self._fresh("page_types", (graph.version(), max_words), build)

@@ -135,21 +135,21 @@ class EntityGraph:
         """Whether the graph was ever written (a collection ingested before graphs existed has none)."""
         return self.path.is_file()
 
+    def _meta(self, key: str) -> int | None:
+        """A ``meta`` value of the graph; None when the graph or the key is missing."""
+        if not self.exists():
+            return None
+        with self._db() as db:
+            row = db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return int(row[0]) if row else None
+
     def version(self) -> int:
         """A counter bumped by every write: a walk matrix built at another version is stale."""
-        if not self.exists():
-            return 0
-        with self._db() as db:
-            row = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-        return int(row[0]) if row else 0
+        return self._meta("version") or 0
 
     def current(self) -> bool:
         """Whether the graph was built by today's reading rules (:data:`FORMAT`); True when there is none yet."""
-        if not self.exists():
-            return True
-        with self._db() as db:
-            row = db.execute("SELECT value FROM meta WHERE key = 'format'").fetchone()
-        return row is not None and int(row[0]) == FORMAT
+        return not self.exists() or self._meta("format") == FORMAT
 
     @staticmethod
     def _bump(db: sqlite3.Connection) -> None:
@@ -367,7 +367,7 @@ class EntityGraph:
 
     def leads(self) -> dict[str, tuple[str, str]]:
         """Chunk id → (title, lead sentence) of every titled document's first passage (``graph.leads``; empty for
-        a graph built before leads were kept: rebuild it to read them)."""
+        a graph built before leads were kept, until the next ingest rebuilds it: :meth:`current`)."""
         if not self.exists():
             return {}
         with self._db() as db:
