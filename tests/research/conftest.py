@@ -11,6 +11,8 @@ from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.retrieval.collection import Collection
 from deepcite.retrieval.embedders import Embedder
 
+from .helpers import ingested_collection
+
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures" / "research"
 CORPUS = FIXTURES / "corpus.jsonl"
 COLLECTION = "research-fixture"
@@ -42,9 +44,4 @@ CHAIN_CORPUS = FIXTURES / "chain_corpus.jsonl"
 @pytest.fixture(scope="session")
 def chain_collection(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Collection:
     """The composed-question corpus (album -> performer -> spouse) in a real Edge collection with its entity graph."""
-    from deepcite.retrieval.collection import open_collection
-
-    settings = Settings(data_dir=tmp_path_factory.mktemp("chain-data"))
-    collection = open_collection("chain-fixture", settings, embedder=minilm)
-    IngestPipeline(collection).ingest(CHAIN_CORPUS, fmt="jsonl")
-    return collection
+    return ingested_collection(tmp_path_factory, minilm, "chain-fixture", CHAIN_CORPUS)

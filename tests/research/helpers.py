@@ -1,17 +1,24 @@
-"""Helpers for the research-engine tests: typed state builders and a stand-in for a remote LLM."""
+"""Helpers for the research-engine tests: typed state builders, a stand-in for a remote LLM, and fixture
+collections."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
-from deepcite.config import ResearchSettings, SearchSettings
+import pytest
+
+from deepcite.config import ResearchSettings, SearchSettings, Settings
+from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.llm.client import Message
 from deepcite.models import Chunk, SearchHit, SearchMode
 from deepcite.research.nodes import Adapters
 from deepcite.research.planner import QueryPlanner
 from deepcite.research.protocols import Retriever
 from deepcite.research.state import ExecutorState
+from deepcite.retrieval.collection import Collection, open_collection
+from deepcite.retrieval.embedders import Embedder
 
 
 class StandInLLM:
@@ -90,3 +97,14 @@ def adapters(
     return Adapters(
         settings=settings or planner.settings, planner=planner, retriever=retriever or NoSearch(), **kw
     )  # type: ignore[arg-type]
+
+
+def ingested_collection(
+    tmp_path_factory: pytest.TempPathFactory, embedder: Embedder, name: str, corpus: Path
+) -> Collection:
+    """A real Edge collection ``name`` in a data dir of its own, with ``corpus`` (JSON Lines) ingested: its
+    chunks, vectors and entity graph."""
+    settings = Settings(data_dir=tmp_path_factory.mktemp(f"{name}-data"))
+    collection = open_collection(name, settings, embedder=embedder)
+    IngestPipeline(collection).ingest(corpus, fmt="jsonl")
+    return collection

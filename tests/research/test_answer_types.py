@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from deepcite.config import Settings
 from deepcite.config.research import BridgeSettings
 from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.models import Candidate
@@ -27,18 +26,15 @@ from deepcite.research.titles import TitleKeys
 from deepcite.retrieval.collection import Collection
 from deepcite.retrieval.embedders import Embedder
 
+from .helpers import ingested_collection
+
 PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "graph" / "type_pages.jsonl"
 QUESTION = "What language is spoken in the country the Sable River flows through?"
 
 
 @pytest.fixture(scope="module")
 def type_collection(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Collection:
-    from deepcite.retrieval.collection import open_collection
-
-    settings = Settings(data_dir=tmp_path_factory.mktemp("type-data"))
-    collection = open_collection("type-fixture", settings, embedder=minilm)
-    IngestPipeline(collection).ingest(PAGES, fmt="jsonl")
-    return collection
+    return ingested_collection(tmp_path_factory, minilm, "type-fixture", PAGES)
 
 
 def test_the_question_names_the_kinds_of_answer_it_wants() -> None:

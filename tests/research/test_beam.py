@@ -8,9 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from deepcite.config import Settings
 from deepcite.config.research import BridgeSettings
-from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.models import Candidate, Chunk
 from deepcite.research.agent import ResearchAgent
 from deepcite.research.bridge import read_bridge, relation_stems
@@ -18,6 +16,8 @@ from deepcite.research.planner import next_step
 from deepcite.research.state import BeamEntry, ExecutorState
 from deepcite.retrieval.collection import Collection
 from deepcite.retrieval.embedders import Embedder
+
+from .helpers import ingested_collection
 
 PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "graph" / "beam_pages.jsonl"
 QUESTION = "Where was the director of The Quiet Lantern born?"
@@ -61,12 +61,7 @@ def test_the_beam_keeps_at_most_its_width_and_drops_weak_readings() -> None:
 
 @pytest.fixture(scope="module")
 def beam_collection(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Collection:
-    from deepcite.retrieval.collection import open_collection
-
-    settings = Settings(data_dir=tmp_path_factory.mktemp("beam-data"))
-    collection = open_collection("beam-fixture", settings, embedder=minilm)
-    IngestPipeline(collection).ingest(PAGES, fmt="jsonl")
-    return collection
+    return ingested_collection(tmp_path_factory, minilm, "beam-fixture", PAGES)
 
 
 def test_a_beam_recovers_from_a_wrong_first_entity(beam_collection: Collection) -> None:
