@@ -15,9 +15,10 @@ from deepcite.config import NextHopSettings, ResearchSettings, Settings, Stoppin
 from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.llm.deadline import request_budget
 from deepcite.llm.json import extract_json
-from deepcite.models import AspectType, QueryAspect
+from deepcite.models import AspectType, EvidencePack, QueryAspect
 from deepcite.research import llm_adapters
 from deepcite.research.agent import ResearchAgent
+from deepcite.research.chain import STEPS_SCHEMA, decompose, is_linear
 from deepcite.research.planner import QueryPlanner
 from deepcite.retrieval.collection import Collection, open_collection
 from deepcite.retrieval.embedders import Embedder
@@ -159,3 +160,60 @@ def test_research_with_the_model_in_the_loop_says_which_steps_it_wrote(
     assert written["coverage grade"].writer == "llm", written
     grades = [c for c in client.calls if "how fully the passages support" in c.messages[0]["content"]]
     assert grades and len(client.calls) >= 2
+
+
+def test_the_models_decomposition_is_asked_and_used_or_refused_for_a_reason(make_client) -> None:
+    """The plan of a composed question asks the model for its chain of steps (the schema the server enforces).
+    A linked chain from the model is the plan's; a verdict of one hop leaves the rules' chain, noted as written
+    offline; an unusable reply leaves the rules' chain with the failure in the plan's errors."""
+    client = make_client()
+    settings = ResearchSettings().tuned(bridge={"decompose": True, "llm_decompose": True})
+    errors: list[str] = []
+    with request_budget(1800.0) as budget:
+        plan = QueryPlanner(settings=settings, llm_client=client).plan(QUESTION, errors=errors)
+    asked = [c for c in client.calls if c.schema == STEPS_SCHEMA]
+    assert len(asked) == 1 and QUESTION in asked[0].messages[-1]["content"]
+    rules = decompose(QUESTION, max_hops=settings.stopping.max_hops)
+    written = {w.part: w for w in budget.written()}["decompose"]
+    try:
+        steps = [str(s).strip() for s in extract_json(asked[0].reply)["steps"] if str(s).strip()]
+    except (ValueError, KeyError, TypeError):
+        steps = None
+    if steps and is_linear(steps):
+        assert (plan.steps, written.writer) == (steps, "llm")
+    elif steps == []:
+        assert (plan.steps, written.writer) == (rules, "offline")
+        assert written.reason == "the LLM saw one hop where the question chains"
+    else:
+        assert plan.steps == rules and any("LLM decomposition failed" in e for e in errors)
+
+
+def test_the_models_next_hop_entity_is_a_branch_of_the_beam(chain: Collection, make_client) -> None:
+    """With the model choosing next hops, an entity it names after the first round joins the beam that round
+    and is followed by name in the next. A verdict that the question is answered (what SmolLM2 says here), or a
+    reply the chooser refuses, changes no branch: the beam is the one read without the model."""
+    settings = chain.settings.research.tuned(
+        next_hop={"enabled": True}, stopping={"min_hops": 2, "max_hops": 2}
+    )
+
+    def run(chooser: llm_adapters.LLMHopChooser | None) -> tuple[list[list[str]], EvidencePack]:
+        beams: list[list[str]] = []
+        with request_budget(1800.0):
+            result = ResearchAgent(chain, settings, hop_chooser=chooser).process(
+                QUESTION, on_round=lambda state, _: beams.append([e.name for e in state.beam])
+            )
+        return beams, result.pack
+
+    offline_beams, _ = run(None)
+    client = make_client()
+    chooser = llm_adapters.LLMHopChooser(client, settings.next_hop, chars_per_token=4.0, min_shared_terms=1)
+    beams, pack = run(chooser)
+    assert len(client.calls) == 1 and client.calls[0].schema == llm_adapters.NEXT_HOP_SCHEMA
+    reply = extract_json(client.calls[0].reply)
+    entity = str(reply.get("entity") or "").strip()
+    refused = any("did not choose a next hop" in w for w in pack.warnings)
+    if refused or reply.get("answered") or not entity or entity in offline_beams[0]:
+        assert beams == offline_beams
+    else:
+        assert beams[0] == [*offline_beams[0], entity]
+        assert entity in pack.retrieval_report[1].queries  # followed by name in the round after

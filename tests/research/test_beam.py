@@ -13,7 +13,7 @@ from deepcite.models import Candidate, Chunk
 from deepcite.research.agent import ResearchAgent
 from deepcite.research.bridge import read_bridge, relation_stems
 from deepcite.research.planner import next_step
-from deepcite.research.state import BeamEntry, ExecutorState
+from deepcite.research.state import BeamEntry, ExecutorState, HopChoice
 from deepcite.retrieval.collection import Collection
 from deepcite.retrieval.embedders import Embedder
 
@@ -237,3 +237,42 @@ def test_a_name_in_the_disambiguation_of_a_title_the_question_names_is_read() ->
 def test_a_possessive_is_no_relation_word() -> None:
     stems = relation_stems("Where was Osric Pell's director born?", "Osric Pell", ["Osric Pell"])
     assert stems == {"director", "born"}  # not the "s" of "Pell's", which every possessive in a page holds
+
+
+class ChoosesTheDirector:
+    """A stand-in for an LLM's next-hop chooser (the remote LLM cannot run here): after every round it names
+    the film's director as the entity to follow."""
+
+    def __init__(self) -> None:
+        self.rounds = 0
+
+    def choose(self, question: str, evidence: object, asked: object) -> HopChoice:
+        self.rounds += 1
+        return HopChoice(answered=False, next_query="Osric Pell birthplace", entity="Osric Pell")
+
+
+def test_the_llms_chosen_entity_is_a_branch_of_the_beam(beam_collection: Collection) -> None:
+    """A beam one wide reads only the composer (the wrong bridge). The entity an LLM chose joins the beam as a
+    branch of its own: it is followed by name like the beam's candidates, scored with the composer, wins, and
+    the next hop is read from its page (the words left to find are those the director's page lacks)."""
+    settings = beam_collection.settings.research.tuned(
+        bridge={"enabled": True, "max_depth": 2, "beam": 1, "agree_weight": 3.0}, next_hop={"enabled": True}
+    )
+
+    def run(chooser: ChoosesTheDirector | None) -> tuple[list[list[str]], list[list[str]]]:
+        beams: list[list[str]] = []
+        result = ResearchAgent(beam_collection, settings, hop_chooser=chooser).process(
+            QUESTION, on_round=lambda state, _: beams.append([e.name for e in state.beam])
+        )
+        return beams, [r.queries for r in result.pack.retrieval_report]
+
+    alone, alone_queries = run(None)
+    assert alone[0] == ["Lenna Marsh"]
+    assert not any("Osric Pell" in q for q in alone_queries[1])
+    assert "Veranian director born" in alone_queries[2]  # read from the composer's page
+    chooser = ChoosesTheDirector()
+    beams, queries = run(chooser)
+    assert chooser.rounds >= 1
+    assert beams[0] == ["Lenna Marsh", "Osric Pell"]  # the LLM's branch beside the beam's
+    assert {"Osric Pell", "Osric Pell director born", "Osric Pell birthplace"} <= set(queries[1])
+    assert "Veranian quiet lantern" in queries[2]  # read from the director's page: he won

@@ -8,6 +8,7 @@ import logging
 import pytest
 
 from deepcite.config import ChainSettings
+from deepcite.llm.deadline import request_budget
 from deepcite.models import Candidate
 from deepcite.research.agent import ResearchAgent
 from deepcite.research.chain import decompose, fill, is_linear, rank_answers
@@ -165,3 +166,12 @@ def test_the_llms_decomposition_replaces_the_rules_and_a_bad_one_falls_back() ->
         assert plan.steps == rules and any("LLM decomposition failed" in e for e in errors)
     one_hop = StandInLLM([aspects_down, '{"steps": []}'])
     assert QueryPlanner(settings=settings, llm_client=one_hop).plan("Who is the author of Brand?").steps == []
+    # an LLM that sees one hop where the question's structure chains two does not erase the chain
+    sees_one = StandInLLM([aspects_down, '{"steps": []}'])
+    with request_budget(60.0) as budget:
+        assert QueryPlanner(settings=settings, llm_client=sees_one).plan(question).steps == rules
+    written = {w.part: w for w in budget.written()}
+    assert (written["decompose"].writer, written["decompose"].reason) == (
+        "offline",
+        "the LLM saw one hop where the question chains",
+    )

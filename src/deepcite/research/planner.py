@@ -15,6 +15,7 @@ from dataclasses import replace
 
 from deepcite.config import ResearchSettings
 from deepcite.llm.client import LLMClient
+from deepcite.llm.deadline import note_written
 from deepcite.models import ChainStep, Filters, QueryAspect, question_parts
 from deepcite.research import llm_adapters
 from deepcite.research.answer_types import wanted_types
@@ -93,12 +94,13 @@ class QueryPlanner:
 
     def _decompose(self, question: str, errors: list[str] | None) -> list[str]:
         """The question's chain of steps: the LLM's (``bridge.llm_decompose``, when one is configured), else
-        or on any LLM failure the rules' (:func:`~deepcite.research.chain.decompose`)."""
+        or on any LLM failure the rules' (:func:`~deepcite.research.chain.decompose`). An LLM that sees one hop
+        where the rules read a chain does not erase it: the rules' chain is used, noted as written offline."""
         max_hops = self.settings.stopping.max_hops
         if self.llm is not None and self.settings.bridge.llm_decompose:
             llm = self.llm
             try:
-                return llm_adapters.noted(
+                steps = llm_adapters.noted(
                     "decompose", lambda: llm_decompose(llm, question, max_hops=max_hops)
                 )
             except Exception as exc:  # noqa: BLE001 - any LLM failure falls back to the rules
@@ -106,6 +108,15 @@ class QueryPlanner:
                 log.log(llm_adapters.failure_level(exc), message)
                 if errors is not None:
                     errors.append(message)
+            else:
+                rules = decompose(question, max_hops=max_hops) if not steps else []
+                if not rules:
+                    return steps
+                # the LLM saw one hop where the question's own structure chains two: the chain is kept (a
+                # wrong chain costs the beam a branch; a chain not followed loses every later hop)
+                log.info("the LLM saw one hop in %r; used the rules' chain %r", question[:120], rules)
+                note_written("decompose", "offline", "the LLM saw one hop where the question chains")
+                return rules
         return decompose(question, max_hops=max_hops)
 
     # -- the next hop -------------------------------------------------------------------------------

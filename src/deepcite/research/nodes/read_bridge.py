@@ -116,8 +116,33 @@ def _read(
     return [BeamEntry(r.name, weight * r.score / top, r.parent, depth=depth, path=path) for r in readings]
 
 
+def _chosen_entry(state: ExecutorState, depth: int, path: tuple[str, ...]) -> list[BeamEntry]:
+    """The entity the LLM chose to follow after this round (node ``choose_next_hop``) as one more branch of the
+    beam, read from the best evidence with the best reading's score: the next round follows and scores it like
+    the others, and it drops out if its evidence loses. None when there is no such choice, or the beam or an
+    earlier hop already has the entity."""
+    choice = state.hop_choices[-1] if state.hop_choices else None
+    if choice is None or choice.round != state.round or choice.answered or not choice.entity.strip():
+        return []
+    name = choice.entity.strip()
+    if name.lower() in {n.lower() for n in [*state.used_entities, *(e.name for e in state.beam)]}:
+        return []
+    best = state.best_evidence(1)
+    return [BeamEntry(name, 1.0, best[0].key, depth=depth, path=path)] if best else []
+
+
 @node(
-    reads=("plan", "round", "selected", "beam", "beam_depth", "used_entities", "evidence", "beam_read"),
+    reads=(
+        "plan",
+        "round",
+        "selected",
+        "beam",
+        "beam_depth",
+        "used_entities",
+        "evidence",
+        "beam_read",
+        "hop_choices",
+    ),  # fmt: skip
     writes=("beam", "evidence", "beam_read"),
 )
 def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
@@ -127,7 +152,8 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     plus ``support_residual_weight`` times the share of the question's remaining words it holds; those under
     ``drop_ratio`` of the best drop out (their new passages' pack scores times ``loser_decay``), and, until
     ``max_depth`` beam hops ran, the next beam is read from the winners' passages, each reading weighed by its
-    winner's support."""
+    winner's support. The entity an LLM chose to follow (``research.next_hop``) joins each newly read beam as a
+    branch of its own (:func:`_chosen_entry`)."""
     s = adapters.settings.bridge
     if not s.enabled:
         return state
@@ -135,9 +161,9 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         passages = state.selected
         if state.plan.steps and s.step_passages_first:  # the innermost step's own finds hold its answer
             passages = sorted(passages, key=lambda c: not any(p.kind == "chain" for p in c.hits_in(1)))
-        state.beam = (
-            _read(state, adapters, passages, depth=1, weight=1.0) if max_depth(state, adapters) else []
-        )
+        if max_depth(state, adapters):
+            state.beam = _read(state, adapters, passages, depth=1, weight=1.0)
+            state.beam.extend(_chosen_entry(state, depth=1, path=()))
         state.beam_read.extend(replace(e) for e in state.beam)  # a record: later rounds update the beam's own
         return state
     followed = [e for e in state.beam if e.followed_round == state.round]
@@ -181,4 +207,8 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
             seen.add(entry.name.lower())
             state.beam.append(entry)
             state.beam_read.append(replace(entry))
+    top = max(winners, key=lambda e: e.support)
+    for entry in _chosen_entry(state, depth=top.depth + 1, path=(*top.path, top.name)):
+        state.beam.append(entry)
+        state.beam_read.append(replace(entry))
     return state
