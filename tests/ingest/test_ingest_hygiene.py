@@ -81,6 +81,15 @@ def test_docx_superscript_reference_numbers_stay_out_of_words() -> None:
     assert all(not c.answer_sentences() for c in reference_chunks)
 
 
+def test_pdf_glyphs_whose_boxes_overlap_are_read_once() -> None:
+    """A bold face set tight: each glyph's box overlaps its neighbours', and a word breaks over two text objects.
+    PDFium's text of each object's bounds took the neighbour's edge letter too ("Macro" + "rovision")."""
+    blocks, _ = _read(HYGIENE / "overlap.pdf")
+    text = " ".join(b.text for b in blocks)
+    assert "Section 1201 does not prohibit the act of circumvention." in text
+    assert "The Macrovision rule applies to analog video recorders." in text
+
+
 def test_pdf_hyphens_superscripts_and_what_is_not_prose() -> None:
     blocks, chunks = _read(HYGIENE / "hygiene.pdf")
     kinds = _by_kind(blocks)

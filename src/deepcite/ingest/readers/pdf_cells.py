@@ -39,13 +39,14 @@ class _Char:
 
 
 def _chars(textpage: pdfium.PdfTextPage, box: Box) -> list[_Char]:
-    """The characters (generated spaces included) whose centre lies in ``box``."""
+    """The characters whose centre lies in ``box``: a space only where the page sets one (PDFium's generated
+    spaces and line breaks are put back from the gaps between characters)."""
     left, bottom, right, top = box
     chars = []
     for index in range(textpage.count_chars()):
         text = chr(pdfium_c.FPDFText_GetUnicode(textpage, index))
-        if text.isspace():
-            continue  # spaces are put back from the gaps between characters
+        if text.isspace() and (text != " " or pdfium_c.FPDFText_IsGenerated(textpage, index)):
+            continue
         x0, y0, x1, y1 = textpage.get_charbox(index, loose=True)
         if left <= (x0 + x1) / 2 <= right and bottom <= (y0 + y1) / 2 <= top:
             chars.append(_Char(text, x0, x1, (y0 + y1) / 2, y1 - y0))
@@ -85,7 +86,8 @@ def _continue(text: str, more: str) -> str:
 
 
 def _cell_text(chars: list[_Char]) -> str:
-    """The characters left to right, a space where the gap between two is wider than a word gap."""
+    """The characters left to right, a space where the page sets one or the gap between two is wider than a
+    word gap (a tightly set space can be narrower: "number of firearms")."""
     text = ""
     previous: _Char | None = None
     for char in sorted(chars, key=lambda c: c.left):

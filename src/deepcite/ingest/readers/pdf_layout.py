@@ -35,6 +35,11 @@ _SUPERSCRIPT_HEIGHT, _SUPERSCRIPT_RAISE = 0.65, 0.4
 _MARKER = re.compile(r"^(?:\d{1,3}(?:[,–-]\d{1,3})*|[*†‡§¶])$")
 _PUNCTUATION = re.compile(r"^[.,;:·∙⋅]$")
 _CLOSING = frozenset(".,;:)]")
+_LINE_BREAKS = frozenset((10, 13))
+_EDGE = 0.01  # points: a character's centre on its rectangle's edge is inside it
+# a run set inside a line is at most this share of the line's height: a subscript, a decimal point, or a run of
+# letters without ascenders or descenders ("e", "au", "n": their boxes are 0.5-0.67 of a line's)
+_SMALL_RUN = 0.75
 # a monospaced (typewriter) font, as code listings are set: by PDFium's fixed-pitch flag, or by name when an
 # embedded font does not set it (TeX's cmtt, cm-super's sftt, Latin Modern Mono; Courier, Consolas …)
 _FIXED_PITCH = 1
@@ -73,11 +78,11 @@ class Line:
 
 
 def text_segments(textpage: pdfium.PdfTextPage) -> list[Segment]:
-    """The page's text segments (PDFium's rectangles of text), rotated text left out."""
+    """The page's text segments (PDFium's rectangles of text, each with its own characters), rotated text
+    left out."""
     segments = []
-    for i in range(textpage.count_rects()):
-        left, bottom, right, top = textpage.get_rect(i)
-        text = textpage.get_text_bounded(left, bottom, right, top)
+    rects = [textpage.get_rect(i) for i in range(textpage.count_rects())]
+    for (left, bottom, right, top), text in zip(rects, rect_texts(textpage, rects), strict=True):
         if not text.strip():
             continue
         if (top - bottom) > 2 * (right - left) and len(text.strip()) > 2:
@@ -85,6 +90,42 @@ def text_segments(textpage: pdfium.PdfTextPage) -> list[Segment]:
         mono = _monospaced(textpage, left, bottom, top)
         segments.append(Segment(left, bottom, right, top, text, mono=mono))
     return segments
+
+
+def rect_texts(textpage: pdfium.PdfTextPage, rects: list[tuple[float, float, float, float]]) -> list[str]:
+    """Each rectangle's own characters, in the page's text order: a character belongs to the rectangle that
+    holds the centre of its box, and a space PDFium generated to the rectangle before it (a line break it
+    generated to none). PDFium's text of a rectangle's bounds takes every character whose box touches them:
+    where glyph boxes overlap (a bold or tightly kerned face; small capitals), the neighbours' edge characters
+    came twice ("does not t prohibit", "Macr" + "crovision")."""
+    owned: list[list[int]] = [[] for _ in rects]
+    edges = [ctypes.c_double() for _ in range(4)]
+    current: int | None = None
+    for index in range(textpage.count_chars()):
+        code = pdfium_c.FPDFText_GetUnicode(textpage, index)
+        pdfium_c.FPDFText_GetCharBox(textpage, index, *(ctypes.byref(e) for e in edges))
+        left, right, bottom, top = (e.value for e in edges)
+        if pdfium_c.FPDFText_IsGenerated(textpage, index) or (right <= left and top <= bottom):
+            if current is not None and code not in _LINE_BREAKS:
+                owned[current].append(code)
+            continue
+        current = _holder(rects, (left + right) / 2, (bottom + top) / 2, current or 0)
+        if current is not None:
+            owned[current].append(code)
+    # PDFium gives UTF-16 code units: a character beyond the BMP (a math italic letter) comes as a pair
+    return [
+        "".join(map(chr, codes)).encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+        for codes in owned
+    ]
+
+
+def _holder(rects: list[tuple[float, float, float, float]], x: float, y: float, near: int) -> int | None:
+    """The rectangle holding the point: looked for from ``near`` on first (rectangles follow the text order)."""
+    for i in (*range(near, min(near + 4, len(rects))), *range(len(rects))):
+        left, bottom, right, top = rects[i]
+        if left - _EDGE <= x <= right + _EDGE and bottom - _EDGE <= y <= top + _EDGE:
+            return i
+    return None
 
 
 def _monospaced(textpage: pdfium.PdfTextPage, left: float, bottom: float, top: float) -> bool:
@@ -182,7 +223,7 @@ def _columns(segments: list[Segment], width: float, settings: IngestSettings) ->
 
 
 def _inside(segment: Segment, line: list[Segment]) -> bool:
-    """Whether ``segment`` is a small run set inside ``line``: at most half the line's height, lying between
+    """Whether ``segment`` is a small run set inside ``line``: at most ``_SMALL_RUN`` of the line's height, lying between
     its lowest bottom and highest top (a decimal point, a comma or a centred dot in a formula, a subscript:
     "λ = 1.1", "λ · sim(q, p)", "k1"). Its box is the glyph's, well below the line's top, so the rule of tops
     within half a height would set it on a line of its own, read after the line ("λ = 1 1 … in .")."""
@@ -190,7 +231,9 @@ def _inside(segment: Segment, line: list[Segment]) -> bool:
         return False
     bottom, top = min(s.bottom for s in line), max(s.top for s in line)
     return (
-        segment.top - segment.bottom <= (top - bottom) / 2 and bottom <= segment.bottom and segment.top <= top
+        segment.top - segment.bottom <= _SMALL_RUN * (top - bottom)
+        and bottom - _EDGE <= segment.bottom
+        and segment.top <= top + _EDGE
     )
 
 
