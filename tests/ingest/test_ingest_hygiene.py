@@ -143,6 +143,7 @@ def test_markdown_and_text_lose_their_syntax_and_glued_note_markers(tmp_path: Pa
         ("re", "lationships", "", "relationships"),  # lower-case continuation: a break
         ("PaSa", "7b", "", "PaSa-7b"),  # a digit: the hyphen is the name's
         ("GPT", "4o", "", "GPT-4o"),
+        ("GROBID", "parsed", "", "GROBID-parsed"),  # an acronym before a lower-case word: a compound
         ("AutoScholar", "Query", "the AutoScholarQuery set", "AutoScholarQuery"),  # written whole elsewhere
         (
             "state",
@@ -280,7 +281,7 @@ def test_a_formula_s_punctuation_stays_in_its_place_in_the_line() -> None:
     assert "We used λ = 1.1 based on the retrieval accuracy in the development set." in text
     assert "BM25(q,p) + λ · sim(q, p) as the ranking function." in text
     # a subscript and a decimal point in a footnote's formula: "k1 = 0.9", once "k = 0 9 (term frequency 1 ."
-    assert "b = 0.4 (document length normalization) and k 1 = 0.9 (term frequency scaling)" in text
+    assert "b = 0.4 (document length normalization) and k1 = 0.9 (term frequency scaling)" in text
 
 
 def test_closing_punctuation_joins_the_word_before_it() -> None:

@@ -61,12 +61,14 @@ def join_lines(lines: Iterable[str], vocabulary: Counter[str]) -> str:
 def hyphen_join(left: str, right: str, vocabulary: Counter[str]) -> str:
     """The word a line-end hyphen splits into ``left`` and ``right``: whole when the document writes it
     whole at least as often as hyphenated, hyphenated when it writes it so, else whole for a lower-case
-    continuation (a break) and hyphenated before a digit or a capital ("PaSa-7b", "GPT-4o")."""
+    continuation (a break) unless an acronym ends the line ("GROBID-parsed", "BERT-based"), and hyphenated
+    before a digit or a capital ("PaSa-7b", "GPT-4o")."""
     whole, hyphenated = f"{left}{right}", f"{left}-{right}"
     seen_whole, seen_hyphenated = vocabulary[whole.lower()], vocabulary[hyphenated.lower()]
     if seen_whole or seen_hyphenated:
         return whole if seen_whole >= seen_hyphenated else hyphenated
-    return whole if right[:1].islower() else hyphenated
+    acronym = len(left) >= 2 and left.isupper()
+    return whole if right[:1].islower() and not acronym else hyphenated
 
 
 def repair_inline_hyphens(text: str, vocabulary: Counter[str]) -> str:

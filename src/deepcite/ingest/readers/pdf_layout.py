@@ -273,7 +273,9 @@ def segment_lines(segments: list[Segment]) -> list[Line]:
                 reach = part.right if previous else reach
                 continue
             gap = part.left - reach if previous else 0.0
-            least = WORD_GAP * (part.top - part.bottom)
+            least = WORD_GAP * max(
+                part.top - part.bottom, previous.top - previous.bottom if previous else 0.0
+            )
             if previous and _PUNCTUATION.match(previous.text.strip()):
                 least = WORD_GAP * line_height  # a glyph box narrower than its advance: "1.1", not "1 . 1"
             if part.text[:1] in _CLOSING:
