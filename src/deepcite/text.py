@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import threading
+import unicodedata
 from collections import Counter
 from functools import lru_cache
 
@@ -25,6 +26,16 @@ STOP_WORDS: frozenset[str] = frozenset(
 
 _TOKEN_RE = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 _SPLIT_INNER = re.compile(r"[-']")
+# the format of what tokenize() makes of a text: stored BM25 terms of another format are read again
+# (retrieval/bm25.py). 2: accents folded ("résumés" -> "resumes", was "r", "sum", "s") and Greek letters spelled
+# ("λ" -> "lambda", was nothing)
+TOKENS_FORMAT = 2
+# each Greek letter as its name, a word of its own (Unicode spells lambda "LAMDA")
+_SPELLED = {
+    code: f" {unicodedata.name(chr(code)).split()[-1].lower().replace('lamda', 'lambda')} "
+    for code in range(0x391, 0x3CA)
+    if unicodedata.name(chr(code), "").startswith(("GREEK CAPITAL LETTER", "GREEK SMALL LETTER"))
+}
 
 
 @lru_cache(maxsize=1)
@@ -41,9 +52,21 @@ def raw_tokens(text: str) -> list[str]:
 
 
 def tokenize(text: str) -> list[str]:
-    """The one BM25 tokenizer: lower-case, split, drop stop words, Snowball-stem (PyStemmer)."""
-    words = [t for t in raw_tokens(text) if t not in STOP_WORDS]
+    """The one BM25 tokenizer: accents folded and Greek letters spelled (:func:`folded`), lower-case, split,
+    drop stop words, Snowball-stem (PyStemmer)."""
+    words = [t for t in raw_tokens(folded(text)) if t not in STOP_WORDS]
     return _stemmer().stemWords(words)
+
+
+def folded(text: str) -> str:
+    """``text`` with accents taken off its letters ("requêtes" -> "requetes") and each Greek letter spelled as a
+    word ("λ = 1.1" -> " lambda  = 1.1"; a mathematical italic one too); ASCII text as it is."""
+    return text if text.isascii() else accent_free(text).translate(_SPELLED)
+
+
+def accent_free(text: str) -> str:
+    """``text`` in compatibility decomposition (NFKD) without its combining marks: "Māori" -> "Maori"."""
+    return "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
 
 
 def term_counts(text: str) -> Counter[str]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -22,6 +23,7 @@ from deepcite.retrieval.edge_store import EdgeStore
 from deepcite.retrieval.fusion import dbsf_normalize, distribution_based_score_fusion, reciprocal_rank_fusion
 from deepcite.retrieval.qdrant_store import QdrantStore
 from deepcite.retrieval.store import open_store
+from deepcite.text import TOKENS_FORMAT
 
 
 def test_term_ids_are_stable_32_bit_hashes() -> None:
@@ -60,7 +62,7 @@ def test_document_and_query_vectors() -> None:
 
 
 def test_stats_drift_decides_reweighting() -> None:
-    stats = Bm25Stats(k1=1.2, b=0.75, include_title=True)
+    stats = Bm25Stats(k1=1.2, b=0.75, include_title=True, tokens=TOKENS_FORMAT)
     assert not stats.needs_reweight(1.2, 0.75, True, 0.05)  # empty
     stats.add([10, 10])
     assert stats.needs_reweight(1.2, 0.75, True, 0.05)  # never weighted
@@ -73,6 +75,8 @@ def test_stats_drift_decides_reweighting() -> None:
     stats.remove([14, 11])
     assert stats.avgdl == 10.0 and not stats.needs_reweight(1.2, 0.75, True, 0.05)
     assert stats.needs_reweight(0.9, 0.4, True, 0.05)  # parameters changed
+    assert replace(stats, tokens=TOKENS_FORMAT - 1).needs_reweight(1.2, 0.75, True, 0.05)  # another tokenizer
+    assert not Bm25Stats.from_dict({"n_docs": 0}).needs_reweight(1.2, 0.75, True, 0.05)  # an old meta, empty
     assert Bm25Stats.from_dict(stats.to_dict()) == stats
 
 

@@ -488,6 +488,43 @@ def test_changing_k1_b_reweights_on_next_write(tmp_path: Path, backend: str) -> 
     store.close()
 
 
+def test_terms_read_by_an_older_tokenizer_are_read_again_on_next_write(
+    tmp_path: Path, backend: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A collection stored before the tokenizer spelled Greek letters and folded accents (format 1 here) has no
+    term "lambda" for "λ", nor "requet" for "requêtes"; its next write reads every stored text again."""
+    from deepcite.retrieval import bm25, bm25_upkeep, qdrant_engine_store
+    from deepcite.text import STOP_WORDS, raw_tokens
+
+    def ascii_only(text: str) -> list[str]:  # the tokenizer before format 2
+        return [t for t in raw_tokens(text) if t not in STOP_WORDS]
+
+    records = [
+        ("g1", "Hybrid ranking", "We used λ = 1.1 to weigh the dense score.", 2020, "paper", [], {}),
+        ("g2", "Résumés de requêtes", "Une requête résume une autre requête.", 2010, "paper", [], {}),
+        ("g3", "Statins", "Statins lower LDL cholesterol.", 2015, "paper", [], {}),
+    ]
+    chunks = make_chunks(records)
+    path = tmp_path / "store"
+    with monkeypatch.context() as old:
+        old.setattr(bm25, "tokenize", ascii_only)
+        for module in (bm25, bm25_upkeep, qdrant_engine_store):
+            old.setattr(module, "TOKENS_FORMAT", 1)
+        store = open_backend(backend, path, make_settings(tmp_path))
+        store.create_collection("c", dense_dim=None)
+        store.upsert("c", chunks[:2], None)
+        store.close()
+    store = open_backend(backend, path, make_settings(tmp_path))
+
+    def found(query: str) -> list[str]:
+        return [h.chunk.doc_id for h in store.search("c", text=query, vector=None, mode=SearchMode.BM25, k=5)]
+
+    assert found("lambda") == [] and found("requetes") == []  # stored as format 1 read them
+    store.upsert("c", chunks[2:], None)
+    assert found("lambda") == ["g1"] and found("requetes") == ["g2"] and found("résumés") == ["g2"]
+    store.close()
+
+
 # -- persistence across processes ---------------------------------------------------------------------------
 
 _CHILD = """

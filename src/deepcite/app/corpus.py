@@ -121,12 +121,17 @@ class Corpus:
 
     def check(self, name: str) -> CollectionCheck:
         """Read a whole collection back and report what is damaged (see :func:`check_collection`), and warn
-        when its entity graph was read by older rules (the next ingest rebuilds it)."""
+        when its entity graph or its BM25 terms were read by older rules (the next ingest reads them again)."""
         report = check_collection(self.resources.store, name)  # type: ignore[arg-type]
         if self.settings.graph.enabled and not EntityGraph.for_collection(self.settings, name).current():
             report.warnings.append(
                 "its entity graph was read by an older deepcite's rules; the next `deepcite ingest` into the "
                 "collection (its files again will do) rebuilds the graph from the stored passages"
+            )
+        if not self.resources.store.terms_current(name):
+            report.warnings.append(
+                "its BM25 terms were read by an older deepcite's tokenizer (words with accents or Greek letters "
+                "match as it split them); the next `deepcite ingest` into the collection reads them again"
             )
         return report
 

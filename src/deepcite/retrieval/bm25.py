@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 from typing import Any
 
-from deepcite.text import tokenize
+from deepcite.text import TOKENS_FORMAT, tokenize
 
 SPARSE_VECTOR_NAME = "bm25"
 
@@ -102,7 +102,9 @@ class Bm25Stats:
     """A collection's BM25 statistics: live counts, and the parameters its stored weights were computed with.
 
     ``n_docs``/``total_len`` follow every upsert and delete; ``weight_avgdl``, ``k1``, ``b`` and
-    ``include_title`` are what the stored sparse vectors were computed with.
+    ``include_title`` are what the stored sparse vectors were computed with, and ``tokens`` the format of the
+    tokenizer that read their terms (:data:`deepcite.text.TOKENS_FORMAT`): a collection stored with another is
+    re-weighted, from its stored text, at its next write.
     """
 
     n_docs: int = 0
@@ -111,6 +113,7 @@ class Bm25Stats:
     k1: float = 0.0
     b: float = 0.0
     include_title: bool = True
+    tokens: int = 0  # the tokenizer's format the stored terms were read with (0: before formats were kept)
 
     @property
     def avgdl(self) -> float:
@@ -118,10 +121,13 @@ class Bm25Stats:
         return self.total_len / self.n_docs if self.n_docs and self.total_len else 1.0
 
     def needs_reweight(self, k1: float, b: float, include_title: bool, tolerance: float) -> bool:
-        """Whether stored weights are stale: parameters changed, or avgdl drifted beyond ``tolerance``."""
+        """Whether stored weights are stale: parameters or the tokenizer's format changed, or avgdl drifted
+        beyond ``tolerance``."""
         if self.n_docs == 0:
             return False
-        if (self.k1, self.b, self.include_title) != (k1, b, include_title) or self.weight_avgdl <= 0:
+        if (self.k1, self.b, self.include_title, self.tokens) != (k1, b, include_title, TOKENS_FORMAT):
+            return True
+        if self.weight_avgdl <= 0:
             return True
         return abs(self.avgdl - self.weight_avgdl) / self.weight_avgdl > tolerance
 

@@ -1,6 +1,6 @@
 """Keeping a collection's BM25 exact as it changes: statistics that match the stored points, and stored
 BM25 vectors re-weighted when the live ``avgdl`` drifts beyond ``search.bm25_avgdl_tolerance`` (or ``k1``,
-``b`` or the title rule change), so scores stay those of a fresh index of the same corpus."""
+``b``, the title rule or the tokenizer's format change), so scores stay those of a fresh index of the same corpus."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from deepcite.config import Settings
 from deepcite.retrieval.bm25 import Bm25Stats, SparseWeights, bm25_text, document_terms, document_vector
 from deepcite.retrieval.points import LENGTH_KEY
 from deepcite.retrieval.qdrant_engine_hooks import CollectionMeta, QdrantEngineHooks
+from deepcite.text import TOKENS_FORMAT
 
 log = logging.getLogger(__name__)
 
@@ -66,3 +67,4 @@ def reweight_if_stale(qdrant: QdrantEngineHooks, name: str, meta: CollectionMeta
     if batch:
         qdrant.qdrant_update_sparse(name, batch)
     stats.weight_avgdl, stats.k1, stats.b, stats.include_title = avgdl, k1, b, include_title
+    stats.tokens = TOKENS_FORMAT

@@ -48,6 +48,10 @@ class SearchStore(Protocol):
         """The metadata keys (dotted paths) the collection's chunks have held, recorded at ingest for the filter
         check; None for a collection made before they were recorded (or holding too many)."""
 
+    def terms_current(self, name: str) -> bool:
+        """Whether the collection's stored BM25 terms were read by this deepcite's tokenizer (an empty one's
+        are); the next write reads older ones again."""
+
     def vector_source(self, name: str) -> VectorSource | None:
         """The model and precision the collection's dense vectors were made with; None for a BM25-only or an
         empty collection with none recorded. A collection written before sources were recorded holds fp32

@@ -11,14 +11,13 @@ names plus every short content-word run of it, so "the performer of green" still
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 
 from deepcite.models import Chunk
 from deepcite.names import names_in
-from deepcite.text import STOP_WORDS, raw_tokens
+from deepcite.text import STOP_WORDS, accent_free, raw_tokens
 
 _QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")
 _POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
@@ -30,9 +29,7 @@ def entity_key(name: str) -> str:
     """The join key of a name: accent-free lower-case words, no article in front, no "(qualifier)" behind,
     no possessive ("Austria's" is "austria")."""
     name = _POSSESSIVE.sub("", _QUALIFIER.sub("", name))
-    name = unicodedata.normalize("NFKD", name)
-    name = "".join(ch for ch in name if not unicodedata.combining(ch))
-    key = " ".join(raw_tokens(name))
+    key = " ".join(raw_tokens(accent_free(name)))
     return _LEADING_ARTICLE.sub("", key)
 
 
