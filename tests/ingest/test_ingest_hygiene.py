@@ -90,6 +90,15 @@ def test_pdf_glyphs_whose_boxes_overlap_are_read_once() -> None:
     assert "The Macrovision rule applies to analog video recorders." in text
 
 
+def test_a_short_run_by_the_gutter_stays_in_its_column() -> None:
+    """A "(" set on its own at the start of a right-column line fits either side of the gutter: it was read into
+    the left column ("out-of-the-box ( tools"), and the right column lost it."""
+    blocks, _ = _read(HYGIENE / "gutter.pdf")
+    text = " ".join(b.text for b in blocks)
+    assert "GROBID is the best among ten out-of-the-box tools for parsing bibliographies" in text
+    assert "compare it with the (original model on the same tasks)" in text
+
+
 def test_pdf_hyphens_superscripts_and_what_is_not_prose() -> None:
     blocks, chunks = _read(HYGIENE / "hygiene.pdf")
     kinds = _by_kind(blocks)

@@ -157,9 +157,14 @@ def reading_order(
             )
             (spanning if index is None else in_column[index]).append(segment)
     else:  # two columns: split at the middle, as most papers are set
+        # a short run that fits either side of the gutter ("(" opening a right-column line) goes by its centre
+        right = [
+            s.left >= middle - gap and (s.right > middle + gap or s.left + s.right > 2 * middle)
+            for s in segments
+        ]
         in_column = [
-            [s for s in segments if s.right <= middle + gap],
-            [s for s in segments if s.left >= middle - gap and s.right > middle + gap],
+            [s for s, r in zip(segments, right, strict=True) if s.right <= middle + gap and not r],
+            [s for s, r in zip(segments, right, strict=True) if r],
         ]
         spanning = [s for s in segments if s.right > middle + gap and s.left < middle - gap]
     in_columns = sum(len(s.text) for column in in_column for s in column)
