@@ -245,3 +245,31 @@ def test_a_hub_page_many_passages_name_lifts_them_less_than_the_chain_s_page() -
     spread = settings.model_copy(update={"link_spread": 2.0})
     spread_order = [c.chunk.chunk_id for c in rank_evidence(question, question_vector, pack, vectors, spread)]
     assert spread_order.index("strauss") < spread_order.index("boston")
+
+
+_TIE = """
+from deepcite.research.linking import _Keys, _link
+a = _Keys(titles=frozenset({"page a"}), names=frozenset({"lake vell", "port orla", "tidewater"}))
+b = _Keys(titles=frozenset({"page b"}), names=frozenset({"lake vell", "port orla", "galway"}))
+print(_link(a, b, frozenset()))
+"""
+
+
+def test_a_link_names_the_same_entity_in_every_process() -> None:
+    """Two passages share two names of one length: the link (whose weight its name sets) names the first in
+    alphabetical order, whatever order the process's string hashing gives the set."""
+    import os
+    import subprocess
+    import sys
+
+    chosen = {
+        subprocess.run(
+            [sys.executable, "-c", _TIE],
+            env={**os.environ, "PYTHONHASHSEED": str(seed)},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        for seed in range(8)
+    }
+    assert chosen == {"('shared_name', 'lake vell')"}

@@ -78,19 +78,25 @@ def _names_title(question_key: str, titles: frozenset[str]) -> bool:
 def _link(a: _Keys, b: _Keys, bridges: frozenset[str] = frozenset()) -> tuple[str, str] | None:
     """How passage ``a`` links to ``b``: ``(edge, entity)``, a title link before an alias link (a name's
     shorter form is the other's alias) before a shared bridge name (one of ``bridges``) before another
-    shared name, or ``None``."""
+    shared name, or ``None``. Of several, the longest name, then the first in alphabetical order (a set's own
+    order changes from process to process, and the name chosen sets the link's weight)."""
     title = (a.names & b.titles) or (b.names & a.titles)
     if title:
         return "title_link", min(title)
     alias = (a.prefixes & b.titles) or (b.prefixes & a.titles)
     if alias:
-        return "alias_link", max(alias, key=len)
+        return "alias_link", _longest(alias)
     shared = a.names & b.names
     if shared & bridges:
-        return "bridge_name", max(shared & bridges, key=len)
+        return "bridge_name", _longest(shared & bridges)
     if shared:
-        return "shared_name", max(shared, key=len)
+        return "shared_name", _longest(shared)
     return None
+
+
+def _longest(names: frozenset[str]) -> str:
+    """The longest of ``names``; of equal length, the first in alphabetical order."""
+    return min(names, key=lambda name: (-len(name), name))
 
 
 def _damped(weight: float, shared: int, mentions: int, spread: float, specificity: float) -> float:
