@@ -30,6 +30,8 @@ _SPLIT_INNER = re.compile(r"[-']")
 # (retrieval/bm25.py). 2: accents folded ("résumés" -> "resumes", was "r", "sum", "s") and Greek letters spelled
 # ("λ" -> "lambda", was nothing)
 TOKENS_FORMAT = 2
+# the blocks of combining marks (diacritics, their supplements and extensions, for symbols, half marks)
+_COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
 # each Greek letter as its name, a word of its own (Unicode spells lambda "LAMDA")
 _SPELLED = {
     code: f" {unicodedata.name(chr(code)).split()[-1].lower().replace('lamda', 'lambda')} "
@@ -66,7 +68,7 @@ def folded(text: str) -> str:
 
 def accent_free(text: str) -> str:
     """``text`` in compatibility decomposition (NFKD) without its combining marks: "Māori" -> "Maori"."""
-    return "".join(ch for ch in unicodedata.normalize("NFKD", text) if not unicodedata.combining(ch))
+    return _COMBINING.sub("", unicodedata.normalize("NFKD", text))
 
 
 def term_counts(text: str) -> Counter[str]:
