@@ -109,13 +109,13 @@ class QueryPlanner:
                 if errors is not None:
                     errors.append(message)
             else:
-                rules = decompose(question, max_hops=max_hops) if not steps else []
-                if not rules:
+                if steps:
                     return steps
-                # the LLM saw one hop where the question's own structure chains two: the chain is kept (a
-                # wrong chain costs the beam a branch; a chain not followed loses every later hop)
-                log.info("the LLM saw one hop in %r; used the rules' chain %r", question[:120], rules)
-                note_written("decompose", "offline", "the LLM saw one hop where the question chains")
+                rules = decompose(question, max_hops=max_hops)
+                if rules:  # the LLM saw one hop where the question's own structure chains two: the chain is
+                    # kept (a wrong chain costs the beam a branch; a chain not followed loses every later hop)
+                    log.info("the LLM saw one hop in %r; used the rules' chain %r", question[:120], rules)
+                    note_written("decompose", "offline", "the LLM saw one hop where the question chains")
                 return rules
         return decompose(question, max_hops=max_hops)
 

@@ -125,11 +125,22 @@ class Bm25Stats:
         beyond ``tolerance``."""
         if self.n_docs == 0:
             return False
-        if (self.k1, self.b, self.include_title, self.tokens) != (k1, b, include_title, TOKENS_FORMAT):
+        if (self.k1, self.b, self.include_title) != (k1, b, include_title) or not self.terms_current:
             return True
         if self.weight_avgdl <= 0:
             return True
         return abs(self.avgdl - self.weight_avgdl) / self.weight_avgdl > tolerance
+
+    @property
+    def terms_current(self) -> bool:
+        """Whether the stored terms were read by today's tokenizer (:data:`deepcite.text.TOKENS_FORMAT`); an empty
+        collection's are."""
+        return self.n_docs == 0 or self.tokens == TOKENS_FORMAT
+
+    def weighted(self, avgdl: float, k1: float, b: float, include_title: bool) -> None:
+        """Record that every stored vector is now weighted with these parameters by today's tokenizer."""
+        self.weight_avgdl, self.k1, self.b, self.include_title = avgdl, k1, b, include_title
+        self.tokens = TOKENS_FORMAT
 
     def add(self, lengths: Iterable[int]) -> None:
         for length in lengths:

@@ -10,7 +10,6 @@ from deepcite.config import Settings
 from deepcite.retrieval.bm25 import Bm25Stats, SparseWeights, bm25_text, document_terms, document_vector
 from deepcite.retrieval.points import LENGTH_KEY
 from deepcite.retrieval.qdrant_engine_hooks import CollectionMeta, QdrantEngineHooks
-from deepcite.text import TOKENS_FORMAT
 
 log = logging.getLogger(__name__)
 
@@ -66,5 +65,4 @@ def reweight_if_stale(qdrant: QdrantEngineHooks, name: str, meta: CollectionMeta
             batch = []
     if batch:
         qdrant.qdrant_update_sparse(name, batch)
-    stats.weight_avgdl, stats.k1, stats.b, stats.include_title = avgdl, k1, b, include_title
-    stats.tokens = TOKENS_FORMAT
+    stats.weighted(avgdl, k1, b, include_title)

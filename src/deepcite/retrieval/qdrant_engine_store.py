@@ -34,7 +34,6 @@ from deepcite.retrieval.qdrant_engine_hooks import (
     QdrantEngineQuery,
 )
 from deepcite.retrieval.vector_checks import checked_query_vector, checked_vectors
-from deepcite.text import TOKENS_FORMAT
 
 
 class QdrantEngineStore(QdrantEngineHooks):
@@ -130,8 +129,7 @@ class QdrantEngineStore(QdrantEngineHooks):
         return self.read_meta(self._require(name)).metadata_keys
 
     def terms_current(self, name: str) -> bool:
-        stats = self.read_meta(self._require(name)).bm25
-        return stats.n_docs == 0 or stats.tokens == TOKENS_FORMAT
+        return self.read_meta(self._require(name)).bm25.terms_current
 
     def upsert(
         self, name: str, chunks: Sequence[Chunk], dense: Sequence[Sequence[float]] | np.ndarray | None
@@ -172,8 +170,7 @@ class QdrantEngineStore(QdrantEngineHooks):
             for start in range(0, len(points), size):
                 self.qdrant_upsert(name, points[start : start + size])
             if stale and meta.bm25.n_docs == len(points):  # only this batch is stored: weighted already
-                meta.bm25.weight_avgdl, meta.bm25.k1, meta.bm25.b = avgdl, k1, b
-                meta.bm25.include_title, meta.bm25.tokens = include_title, TOKENS_FORMAT
+                meta.bm25.weighted(avgdl, k1, b, include_title)
             reweight_if_stale(self, name, meta, self.settings)
             self.write_meta(name, meta)
 
