@@ -83,6 +83,11 @@ class ResearchRetrievalSettings(Section):
     # names to pages: a query of one entity's name also searches (BM25) the pages its name names by the
     # collection's alias table (retrieval/graph/aliases.py), at most `name_pages` of them (0: off)
     name_pages: int = 2
+    # the pages' anchor text in the research's searches (graph.anchor_weight; plain search always reads it). Off:
+    # in one run each on the train samples (anchor_weight 1.0) it moved MuSiQue recall@5 / @10 / all@10 from 0.788
+    # / 0.858 / 0.710 to 0.760 / 0.843 / 0.670 and HotpotQA from 0.965 / 0.990 / 0.980 to 0.965 / 0.985 / 0.970: the
+    # beam already reaches the pages it finds, and the lists it lifts crowd out the question's own passages
+    anchor_text: bool = False
     rerank_enabled: bool = False
     reranker_model: str | None = None
     rerank_top_n: int = 30

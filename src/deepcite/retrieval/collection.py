@@ -22,8 +22,10 @@ from deepcite.config import Settings
 from deepcite.errors import CollectionNotFoundError, InputError
 from deepcite.models import Chunk, Filters, FusionMethod, SearchHit, SearchMode
 from deepcite.retrieval.embedders import Embedder, build_embedder
-from deepcite.retrieval.fusion import reciprocal_rank_fusion
+from deepcite.retrieval.fusion import distribution_based_score_fusion, reciprocal_rank_fusion
 from deepcite.retrieval.graph import EntityGraph, GraphWalk, GraphWalker
+from deepcite.retrieval.graph.aliases import AliasTable, alias_entries
+from deepcite.retrieval.graph.anchors import AnchorIndex, anchor_texts
 from deepcite.retrieval.graph.triples import TripleCache
 from deepcite.retrieval.originals import OriginalsStore
 from deepcite.retrieval.store import SearchStore, open_store
@@ -52,6 +54,8 @@ class Collection:
         self._embedder = embedder
         self._embedder_lock = threading.Lock()
         self._graph_walker: GraphWalker | None = None
+        self._anchors: tuple[int, AnchorIndex | None] | None = None  # the graph version it was built at
+        self._anchors_lock = threading.Lock()
 
     @property
     def embedder(self) -> Embedder:
@@ -76,8 +80,10 @@ class Collection:
         k: int | None = None,
         filters: Filters | None = None,
         fusion: FusionMethod | str | None = None,
+        anchors: bool = True,
     ) -> list[SearchHit]:
-        """Top-``k`` chunks for ``query`` by BM25, dense vectors, or both fused inside Qdrant's engine."""
+        """Top-``k`` chunks for ``query`` by BM25, dense vectors, or both fused inside Qdrant's engine; with
+        ``anchors``, BM25 and hybrid search also read the pages' anchor text (:meth:`anchors`)."""
         if not query or not query.strip():
             raise InputError("the query is empty; give some words to search for")
         search = self.settings.search
@@ -91,12 +97,106 @@ class Collection:
             return self.graph_hits(self.graph_walk(query, filters=filters), k, filters)
         if mode is SearchMode.HYBRID and self.settings.graph.enabled and self.settings.graph.in_hybrid:
             return self._hybrid_with_graph(query, k, filters, fusion)
+        if anchors and mode in (SearchMode.BM25, SearchMode.HYBRID):
+            index = self.anchors()
+            if index is not None:
+                return self._search_with_anchors(index, query, mode, k, filters, fusion)
         vector = None
         if mode is not SearchMode.BM25:
             vector = self.embed_query(query)
         return self.store.search(
             self.name, text=query, vector=vector, mode=mode, k=k, filters=filters, fusion=fusion
         )
+
+    # -- anchor text -----------------------------------------------------------------------------------
+    def anchors(self) -> AnchorIndex | None:
+        """The collection's anchor-text index (:mod:`deepcite.retrieval.graph.anchors`), built again when the
+        graph changed; ``None`` when it is off (``graph.anchor_weight`` 0), without a graph, or when no page
+        of the collection is named by another document."""
+        cfg = self.settings.graph
+        if not (cfg.enabled and cfg.aliases and cfg.anchor_weight > 0):
+            return None
+        graph = self.graph
+        if not graph.exists():
+            return None
+        version = graph.version()
+        with self._anchors_lock:
+            if self._anchors is None or self._anchors[0] != version:
+                rows = graph.rows()
+                table = AliasTable(
+                    alias_entries(rows),
+                    prefix_min_words=cfg.alias_prefix_min_words,
+                    max_pages=cfg.alias_max_pages,
+                )
+                texts = anchor_texts(
+                    rows,
+                    self.store.scroll(self.name),
+                    table,
+                    max_page_chunks=cfg.anchor_max_page_chunks,
+                    max_sentences=cfg.anchor_max_sentences,
+                )
+                search = self.settings.search
+                index = (
+                    AnchorIndex(texts, len(rows.chunk_ids), search.bm25_k1, search.bm25_b) if texts else None
+                )
+                self._anchors = (version, index)
+            return self._anchors[1]
+
+    def _search_with_anchors(
+        self,
+        anchors: AnchorIndex,
+        query: str,
+        mode: SearchMode,
+        k: int,
+        filters: Filters | None,
+        fusion: FusionMethod,
+    ) -> list[SearchHit]:
+        """BM25 (or hybrid) search in which a page's score adds ``graph.anchor_weight`` x its anchor text's
+        BM25 score to its own; hybrid fuses that list with the dense one (``fusion``, as the store would)."""
+        depth = max(k, self.settings.search.prefetch_limit)
+        own = self.store.search(
+            self.name, text=query, vector=None, mode=SearchMode.BM25, k=depth, filters=filters
+        )
+        scores = {h.chunk.chunk_id: h.score for h in own}
+        chunks = {h.chunk.chunk_id: h.chunk for h in own}
+        named = dict(anchors.scores(query, depth))
+        unseen = [c for c in named if c not in chunks]
+        if unseen:
+            docs = sorted({anchors.doc_ids[c] for c in unseen})
+            if filters is not None and filters.doc_ids is not None:
+                docs = [d for d in docs if d in set(filters.doc_ids)]
+            within = (filters or Filters()).model_copy(update={"doc_ids": docs})
+            if docs:
+                chunks |= {c.chunk_id: c for c in self.store.scroll(self.name, within) if c.chunk_id in named}
+                found = self.store.search(
+                    self.name, text=query, vector=None, mode=SearchMode.BM25, k=len(unseen), filters=within
+                )
+                scores |= {h.chunk.chunk_id: h.score for h in found}
+        weight = self.settings.graph.anchor_weight
+        combined = sorted(
+            ((c, scores.get(c, 0.0) + weight * named.get(c, 0.0)) for c in chunks),
+            key=lambda item: (-item[1], item[0]),
+        )[:depth]
+        if mode is SearchMode.HYBRID:
+            dense = self.store.search(
+                self.name,
+                text=query,
+                vector=self.embed_query(query),
+                mode=SearchMode.DENSE,
+                k=depth,
+                filters=filters,
+            )
+            chunks |= {h.chunk.chunk_id: h.chunk for h in dense}
+            lists = [combined, [(h.chunk.chunk_id, h.score) for h in dense]]
+            if fusion is FusionMethod.RRF:
+                combined = reciprocal_rank_fusion([[c for c, _ in scored] for scored in lists], self.rrf_k)
+            else:
+                combined = distribution_based_score_fusion(lists)
+            combined.sort(key=lambda item: (-item[1], item[0]))
+        return [
+            SearchHit(chunk=chunks[c], score=score, rank=rank, mode=mode)
+            for rank, (c, score) in enumerate(combined[:k], start=1)
+        ]
 
     # -- the entity graph ----------------------------------------------------------------------------
     @property

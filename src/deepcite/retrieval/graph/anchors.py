@@ -1,0 +1,132 @@
+"""Anchor text: a page is also found by what other passages say of it.
+
+The oldest multi-hop signal of web search (anchor text, McBryan 1994; Craswell, Hawking and Robertson, SIGIR
+2001): a page is described by the text that points to it as much as by its own. Here a passage that names a
+page (a mention whose key is one of the page's aliases, :class:`~deepcite.retrieval.graph.aliases.AliasTable`)
+lends that page the sentence it names it in, headed by its own title. "Changed It is a song by rapper Nicki
+Minaj" becomes anchor text of the page "Nicki Minaj", so "the birthplace of the performer of Changed It" finds
+her page in one search: her page holds "born", its anchor text "Changed It".
+
+Only a page gets anchor text: a document of at most ``graph.anchor_max_page_chunks`` passages (an encyclopaedia
+page, a short note), never a long document a passage merely cites by title. Each page keeps at most
+``graph.anchor_max_sentences`` sentences. The anchor texts are scored by BM25 (the collection's k1 and b) as a
+field of their own (BM25F's per-field statistics: the IDF and the mean length over the pages that have anchor
+text). :meth:`Collection.search <deepcite.retrieval.collection.Collection.search>` adds ``graph.anchor_weight``
+times that score to the page's own BM25 score.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable
+
+import numpy as np
+import scipy.sparse as sp
+
+from deepcite.models import Chunk
+from deepcite.retrieval.bm25 import idf_lucene, tfc_robertson
+from deepcite.retrieval.graph.aliases import AliasTable
+from deepcite.retrieval.graph.store import GraphRows
+from deepcite.text import tokenize
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+_QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")  # a title's disambiguation: "Green (song)"
+
+
+def naming_sentence(text: str, name: str) -> str | None:
+    """The sentence of ``text`` that names ``name`` (case aside), or ``None`` when it does not."""
+    at = text.lower().find(name.lower()) if name else -1
+    if at < 0:
+        return None
+    starts = [0] + [m.end() for m in _SENTENCE_END.finditer(text, 0, at)]
+    start = starts[-1]
+    end = _SENTENCE_END.search(text, at + len(name))
+    return text[start : end.start() if end else len(text)].strip()
+
+
+def anchor_texts(
+    rows: GraphRows,
+    chunks: Iterable[Chunk],
+    table: AliasTable,
+    *,
+    max_page_chunks: int,
+    max_sentences: int,
+) -> dict[tuple[str, str], list[str]]:
+    """(chunk id, document id) of a page → the sentences other documents' passages name it in, each headed by
+    the naming passage's title."""
+    doc_chunks = Counter(rows.doc_ids)
+    by_id = {c.chunk_id: c for c in chunks}
+    p_of = {int(pid): i for i, pid in enumerate(rows.passage_ids.tolist())}
+    e_of = {int(eid): i for i, eid in enumerate(rows.entity_ids.tolist())}
+    out: dict[tuple[str, str], list[str]] = {}
+    lent: set[tuple[str, str]] = set()  # (page chunk, naming chunk): one sentence each
+    plain = ~rows.mention_is_title
+    for pid, eid in zip(
+        rows.mention_passage[plain].tolist(), rows.mention_entity[plain].tolist(), strict=True
+    ):
+        p, e = p_of.get(int(pid)), e_of.get(int(eid))
+        if p is None or e is None:
+            continue
+        naming = by_id.get(rows.chunk_ids[p])
+        if naming is None:
+            continue
+        for page in table.named(rows.entity_names[e]):
+            if page.doc_id == naming.doc_id or doc_chunks[page.doc_id] > max_page_chunks:
+                continue
+            held = out.get((page.chunk_id, page.doc_id), [])
+            if len(held) >= max_sentences or (page.chunk_id, naming.chunk_id) in lent:
+                continue
+            # the graph's name of an entity may be a page's title ("Port Elmo (town)"): its head, or the alias
+            # the mention named the page by, is what the text says
+            name = rows.entity_names[e]
+            for said in (name, _QUALIFIER.sub("", name), page.alias):
+                sentence = naming_sentence(naming.text, said)
+                if sentence:
+                    lent.add((page.chunk_id, naming.chunk_id))
+                    out[(page.chunk_id, page.doc_id)] = [
+                        *held,
+                        f"{naming.title}. {sentence}" if naming.title else sentence,
+                    ]
+                    break
+    return out
+
+
+class AnchorIndex:
+    """BM25 over the pages' anchor texts; :meth:`scores` gives a query's best pages."""
+
+    def __init__(self, texts: dict[tuple[str, str], list[str]], n_passages: int, k1: float, b: float) -> None:
+        self.chunk_ids = [chunk_id for chunk_id, _ in texts]
+        self.doc_ids = {chunk_id: doc_id for chunk_id, doc_id in texts}  # a page's document
+        counts = [Counter(tokenize(" ".join(sentences))) for sentences in texts.values()]
+        vocabulary: dict[str, int] = {}
+        for tf in counts:
+            for term in tf:
+                vocabulary.setdefault(term, len(vocabulary))
+        self._vocabulary = vocabulary
+        n_docs = max(len(counts), 1)
+        lengths = [sum(tf.values()) for tf in counts]
+        avgdl = max(sum(lengths) / n_docs, 1.0)
+        df = np.zeros(len(vocabulary))
+        rows, cols, values = [], [], []
+        for row, (tf, dl) in enumerate(zip(counts, lengths, strict=True)):
+            for term, count in tf.items():
+                col = vocabulary[term]
+                df[col] += 1
+                rows.append(row)
+                cols.append(col)
+                values.append(tfc_robertson(count, dl, avgdl, k1, b))
+        self._idf = np.array([idf_lucene(int(d), n_docs) for d in df])
+        self._matrix = sp.csc_matrix((values, (rows, cols)), shape=(len(counts), len(vocabulary)))
+
+    def __len__(self) -> int:
+        return len(self.chunk_ids)
+
+    def scores(self, query: str, k: int) -> list[tuple[str, float]]:
+        """The best ``k`` pages for ``query`` by their anchor text (chunk id and BM25 score), best first."""
+        cols = sorted({self._vocabulary[t] for t in tokenize(query) if t in self._vocabulary})
+        if not cols or not self.chunk_ids:
+            return []
+        scored = np.asarray(self._matrix[:, cols] @ self._idf[cols]).ravel()
+        top = np.argsort(-scored, kind="stable")[:k]
+        return [(self.chunk_ids[i], float(scored[i])) for i in top.tolist() if scored[i] > 0]
