@@ -100,8 +100,14 @@ def test_a_long_document_and_the_naming_document_itself_lend_no_anchor_text(tmp_
         rows = collection.graph.rows()
         assert rows.doc_ids.count("tidewater") > 3  # a long document, not a page
         table = AliasTable(alias_entries(rows), prefix_min_words=2, max_pages=3)
-        chunks = list(collection.store.scroll("songs"))
-        texts = anchor_texts(rows, chunks, table, max_page_chunks=3, max_sentences=30)
+        read: list[str] = []
+
+        def fetch(docs: list[str]) -> list:
+            read.extend(docs)
+            return list(collection.store.scroll("songs", Filters(doc_ids=docs)))
+
+        texts = anchor_texts(rows, fetch, table, max_page_chunks=3, max_sentences=30)
+        assert "mara-quell" not in read  # only the documents that name a page are read
         pages = {doc for _, doc in texts}
         assert "mara-quell" in pages and "tidewater" not in pages
         [singer] = [sentences for (_, doc), sentences in texts.items() if doc == "mara-quell"]

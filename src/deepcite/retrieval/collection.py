@@ -130,7 +130,7 @@ class Collection:
                 )
                 texts = anchor_texts(
                     rows,
-                    self.store.scroll(self.name),
+                    lambda docs: self.store.scroll(self.name, Filters(doc_ids=docs)),
                     table,
                     max_page_chunks=cfg.anchor_max_page_chunks,
                     max_sentences=cfg.anchor_max_sentences,

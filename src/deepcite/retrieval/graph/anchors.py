@@ -19,14 +19,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 import scipy.sparse as sp
 
 from deepcite.models import Chunk
 from deepcite.retrieval.bm25 import idf_lucene, tfc_robertson
-from deepcite.retrieval.graph.aliases import AliasTable
+from deepcite.retrieval.graph.aliases import AliasTable, PageRef
 from deepcite.retrieval.graph.store import GraphRows
 from deepcite.text import tokenize
 
@@ -47,20 +47,19 @@ def naming_sentence(text: str, name: str) -> str | None:
 
 def anchor_texts(
     rows: GraphRows,
-    chunks: Iterable[Chunk],
+    fetch: Callable[[list[str]], Iterable[Chunk]],
     table: AliasTable,
     *,
     max_page_chunks: int,
     max_sentences: int,
 ) -> dict[tuple[str, str], list[str]]:
     """(chunk id, document id) of a page → the sentences other documents' passages name it in, each headed by
-    the naming passage's title."""
+    the naming passage's title. ``fetch`` reads the passages of the given documents: only those naming a page
+    are read (none in a collection of long documents)."""
     doc_chunks = Counter(rows.doc_ids)
-    by_id = {c.chunk_id: c for c in chunks}
     p_of = {int(pid): i for i, pid in enumerate(rows.passage_ids.tolist())}
     e_of = {int(eid): i for i, eid in enumerate(rows.entity_ids.tolist())}
-    out: dict[tuple[str, str], list[str]] = {}
-    lent: set[tuple[str, str]] = set()  # (page chunk, naming chunk): one sentence each
+    links: list[tuple[PageRef, int, int]] = []  # (the page, the naming passage's row, the entity's row)
     plain = ~rows.mention_is_title
     for pid, eid in zip(
         rows.mention_passage[plain].tolist(), rows.mention_entity[plain].tolist(), strict=True
@@ -68,27 +67,31 @@ def anchor_texts(
         p, e = p_of.get(int(pid)), e_of.get(int(eid))
         if p is None or e is None:
             continue
-        naming = by_id.get(rows.chunk_ids[p])
-        if naming is None:
-            continue
         for page in table.named(rows.entity_names[e]):
-            if page.doc_id == naming.doc_id or doc_chunks[page.doc_id] > max_page_chunks:
-                continue
-            held = out.get((page.chunk_id, page.doc_id), [])
-            if len(held) >= max_sentences or (page.chunk_id, naming.chunk_id) in lent:
-                continue
-            # the graph's name of an entity may be a page's title ("Port Elmo (town)"): its head, or the alias
-            # the mention named the page by, is what the text says
-            name = rows.entity_names[e]
-            for said in (name, _QUALIFIER.sub("", name), page.alias):
-                sentence = naming_sentence(naming.text, said)
-                if sentence:
-                    lent.add((page.chunk_id, naming.chunk_id))
-                    out[(page.chunk_id, page.doc_id)] = [
-                        *held,
-                        f"{naming.title}. {sentence}" if naming.title else sentence,
-                    ]
-                    break
+            if page.doc_id != rows.doc_ids[p] and doc_chunks[page.doc_id] <= max_page_chunks:
+                links.append((page, p, e))
+    if not links:
+        return {}
+    naming = {c.chunk_id: c for c in fetch(sorted({rows.doc_ids[p] for _, p, _ in links}))}
+    out: dict[tuple[str, str], list[str]] = {}
+    lent: set[tuple[str, str]] = set()  # (page chunk, naming chunk): one sentence each
+    for page, p, e in links:
+        chunk = naming.get(rows.chunk_ids[p])
+        held = out.get((page.chunk_id, page.doc_id), [])
+        if chunk is None or len(held) >= max_sentences or (page.chunk_id, chunk.chunk_id) in lent:
+            continue
+        # the graph's name of an entity may be a page's title ("Port Elmo (town)"): its head, or the alias the
+        # mention named the page by, is what the text says
+        name = rows.entity_names[e]
+        for said in (name, _QUALIFIER.sub("", name), page.alias):
+            sentence = naming_sentence(chunk.text, said)
+            if sentence:
+                lent.add((page.chunk_id, chunk.chunk_id))
+                out[(page.chunk_id, page.doc_id)] = [
+                    *held,
+                    f"{chunk.title}. {sentence}" if chunk.title else sentence,
+                ]
+                break
     return out
 
 
