@@ -62,9 +62,11 @@ def _engine(tmp_path: Path, weight: float) -> Engine:
     return Engine(settings.model_copy(update={"graph": GraphSettings(anchor_weight=weight)}))
 
 
-def _search(engine: Engine, mode: SearchMode, filters: Filters | None = None) -> list[str]:
+def _search(
+    engine: Engine, mode: SearchMode, filters: Filters | None = None, groups: list[str] | None = None
+) -> list[str]:
     request = SearchRequest(query=QUESTION, collection="songs", mode=mode, k=2, filters=filters)
-    return [hit.doc_id for hit in engine.search(request).hits]
+    return [hit.doc_id for hit in engine.search(request, groups).hits]
 
 
 def test_the_sentence_naming_a_page_is_its_anchor_text() -> None:
@@ -108,7 +110,17 @@ def test_a_long_document_and_the_naming_document_itself_lend_no_anchor_text(tmp_
 
         texts = anchor_texts(rows, fetch, table, max_page_chunks=3, max_sentences=30)
         assert "mara-quell" not in read  # only the documents that name a page are read
-        pages = {doc for _, doc in texts}
+        pages = {doc for _, doc, _ in texts}
         assert "mara-quell" in pages and "tidewater" not in pages
-        [singer] = [sentences for (_, doc), sentences in texts.items() if doc == "mara-quell"]
+        [singer] = [sentences for (_, doc, _), sentences in texts.items() if doc == "mara-quell"]
         assert singer == ["Velvet Harbor. It was written and sung by Mara Quell for Tidewater Records."]
+
+
+def test_a_user_reads_no_anchor_text_lent_by_a_document_they_may_not_read(tmp_path: Path) -> None:
+    restricted = SONG.model_copy(update={"acl": ["label-staff"]})  # the song's page: the label's staff only
+    with _engine(tmp_path, 1.0) as engine:
+        engine.ingest("songs", [restricted, SINGER, *OTHERS])
+        # the singer's page is public, but what the restricted page says of her must not lift it for others
+        assert "mara-quell" not in _search(engine, SearchMode.BM25, groups=["fans"])
+        assert "mara-quell" in _search(engine, SearchMode.BM25, groups=["label-staff"])
+        assert "mara-quell" in _search(engine, SearchMode.BM25)  # no ACL restriction: a trusted caller

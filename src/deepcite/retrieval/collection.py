@@ -136,9 +136,7 @@ class Collection:
                     max_sentences=cfg.anchor_max_sentences,
                 )
                 search = self.settings.search
-                index = (
-                    AnchorIndex(texts, len(rows.chunk_ids), search.bm25_k1, search.bm25_b) if texts else None
-                )
+                index = AnchorIndex(texts, search.bm25_k1, search.bm25_b) if texts else None
                 self._anchors = (version, index)
             return self._anchors[1]
 
@@ -159,7 +157,7 @@ class Collection:
         )
         scores = {h.chunk.chunk_id: h.score for h in own}
         chunks = {h.chunk.chunk_id: h.chunk for h in own}
-        named = dict(anchors.scores(query, depth))
+        named = dict(anchors.scores(query, depth, filters.acl_groups if filters is not None else None))
         unseen = [c for c in named if c not in chunks]
         if unseen:
             docs = sorted({anchors.doc_ids[c] for c in unseen})

@@ -31,6 +31,7 @@ from deepcite.retrieval.graph.store import GraphRows
 from deepcite.text import tokenize
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+AnchorKey = tuple[str, str, tuple[str, ...]]  # a page's chunk id and document id, and the lenders' ACL groups
 _QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")  # a title's disambiguation: "Green (song)"
 
 
@@ -52,10 +53,10 @@ def anchor_texts(
     *,
     max_page_chunks: int,
     max_sentences: int,
-) -> dict[tuple[str, str], list[str]]:
-    """(chunk id, document id) of a page → the sentences other documents' passages name it in, each headed by
-    the naming passage's title. ``fetch`` reads the passages of the given documents: only those naming a page
-    are read (none in a collection of long documents)."""
+) -> dict[AnchorKey, list[str]]:
+    """A page's chunk id, document id and the lending passages' ACL → the sentences those passages of other
+    documents name it in, each headed by the naming passage's title. ``fetch`` reads the passages of the given
+    documents: only those naming a page are read (none in a collection of long documents)."""
     doc_chunks = Counter(rows.doc_ids)
     p_of = {int(pid): i for i, pid in enumerate(rows.passage_ids.tolist())}
     e_of = {int(eid): i for i, eid in enumerate(rows.entity_ids.tolist())}
@@ -73,12 +74,15 @@ def anchor_texts(
     if not links:
         return {}
     naming = {c.chunk_id: c for c in fetch(sorted({rows.doc_ids[p] for _, p, _ in links}))}
-    out: dict[tuple[str, str], list[str]] = {}
+    out: dict[AnchorKey, list[str]] = {}
     lent: set[tuple[str, str]] = set()  # (page chunk, naming chunk): one sentence each
     for page, p, e in links:
         chunk = naming.get(rows.chunk_ids[p])
-        held = out.get((page.chunk_id, page.doc_id), [])
-        if chunk is None or len(held) >= max_sentences or (page.chunk_id, chunk.chunk_id) in lent:
+        if chunk is None or (page.chunk_id, chunk.chunk_id) in lent:
+            continue
+        key = (page.chunk_id, page.doc_id, tuple(sorted(chunk.acl)))
+        held = out.get(key, [])
+        if len(held) >= max_sentences:
             continue
         # the graph's name of an entity may be a page's title ("Port Elmo (town)"): its head, or the alias the
         # mention named the page by, is what the text says
@@ -87,20 +91,27 @@ def anchor_texts(
             sentence = naming_sentence(chunk.text, said)
             if sentence:
                 lent.add((page.chunk_id, chunk.chunk_id))
-                out[(page.chunk_id, page.doc_id)] = [
-                    *held,
-                    f"{chunk.title}. {sentence}" if chunk.title else sentence,
-                ]
+                out[key] = [*held, f"{chunk.title}. {sentence}" if chunk.title else sentence]
                 break
     return out
 
 
 class AnchorIndex:
-    """BM25 over the pages' anchor texts; :meth:`scores` gives a query's best pages."""
+    """BM25 over the pages' anchor texts; :meth:`scores` gives a query's best pages.
 
-    def __init__(self, texts: dict[tuple[str, str], list[str]], n_passages: int, k1: float, b: float) -> None:
-        self.chunk_ids = [chunk_id for chunk_id, _ in texts]
-        self.doc_ids = {chunk_id: doc_id for chunk_id, doc_id in texts}  # a page's document
+    One BM25 document per page and ACL of the passages lending it text, so a search given a user's groups reads
+    only what public passages and passages shared with those groups say of a page (a page's rank never tells
+    what a document the user may not read says). BM25F's per-field statistics: the IDF and the mean length are
+    taken over these documents."""
+
+    def __init__(self, texts: dict[AnchorKey, list[str]], k1: float, b: float) -> None:
+        self.doc_ids = {
+            chunk_id: doc_id for chunk_id, doc_id, _ in texts
+        }  # a page's chunk id -> its document
+        self.chunk_ids = list(self.doc_ids)
+        row_of = {chunk_id: i for i, chunk_id in enumerate(self.chunk_ids)}
+        self._page = np.array([row_of[chunk_id] for chunk_id, _, _ in texts], dtype=np.int64)
+        self._acl = [frozenset(acl) for _, _, acl in texts]
         counts = [Counter(tokenize(" ".join(sentences))) for sentences in texts.values()]
         vocabulary: dict[str, int] = {}
         for tf in counts:
@@ -125,11 +136,17 @@ class AnchorIndex:
     def __len__(self) -> int:
         return len(self.chunk_ids)
 
-    def scores(self, query: str, k: int) -> list[tuple[str, float]]:
-        """The best ``k`` pages for ``query`` by their anchor text (chunk id and BM25 score), best first."""
+    def scores(self, query: str, k: int, groups: list[str] | None = None) -> list[tuple[str, float]]:
+        """The best ``k`` pages for ``query`` by their anchor text (chunk id and BM25 score), best first; with
+        ``groups`` (a caller's ACL groups, as :class:`~deepcite.models.Filters` ``acl_groups``), only the text
+        lent by public passages and passages shared with one of them."""
         cols = sorted({self._vocabulary[t] for t in tokenize(query) if t in self._vocabulary})
-        if not cols or not self.chunk_ids:
+        if not cols:
             return []
         scored = np.asarray(self._matrix[:, cols] @ self._idf[cols]).ravel()
-        top = np.argsort(-scored, kind="stable")[:k]
-        return [(self.chunk_ids[i], float(scored[i])) for i in top.tolist() if scored[i] > 0]
+        if groups is not None:
+            allowed = set(groups)
+            scored = scored * np.array([not acl or bool(acl & allowed) for acl in self._acl])
+        per_page = np.bincount(self._page, weights=scored, minlength=len(self.chunk_ids))
+        top = np.argsort(-per_page, kind="stable")[:k]
+        return [(self.chunk_ids[i], float(per_page[i])) for i in top.tolist() if per_page[i] > 0]
