@@ -146,11 +146,14 @@ class GraphSettings(Section):
     # type check reads (research.bridge.type_weight); a graph built before is read without it
     leads: bool = True
     lead_chars: int = Field(default=400, ge=1)
-    # anchor text (retrieval/graph/anchors.py): a page (a document of at most `anchor_max_page_chunks` passages)
-    # is also searched by the sentences other documents' passages name it in (at most `anchor_max_sentences`);
-    # BM25 and hybrid search add `anchor_weight` x that text's BM25 score to the page's own (0: off)
+    # anchor text (retrieval/graph/anchors.py): a page (a document of at most `anchor_max_page_chunks` passages,
+    # titled with a name of at most `anchor_title_max_words` words) is also searched by the sentences other
+    # documents' passages name it in by its title (at most `anchor_max_sentences`); BM25 and hybrid search add
+    # `anchor_weight` x that text's BM25 score to the page's own (0: off). 1.0 chosen on the multi-hop train
+    # samples (docs/benchmarks/multihop.md, eleventh session)
     anchor_weight: float = Field(default=1.0, ge=0.0)
     anchor_max_page_chunks: int = Field(default=3, ge=1)
+    anchor_title_max_words: int = Field(default=8, ge=1)
     anchor_max_sentences: int = Field(default=30, ge=1)
     # edge weights: passage-own title, passage-mention, entity-entity co-occurrence, synonym (x cosine), and
     # partial name (a multi-word name to a name it ends with: "Marla Quint" - "Quint")

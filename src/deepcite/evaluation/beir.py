@@ -70,7 +70,9 @@ def evaluate_modes(
     runs: list[tuple[SearchMode, FusionMethod | None]],
     on_run: Callable[[str], None] | None = None,
 ) -> dict[str, dict[str, float]]:
-    """Run every query in every (mode, fusion) and score the runs; query vectors are encoded once."""
+    """Run every query in every (mode, fusion) through the collection's own search (what ``deepcite search``
+    runs: the graph's walk and the pages' anchor text live in the collection, not the store) and score the runs;
+    query vectors are encoded once."""
     qids = list(data.queries)
     texts = [data.queries[q] for q in qids]
     need_vectors = any(mode is not SearchMode.BM25 for mode, _ in runs)
@@ -87,13 +89,7 @@ def evaluate_modes(
         started = time.perf_counter()
         for i, qid in enumerate(qids):
             vector = vectors[i].tolist() if vectors is not None and mode is not SearchMode.BM25 else None
-            if mode is SearchMode.GRAPH or (mode is SearchMode.HYBRID and col.settings.graph.in_hybrid):
-                # the entity graph's walk lives in the collection, not the store
-                hits = col.search(texts[i], mode=mode, k=RUN_DEPTH, fusion=fusion)
-            else:
-                hits = col.store.search(
-                    col.name, text=texts[i], vector=vector, mode=mode, k=RUN_DEPTH, fusion=fusion
-                )
+            hits = col.search(texts[i], mode=mode, k=RUN_DEPTH, fusion=fusion, vector=vector)
             scores: dict[str, float] = {}
             for hit in hits:  # a document's score is its best chunk's
                 scores.setdefault(hit.chunk.doc_id, float(-hit.rank))

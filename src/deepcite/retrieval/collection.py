@@ -81,9 +81,11 @@ class Collection:
         filters: Filters | None = None,
         fusion: FusionMethod | str | None = None,
         anchors: bool = True,
+        vector: Sequence[float] | None = None,
     ) -> list[SearchHit]:
         """Top-``k`` chunks for ``query`` by BM25, dense vectors, or both fused inside Qdrant's engine; with
-        ``anchors``, BM25 and hybrid search also read the pages' anchor text (:meth:`anchors`)."""
+        ``anchors``, BM25 and hybrid search also read the pages' anchor text (:meth:`anchors`). ``vector`` is the
+        query's dense vector when the caller already has it."""
         if not query or not query.strip():
             raise InputError("the query is empty; give some words to search for")
         search = self.settings.search
@@ -99,10 +101,14 @@ class Collection:
             return self._hybrid_with_graph(query, k, filters, fusion)
         if anchors and mode in (SearchMode.BM25, SearchMode.HYBRID):
             index = self.anchors()
-            if index is not None:
-                return self._search_with_anchors(index, query, mode, k, filters, fusion)
-        vector = None
-        if mode is not SearchMode.BM25:
+            groups = filters.acl_groups if filters is not None else None
+            depth = max(k, search.prefetch_limit)
+            named = dict(index.scores(query, depth, groups)) if index is not None else {}
+            if named:  # a page's anchor text matches the query: else the store's own search is the same
+                return self._search_with_anchors(index, named, query, mode, k, filters, fusion, vector)
+        if mode is SearchMode.BM25:
+            vector = None
+        elif vector is None:
             vector = self.embed_query(query)
         return self.store.search(
             self.name, text=query, vector=vector, mode=mode, k=k, filters=filters, fusion=fusion
@@ -134,6 +140,7 @@ class Collection:
                     table,
                     max_page_chunks=cfg.anchor_max_page_chunks,
                     max_sentences=cfg.anchor_max_sentences,
+                    max_title_words=cfg.anchor_title_max_words,
                 )
                 search = self.settings.search
                 index = AnchorIndex(texts, search.bm25_k1, search.bm25_b) if texts else None
@@ -143,21 +150,23 @@ class Collection:
     def _search_with_anchors(
         self,
         anchors: AnchorIndex,
+        named: dict[str, float],
         query: str,
         mode: SearchMode,
         k: int,
         filters: Filters | None,
         fusion: FusionMethod,
+        vector: Sequence[float] | None,
     ) -> list[SearchHit]:
         """BM25 (or hybrid) search in which a page's score adds ``graph.anchor_weight`` x its anchor text's
-        BM25 score to its own; hybrid fuses that list with the dense one (``fusion``, as the store would)."""
+        BM25 score (``named``: chunk id -> that score) to its own; hybrid fuses that list with the dense one
+        (``fusion``, as the store would)."""
         depth = max(k, self.settings.search.prefetch_limit)
         own = self.store.search(
             self.name, text=query, vector=None, mode=SearchMode.BM25, k=depth, filters=filters
         )
         scores = {h.chunk.chunk_id: h.score for h in own}
         chunks = {h.chunk.chunk_id: h.chunk for h in own}
-        named = dict(anchors.scores(query, depth, filters.acl_groups if filters is not None else None))
         unseen = [c for c in named if c not in chunks]
         if unseen:
             docs = sorted({anchors.doc_ids[c] for c in unseen})
@@ -179,7 +188,7 @@ class Collection:
             dense = self.store.search(
                 self.name,
                 text=query,
-                vector=self.embed_query(query),
+                vector=self.embed_query(query) if vector is None else vector,
                 mode=SearchMode.DENSE,
                 k=depth,
                 filters=filters,

@@ -2,8 +2,11 @@
 
 The oldest multi-hop signal of web search (anchor text, McBryan 1994; Craswell, Hawking and Robertson, SIGIR
 2001): a page is described by the text that points to it as much as by its own. Here a passage that names a
-page (a mention whose key is one of the page's aliases, :class:`~deepcite.retrieval.graph.aliases.AliasTable`)
-lends that page the sentence it names it in, headed by its own title. "Changed It is a song by rapper Nicki
+page by its title (a mention whose key is the page's title, the title without its qualifier, or its head before
+a comma: :func:`title_keys`, found through the alias table, :class:`~deepcite.retrieval.graph.aliases.AliasTable`)
+lends that page the sentence it names it in, headed by its own title. A page named only by a name its own text
+gives (the lead name of a scientific abstract: "Vitamin D") is no page being pointed at: every abstract that
+mentions vitamin D would lend it text. "Changed It is a song by rapper Nicki
 Minaj" becomes anchor text of the page "Nicki Minaj", so "the birthplace of the performer of Changed It" finds
 her page in one search: her page holds "born", its anchor text "Changed It".
 
@@ -27,11 +30,14 @@ import scipy.sparse as sp
 from deepcite.models import Chunk
 from deepcite.retrieval.bm25 import idf_lucene, tfc_robertson
 from deepcite.retrieval.graph.aliases import AliasTable, PageRef
+from deepcite.retrieval.graph.extract import entity_key
 from deepcite.retrieval.graph.store import GraphRows
 from deepcite.text import tokenize
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 AnchorKey = tuple[str, str, tuple[str, ...]]  # a page's chunk id and document id, and the lenders' ACL groups
+_JOINERS = frozenset(["of", "the", "and", "de", "la", "von", "van", "da", "del", "du"])
+_SENTENCE = re.compile(r"[.!?](?:\s|$)")  # a title that states something ends a sentence
 _QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")  # a title's disambiguation: "Green (song)"
 
 
@@ -46,6 +52,20 @@ def naming_sentence(text: str, name: str) -> str | None:
     return text[start : end.start() if end else len(text)].strip()
 
 
+def title_keys(title: str, max_words: int) -> set[str]:
+    """The keys a page's title is named by: the title, without its qualifier ("Green (song)": "Green"), and its
+    head before a comma when what follows is a name too ("West Chicago, Illinois": "West Chicago"); none when the title is no name (more than
+    ``max_words`` words before its qualifier, or a sentence: a paper's title, "IL-33, a recently identified …")."""
+    name = _QUALIFIER.sub("", title).strip()
+    if not name or len(name.split()) > max_words or _SENTENCE.search(name):
+        return set()
+    keys = {entity_key(title), entity_key(name)}
+    head, _, place = name.partition(",")
+    if place and all(w[:1].isupper() or w in _JOINERS for w in place.split()):
+        keys.add(entity_key(head))  # "West Chicago, Illinois"; not "Aging, frailty and age-related diseases"
+    return keys - {""}
+
+
 def anchor_texts(
     rows: GraphRows,
     fetch: Callable[[list[str]], Iterable[Chunk]],
@@ -53,10 +73,12 @@ def anchor_texts(
     *,
     max_page_chunks: int,
     max_sentences: int,
+    max_title_words: int,
 ) -> dict[AnchorKey, list[str]]:
     """A page's chunk id, document id and the lending passages' ACL → the sentences those passages of other
-    documents name it in, each headed by the naming passage's title. ``fetch`` reads the passages of the given
-    documents: only those naming a page are read (none in a collection of long documents)."""
+    documents name it in by its title (:func:`title_keys`), each headed by the naming passage's title. ``fetch``
+    reads the passages of the given documents: only the pages named and those naming them are read (none in a
+    collection of long documents)."""
     doc_chunks = Counter(rows.doc_ids)
     p_of = {int(pid): i for i, pid in enumerate(rows.passage_ids.tolist())}
     e_of = {int(eid): i for i, eid in enumerate(rows.entity_ids.tolist())}
@@ -71,15 +93,24 @@ def anchor_texts(
         for page in table.named(rows.entity_names[e]):
             if page.doc_id != rows.doc_ids[p] and doc_chunks[page.doc_id] <= max_page_chunks:
                 links.append((page, p, e))
+    namers: dict[str, set[str]] = {}
+    for page, p, _ in links:
+        namers.setdefault(page.chunk_id, set()).add(rows.doc_ids[p])
+    # a page more documents name than its anchor text holds is a hub or a common heading ("United States",
+    # "Summary"): what they say of it describes them, not it
+    links = [link for link in links if len(namers[link[0].chunk_id]) <= max_sentences]
     if not links:
         return {}
-    naming = {c.chunk_id: c for c in fetch(sorted({rows.doc_ids[p] for _, p, _ in links}))}
+    docs = {rows.doc_ids[p] for _, p, _ in links} | {page.doc_id for page, _, _ in links}
+    read = {c.chunk_id: c for c in fetch(sorted(docs))}
     out: dict[AnchorKey, list[str]] = {}
     lent: set[tuple[str, str]] = set()  # (page chunk, naming chunk): one sentence each
     for page, p, e in links:
-        chunk = naming.get(rows.chunk_ids[p])
-        if chunk is None or (page.chunk_id, chunk.chunk_id) in lent:
+        chunk, named = read.get(rows.chunk_ids[p]), read.get(page.chunk_id)
+        if chunk is None or named is None or (page.chunk_id, chunk.chunk_id) in lent:
             continue
+        if page.alias not in title_keys(named.title, max_title_words):
+            continue  # named by a name its text gives (a lead name, an acronym), not by its title
         key = (page.chunk_id, page.doc_id, tuple(sorted(chunk.acl)))
         held = out.get(key, [])
         if len(held) >= max_sentences:
