@@ -83,10 +83,10 @@ class ResearchRetrievalSettings(Section):
     # names to pages: a query of one entity's name also searches (BM25) the pages its name names by the
     # collection's alias table (retrieval/graph/aliases.py), at most `name_pages` of them (0: off)
     name_pages: int = 2
-    # the pages' anchor text in the research's searches (graph.anchor_weight; plain search always reads it). Off:
-    # in one run each on the train samples (anchor_weight 1.0) it moved MuSiQue recall@5 / @10 / all@10 from 0.788
-    # / 0.858 / 0.710 to 0.760 / 0.843 / 0.670 and HotpotQA from 0.965 / 0.990 / 0.980 to 0.965 / 0.985 / 0.970: the
-    # beam already reaches the pages it finds, and the lists it lifts crowd out the question's own passages
+    # the pages' anchor text in the research's searches (graph.anchor_weight; plain search reads it). Off: on the
+    # train samples (one run each, 725f06f) it moved MuSiQue recall@5 / @10 / all@10 from 0.788 / 0.858 / 0.710 to
+    # 0.764 / 0.848 / 0.680 and HotpotQA from 0.965 / 0.990 / 0.980 to 0.960 / 0.980 / 0.960: the beam already
+    # reaches the pages it finds, and the pages it lifts crowd the question's own passages out of a round
     anchor_text: bool = False
     rerank_enabled: bool = False
     reranker_model: str | None = None

@@ -175,8 +175,14 @@ class Collection:
             within = (filters or Filters()).model_copy(update={"doc_ids": docs})
             if docs:
                 chunks |= {c.chunk_id: c for c in self.store.scroll(self.name, within) if c.chunk_id in named}
+                page_chunks = self.settings.graph.anchor_max_page_chunks
                 found = self.store.search(
-                    self.name, text=query, vector=None, mode=SearchMode.BM25, k=len(unseen), filters=within
+                    self.name,
+                    text=query,
+                    vector=None,
+                    mode=SearchMode.BM25,
+                    k=page_chunks * len(docs),
+                    filters=within,
                 )
                 scores |= {h.chunk.chunk_id: h.score for h in found}
         weight = self.settings.graph.anchor_weight
@@ -195,8 +201,10 @@ class Collection:
             )
             chunks |= {h.chunk.chunk_id: h.chunk for h in dense}
             lists = [combined, [(h.chunk.chunk_id, h.score) for h in dense]]
-            if fusion is FusionMethod.RRF:
-                combined = reciprocal_rank_fusion([[c for c, _ in scored] for scored in lists], self.rrf_k)
+            if fusion is FusionMethod.RRF:  # Qdrant's RRF counts ranks from 0: the formula with k - 1
+                combined = reciprocal_rank_fusion(
+                    [[c for c, _ in scored] for scored in lists], self.rrf_k - 1
+                )
             else:
                 combined = distribution_based_score_fusion(lists)
             combined.sort(key=lambda item: (-item[1], item[0]))

@@ -2,20 +2,21 @@
 
 The oldest multi-hop signal of web search (anchor text, McBryan 1994; Craswell, Hawking and Robertson, SIGIR
 2001): a page is described by the text that points to it as much as by its own. Here a passage that names a
-page by its title (a mention whose key is the page's title, the title without its qualifier, or its head before
-a comma: :func:`title_keys`, found through the alias table, :class:`~deepcite.retrieval.graph.aliases.AliasTable`)
-lends that page the sentence it names it in, headed by its own title. A page named only by a name its own text
-gives (the lead name of a scientific abstract: "Vitamin D") is no page being pointed at: every abstract that
-mentions vitamin D would lend it text. "Changed It is a song by rapper Nicki
-Minaj" becomes anchor text of the page "Nicki Minaj", so "the birthplace of the performer of Changed It" finds
-her page in one search: her page holds "born", its anchor text "Changed It".
+page by its title lends that page the sentence it names it in, headed by the passage's own title. "Changed It is
+a song by rapper Nicki Minaj" becomes anchor text of the page "Nicki Minaj", so "the birthplace of the performer
+of Changed It" finds her page in one search: her page holds "born", its anchor text "Changed It".
 
-Only a page gets anchor text: a document of at most ``graph.anchor_max_page_chunks`` passages (an encyclopaedia
-page, a short note), never a long document a passage merely cites by title. Each page keeps at most
-``graph.anchor_max_sentences`` sentences. The anchor texts are scored by BM25 (the collection's k1 and b) as a
-field of their own (BM25F's per-field statistics: the IDF and the mean length over the pages that have anchor
-text). :meth:`Collection.search <deepcite.retrieval.collection.Collection.search>` adds ``graph.anchor_weight``
-times that score to the page's own BM25 score.
+Which pages: a document of at most ``graph.anchor_max_page_chunks`` passages (an encyclopaedia page, a short
+note, never a long document a passage merely cites) whose title reads as a name, named by that title
+(:func:`title_keys`, looked up in the alias table). A page named only by a name its own text gives (the lead
+name of an abstract, "Vitamin D") is not being pointed at: every abstract mentioning vitamin D would lend it
+text. A page named by more documents than its ``graph.anchor_max_sentences`` sentences hold is a hub ("United
+States") and gets none.
+
+The anchor texts are scored by BM25 (the collection's k1 and b) as a field of their own (BM25F's per-field
+statistics: the IDF and the mean length over the anchor texts), one document per page and ACL of the passages
+lending it text. :meth:`Collection.search <deepcite.retrieval.collection.Collection.search>` adds
+``graph.anchor_weight`` times that score to the page's own BM25 score.
 """
 
 from __future__ import annotations
@@ -34,8 +35,8 @@ from deepcite.retrieval.graph.extract import entity_key
 from deepcite.retrieval.graph.store import GraphRows
 from deepcite.text import tokenize
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 AnchorKey = tuple[str, str, tuple[str, ...]]  # a page's chunk id and document id, and the lenders' ACL groups
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _JOINERS = frozenset(["of", "the", "and", "de", "la", "von", "van", "da", "del", "du"])
 _SENTENCE = re.compile(r"[.!?](?:\s|$)")  # a title that states something ends a sentence
 _QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")  # a title's disambiguation: "Green (song)"
@@ -54,8 +55,9 @@ def naming_sentence(text: str, name: str) -> str | None:
 
 def title_keys(title: str, max_words: int) -> set[str]:
     """The keys a page's title is named by: the title, without its qualifier ("Green (song)": "Green"), and its
-    head before a comma when what follows is a name too ("West Chicago, Illinois": "West Chicago"); none when the title is no name (more than
-    ``max_words`` words before its qualifier, or a sentence: a paper's title, "IL-33, a recently identified …")."""
+    head before a comma when what follows is a name too ("West Chicago, Illinois": "West Chicago"); none when the
+    title is no name (more than ``max_words`` words before its qualifier, or a sentence: "IL-33, a recently
+    identified interleukin …")."""
     name = _QUALIFIER.sub("", title).strip()
     if not name or len(name.split()) > max_words or _SENTENCE.search(name):
         return set()
