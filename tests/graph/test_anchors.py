@@ -10,8 +10,11 @@ import pytest
 from deepcite.config import GraphSettings, Settings
 from deepcite.engine import Engine
 from deepcite.models import Document, Filters, SearchMode
-from deepcite.retrieval.graph.aliases import AliasTable, alias_entries
+from deepcite.research.agent import ResearchAgent
+from deepcite.retrieval.collection import Collection
+from deepcite.retrieval.graph.aliases import AliasTable
 from deepcite.retrieval.graph.anchors import anchor_texts, naming_sentence
+from deepcite.retrieval.graph.store import alias_entries
 from deepcite.service import SearchRequest
 
 SONG = Document(
@@ -124,3 +127,35 @@ def test_a_user_reads_no_anchor_text_lent_by_a_document_they_may_not_read(tmp_pa
         assert "mara-quell" not in _search(engine, SearchMode.BM25, groups=["fans"])
         assert "mara-quell" in _search(engine, SearchMode.BM25, groups=["label-staff"])
         assert "mara-quell" in _search(engine, SearchMode.BM25)  # no ACL restriction: a trusted caller
+
+
+class _Recording:
+    """The collection as the research's retriever, recording whether each search asked for anchor text."""
+
+    def __init__(self, collection: Collection) -> None:
+        self.collection = collection
+        self.rrf_k = collection.rrf_k
+        self.asked: list[bool] = []
+
+    def search(
+        self, query: str, *, mode: SearchMode, k: int, filters: Filters | None = None, anchors: bool = True
+    ):
+        self.asked.append(anchors)
+        return self.collection.search(query, mode=mode, k=k, filters=filters, anchors=anchors)
+
+    def embed(self, texts: list[str]):
+        return self.collection.embed(texts)
+
+
+def test_the_research_reads_anchor_text_only_when_set_to(tmp_path: Path) -> None:
+    with _engine(tmp_path, 1.0) as engine:
+        engine.ingest("songs", [SONG, SINGER, *OTHERS])
+        collection = engine.corpus.collection("songs")
+        plain = _Recording(collection)
+        ResearchAgent(plain, collection.settings.research).process(QUESTION)
+        assert plain.asked and not any(plain.asked)  # research.retrieval.anchor_text is off by default
+        reading = _Recording(collection)
+        ResearchAgent(reading, collection.settings.research.tuned(retrieval={"anchor_text": True})).process(
+            QUESTION
+        )
+        assert reading.asked and all(reading.asked)

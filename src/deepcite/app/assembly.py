@@ -52,14 +52,13 @@ class ServedRetriever:
     def __init__(self, collection: Collection) -> None:
         self.collection = collection
         self.rrf_k = collection.rrf_k
-        self.anchors = collection.settings.research.retrieval.anchor_text  # research reads anchor text or not
 
     def search(
-        self, query: str, *, mode: SearchMode, k: int, filters: Filters | None = None
+        self, query: str, *, mode: SearchMode, k: int, filters: Filters | None = None, anchors: bool = True
     ) -> list[SearchHit]:
         tally = search_tally.get()
         try:
-            hits = self.collection.search(query, mode=mode, k=k, filters=filters, anchors=self.anchors)
+            hits = self.collection.search(query, mode=mode, k=k, filters=filters, anchors=anchors)
         except DeepciteError as exc:
             if tally is not None and tally.failure is None:
                 tally.failure = exc

@@ -18,9 +18,10 @@ class Retriever(Protocol):
     """Searches one collection and embeds passages; :class:`deepcite.retrieval.collection.Collection` fits."""
 
     def search(
-        self, query: str, *, mode: SearchMode, k: int, filters: Filters | None = None
+        self, query: str, *, mode: SearchMode, k: int, filters: Filters | None = None, anchors: bool = True
     ) -> list[SearchHit]:
-        """Top-``k`` hits for ``query`` in ``mode``."""
+        """Top-``k`` hits for ``query`` in ``mode``; with ``anchors``, reading the pages' anchor text where the
+        retriever keeps it (:mod:`deepcite.retrieval.graph.anchors`)."""
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """Unit-length dense vectors of passages (rows align with ``texts``)."""

@@ -26,7 +26,13 @@ def _named_pages(
         return None
     within = (filters or Filters()).model_copy(update={"doc_ids": doc_ids[:limit]})
     try:
-        hits = adapters.retriever.search(name, mode=SearchMode.BM25, k=limit, filters=within)
+        hits = adapters.retriever.search(
+            name,
+            mode=SearchMode.BM25,
+            k=limit,
+            filters=within,
+            anchors=adapters.settings.retrieval.anchor_text,
+        )
     except DeepciteError as exc:
         state.errors.append(f"round {state.round}: the pages {name[:60]!r} names: search failed: {exc}")
         return None
@@ -39,7 +45,8 @@ def run_retrieval(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     search is recorded in ``errors`` and the round goes on. With ``research.retrieval.use_graph`` and a
     retriever that keeps an entity graph, sub-question and chain queries add the graph's ranked list
     (``research.retrieval.graph_k`` hits). A query of one entity's name also finds the pages that name names
-    (names to pages: :func:`_named_pages`)."""
+    (names to pages: :func:`_named_pages`). The pages' anchor text is read only with
+    ``research.retrieval.anchor_text`` (off: it cost recall in the research; plain search reads it)."""
     settings = adapters.settings
     filters = state.plan.intake.filters
     graph = (
@@ -58,7 +65,9 @@ def run_retrieval(state: ExecutorState, adapters: Adapters) -> ExecutorState:
             mode = SearchMode.from_str(mode_name)
             depth = settings.retrieval.graph_k if mode is SearchMode.GRAPH else k
             try:
-                hits = adapters.retriever.search(query.text, mode=mode, k=depth, filters=filters)
+                hits = adapters.retriever.search(
+                    query.text, mode=mode, k=depth, filters=filters, anchors=settings.retrieval.anchor_text
+                )
             except DeepciteError as exc:
                 state.errors.append(
                     f"round {state.round}: {mode} search for {query.text[:60]!r} failed: {exc}"
