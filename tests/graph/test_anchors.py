@@ -86,6 +86,9 @@ def test_the_second_hops_page_is_found_by_what_the_first_says_of_it(tmp_path: Pa
     with _engine(tmp_path, 1.0) as anchored:
         anchored.ingest("songs", [SONG, SINGER, *OTHERS])
         assert "mara-quell" in _search(anchored, mode)
+        request = SearchRequest(query=QUESTION, collection="songs", mode=mode, k=2)
+        [hit] = [h for h in anchored.search(request).hits if h.doc_id == "mara-quell"]
+        assert hit.graph is not None and (hit.graph.entity, hit.graph.edge) == ("Velvet Harbor", "anchor")
         # the anchor text never reaches past the caller's filters
         others = Filters(doc_ids=["velvet-harbor", "juno-vell", "ash-teller"])
         assert "mara-quell" not in _search(anchored, mode, others)
@@ -116,7 +119,7 @@ def test_a_long_document_and_the_naming_document_itself_lend_no_anchor_text(tmp_
         pages = {doc for _, doc, _ in texts}
         assert "mara-quell" in pages and "tidewater" not in pages
         [singer] = [sentences for (_, doc, _), sentences in texts.items() if doc == "mara-quell"]
-        assert singer == ["Velvet Harbor. It was written and sung by Mara Quell for Tidewater Records."]
+        assert singer == [("Velvet Harbor", "It was written and sung by Mara Quell for Tidewater Records.")]
 
 
 def test_a_user_reads_no_anchor_text_lent_by_a_document_they_may_not_read(tmp_path: Path) -> None:

@@ -17,14 +17,16 @@ class GraphLink(BaseModel):
 
     ``edge``: ``title`` (the passage is the entity's own document), ``title_link`` (the passage mentions the
     entity, which is another document's title), ``mention`` (the passage mentions it), ``first_hop`` (the
-    passage was a seed of the walk: a top passage of the first search; ``entity`` is then ``None``).
+    passage was a seed of the walk: a top passage of the first search; ``entity`` is then ``None``), ``anchor``
+    (plain search: what other documents say of the page matched the query; ``entity`` is the title of the
+    passage whose sentence about it matched most, ``score`` its anchor text's BM25 score).
     ``relation``: with LLM triples (``graph.llm_triples``), the triple ("subject relation object") by which
     the walk reached ``entity``, when it did.
     """
 
     entity: str | None
-    edge: Literal["title", "title_link", "mention", "first_hop"]
-    score: float  # the passage's Personalized PageRank score
+    edge: Literal["title", "title_link", "mention", "first_hop", "anchor"]
+    score: float  # the passage's Personalized PageRank score (anchor: its anchor text's BM25 score)
     relation: str | None = Field(default=None, exclude_if=lambda v: v is None)  # absent without triples
 
 

@@ -20,7 +20,7 @@ import numpy as np
 
 from deepcite.config import Settings
 from deepcite.errors import CollectionNotFoundError, InputError
-from deepcite.models import Chunk, Filters, FusionMethod, SearchHit, SearchMode
+from deepcite.models import Chunk, Filters, FusionMethod, GraphLink, SearchHit, SearchMode
 from deepcite.retrieval.embedders import Embedder, build_embedder
 from deepcite.retrieval.fusion import distribution_based_score_fusion, reciprocal_rank_fusion
 from deepcite.retrieval.graph import EntityGraph, GraphWalk, GraphWalker
@@ -209,10 +209,27 @@ class Collection:
             else:
                 combined = distribution_based_score_fusion(lists)
             combined.sort(key=lambda item: (-item[1], item[0]))
+        groups = filters.acl_groups if filters is not None else None
         return [
-            SearchHit(chunk=chunks[c], score=score, rank=rank, mode=mode)
+            SearchHit(
+                chunk=chunks[c],
+                score=score,
+                rank=rank,
+                mode=mode,
+                graph=self._anchor_link(anchors, named, c, query, groups),
+            )
             for rank, (c, score) in enumerate(combined[:k], start=1)
         ]
+
+    @staticmethod
+    def _anchor_link(
+        anchors: AnchorIndex, named: dict[str, float], chunk_id: str, query: str, groups: list[str] | None
+    ) -> GraphLink | None:
+        """How anchor text lifted a hit: the passage whose sentence about the page matched most (``None`` when
+        no anchor text of the page matched)."""
+        if chunk_id not in named:
+            return None
+        return GraphLink(entity=anchors.lender(chunk_id, query, groups), edge="anchor", score=named[chunk_id])
 
     # -- the entity graph ----------------------------------------------------------------------------
     @property

@@ -76,9 +76,9 @@ def anchor_texts(
     max_page_chunks: int,
     max_sentences: int,
     max_title_words: int,
-) -> dict[AnchorKey, list[str]]:
+) -> dict[AnchorKey, list[tuple[str, str]]]:
     """A page's chunk id, document id and the lending passages' ACL → the sentences those passages of other
-    documents name it in by its title (:func:`title_keys`), each headed by the naming passage's title. ``fetch``
+    documents name it in by its title (:func:`title_keys`), each with the naming passage's title. ``fetch``
     reads the passages of the given documents: only the pages named and those naming them are read (none in a
     collection of long documents)."""
     doc_chunks = Counter(rows.doc_ids)
@@ -105,7 +105,7 @@ def anchor_texts(
         return {}
     docs = {rows.doc_ids[p] for _, p, _ in links} | {page.doc_id for page, _, _ in links}
     read = {c.chunk_id: c for c in fetch(sorted(docs))}
-    out: dict[AnchorKey, list[str]] = {}
+    out: dict[AnchorKey, list[tuple[str, str]]] = {}
     lent: set[tuple[str, str]] = set()  # (page chunk, naming chunk): one sentence each
     for page, p, e in links:
         chunk, named = read.get(rows.chunk_ids[p]), read.get(page.chunk_id)
@@ -124,7 +124,7 @@ def anchor_texts(
             sentence = naming_sentence(chunk.text, said)
             if sentence:
                 lent.add((page.chunk_id, chunk.chunk_id))
-                out[key] = [*held, f"{chunk.title}. {sentence}" if chunk.title else sentence]
+                out[key] = [*held, (chunk.title, sentence)]
                 break
     return out
 
@@ -137,15 +137,19 @@ class AnchorIndex:
     what a document the user may not read says). BM25F's per-field statistics: the IDF and the mean length are
     taken over these documents."""
 
-    def __init__(self, texts: dict[AnchorKey, list[str]], k1: float, b: float) -> None:
+    def __init__(self, texts: dict[AnchorKey, list[tuple[str, str]]], k1: float, b: float) -> None:
         self.doc_ids = {
             chunk_id: doc_id for chunk_id, doc_id, _ in texts
         }  # a page's chunk id -> its document
         self.chunk_ids = list(self.doc_ids)
         row_of = {chunk_id: i for i, chunk_id in enumerate(self.chunk_ids)}
         self._page = np.array([row_of[chunk_id] for chunk_id, _, _ in texts], dtype=np.int64)
+        self._units: dict[str, list[int]] = {}  # a page's chunk id -> its BM25 documents
+        for unit, (chunk_id, _, _) in enumerate(texts):
+            self._units.setdefault(chunk_id, []).append(unit)
         self._acl = [frozenset(acl) for _, _, acl in texts]
-        counts = [Counter(tokenize(" ".join(sentences))) for sentences in texts.values()]
+        self._lent = list(texts.values())  # per BM25 document: (lending passage's title, sentence)
+        counts = [Counter(tokenize(" ".join(f"{t}. {s}" for t, s in lent))) for lent in self._lent]
         vocabulary: dict[str, int] = {}
         for tf in counts:
             for term in tf:
@@ -177,9 +181,29 @@ class AnchorIndex:
         if not cols:
             return []
         scored = np.asarray(self._matrix[:, cols] @ self._idf[cols]).ravel()
-        if groups is not None:
-            allowed = set(groups)
-            scored = scored * np.array([not acl or bool(acl & allowed) for acl in self._acl])
+        scored = scored * self._allowed(groups)
         per_page = np.bincount(self._page, weights=scored, minlength=len(self.chunk_ids))
         top = np.argsort(-per_page, kind="stable")[:k]
         return [(self.chunk_ids[i], float(per_page[i])) for i in top.tolist() if per_page[i] > 0]
+
+    def lender(self, chunk_id: str, query: str, groups: list[str] | None = None) -> str | None:
+        """The title of the passage whose sentence about page ``chunk_id`` shares most of ``query``'s terms, among
+        those ``groups`` may read (``None`` when none shares one): the "via" of an anchor-text hit."""
+        terms = set(tokenize(query))
+        allowed = self._allowed(groups)
+        best, title = 0, None
+        for unit in self._units.get(chunk_id, []):
+            if not allowed[unit]:
+                continue
+            for lent_title, sentence in self._lent[unit]:
+                shared = len(terms & set(tokenize(f"{lent_title}. {sentence}")))
+                if shared > best:
+                    best, title = shared, lent_title
+        return title
+
+    def _allowed(self, groups: list[str] | None) -> np.ndarray:
+        """1 for each BM25 document ``groups`` may read (all of them without groups), else 0."""
+        if groups is None:
+            return np.ones(len(self._acl))
+        mine = set(groups)
+        return np.array([not acl or bool(acl & mine) for acl in self._acl], dtype=float)
