@@ -106,7 +106,7 @@ class Collection:
             depth = max(k, search.prefetch_limit)
             named = dict(index.scores(query, depth, groups)) if index is not None else {}
             if named:  # a page's anchor text matches the query: else the store's own search is the same
-                return self._search_with_anchors(index, named, query, mode, k, filters, fusion, vector)
+                return self._search_with_anchors(index, named, query, mode, k, depth, filters, fusion, vector)
         if mode is SearchMode.BM25:
             vector = None
         elif vector is None:
@@ -155,37 +155,33 @@ class Collection:
         query: str,
         mode: SearchMode,
         k: int,
+        depth: int,
         filters: Filters | None,
         fusion: FusionMethod,
         vector: Sequence[float] | None,
     ) -> list[SearchHit]:
         """BM25 (or hybrid) search in which a page's score adds ``graph.anchor_weight`` x its anchor text's
-        BM25 score (``named``: chunk id -> that score) to its own; hybrid fuses that list with the dense one
-        (``fusion``, as the store would)."""
-        depth = max(k, self.settings.search.prefetch_limit)
+        BM25 score (``named``: chunk id -> that score, for the best ``depth`` pages) to its own; hybrid fuses
+        that list with the dense one (``fusion``, as the store would, over ``depth`` hits of each)."""
         own = self.store.search(
             self.name, text=query, vector=None, mode=SearchMode.BM25, k=depth, filters=filters
         )
         scores = {h.chunk.chunk_id: h.score for h in own}
         chunks = {h.chunk.chunk_id: h.chunk for h in own}
         unseen = [c for c in named if c not in chunks]
-        if unseen:
-            docs = sorted({anchors.doc_ids[c] for c in unseen})
-            if filters is not None and filters.doc_ids is not None:
-                docs = [d for d in docs if d in set(filters.doc_ids)]
-            within = (filters or Filters()).model_copy(update={"doc_ids": docs})
-            if docs:
-                chunks |= {c.chunk_id: c for c in self.store.scroll(self.name, within) if c.chunk_id in named}
-                page_chunks = self.settings.graph.anchor_max_page_chunks
-                found = self.store.search(
-                    self.name,
-                    text=query,
-                    vector=None,
-                    mode=SearchMode.BM25,
-                    k=page_chunks * len(docs),
-                    filters=within,
-                )
-                scores |= {h.chunk.chunk_id: h.score for h in found}
+        within = _narrowed(filters, sorted({anchors.doc_ids[c] for c in unseen})) if unseen else None
+        if within is not None:  # the pages the filters allow, with their own BM25 scores
+            chunks |= {c.chunk_id: c for c in self.store.scroll(self.name, within) if c.chunk_id in named}
+            page_chunks = self.settings.graph.anchor_max_page_chunks
+            found = self.store.search(
+                self.name,
+                text=query,
+                vector=None,
+                mode=SearchMode.BM25,
+                k=page_chunks * len(within.doc_ids),
+                filters=within,
+            )
+            scores |= {h.chunk.chunk_id: h.score for h in found}
         weight = self.settings.graph.anchor_weight
         combined = sorted(
             ((c, scores.get(c, 0.0) + weight * named.get(c, 0.0)) for c in chunks),
@@ -278,12 +274,9 @@ class Collection:
     def graph_hits(self, walk: GraphWalk, k: int, filters: Filters | None) -> list[SearchHit]:
         """The walk's passages as graph-mode hits, keeping only chunks the filters (and ACL) allow."""
         ranked = walk.passages
-        doc_ids = list(dict.fromkeys(p.doc_id for p in ranked))
-        if filters is not None and filters.doc_ids is not None:
-            doc_ids = [d for d in doc_ids if d in set(filters.doc_ids)]
-        if not doc_ids:
+        allowed = _narrowed(filters, list(dict.fromkeys(p.doc_id for p in ranked)))
+        if allowed is None:
             return []
-        allowed = (filters or Filters()).model_copy(update={"doc_ids": doc_ids})
         chunks = {c.chunk_id: c for c in self.store.scroll(self.name, allowed)}
         kept = [p for p in ranked if p.chunk_id in chunks][:k]
         return [
@@ -388,3 +381,12 @@ def open_collection(
     if not create and not store.has_collection(name):
         raise CollectionNotFoundError(name, store.list_collections())
     return Collection(name, store, settings, embedder or (lambda: build_embedder(settings)))
+
+
+def _narrowed(filters: Filters | None, doc_ids: list[str]) -> Filters | None:
+    """``filters`` narrowed to ``doc_ids`` (those the filters' own document list allows), or ``None`` when no
+    document is left."""
+    if filters is not None and filters.doc_ids is not None:
+        allowed = set(filters.doc_ids)
+        doc_ids = [d for d in doc_ids if d in allowed]
+    return (filters or Filters()).model_copy(update={"doc_ids": doc_ids}) if doc_ids else None

@@ -31,7 +31,7 @@ import scipy.sparse as sp
 from deepcite.models import Chunk
 from deepcite.retrieval.bm25 import idf_lucene, tfc_robertson
 from deepcite.retrieval.graph.aliases import AliasTable, PageRef
-from deepcite.retrieval.graph.extract import entity_key
+from deepcite.retrieval.graph.extract import entity_key, unqualified
 from deepcite.retrieval.graph.store import GraphRows
 from deepcite.text import tokenize
 
@@ -39,7 +39,6 @@ AnchorKey = tuple[str, str, tuple[str, ...]]  # a page's chunk id and document i
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _JOINERS = frozenset(["of", "the", "and", "de", "la", "von", "van", "da", "del", "du"])
 _SENTENCE = re.compile(r"[.!?](?:\s|$)")  # a title that states something ends a sentence
-_QUALIFIER = re.compile(r"\s*\([^()]*\)\s*$")  # a title's disambiguation: "Green (song)"
 
 
 def naming_sentence(text: str, name: str) -> str | None:
@@ -58,10 +57,10 @@ def title_keys(title: str, max_words: int) -> set[str]:
     head before a comma when what follows is a name too ("West Chicago, Illinois": "West Chicago"); none when the
     title is no name (more than ``max_words`` words before its qualifier, or a sentence: "IL-33, a recently
     identified interleukin …")."""
-    name = _QUALIFIER.sub("", title).strip()
+    name = unqualified(title).strip()
     if not name or len(name.split()) > max_words or _SENTENCE.search(name):
         return set()
-    keys = {entity_key(title), entity_key(name)}
+    keys = {entity_key(title)}  # the key drops the qualifier itself
     head, _, place = name.partition(",")
     if place and all(w[:1].isupper() or w in _JOINERS for w in place.split()):
         keys.add(entity_key(head))  # "West Chicago, Illinois"; not "Aging, frailty and age-related diseases"
@@ -120,7 +119,7 @@ def anchor_texts(
         # the graph's name of an entity may be a page's title ("Port Elmo (town)"): its head, or the alias the
         # mention named the page by, is what the text says
         name = rows.entity_names[e]
-        for said in (name, _QUALIFIER.sub("", name), page.alias):
+        for said in (name, unqualified(name), page.alias):
             sentence = naming_sentence(chunk.text, said)
             if sentence:
                 lent.add((page.chunk_id, chunk.chunk_id))
@@ -138,9 +137,8 @@ class AnchorIndex:
     taken over these documents."""
 
     def __init__(self, texts: dict[AnchorKey, list[tuple[str, str]]], k1: float, b: float) -> None:
-        self.doc_ids = {
-            chunk_id: doc_id for chunk_id, doc_id, _ in texts
-        }  # a page's chunk id -> its document
+        # a page's chunk id -> its document
+        self.doc_ids = {chunk_id: doc_id for chunk_id, doc_id, _ in texts}
         self.chunk_ids = list(self.doc_ids)
         row_of = {chunk_id: i for i, chunk_id in enumerate(self.chunk_ids)}
         self._page = np.array([row_of[chunk_id] for chunk_id, _, _ in texts], dtype=np.int64)
@@ -169,9 +167,6 @@ class AnchorIndex:
                 values.append(tfc_robertson(count, dl, avgdl, k1, b))
         self._idf = np.array([idf_lucene(int(d), n_docs) for d in df])
         self._matrix = sp.csc_matrix((values, (rows, cols)), shape=(len(counts), len(vocabulary)))
-
-    def __len__(self) -> int:
-        return len(self.chunk_ids)
 
     def scores(self, query: str, k: int, groups: list[str] | None = None) -> list[tuple[str, float]]:
         """The best ``k`` pages for ``query`` by their anchor text (chunk id and BM25 score), best first; with

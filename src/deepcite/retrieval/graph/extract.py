@@ -24,11 +24,16 @@ _POSSESSIVE = re.compile(r"(?<=\w)['’]s\b")
 _LEADING_ARTICLE = re.compile(r"^(?:the|a|an)\s+")
 
 
+def unqualified(name: str) -> str:
+    """``name`` without the disambiguation a title may carry behind it: "Green (song)" is "Green"."""
+    return _QUALIFIER.sub("", name)
+
+
 @lru_cache(maxsize=65_536)  # names recur across passages ("United States"): normalise each once
 def entity_key(name: str) -> str:
     """The join key of a name: accent-free lower-case words, no article in front, no "(qualifier)" behind,
     no possessive ("Austria's" is "austria")."""
-    name = _POSSESSIVE.sub("", _QUALIFIER.sub("", name))
+    name = _POSSESSIVE.sub("", unqualified(name))
     key = " ".join(raw_tokens(accent_free(name)))
     return _LEADING_ARTICLE.sub("", key)
 
