@@ -7,6 +7,7 @@ import pytest
 from deepcite.config import ResearchSettings
 from deepcite.models import AspectType
 from deepcite.research.aspects import comparison_sides, heuristic_aspects, keywords_of, subquestion_for
+from deepcite.research.entities import content_words
 
 S = ResearchSettings()
 
@@ -71,6 +72,19 @@ def test_keywords_drop_stop_words_and_repeats() -> None:
         "ldl",
         "clearance",
     ]
+
+
+def test_keywords_and_content_words_fold_accents_as_the_index_does() -> None:
+    # before, "Hernández" gave the query words "hern" and "ndez", which no indexed term ("hernandez") matches
+    assert keywords_of("the party Sergio Tolento Hernández belongs to") == [
+        "party",
+        "sergio",
+        "tolento",
+        "hernandez",
+        "belongs",
+    ]
+    assert content_words("Luisa María Calderón") == {"luisa", "maria", "calderon"}
+    assert content_words("Māori") == content_words("Maori")
 
 
 def test_subquestion_for_definition() -> None:

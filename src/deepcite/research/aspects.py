@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from deepcite.config import ResearchSettings
 from deepcite.models import AspectType, QueryAspect
-from deepcite.text import STOP_WORDS, raw_tokens
+from deepcite.text import STOP_WORDS, folded, raw_tokens
 
 _QWORDS = r"(?:what|how|why|when|where|which|who|whom|whose|does|do|did|is|are|was|were|can|could|should)"
 # a new part starts after "?" or ";", or at "and" before a question word that opens a new question
@@ -69,9 +69,10 @@ class AspectWeights:
 
 
 def keywords_of(text: str) -> list[str]:
-    """Content words of ``text`` (lower-case, no stop words, order kept, no repeats)."""
+    """Content words of ``text`` (lower-case, accents folded as the index folds them, no stop words, order kept,
+    no repeats): "Hernández" is "hernandez", not "hern" and "ndez"."""
     out: list[str] = []
-    for tok in raw_tokens(text):
+    for tok in raw_tokens(folded(text)):
         if tok not in STOP_WORDS and len(tok) > 1 and tok not in out:
             out.append(tok)
     return out
