@@ -12,6 +12,8 @@ from deepcite.text import folded, tokenize
     [
         ("Résumés de requêtes OLAP", "resumes de requetes OLAP"),  # accents folded, not split off
         ("the Māori name", "the Maori name"),
+        # letters NFKD leaves whole: before, "Đức" gave "uc" and "Łódź" gave "odz"
+        ("Châu Đức, Łódź, Ørsted, Straße, Æsir", "Chau Duc, Lodz, Orsted, Strasse, AEsir"),
         ("We used λ = 1.1", "We used lambda = 1.1"),  # a Greek letter is its name
         ("𝛾 and Σ", "gamma and sigma"),  # a mathematical italic one, and a capital
     ],

@@ -28,10 +28,18 @@ _TOKEN_RE = re.compile(r"[a-z0-9]+(?:[-'][a-z0-9]+)*")
 _SPLIT_INNER = re.compile(r"[-']")
 # the format of what tokenize() makes of a text: stored BM25 terms of another format are read again
 # (retrieval/bm25.py). 2: accents folded ("résumés" -> "resumes", was "r", "sum", "s") and Greek letters spelled
-# ("λ" -> "lambda", was nothing)
-TOKENS_FORMAT = 2
+# ("λ" -> "lambda", was nothing). 3: letters with no decomposition spelled in Latin ("Đức" -> "duc", was "uc";
+# "Łódź" -> "lodz", was "odz")
+TOKENS_FORMAT = 3
 # the blocks of combining marks (diacritics, their supplements and extensions, for symbols, half marks)
 _COMBINING = re.compile("[\u0300-\u036f\u1ab0-\u1aff\u1dc0-\u1dff\u20d0-\u20ff\ufe20-\ufe2f]")
+# Latin letters NFKD leaves whole (a stroke or a ligature is no combining mark), as written without them
+_UNDECOMPOSED = str.maketrans(
+    {
+        "đ": "d", "Đ": "D", "ð": "d", "Ð": "D", "ø": "o", "Ø": "O", "ł": "l", "Ł": "L", "ħ": "h", "Ħ": "H",
+        "ı": "i", "ß": "ss", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE", "þ": "th", "Þ": "Th",
+    }
+)  # fmt: skip
 # each Greek letter as its name, a word of its own (Unicode spells lambda "LAMDA")
 _SPELLED = {
     code: f" {unicodedata.name(chr(code)).split()[-1].lower().replace('lamda', 'lambda')} "
@@ -67,8 +75,10 @@ def folded(text: str) -> str:
 
 
 def accent_free(text: str) -> str:
-    """``text`` in compatibility decomposition (NFKD) without its combining marks: "Māori" -> "Maori"."""
-    return _COMBINING.sub("", unicodedata.normalize("NFKD", text))
+    """``text`` in compatibility decomposition (NFKD) without its combining marks, and the letters that have no
+    decomposition spelled as their languages write them without one: "Māori" -> "Maori", "Đức" -> "Duc",
+    "Łódź" -> "Lodz", "Ørsted" -> "Orsted", "Straße" -> "Strasse"."""
+    return _COMBINING.sub("", unicodedata.normalize("NFKD", text)).translate(_UNDECOMPOSED)
 
 
 def term_counts(text: str) -> Counter[str]:

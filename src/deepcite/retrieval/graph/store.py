@@ -41,8 +41,9 @@ from deepcite.retrieval.originals import OriginalsStore
 
 # the version of the rules that read what the graph stores (names, aliases, leads: extract.py, aliases.py); raise it
 # when a change to them alters what a graph holds. 1: leads kept (graph.leads); 2: a lead sentence's life note in
-# parentheses gives no aliases ("(born March 12, 1909, St Louis, Missouri)" names no page "St Louis")
-FORMAT = 2
+# parentheses gives no aliases ("(born March 12, 1909, St Louis, Missouri)" names no page "St Louis"); 3: letters
+# with no decomposition spelled in Latin in a name's key ("Đức" -> "duc", was "uc"; text.accent_free)
+FORMAT = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value INTEGER NOT NULL);
