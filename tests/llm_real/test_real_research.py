@@ -143,6 +143,9 @@ def test_next_hop_choice_is_the_models(make_client) -> None:
     choice = chooser.choose(QUESTION, [("Velvet Harbor", PASSAGES[0])], [QUESTION])
     reply = only_reply(client)
     assert (choice.answered, choice.next_query) == (bool(reply["answered"]), str(reply["next_query"]).strip())
+    # the one passage shown is number 1: any other number the model names is dropped
+    named = [n for n in reply.get("supporting") or [] if isinstance(n, int) and not isinstance(n, bool)]
+    assert choice.supporting == ((0,) if 1 in named else ())
 
 
 def test_research_with_the_model_in_the_loop_says_which_steps_it_wrote(

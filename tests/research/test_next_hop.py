@@ -111,3 +111,47 @@ def test_eval_multihop_skips_the_llm_profile_without_an_llm_and_runs_it_through_
         for system in systems:
             system.engine.close()
     assert figures["llm_hops"]["questions"] == 1 and server.requests
+
+
+def _shown_titles(body: dict[str, object]) -> list[str]:
+    """The titles of the passages a next-hop prompt shows, in their numbered order."""
+    prompt = body["messages"][-1]["content"]  # type: ignore[index]
+    return [line.split("] ", 1)[1].split(": ", 1)[0] for line in prompt.splitlines() if line.startswith("[")]
+
+
+def test_the_passages_the_llm_read_facts_from_rise_in_the_pack(
+    research_collection: Collection, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The LLM names the director's passage and the last passage it was shown as ones that state a fact the
+    answer needs: the pack's final order lifts both by ``ranking.reader_weight``, keeps every passage, and the
+    hop log says which passages it read."""
+    offline = run(research_collection, 2)
+    offline_titles = [c.chunk.title for c in offline.pack.final_evidence]
+    shown: list[list[str]] = []
+
+    def reads_two(body: dict[str, object]) -> str:
+        shown.append(_shown_titles(body))
+        numbers = [shown[-1].index("Tomas Reyner") + 1, len(shown[-1])]
+        return json.dumps({"answered": True, "next_query": "", "entity": "", "supporting": numbers})
+
+    with FakeOpenAIServer(reads_two) as server, caplog.at_level(logging.INFO):
+        result = run(research_collection, 2, server)
+    titles = [c.chunk.title for c in result.pack.final_evidence]
+    assert len(shown) == 1 and shown[0].index("Tomas Reyner") + 1 < len(shown[0])
+    for title in ("Tomas Reyner", shown[0][-1]):
+        assert titles.index(title) < offline_titles.index(title)
+    assert sorted(titles) == sorted(offline_titles)
+    facts = f"facts from passages {shown[0].index('Tomas Reyner') + 1}, {len(shown[0])}"
+    assert f"the evidence answers the question; {facts}" in caplog.text
+
+
+@pytest.mark.parametrize("supporting", [[99], [0], [-1], [True], []])
+def test_passage_numbers_the_llm_was_not_shown_change_nothing(
+    research_collection: Collection, supporting: list[object]
+) -> None:
+    offline = run(research_collection, 2)
+    reply = {"answered": True, "next_query": "", "entity": "", "supporting": supporting}
+    with FakeOpenAIServer(lambda body: json.dumps(reply)) as server:
+        result = run(research_collection, 2, server)
+    assert len(server.requests) == 1
+    assert outcome(result) == outcome(offline) and not result.pack.warnings

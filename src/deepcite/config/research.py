@@ -271,6 +271,8 @@ class EvidenceRankingSettings(Section):
     # form of one of at least `alias_prefix_min_words` words ("West Chicago High School" and the page "West
     # Chicago, Illinois") is linked by `alias_link_weight` x the page's score (0: off)
     alias_link_weight: float = 0.3
+    # a passage the LLM choosing next hops (research.next_hop) said states a fact the answer needs
+    reader_weight: float = 1.0
     alias_prefix_min_words: int = Field(default=2, ge=1)
     alias_max_words: int = 6
     alias_lead_chars: int = 300

@@ -27,11 +27,17 @@ def format_chain_step(step: ChainStep, hop: int) -> str:
 
 
 def format_next_hop(choice: HopChoice) -> str:
-    """One line for the LLM's reading after a round: answered, or the next query and its entity."""
+    """One line for the LLM's reading after a round: answered, or the next query and its entity; and the
+    passages (numbered as it was shown them) it read facts from."""
+    facts = (
+        f"; facts from passages {', '.join(str(i + 1) for i in choice.supporting)}"
+        if choice.supporting
+        else ""
+    )
     if choice.answered:
-        return f"next hop (LLM, after round {choice.round}): the evidence answers the question"
+        return f"next hop (LLM, after round {choice.round}): the evidence answers the question{facts}"
     entity = f" about {choice.entity}" if choice.entity else ""
-    return f"next hop (LLM, after round {choice.round}): {choice.next_query!r}{entity}"
+    return f"next hop (LLM, after round {choice.round}): {choice.next_query!r}{entity}{facts}"
 
 
 def format_hop(report: RoundReport, evidence_total: int) -> str:

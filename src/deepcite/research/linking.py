@@ -168,12 +168,14 @@ def rank_evidence(
     settings: EvidenceRankingSettings,
     bridges: Mapping[str, int] | None = None,
     frequency: Mapping[str, int] | None = None,
+    picked: frozenset[tuple[str, str]] = frozenset(),
 ) -> list[Candidate]:
     """``evidence`` (in the rounds' order, with unit ``vectors`` row by row) re-ordered by relevance to the
     whole question plus the score of the passages it links to. Two passages that both name one of
     ``bridges`` (the bridge candidates the research's beam read, each with the number of the collection's
     passages that mention it) are linked by its :func:`bridge_link_weights` weight. The link that lifted a
-    passage most is set on its ``link``; ties keep the rounds' order."""
+    passage most is set on its ``link``; ties keep the rounds' order. A passage in ``picked`` (one an LLM
+    reading the evidence said states a fact the answer needs) adds ``reader_weight`` to its relevance."""
     if not evidence:
         return []
     keys = [_keys(c.chunk, settings) for c in evidence]
@@ -185,6 +187,7 @@ def rank_evidence(
             settings.dense_weight * float(vectors[i] @ question_vector)
             + settings.title_weight * _names_title(question_key, keys[i].titles)
             + settings.pack_weight / (settings.pack_k + i + 1)
+            + settings.reader_weight * (evidence[i].key in picked)
             for i in range(len(evidence))
         ]
     )

@@ -66,8 +66,9 @@ NEXT_HOP_SCHEMA: dict[str, Any] = {
         "answered": {"type": "boolean"},
         "next_query": {"type": "string"},
         "entity": {"type": "string"},
+        "supporting": {"type": "array", "items": {"type": "integer"}},
     },
-    "required": ["answered", "next_query", "entity"],
+    "required": ["answered", "next_query", "entity"],  # a reply without "supporting" keeps its query
 }
 GRADE_SCHEMA: dict[str, Any] = {
     "type": "object",
@@ -272,7 +273,8 @@ class LLMCoverageGrader:
 class LLMHopChooser:
     """The :class:`HopChooser` adapter over an LLM client (IRCoT / HippoRAG style): the question and the best
     evidence (titles and texts cut to ``passage_chars``, as many as fit ``token_budget``) go in; whether it is
-    answered, the next query and its entity come back as JSON checked against :data:`NEXT_HOP_SCHEMA`."""
+    answered, the next query, its entity and the passages it read facts from come back as JSON checked against
+    :data:`NEXT_HOP_SCHEMA`."""
 
     def __init__(
         self,
@@ -302,6 +304,7 @@ class LLMHopChooser:
             "so far. If they answer the question, set answered to true. Otherwise name the one missing fact: "
             "next_query is a short search query for it (use names found in the passages, e.g. the person a "
             "passage identifies), and entity is the name it is about. Do not repeat a query already run. "
+            "supporting lists the numbers of the passages that state a fact the answer needs ([] if none). "
             "Reply with JSON only.",
             f"Question: {question}\nQueries already run: {'; '.join(asked) or 'none'}\n"
             f"Passages:\n{chr(10).join(shown) or '(none)'}",
@@ -311,6 +314,7 @@ class LLMHopChooser:
             answered=bool(data["answered"]),
             next_query=str(data["next_query"]).strip(),
             entity=str(data["entity"]).strip(),
+            supporting=_shown_positions(data.get("supporting") or [], len(shown)),
         )
         if not choice.answered and not choice.next_query:
             raise LLMError("the LLM neither judged the question answered nor named a next query")
@@ -321,6 +325,17 @@ class LLMHopChooser:
                 f"the LLM's next query {choice.next_query[:120]!r} is off the question and passages"
             )
         return choice
+
+
+def _shown_positions(numbers: Sequence[object], shown: int) -> tuple[int, ...]:
+    """The passage numbers an LLM named (1 = the first shown) as positions among the ``shown`` passages, in
+    its order, without repeats; numbers outside them are dropped."""
+    out: list[int] = []
+    for number in numbers:
+        is_number = isinstance(number, int) and not isinstance(number, bool)
+        if is_number and 1 <= number <= shown and number - 1 not in out:
+            out.append(number - 1)
+    return tuple(out)
 
 
 def hop_chooser_for(settings: Settings, llm: LLMClient | None) -> LLMHopChooser | None:

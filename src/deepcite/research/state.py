@@ -59,12 +59,19 @@ class RoundQuery:
 @dataclass(frozen=True)
 class HopChoice:
     """The LLM's reading of the evidence after a round (node ``choose_next_hop``): whether the question is
-    answered, and if not the next query and the entity it is about."""
+    answered, and if not the next query and the entity it is about; and which passages it read facts from."""
 
     answered: bool
     next_query: str = ""
     entity: str = ""
     round: int = 0  # the round whose evidence it read
+    supporting: tuple[int, ...] = ()  # positions in the evidence shown of the passages it read facts from
+    shown: tuple[tuple[str, str], ...] = ()  # the keys of the evidence it was shown, in order
+
+    @property
+    def picked(self) -> tuple[tuple[str, str], ...]:
+        """The keys of the passages it read the question's facts from."""
+        return tuple(self.shown[i] for i in self.supporting if i < len(self.shown))
 
 
 @dataclass

@@ -29,5 +29,5 @@ def choose_next_hop(state: ExecutorState, adapters: Adapters) -> ExecutorState:
             "the offline hops went on"
         )
         return state
-    state.hop_choices.append(replace(choice, round=state.round))
+    state.hop_choices.append(replace(choice, round=state.round, shown=tuple(c.key for c in shown)))
     return state

@@ -28,7 +28,8 @@ def pack_order(state: ExecutorState, adapters: Adapters) -> list[Candidate]:
     A passage's score is its best selection score over the rounds, so the rounds' order interleaves them:
     every sub-question's best passage comes before any second-best (earlier rounds first on ties). The final
     order weighs that order with each passage's relevance to the whole question and its links to the others,
-    among them the bridge candidates the beam read (:func:`bridge_names`).
+    among them the bridge candidates the beam read (:func:`bridge_names`), and the passages an LLM choosing
+    next hops said state a fact the answer needs.
     """
     settings = adapters.settings
     ranked = state.best_evidence()
@@ -54,6 +55,7 @@ def pack_order(state: ExecutorState, adapters: Adapters) -> list[Candidate]:
             settings.ranking,
             bridge_names(state, adapters, frequency),
             frequency,
+            frozenset(key for choice in state.hop_choices for key in choice.picked),
         )
     return final
 
@@ -72,6 +74,7 @@ def pack_order(state: ExecutorState, adapters: Adapters) -> list[Candidate]:
         "chain",
         "vectors",
         "beam_read",
+        "hop_choices",
     ),
     writes=("vectors",),
 )
