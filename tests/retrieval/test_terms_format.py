@@ -31,3 +31,16 @@ def test_older_terms_are_reported_and_read_again_by_the_next_ingest(tmp_path: Pa
         assert store.terms_current("notes") and not engine.corpus.check("notes").warnings
         found = engine.search(SearchRequest(query="lambda", collection="notes", mode=SearchMode.BM25, k=3))
         assert [p.doc_id for p in found.hits] == ["hybrid"]
+
+
+def test_an_ingest_of_the_same_files_alone_reads_older_terms_again(tmp_path: Path) -> None:
+    """What `deepcite collections check` promises: the next ingest, its files again, with nothing new to write."""
+    with Engine(Settings(data_dir=tmp_path / "data")) as engine:
+        engine.ingest("notes", [HYBRID, STATINS])
+        store = engine.resources.store
+        meta = store.read_meta("notes")
+        meta.bm25.tokens = TOKENS_FORMAT - 1  # as an older deepcite left it
+        store.write_meta("notes", meta)
+        report = engine.ingest("notes", [HYBRID, STATINS])
+        assert (report.written, report.unchanged) == (0, 2)  # nothing new: every document unchanged
+        assert store.terms_current("notes") and not engine.corpus.check("notes").warnings
