@@ -130,8 +130,9 @@ class Corpus:
             )
         if not self.resources.store.terms_current(name):
             report.warnings.append(
-                "its BM25 terms were read by an older deepcite's tokenizer (words with accents or Greek letters "
-                "match as it split them); the next `deepcite ingest` into the collection reads them again"
+                "its BM25 terms were read by an older deepcite's tokenizer (words with accents, Greek letters or "
+                "letters such as ø and ł match as it split them); the next `deepcite ingest` into the collection "
+                "(its files again will do) reads them again"
             )
         return report
 
