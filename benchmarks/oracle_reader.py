@@ -23,9 +23,15 @@ import argparse
 import json
 import re
 from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
 
 import uvicorn
 from fastapi import FastAPI, Request
+
+from deepcite.evaluation.multihop import detect_format
+from deepcite.ingest.problems import LoadProblem
+from deepcite.ingest.readers.json_records import read_records
 
 _REF = re.compile(r"#(\d+)")
 _PASSAGE = re.compile(r"^\[\d+\] (.*)$")
@@ -45,41 +51,43 @@ def _norm(text: str) -> str:
     return " ".join(text.split()).lower()
 
 
-def _hotpotqa_hops(path: str) -> dict[str, list[Hop]]:
-    """HotpotQA (HippoRAG's layout or IRCoT's JSON lines): a hop per supporting page, found by its title, whose
-    query is that title: the bridge a reader reads from the first page is the second page's name. Before any
-    supporting page is shown, only a page the question names can be asked for."""
-    with open(path, encoding="utf-8") as fh:
-        items = [json.loads(line) for line in fh] if path.endswith(".jsonl") else json.load(fh)
-    hops: dict[str, list[Hop]] = {}
-    for item in items:
-        if "supporting_facts" in item:
-            question, titles = item["question"], dict.fromkeys(t for t, _ in item["supporting_facts"])
-        else:
-            question = item["question_text"]
-            titles = dict.fromkeys(c["title"] for c in item["contexts"] if c["is_supporting"])
-        hops[_norm(question)] = [Hop(title, title, title, "") for title in titles]
-    return hops
+def _musique_hops(record: dict[str, Any]) -> list[Hop]:
+    """MuSiQue: a hop per step of the gold decomposition, with the paragraph that supports it."""
+    paragraphs = {p["idx"]: p for p in record["paragraphs"]}
+    return [
+        Hop(
+            step["question"],
+            step["answer"],
+            paragraphs[step["paragraph_support_idx"]]["title"],
+            _norm(paragraphs[step["paragraph_support_idx"]]["paragraph_text"]),
+        )
+        for step in record["question_decomposition"]
+    ]
+
+
+def _page_hops(record: dict[str, Any], fmt: str) -> list[Hop]:
+    """HotpotQA (HippoRAG's layout or IRCoT's): a hop per supporting page, found by its title, whose query is
+    that title: the bridge a reader reads from the first page is the second page's name. Before any supporting
+    page is shown, only a page the question names can be asked for."""
+    if fmt == "ircot":
+        titles = dict.fromkeys(c["title"] for c in record["contexts"] if c["is_supporting"])
+    else:
+        titles = dict.fromkeys(t for t, *_ in record["supporting_facts"])
+    return [Hop(title, title, title, "") for title in titles]
 
 
 def load_hops(path: str) -> dict[str, list[Hop]]:
-    """Question text -> its gold hops, from a MuSiQue file (HippoRAG's layout) or a HotpotQA one."""
-    if "hotpot" in path.lower():
-        return _hotpotqa_hops(path)
-    with open(path, encoding="utf-8") as fh:
-        items = json.load(fh)
+    """Question text -> its gold hops, from a question file ``deepcite eval multihop`` reads (its layout
+    detected as the evaluation detects it): MuSiQue's decomposition, or HotpotQA's supporting pages."""
     hops: dict[str, list[Hop]] = {}
-    for item in items:
-        paragraphs = {p["idx"]: p for p in item["paragraphs"]}
-        hops[_norm(item["question"])] = [
-            Hop(
-                step["question"],
-                step["answer"],
-                paragraphs[step["paragraph_support_idx"]]["title"],
-                _norm(paragraphs[step["paragraph_support_idx"]]["paragraph_text"]),
-            )
-            for step in item["question_decomposition"]
-        ]
+    for raw in read_records(Path(path)):
+        if isinstance(raw, LoadProblem):
+            continue
+        record, fmt = raw.value, detect_format(raw.value)
+        if fmt is None:
+            continue
+        question = record.get("question_text") or record["question"]
+        hops[_norm(question)] = _musique_hops(record) if fmt == "musique" else _page_hops(record, fmt)
     return hops
 
 

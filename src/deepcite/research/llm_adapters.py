@@ -327,15 +327,11 @@ class LLMHopChooser:
         return choice
 
 
-def _shown_positions(numbers: Sequence[object], shown: int) -> tuple[int, ...]:
+def _shown_positions(numbers: Sequence[int], shown: int) -> tuple[int, ...]:
     """The passage numbers an LLM named (1 = the first shown) as positions among the ``shown`` passages, in
-    its order, without repeats; numbers outside them are dropped."""
-    out: list[int] = []
-    for number in numbers:
-        is_number = isinstance(number, int) and not isinstance(number, bool)
-        if is_number and 1 <= number <= shown and number - 1 not in out:
-            out.append(number - 1)
-    return tuple(out)
+    its order, without repeats; numbers outside them are dropped. The reply's schema has already made them
+    integers (``llm/json.py`` drops an item that is none, a boolean among them)."""
+    return tuple(dict.fromkeys(n - 1 for n in numbers if 1 <= n <= shown))
 
 
 def hop_chooser_for(settings: Settings, llm: LLMClient | None) -> LLMHopChooser | None:
