@@ -110,6 +110,10 @@ class EvidencePassage(Passage):
     """A passage of the evidence pack; ``in_final`` when it is in the final evidence, not only a sub-question's."""
 
     in_final: bool
+    llm_read_rounds: list[int] = Field(
+        default_factory=list,
+        description="The hops after which the server's LLM said this passage states a fact the answer needs.",
+    )
 
 
 class SubquestionEvidence(BaseModel):
@@ -176,7 +180,12 @@ def _passage(cand: Candidate, limit: int, in_final: bool) -> EvidencePassage:
     chunk = cand.chunk.model_copy(
         update={"text": _cut(cand.chunk.text, limit), "sentence_spans": None, "sentence_pages": None}
     )
-    return EvidencePassage(**chunk.model_dump(), score=round(float(cand.score), 6), in_final=in_final)
+    return EvidencePassage(
+        **chunk.model_dump(),
+        score=round(float(cand.score), 6),
+        in_final=in_final,
+        llm_read_rounds=cand.llm_read_rounds,
+    )
 
 
 # -- the tools -------------------------------------------------------------------------------------------------

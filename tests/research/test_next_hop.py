@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 import logging
+from io import StringIO
 
 import pytest
 from llm.fake_openai_server import Fail, FakeOpenAIServer
+from rich.console import Console
 
+from deepcite.cli import research as research_cli
 from deepcite.config import LLMSettings, NextHopSettings, ResearchSettings, Settings
 from deepcite.engine import Engine
 from deepcite.evaluation.multihop import MultihopQuestion, evaluate, systems_for
@@ -88,6 +91,7 @@ def test_an_answered_question_adds_no_query(research_collection: Collection) -> 
         result = run(research_collection, 2, server)
     assert len(server.requests) == 1
     assert outcome(result) == outcome(offline) and not result.pack.warnings
+    assert not any(c.llm_read_rounds for c in result.pack.final_evidence)
 
 
 def test_eval_multihop_skips_the_llm_profile_without_an_llm_and_runs_it_through_the_engine_with_one(
@@ -123,8 +127,8 @@ def test_the_passages_the_llm_read_facts_from_rise_in_the_pack(
     research_collection: Collection, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The LLM names the director's passage and the last passage it was shown as ones that state a fact the
-    answer needs: the pack's final order lifts both by ``ranking.reader_weight``, keeps every passage, and the
-    hop log says which passages it read."""
+    answer needs: the pack's final order lifts both by ``ranking.reader_weight``, keeps every passage, marks
+    the two with the round it read them after, and the hop log says which passages it read."""
     offline = run(research_collection, 2)
     offline_titles = [c.chunk.title for c in offline.pack.final_evidence]
     shown: list[list[str]] = []
@@ -141,6 +145,9 @@ def test_the_passages_the_llm_read_facts_from_rise_in_the_pack(
     for title in ("Tomas Reyner", shown[0][-1]):
         assert titles.index(title) < offline_titles.index(title)
     assert sorted(titles) == sorted(offline_titles)
+    read = {c.chunk.title: c.llm_read_rounds for c in result.pack.final_evidence if c.llm_read_rounds}
+    assert read == {"Tomas Reyner": [1], shown[0][-1]: [1]}
+    assert not any(c.llm_read_rounds for c in offline.pack.final_evidence)
     facts = f"facts from passages {shown[0].index('Tomas Reyner') + 1}, {len(shown[0])}"
     assert f"the evidence answers the question; {facts}" in caplog.text
 
@@ -155,3 +162,22 @@ def test_passage_numbers_the_llm_was_not_shown_change_nothing(
         result = run(research_collection, 2, server)
     assert len(server.requests) == 1
     assert outcome(result) == outcome(offline) and not result.pack.warnings
+    assert not any(c.llm_read_rounds for c in result.pack.final_evidence)
+
+
+def test_the_cli_pack_table_says_which_passages_the_llm_read(
+    research_collection: Collection, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``deepcite research`` prints, beside a passage the LLM read a fact from, the hop it read it after."""
+
+    def reads_first(body: dict[str, object]) -> str:
+        return json.dumps({"answered": True, "next_query": "", "entity": "", "supporting": [1]})
+
+    with FakeOpenAIServer(reads_first) as server:
+        pack = run(research_collection, 2, server).pack
+    printed = StringIO()
+    monkeypatch.setattr(research_cli, "console", Console(file=printed, width=400, color_system=None))
+    research_cli._print_pack(pack)
+    rows = [line for line in printed.getvalue().splitlines() if "read by the LLM" in line]
+    read = [c.chunk.title for c in pack.final_evidence if c.llm_read_rounds]
+    assert len(read) == 1 and len(rows) == 1 and read[0] in rows[0] and "after hop 1" in rows[0]

@@ -119,6 +119,8 @@ def _print_pack(pack: EvidencePack) -> None:
             found_by += (
                 f" · linked to {cand.link.via} ({cand.link.edge.replace('_', ' ')}: {cand.link.entity})"
             )
+        if cand.llm_read_rounds:  # an LLM choosing next hops read a fact the answer needs from it
+            found_by += " · read by the LLM after hop " + ",".join(map(str, cand.llm_read_rounds))
         table.add_row(
             str(i),
             f"{cand.score:.4f}",

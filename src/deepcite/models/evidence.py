@@ -73,6 +73,8 @@ class Candidate(BaseModel):
     selections: list[Selection] = Field(default_factory=list)
     subquestions: list[str] = Field(default_factory=list)
     link: EvidenceLink | None = None  # set by the pack's final order (research/linking.py)
+    # the rounds after which an LLM choosing next hops said this passage states a fact the answer needs
+    llm_read_rounds: list[int] = Field(default_factory=list)
 
     @property
     def key(self) -> tuple[str, str]:

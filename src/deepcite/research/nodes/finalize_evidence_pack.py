@@ -42,6 +42,7 @@ def pack_order(state: ExecutorState, adapters: Adapters) -> list[Candidate]:
         final.append(cand)
         if len(final) >= settings.selection.max_total_docs:
             break
+    read_in = llm_read_rounds(state)
     if settings.ranking.enabled and len(final) > 1:
         question_vector = text_vectors(adapters.retriever, [state.plan.question], state.vectors)[0]
         vectors = candidate_vectors(adapters.retriever, final, state.vectors)
@@ -55,9 +56,22 @@ def pack_order(state: ExecutorState, adapters: Adapters) -> list[Candidate]:
             settings.ranking,
             bridge_names(state, adapters, frequency),
             frequency,
-            frozenset(key for choice in state.hop_choices for key in choice.picked),
+            frozenset(read_in),
         )
-    return final
+    return [
+        cand.model_copy(update={"llm_read_rounds": read_in[cand.key]}) if cand.key in read_in else cand
+        for cand in final
+    ]
+
+
+def llm_read_rounds(state: ExecutorState) -> dict[tuple[str, str], list[int]]:
+    """Per passage an LLM choosing next hops said states a fact the answer needs, the rounds after which it
+    said so (first first)."""
+    rounds: dict[tuple[str, str], list[int]] = {}
+    for choice in state.hop_choices:
+        for key in dict.fromkeys(choice.picked):
+            rounds.setdefault(key, []).append(choice.round)
+    return rounds
 
 
 @node(
