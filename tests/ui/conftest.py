@@ -3,6 +3,7 @@ imported from a fixture, the stand-in web as its web-search source, and Debian's
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -127,7 +128,10 @@ def screenshot(page: object, name: str, *, full_page: bool = True) -> Path:
 
 
 def keep_for_readme(path: Path, name: str) -> None:
-    """Copy a screenshot to docs/<name> for the README."""
+    """Copy a screenshot to docs/<name> for the README, when ``DEEPCITE_UPDATE_SCREENSHOTS=1`` asks for it: a
+    plain test run leaves the tracked files alone."""
+    if os.environ.get("DEEPCITE_UPDATE_SCREENSHOTS") != "1":
+        return
     docs = REPO / "docs"
     docs.mkdir(exist_ok=True)
     shutil.copyfile(path, docs / name)
