@@ -54,9 +54,14 @@ def proposed_aspects(client: CountingClient) -> list[dict]:
     return list(extract_json(client.calls[-1].reply)["aspects"])
 
 
+# the model's plans name few of a question's terms: the tests of how its aspects are fitted set the share
+# guard aside, which test_a_plan_of_one_of_the_questions_terms_falls_back_to_the_heuristic_one shows firing
+ANY_SHARE = ResearchSettings().tuned(planning={"llm_min_question_share": 0.0})
+
+
 def test_planning_aspects_are_the_models_typed_and_bounded(make_client) -> None:
     client = make_client()
-    settings = ResearchSettings()
+    settings = ANY_SHARE
     aspects = llm_adapters.llm_aspects(client, MED_QUESTION, settings)
     proposed = [str(a.get("aspect", "")).strip() for a in only_reply(client)["aspects"]]
     assert aspects and {a.aspect for a in aspects} <= set(proposed)
@@ -72,7 +77,7 @@ def test_the_models_repeated_aspects_with_importances_above_one_are_merged_and_c
     """What SmolLM2 really plans for this question: "blood glucose" three times, importances 1.5, 2 and 3. The
     schema refused that whole plan before; now it is one aspect of importance 1."""
     client = make_client()
-    aspects = llm_adapters.llm_aspects(client, GLUCOSE_QUESTION, ResearchSettings())
+    aspects = llm_adapters.llm_aspects(client, GLUCOSE_QUESTION, ANY_SHARE)
     raw = proposed_aspects(client)
     assert len(raw) > len({a["aspect"] for a in raw}) and max(float(a["importance"]) for a in raw) > 1
     assert [a.aspect for a in aspects] == list(dict.fromkeys(a["aspect"] for a in raw))
@@ -82,11 +87,24 @@ def test_the_models_repeated_aspects_with_importances_above_one_are_merged_and_c
 def test_the_planner_plans_with_the_models_aspects_and_says_so(make_client) -> None:
     client = make_client()
     with request_budget(1800.0) as budget:
-        plan = QueryPlanner(settings=ResearchSettings(), llm_client=client).plan(MED_QUESTION)
+        plan = QueryPlanner(settings=ANY_SHARE, llm_client=client).plan(MED_QUESTION)
     assert len(client.calls) == 1
     assert [(w.part, w.writer) for w in budget.written()] == [("plan", "llm")]
     proposed = {str(a.get("aspect", "")).strip() for a in proposed_aspects(client)}
     assert {a.aspect for a in plan.aspects} <= proposed and plan.subquestions[0] == MED_QUESTION
+
+
+def test_a_plan_of_one_of_the_questions_terms_falls_back_to_the_heuristic_one(make_client) -> None:
+    """The guard on the model's real reply: for this question SmolLM2 plans "stroke", 1 of the question's 5
+    terms; the planner plans offline and says why."""
+    client = make_client()
+    errors: list[str] = []
+    with request_budget(1800.0) as budget:
+        plan = QueryPlanner(settings=ResearchSettings(), llm_client=client).plan(MED_QUESTION, errors=errors)
+    assert len(client.calls) == 1
+    assert errors and "of the question's 5 terms, fewer than 50%" in errors[0], errors
+    assert [(w.part, w.writer) for w in budget.written()] == [("plan", "offline")]
+    assert plan.aspects == QueryPlanner().plan(MED_QUESTION).aspects
 
 
 def test_an_off_topic_plan_from_the_model_falls_back_to_the_heuristic_one(make_client) -> None:
@@ -151,7 +169,8 @@ def test_next_hop_choice_is_the_models(make_client) -> None:
 def test_research_with_the_model_in_the_loop_says_which_steps_it_wrote(
     chain: Collection, make_client
 ) -> None:
-    """The plan is refused (off topic, as above) and planned offline; the coverage grade is the model's."""
+    """The plan is refused (off topic, as above) and planned offline; the coverage grade is the model's where
+    it is below the offline grade of the same evidence, which it cannot raise (coverage.llm_may_raise off)."""
     client = make_client()
     settings = ResearchSettings(stopping=StoppingSettings(min_hops=1, max_hops=1))
     agent = ResearchAgent(chain, settings, llm_client=client, grader=llm_adapters.LLMCoverageGrader(client))
@@ -162,7 +181,11 @@ def test_research_with_the_model_in_the_loop_says_which_steps_it_wrote(
     assert (written["plan"].writer, written["plan"].reason) == ("offline", "unusable reply")
     assert written["coverage grade"].writer == "llm", written
     grades = [c for c in client.calls if "how fully the passages support" in c.messages[0]["content"]]
-    assert grades and len(client.calls) >= 2
+    assert len(grades) == 1 and len(client.calls) >= 2
+    offline = ResearchAgent(chain, settings).process(QUESTION).pack.coverage.coverage_scores
+    graded = {a: min(1.0, max(0.0, float(v))) for a, v in extract_json(grades[0].reply)["scores"].items()}
+    kept = result.pack.coverage.coverage_scores
+    assert kept == {a: min(graded[a], offline[a]) if a in graded else offline[a] for a in offline}
 
 
 def test_the_models_decomposition_is_asked_and_used_or_refused_for_a_reason(make_client) -> None:

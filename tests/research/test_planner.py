@@ -91,7 +91,22 @@ def test_llm_plans_aspects_and_proposes_the_next_hop() -> None:
     plan = planner.plan("how do statins work")
     assert [(a.aspect, a.aspect_type) for a in plan.aspects] == [("statin mechanism", AspectType.PROCESS)]
     state = ExecutorState(plan=plan, asked=[plan.question])
-    assert planner.next_hop(state)[0] == "Which enzyme do statins block?"
+    sub, queries = planner.next_hop(state)
+    # the LLM's sub-question joins the offline hop (the planned aspect's), which keeps its label
+    assert sub == "Statin mechanism?" and [q.text for q in queries] == [sub, "Which enzyme do statins block?"]
+    assert all(q.subquestion == sub for q in queries)
+
+
+def test_an_llm_plan_of_a_few_of_the_questions_words_falls_back_to_the_heuristic_plan() -> None:
+    """Each aspect shares a term with the question, but together they name 1 of its 7 terms: no plan of it."""
+    question = (
+        "Who was the first president of the association which published Journal of Psychotherapy Integration?"
+    )
+    llm = StandInLLM(['{"aspects": [{"aspect": "first", "type": "definition", "importance": 1.0}]}'])
+    errors: list[str] = []
+    plan = QueryPlanner(llm_client=llm).plan(question, errors=errors)
+    assert plan.aspects == QueryPlanner().plan(question).aspects
+    assert "name 1 of the question's 7 terms, fewer than 50%" in errors[0]
 
 
 def test_an_llm_sub_question_off_the_questions_topic_is_not_asked() -> None:

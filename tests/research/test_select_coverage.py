@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import replace
 
 import numpy as np
@@ -138,3 +139,23 @@ def test_llm_grader_scores_and_its_failure_falls_back(research_collection: Colle
     grade_coverage(state, ctx)
     assert state.coverage.coverage_scores["ezetimibe"] > 0.5
     assert "coverage grader failed" in state.errors[-1] and "slow LLM" in state.errors[-1]
+
+
+@pytest.mark.slow
+def test_an_llm_grade_can_lower_the_heuristic_and_raises_it_only_when_set_to(
+    research_collection: Collection,
+) -> None:
+    """A small model that calls every aspect covered cannot end the research before the offline grade would:
+    its score replaces the heuristic's only where it is lower, unless ``coverage.llm_may_raise``."""
+    state, ctx = _round(research_collection, "Which statin did the Norwegian trial of 1987 test?")
+    select_evidence(state, ctx)
+    grade_coverage(state, ctx)
+    offline = dict(state.coverage.coverage_scores)
+    aspect = min(offline, key=offline.__getitem__)
+    assert offline[aspect] < S.coverage.threshold  # not covered offline
+    for may_raise, grade, expected in ((False, 1.0, offline[aspect]), (False, 0.1, 0.1), (True, 1.0, 1.0)):
+        settings = S.tuned(coverage={"llm_may_raise": may_raise})
+        llm = StandInLLM([json.dumps({"scores": {aspect: grade}, "contradictions": []})])
+        grade_coverage(state, replace(ctx, settings=settings, grader=LLMCoverageGrader(llm)))
+        assert state.coverage.coverage_scores[aspect] == pytest.approx(expected)
+        assert (aspect in state.coverage.covered_by_hop) is may_raise

@@ -23,9 +23,12 @@ class PlanningSettings(Section):
     # LLM-proposed aspects: duplicates (same terms) dropped, at most `llm_max_aspects` kept, and each must share
     # `llm_min_shared_terms` stemmed terms with the question (a next sub-question or next-hop query: with the
     # question, the uncovered aspects or the passages shown); an LLM plan with none left falls back to the
-    # heuristic one
+    # heuristic one, as does a plan whose aspects together name less than `llm_min_question_share` of the
+    # question's stemmed terms (SmolLM2-135M planned "first" for "Who was the first president of the association
+    # which published …": a plan of one word of the question, whose hops took the research's rounds)
     llm_max_aspects: int = Field(default=6, ge=1)
     llm_min_shared_terms: int = Field(default=1, ge=0)
+    llm_min_question_share: float = Field(default=0.5, ge=0.0, le=1.0)
     max_queries_per_round: int = 24
     max_query_chars: int = 500
     # bridge hops follow entities of the best `bridge_parents_per_hop` passages not yet bridged from (each
@@ -133,6 +136,10 @@ class CoverageSettings(Section):
     cosine_ceiling: float = 0.75
     # a passage's lead sentence is looked for in its first this many characters before the whole text
     lead_window_chars: int = 600
+    # an LLM grader's score replaces an aspect's heuristic score only where it is lower: the LLM can keep the
+    # research going, not end it before the offline grade would (SmolLM2-135M graded every aspect 1.0 and cut
+    # MuSiQue research to its minimum hops); True lets its score raise the heuristic's too
+    llm_may_raise: bool = False
 
 
 class ChainSettings(Section):

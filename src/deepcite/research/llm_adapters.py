@@ -171,6 +171,13 @@ def llm_aspects(llm: LLMClient, question: str, settings: ResearchSettings) -> li
     if not aspects:
         why = f" on the question's topic (off topic: {'; '.join(off_topic[:3])})" if off_topic else ""
         raise LLMError(f"the LLM proposed no aspects{why}")
+    wanted = set(tokenize(question))
+    named = wanted & {term for a in aspects for term in tokenize(a.aspect)}
+    if wanted and len(named) < planning.llm_min_question_share * len(wanted):
+        raise LLMError(
+            f"the LLM's aspects ({'; '.join(a.aspect for a in aspects[:3])}) name {len(named)} of the question's "
+            f"{len(wanted)} terms, fewer than {planning.llm_min_question_share:.0%}: no plan of the whole question"
+        )
     return aspects
 
 

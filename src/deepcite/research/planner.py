@@ -125,12 +125,12 @@ class QueryPlanner:
 
         Hop 1 asks the question (and a composed question's first chain hop). Later hops ask, in order:
         the composed question's next chain hop while the last one found an answer entity, the entities
-        the graph proposed (``propose_bridge_queries``), a sub-question from the LLM (when one is configured),
-        the parts of a question of several parts (uncovered ones first), the bridge candidates of the beam
-        (``read_bridge``), the planned sub-questions of the aspects (uncovered ones first, by importance), then
-        a bridge hop built from entities found in the evidence so far. The query
-        the LLM chose after the last round (``choose_next_hop``) joins whichever hop that is (and replaces
-        the LLM's sub-question), or makes the hop alone when nothing else is left.
+        the graph proposed (``propose_bridge_queries``), the parts of a question of several parts (uncovered
+        ones first), the bridge candidates of the beam (``read_bridge``), the planned sub-questions of the
+        aspects (uncovered ones first, by importance), then a bridge hop built from entities found in the
+        evidence so far. With an LLM, the query it chose after the last round (``choose_next_hop``), or else
+        the sub-question it proposes, joins whichever hop that is, or makes the hop alone when nothing else
+        is left: the LLM adds to the offline hops and never takes one's place.
         """
         plan = state.plan
         if not state.asked:
@@ -141,7 +141,10 @@ class QueryPlanner:
                 queries.append(RoundQuery(plan.steps[0], plan.steps[0], kind="chain"))
             return plan.question, queries
         chosen = _chosen_query(state)
-        hop = self._planned_hop(state, llm_subquestion=chosen is None)
+        if chosen is None and self.llm is not None:
+            proposed = self._llm_next(state)
+            chosen = RoundQuery(proposed, proposed) if proposed else None
+        hop = self._planned_hop(state)
         if chosen is None:
             return hop
         if hop is None:
@@ -149,20 +152,14 @@ class QueryPlanner:
         sub, queries = hop
         return sub, [*queries, replace(chosen, subquestion=sub)]
 
-    def _planned_hop(
-        self, state: ExecutorState, *, llm_subquestion: bool
-    ) -> tuple[str, list[RoundQuery]] | None:
-        """The next hop of :meth:`next_hop` after the first, without the LLM-chosen query."""
+    def _planned_hop(self, state: ExecutorState) -> tuple[str, list[RoundQuery]] | None:
+        """The next offline hop of :meth:`next_hop` after the first."""
         plan = state.plan
         if state.chain and len(state.chain) < len(plan.chain) and state.chain[-1].answers:
             queries = self._chain_queries(state, "")
             return queries[0].subquestion, queries
         if state.graph_bridges:
             return self._graph_hop(state)
-        if self.llm is not None and llm_subquestion:
-            proposed = self._llm_next(state)
-            if proposed:
-                return proposed, [RoundQuery(proposed, proposed)]
         threshold = self.settings.coverage.threshold
         uncovered = {a.aspect for a in state.coverage.get_uncovered_aspects(threshold)}
         parts = question_parts(plan.aspects)

@@ -63,8 +63,9 @@ def heuristic_coverage(
 def grade_coverage(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     """Score every aspect against all evidence so far and record the hop at which each became covered.
 
-    With a grader (an LLM), its scores replace the heuristic for the aspects it scored and its
-    contradictions are recorded; a grader that raises is recorded in ``errors`` and the heuristic stands.
+    With a grader (an LLM), its scores replace the heuristic's for the aspects it scored where they are
+    lower (any of them with ``coverage.llm_may_raise``), and its contradictions are recorded; a grader that
+    raises is recorded in ``errors`` and the heuristic stands.
     """
     settings, retriever, grader = adapters.settings, adapters.retriever, adapters.grader
     aspects = state.plan.aspects
@@ -84,9 +85,12 @@ def grade_coverage(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         if grader is not None:
             try:
                 graded, contradictions = grader.grade(aspects, [passage_text(c.chunk) for c in evidence])
-                coverage.coverage_scores.update(
-                    {k: v for k, v in graded.items() if k in coverage.coverage_scores}
-                )
+                heuristic = coverage.coverage_scores
+                coverage.coverage_scores = heuristic | {
+                    k: v if settings.coverage.llm_may_raise else min(v, heuristic[k])
+                    for k, v in graded.items()
+                    if k in heuristic
+                }
                 coverage.contradictions.extend(c for c in contradictions if c not in coverage.contradictions)
             except Exception as exc:  # noqa: BLE001 - the grader is optional: record and keep the heuristic
                 state.errors.append(
