@@ -136,9 +136,8 @@ def test_llm_steps_are_used_when_the_llm_answers(research_collection: Collection
             grade,
         ]
     )
-    settings = ResearchSettings().tuned(
-        coverage={"llm_may_raise": True}
-    )  # the grade stands as the LLM gave it
+    # the grade stands as the LLM gave it
+    settings = ResearchSettings().tuned(coverage={"llm_may_raise": True})
     agent = ResearchAgent(research_collection, settings, llm_client=llm, grader=LLMCoverageGrader(llm))
     result = agent.process("how do statins work")
     # the LLM's sub-questions join the offline hops of rounds 2 and 3 (their labels); they take neither's place

@@ -95,11 +95,8 @@ class IngestSteps:
                 f"collection {name!r} holds vectors of {recorded}; this ingest makes vectors of {source}, and "
                 f"one collection never mixes two. To add to it, {fix}; or re-ingest it whole with --rebuild"
             )
-        if not store.terms_current(name):
-            log.info(
-                "collection %r: its BM25 terms were read by an older tokenizer; reading them again", name
-            )
-            store.refresh_terms(name)
+        if store.refresh_terms(name):
+            log.info("collection %r: its BM25 terms, read by an older tokenizer, were read again", name)
         if self.settings.graph.enabled and not self.collection.graph.current():
             log.info(
                 "collection %r: its entity graph was read by older rules; rebuilding it from its chunks", name

@@ -131,14 +131,15 @@ class QdrantEngineStore(QdrantEngineHooks):
     def terms_current(self, name: str) -> bool:
         return self.read_meta(self._require(name)).bm25.terms_current
 
-    def refresh_terms(self, name: str) -> None:
+    def refresh_terms(self, name: str) -> bool:
         self._require(name)
         with self._lock(name):
             meta = checked_meta(self, name)
             if meta.bm25.terms_current:
-                return
+                return False
             reweight_if_stale(self, name, meta, self.settings)
             self.write_meta(name, meta)
+            return True
 
     def upsert(
         self, name: str, chunks: Sequence[Chunk], dense: Sequence[Sequence[float]] | np.ndarray | None

@@ -52,9 +52,9 @@ class SearchStore(Protocol):
         """Whether the collection's stored BM25 terms were read by this deepcite's tokenizer (an empty one's
         are); the next write reads older ones again."""
 
-    def refresh_terms(self, name: str) -> None:
+    def refresh_terms(self, name: str) -> bool:
         """Read every stored passage's BM25 terms again, from its stored text, when an older tokenizer read them
-        (an ingest calls it, so an ingest that writes nothing new brings them up to date too)."""
+        (an ingest calls it, so an ingest that writes nothing new brings them up to date too); whether it did."""
 
     def vector_source(self, name: str) -> VectorSource | None:
         """The model and precision the collection's dense vectors were made with; None for a BM25-only or an

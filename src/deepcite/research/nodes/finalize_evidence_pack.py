@@ -69,7 +69,7 @@ def llm_read_rounds(state: ExecutorState) -> dict[tuple[str, str], list[int]]:
     said so (first first)."""
     rounds: dict[tuple[str, str], list[int]] = {}
     for choice in state.hop_choices:
-        for key in dict.fromkeys(choice.picked):
+        for key in choice.picked:  # distinct: the reply's passage numbers are (research/llm_adapters.py)
             rounds.setdefault(key, []).append(choice.round)
     return rounds
 
