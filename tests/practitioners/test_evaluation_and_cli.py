@@ -76,6 +76,45 @@ async def test_evaluate_reports_the_baseline_and_each_profile(engine: Engine) ->
     assert by_id["svt"]["top"] == [r.primary_specialty for r in asked.results[:3]]
 
 
+async def test_follow_ups_are_asked_as_conversations_and_urgency_is_scored(engine: Engine) -> None:
+    queries = [
+        EvalQuery(
+            id="now",
+            query="crushing chest pain right now",
+            relevant={"EMERGENCY MEDICINE": 3},
+            urgent=True,
+            pair="p",
+        ),
+        EvalQuery(
+            id="later",
+            query="checkup for my heart",
+            relevant={"CARDIOVASCULAR DISEASE (CARDIOLOGY)": 3},
+            urgent=False,
+            pair="p",
+        ),
+        EvalQuery(
+            id="follow",
+            messages=["I need SVT ablation"],
+            query="in Portland please",
+            relevant={"CARDIAC ELECTROPHYSIOLOGY": 3},
+        ),
+    ]
+    report = await evaluate_practitioners(engine, queries)
+    by_id = {row["id"]: row for row in report.per_query}
+    assert by_id["now"]["emergency"] == "emergency" and by_id["later"]["emergency"] is None
+    assert by_id["follow"]["messages"] == ["I need SVT ablation"]
+    assert by_id["follow"]["two_stage:ndcg@10"] > 0.9  # the earlier turn says what is needed
+    assert report.urgency == {
+        "labelled": 2.0,
+        "accuracy": 1.0,
+        "missed": 0.0,
+        "false_alarms": 0.0,
+        "pairs": 1.0,
+        "pairs_right": 1.0,
+    }
+    assert report.to_dict()["urgency"] == report.urgency
+
+
 async def test_a_profile_changes_only_its_system(engine: Engine, tmp_path: Path) -> None:
     queries = [EvalQuery(id="svt", query="I need SVT ablation", relevant={"CARDIAC ELECTROPHYSIOLOGY": 3})]
     no_fill = tmp_path / "no_fill.toml"

@@ -263,6 +263,13 @@ def _print_evaluation(
     shown.print(table)
     latency = result.latency_ms
     shown.print(f"two_stage latency per request: p50 {latency['p50']:.1f} ms · p95 {latency['p95']:.1f} ms")
+    if result.urgency:
+        u = result.urgency
+        shown.print(
+            f"emergency guidance: right on {u['accuracy']:.3f} of {int(u['labelled'])} labelled requests "
+            f"({int(u['missed'])} urgent missed, {int(u['false_alarms'])} false alarms); both right on "
+            f"{u['pairs_right']:.3f} of {int(u['pairs'])} urgent/non-urgent pairs"
+        )
     shown.print(
         f"specialties no request reaches in the top 10: {', '.join(result.unreached) or 'none'} "
         f"(of {len(result.per_specialty)} targeted)"

@@ -11,7 +11,12 @@ semantic stage, with semantic, population, urgency and floor switched off) and `
 
 A query file has one JSON object a line: ``{"query": "...", "relevant": {"<specialty as written in the
 directory file>": grade 1..3, ...}}`` (``id`` and ``kind`` optional). A practitioner's gain is the grade of
-their primary specialty. nDCG@k and P@k (relevant = grade >= 1) are computed by ``ir_measures``.
+their primary specialty. nDCG@k and P@k (relevant = grade >= 1) are computed by ``ir_measures``. Optional:
+``messages``, the patient's earlier turns (oldest first; ``query`` is then the follow-up, and BM25 reads every
+turn); ``urgent``, whether a triage protocol sends the request to emergency now (the finder's ``emergency`` is
+then expected set, else unset); ``pair``, a name shared by an urgent request and a non-urgent one that shares
+its words. Urgency is scored on the primary system: ``accuracy`` over the requests labelled, ``pairs`` the share
+of pairs with both members right.
 
 Per specialty (of the primary system, ``two_stage``): a request *targets* the specialties it grades 3, and
 *reaches* one when a practitioner of it is in its top ``cutoff``; recall is reached / targeted, and every
@@ -37,7 +42,7 @@ from deepcite.config import LLMSettings, Settings
 from deepcite.engine import Engine
 from deepcite.errors import IngestError, InputError
 from deepcite.evaluation.profiles import DEFAULT_PROFILE, load_profile, profile_settings
-from deepcite.practitioners.api import PractitionerQuery
+from deepcite.practitioners.api import ChatMessage, PractitionerQuery
 from deepcite.practitioners.directory import Directory
 from deepcite.practitioners.location import close_matches
 
@@ -52,6 +57,18 @@ class EvalQuery(BaseModel):
     kind: str | None = None
     query: str = Field(min_length=1)
     relevant: dict[str, int] = Field(min_length=1)
+    messages: list[str] = Field(default_factory=list)  # the patient's earlier turns, oldest first
+    urgent: bool | None = None  # whether emergency guidance is expected
+    pair: str | None = None  # urgent/non-urgent pairs that share words
+
+    def request(self) -> PractitionerQuery:
+        """The request as the page sends it: the follow-up with the earlier turns as messages."""
+        turns = [ChatMessage(role="user", content=text) for text in self.messages]
+        return PractitionerQuery(user_query=self.query, messages=turns)
+
+    def patient_text(self) -> str:
+        """Every turn, oldest first: what plain BM25 reads."""
+        return " ".join([*self.messages, self.query])
 
     def grades(self) -> dict[str, int]:
         return {spec.strip().upper(): grade for spec, grade in self.relevant.items()}
@@ -102,12 +119,14 @@ class EvalReport:
     unreached: list[str] = field(default_factory=list)
     latency_ms: dict[str, float] = field(default_factory=dict)
     profiles: dict[str, str] = field(default_factory=dict)
+    urgency: dict[str, float] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         """The figures a benchmark result file holds."""
         return {
             **self.summary,
             "latency_ms": self.latency_ms,
+            "urgency": self.urgency,
             "unreached_specialties": self.unreached,
             "per_specialty": self.per_specialty,
             "profiles": self.profiles,
@@ -211,16 +230,18 @@ async def _evaluate(
     runs: dict[str, dict[str, dict[str, float]]] = {name: {} for name in (BASELINE, *engines)}
     details: dict[str, dict[str, Any]] = {}
     for profiled in engines.values():  # warm-up: model load, caches
-        await profiled.practitioners.find(PractitionerQuery(user_query=queries[0].query))
+        await profiled.practitioners.find(queries[0].request())
     elapsed: list[float] = []
     reached: dict[str, list[bool]] = {}
     for query in queries:
         qid = str(query.id)
-        runs[BASELINE][qid] = _run([chunk.doc_id for chunk, _ in finder.baseline(query.query, cutoff)])
+        runs[BASELINE][qid] = _run(
+            [chunk.doc_id for chunk, _ in finder.baseline(query.patient_text(), cutoff)]
+        )
         responses = {}
         for name, profiled in engines.items():
             started = time.perf_counter()
-            responses[name] = await profiled.practitioners.find(PractitionerQuery(user_query=query.query))
+            responses[name] = await profiled.practitioners.find(query.request())
             if name == primary:
                 elapsed.append((time.perf_counter() - started) * 1000.0)
             runs[name][qid] = _run([r.npi for r in responses[name].results])
@@ -232,6 +253,9 @@ async def _evaluate(
             "id": qid,
             "kind": query.kind,
             "query": query.query,
+            "messages": query.messages,
+            "emergency": shown.emergency.level if shown.emergency else None,
+            "urgent": query.urgent,
             "filled_from_intent": shown.filled_from_intent,
             "clear": shown.intent.clear,
             "primary_intent": shown.intent.clinical.primary_intent,
@@ -261,9 +285,32 @@ async def _evaluate(
         "requests": float(len(elapsed)),
     }
     return EvalReport(
+        urgency=urgency_figures(queries, details),
         summary=summary,
         per_query=list(details.values()),
         per_specialty=per_specialty,
         unreached=unreached,
         latency_ms=latency,
     )
+
+
+def urgency_figures(queries: list[EvalQuery], details: dict[str, dict[str, Any]]) -> dict[str, float]:
+    """How often emergency guidance was shown exactly when expected: over the requests labelled ``urgent``
+    (accuracy, missed urgent ones, false alarms) and over the urgent/non-urgent pairs (both members right)."""
+    labelled = [q for q in queries if q.urgent is not None]
+    if not labelled:
+        return {}
+    right = {str(q.id): (details[str(q.id)]["emergency"] is not None) == q.urgent for q in labelled}
+    pairs: dict[str, list[bool]] = {}
+    for q in labelled:
+        if q.pair:
+            pairs.setdefault(q.pair, []).append(right[str(q.id)])
+    urgent = [q for q in labelled if q.urgent]
+    return {
+        "labelled": float(len(labelled)),
+        "accuracy": round(sum(right.values()) / len(labelled), 4),
+        "missed": float(sum(not right[str(q.id)] for q in urgent)),
+        "false_alarms": float(sum(not right[str(q.id)] for q in labelled if not q.urgent)),
+        "pairs": float(len(pairs)),
+        "pairs_right": round(sum(all(v) for v in pairs.values()) / len(pairs), 4) if pairs else 0.0,
+    }
