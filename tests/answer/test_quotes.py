@@ -99,3 +99,17 @@ async def test_every_citation_of_an_answer_holds_its_quote() -> None:
     for claim in result.citation_check.claims:
         text = next(c.text for c in result.citations if c.id == claim.id)
         assert claim.supported and claim.claim.rstrip(".") in text[claim.quote_start : claim.quote_end]
+
+
+def test_a_passage_without_sentence_ends_quotes_the_words_of_the_claim_not_the_passage() -> None:
+    """A long run of text with no full stop (a filing's table, a list) is one "sentence": its quote is the
+    window of at most ``quote_max_chars`` characters holding the claim's words, cut at word boundaries."""
+    filler = " ".join(f"segment {n} revenue unchanged" for n in range(60))
+    claim = "Net revenue from the clinical services segment rose 14 percent in 2021"
+    text = f"{filler} Net revenue from the clinical services segment rose 14 percent in 2021 {filler}"
+    assert len(text) > 3000
+    settings = AnswerSettings().tuned(citations={"quote_max_chars": 200})
+    found = CitationSupport(HashingEmbedder(), settings).match(claim, text)
+    quote = text[found.quote_start : found.quote_end]
+    assert claim in quote and len(quote) <= 200
+    assert quote == quote.strip() and text[found.quote_start - 1] == " "  # whole words

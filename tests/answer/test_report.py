@@ -7,6 +7,7 @@ import re
 import pytest
 
 from deepcite.answer.citations import CitationCheck, ClaimCheck
+from deepcite.answer.evidence import evidence_rows
 from deepcite.answer.pipeline import AnswerResult, Citation, SubAnswer
 from deepcite.answer.report import ReportFormat, render_report, report_filename
 from deepcite.errors import InputError
@@ -128,10 +129,10 @@ def test_markdown_keeps_what_it_quotes_as_text(result: AnswerResult) -> None:
         }
     )
     text = render_report(hostile, ReportFormat.MARKDOWN)
-    assert "<" not in text.replace("<https://", "") and ">" not in text  # no tag of any kind
-    assert "&lt;script&gt;alert(2)&lt;/script&gt;" in text
+    assert not re.search(r"<[A-Za-z/!?]", text.replace("<https://", ""))  # no tag of any kind
+    assert "&lt;script>alert(2)&lt;/script>" in text
     first = text.splitlines()[0]
-    assert first.startswith("# Does warfarin work? &lt;img src=x onerror=alert(1)&gt;&lt;script&gt;")
+    assert first.startswith("# Does warfarin work? &lt;img src=x onerror=alert(1)>&lt;script>")
     assert first.endswith("\\# injected heading")  # one heading: the question's line break is a space
     assert "### Bleeding? &lt;img" in text and "### Harms &lt;img" in text
     assert "\\[click\\](javascript:alert(3))" in text and "\\[x\\](javascript:alert(5))" in text
@@ -143,3 +144,50 @@ def test_markdown_keeps_what_it_quotes_as_text(result: AnswerResult) -> None:
     row = next(line for line in table if "Claim &lt;" in line)
     assert "Claim &lt;img" in row and "\\| cell" in row
     assert len(re.split(r"(?<!\\)\|", row)) == 8  # six cells: the claim's pipe is escaped
+
+
+def test_each_format_escapes_for_itself_only(result: AnswerResult) -> None:
+    """A p-value, an ampersand or a written entity reads as written: Markdown escapes only what would be
+    markup, BibTeX its own specials, RIS and CSV nothing."""
+    said = "Stroke fell (p<0.001; HR > 0.5) in R&D & care, not &amp; [1]."
+    quoted = result.model_copy(
+        update={
+            "summary": said,
+            "citations": [citation(1, pmid="111", title="Risk & benefit, p<0.05", text=said)],
+            "citation_check": CitationCheck(
+                sentences=1,
+                cited=1,
+                cited_ids=[1],
+                claims=[ClaimCheck(part="summary", claim=said, id=1, supported=True, quote_end=len(said))],
+            ),
+        }
+    )
+    markdown = render_report(quoted, ReportFormat.MARKDOWN)
+    assert "(p<0.001; HR > 0.5) in R&D & care, not &amp;amp; [1]." in markdown
+    assert "&lt;0" not in markdown and "&gt;" not in markdown
+    assert "*Risk & benefit, p<0.05*" in markdown
+    assert "title = {Risk \\& benefit, p<0.05}" in render_report(quoted, ReportFormat.BIBTEX)
+    assert "TI  - Risk & benefit, p<0.05" in render_report(quoted, ReportFormat.RIS)
+    assert "(p<0.001; HR > 0.5) in R&D & care" in render_report(quoted, ReportFormat.CSV)
+
+
+def test_the_evidence_table_has_one_row_per_claim_and_citation(result: AnswerResult) -> None:
+    """The summary and the answer saying the same sentence with the same citation give one row."""
+    claim = "Warfarin reduced stroke by two thirds."
+    said = ClaimCheck(part="summary", claim=claim, id=1, supported=True, quote_end=8)
+    checked = result.model_copy(
+        update={
+            "citation_check": CitationCheck(
+                claims=[
+                    said,
+                    said.model_copy(
+                        update={"part": "answer", "claim": " warfarin reduced  stroke by two thirds."}
+                    ),
+                    said.model_copy(update={"part": "answer", "id": 3}),
+                ]
+            )
+        }
+    )
+    rows = evidence_rows(checked)
+    assert [(r.part, r.citation) for r in rows] == [("summary", 1), ("answer", 3)]
+    assert render_report(checked, ReportFormat.CSV).count(claim) == 2

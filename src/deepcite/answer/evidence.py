@@ -6,8 +6,10 @@ opens at it.
     rows = evidence_rows(result)
     text = evidence_csv(rows)
 
-A sentence citing two passages gives two rows; a citation the check removed stays in the table with the
-verdict ``removed`` and the words it was checked against, so a reader sees what was dropped and why.
+A sentence citing two passages gives two rows; a claim cited by the same passage in several parts (the
+summary and the answer say it alike) gives one row, of the part that says it first. A citation the check
+removed stays in the table with the verdict ``removed`` and the words it was checked against, so a reader
+sees what was dropped and why.
 """
 
 from __future__ import annotations
@@ -40,13 +42,16 @@ CSV_COLUMNS = tuple(EvidenceRow.model_fields)
 
 
 def evidence_rows(result: AnswerResult) -> list[EvidenceRow]:
-    """The rows of ``result``'s evidence table, in the order the texts cite (summary, answer, sub-answers)."""
+    """The rows of ``result``'s evidence table, in the order the texts cite (summary, answer, sub-answers),
+    one per distinct claim and citation."""
     by_id = {c.id: c for c in result.citations}
-    rows = []
+    rows, seen = [], set()
     for claim in result.citation_check.claims:
         cited = by_id.get(claim.id)
-        if cited is None:
+        key = (claim_key(claim.claim), claim.id)
+        if cited is None or key in seen:
             continue
+        seen.add(key)
         page = cited.page_at(claim.quote_start)
         page_end = cited.page_at(max(claim.quote_end - 1, claim.quote_start))
         rows.append(
@@ -65,6 +70,11 @@ def evidence_rows(result: AnswerResult) -> list[EvidenceRow]:
             )
         )
     return rows
+
+
+def claim_key(claim: str) -> str:
+    """What makes two claims the same row: their words, case and spacing aside."""
+    return " ".join(claim.lower().split())
 
 
 def evidence_csv(rows: list[EvidenceRow]) -> str:

@@ -13,14 +13,14 @@ note), so a reference manager imports each study once. CSV is the evidence table
 render through this module.
 
 Everything the Markdown report quotes (the question, texts, titles, quotes, file names, sections, links) stays
-text wherever the file is rendered: HTML's ``<``, ``>`` and ``&`` become entities, Markdown's link brackets
-and emphasis marks in one-line fields are escaped (a text's ``[n]`` citation markers are kept), and only
-http(s) URLs become links.
+text wherever the file is rendered, escaped for Markdown only: a ``<`` that would open an HTML tag, comment or
+autolink and an ``&`` that would open an entity become entities (``p<0.001`` and ``A & B`` stay as written),
+Markdown's link brackets and emphasis marks in one-line fields are escaped (a text's ``[n]`` citation markers
+are kept), and only http(s) URLs become links. BibTeX escapes its own special characters, RIS and CSV none.
 """
 
 from __future__ import annotations
 
-import html
 import re
 from collections.abc import Sequence
 from urllib.parse import quote
@@ -188,19 +188,22 @@ _URL_SAFE = ":/?#[]@!$&'()*+,;=%~"
 
 
 def _html(text: str) -> str:
-    """``<``, ``>`` and ``&`` as entities: a renderer shows them, never reads them as markup."""
-    return html.escape(text, quote=False)
+    """What a Markdown renderer would read as HTML, as text: a ``<`` before a letter, ``/``, ``!`` or ``?`` (a
+    tag, comment or autolink) and an ``&`` starting an entity become entities; any other ``<``, ``>`` or ``&``
+    (``p<0.001``, ``A & B``) is shown as it is and stays as written."""
+    return re.sub(r"<(?=[A-Za-z/!?])", "&lt;", re.sub(r"&(?=#?\w+;)", "&amp;", text))
 
 
 def _md_prose(text: str) -> str:
     """A text the report quotes as paragraphs (summary, answer, sub-answer): HTML as text, square brackets
-    escaped except in citation markers (``CITATION_RE``: no link can be made), the text's own headings and emphasis kept."""
+    escaped except in citation markers (``CITATION_RE``: no link can be made), a line's leading ``>`` escaped,
+    the text's own headings and emphasis kept."""
     out, last = [], 0
     for match in CITATION_RE.finditer(text):
         out += [_escape_brackets(_html(text[last : match.start()])), match.group()]
         last = match.end()
     out.append(_escape_brackets(_html(text[last:])))
-    return "".join(out)
+    return re.sub(r"^(\s{0,3})>", r"\1\\>", "".join(out), flags=re.M)  # a line of its own, not a block quote
 
 
 def _escape_brackets(text: str) -> str:

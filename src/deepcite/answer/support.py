@@ -24,7 +24,9 @@ The quote: :meth:`CitationSupport.match` also says *which words* of the passage 
 passage sentence that scores best for it (by its own lexical share when the sentence is verbatim, else by
 the same weighted lexical-and-cosine score the check uses, sentence by sentence), widened by a neighbouring
 sentence while that adds claim terms, up to ``answer.citations.quote_max_sentences``; as character offsets into the
-passage text.
+passage text, at most ``answer.citations.quote_max_chars`` characters: a longer stored "sentence" (a block of
+a filing the ingest split as one) is split again and the choice made among its sentences, and a run with no
+sentence end (a table's text) is narrowed to the window of whole words holding the most claim terms.
 
 Usage::
 
@@ -37,6 +39,7 @@ Usage::
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Sequence
 from typing import NamedTuple, Protocol, runtime_checkable
@@ -46,7 +49,7 @@ from cachetools import LRUCache
 from pydantic import BaseModel
 
 from deepcite.answer.citations import SupportMatch
-from deepcite.config import AnswerSettings
+from deepcite.config import AnswerSettings, CitationSettings
 from deepcite.errors import LLMError
 from deepcite.llm.client import LLMClient
 from deepcite.llm.deadline import PartWriter, failure_reason
@@ -261,19 +264,17 @@ class CitationSupport:
     def _quote(
         self, terms: set[str], passage: str, spans: Sequence[tuple[int, int]], scores: np.ndarray
     ) -> tuple[int, int]:
-        """The best-scoring sentence's span, widened by the neighbour that adds the most claim terms while
-        one does, up to ``answer.citations.quote_max_sentences`` sentences."""
-        first = last = int(np.argmax(scores))
-        covered = _share(terms, passage[spans[first][0] : spans[last][1]])
-        while last - first + 1 < self._settings.citations.quote_max_sentences:
-            options = [(first - 1, last)] if first > 0 else []
-            options += [(first, last + 1)] if last + 1 < len(spans) else []
-            gains = [(_share(terms, passage[spans[a][0] : spans[b][1]]), a, b) for a, b in options]
-            best = max(gains, default=None, key=lambda g: g[0])
-            if best is None or best[0] <= covered:
-                break
-            covered, first, last = best
-        return spans[first][0], spans[last][1]
+        """The best-scoring sentence's span, widened by neighbours (:func:`_widened`); a span longer than
+        ``answer.citations.quote_max_chars`` (a stored "sentence" holding several) is chosen again among the
+        sentences the splitter finds in it, and one still longer narrowed to its best window of words."""
+        settings = self._settings.citations
+        start, end = _widened(terms, passage, spans, int(np.argmax(scores)), settings)
+        if end - start > settings.quote_max_chars:
+            inner = [(start + a, start + b) for a, b in sentence_spans(passage[start:end])]
+            if len(inner) > 1:
+                shares = [_share(terms, passage[a:b]) for a, b in inner]
+                start, end = _widened(terms, passage, inner, int(np.argmax(shares)), settings)
+        return _narrowed(terms, passage, start, end, settings.quote_max_chars)
 
     def _sentence_vector(self, sentence: str) -> np.ndarray:
         with self._lock:
@@ -293,6 +294,45 @@ class CitationSupport:
             with self._lock:
                 self._passages[key] = cached
         return cached
+
+
+def _widened(
+    terms: set[str], passage: str, spans: Sequence[tuple[int, int]], best: int, settings: CitationSettings
+) -> tuple[int, int]:
+    """Sentence ``best``'s span widened by the neighbour that adds the most claim terms while one does, up to
+    ``quote_max_sentences`` sentences and ``quote_max_chars`` characters."""
+    first = last = best
+    covered = _share(terms, passage[spans[first][0] : spans[last][1]])
+    while last - first + 1 < settings.quote_max_sentences:
+        options = [(first - 1, last)] if first > 0 else []
+        options += [(first, last + 1)] if last + 1 < len(spans) else []
+        options = [(a, b) for a, b in options if spans[b][1] - spans[a][0] <= settings.quote_max_chars]
+        gains = [(_share(terms, passage[spans[a][0] : spans[b][1]]), a, b) for a, b in options]
+        found = max(gains, default=None, key=lambda g: g[0])
+        if found is None or found[0] <= covered:
+            break
+        covered, first, last = found
+    return spans[first][0], spans[last][1]
+
+
+def _narrowed(terms: set[str], passage: str, start: int, end: int, most: int) -> tuple[int, int]:
+    """``passage[start:end]`` when at most ``most`` characters long, else the window of whole words of at most
+    ``most`` characters in it holding the largest share of ``terms`` (the first such window)."""
+    if end - start <= most:
+        return start, end
+    words = [(m.start() + start, m.end() + start) for m in re.finditer(r"\S+", passage[start:end])]
+    best, best_share, last = (start, start + most), -1.0, 0
+    for first, (window_start, _) in enumerate(words):
+        last = max(last, first)
+        while last + 1 < len(words) and words[last + 1][1] - window_start <= most:
+            last += 1
+        window_end = min(words[last][1], window_start + most)  # a single word longer than ``most`` is cut
+        share = _share(terms, passage[window_start:window_end])
+        if share > best_share:
+            best, best_share = (window_start, window_end), share
+        if last + 1 == len(words):
+            break  # this window reaches the end: every later one is a part of it
+    return best
 
 
 _PassageKey = tuple[str, tuple[tuple[int, int], ...]]

@@ -87,6 +87,9 @@ class CitationSettings(Section):
     # a citation's quote: the passage sentence that supports its claim best, widened by a neighbour while
     # that adds claim terms, up to this many sentences (answer/support.py)
     quote_max_sentences: int = Field(default=2, ge=1)
+    # ... and at most this many characters: no widening past it, and a "sentence" longer than that (a passage
+    # with no sentence ends, a table's text) is narrowed to the window of words holding the most claim terms
+    quote_max_chars: int = Field(default=600, ge=40)
 
 
 class AnswerGuardSettings(Section):
