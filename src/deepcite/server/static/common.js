@@ -298,6 +298,13 @@ window.deepcite = (function () {
     return parts.join(" · ");
   }
 
+  /** "1 passage", "3 passages": a count with its noun in the right number (plural: the noun for many). */
+  function plural(n, one, many) {
+    return n + " " + (n === 1 ? one : many || one + "s");
+  }
+
+  /** A passage's links (viewer, original file, PMID, DOI, web page), separated by " · " so their texts never
+      run together. */
   function sourceLinks(chunk) {
     const links = [];
     const view = viewHref(chunk);
@@ -320,7 +327,7 @@ window.deepcite = (function () {
       }
       links.push(el("a", { href: chunk.url, target: "_blank", rel: "noopener" }, (isWeb(chunk) ? "Web: " : "") + host));
     }
-    return links;
+    return links.flatMap((link, i) => (i ? [" · ", link] : [link]));
   }
 
   /** One source as a list item: [n] title, badges, meta, links (used by the sources and evidence lists). */
@@ -489,6 +496,6 @@ window.deepcite = (function () {
   return {
     el, clear, show, safeHref, getJSON, postJSON, streamEvents, errorText,
     citedFragment, renderAnswer, sourceItem, sourceMeta, sourceLinks, isWeb, pubmedUrl, doiUrl,
-    pageLabel, pageAt, whereLabel, fileHref, viewHref, authHeaders, readError, lengthCounter,
+    pageLabel, pageAt, whereLabel, fileHref, viewHref, authHeaders, readError, lengthCounter, plural,
   };
 })();

@@ -3,7 +3,7 @@
 "use strict";
 
 (function () {
-  const { el, clear, show, getJSON, streamEvents, authHeaders, readError } = window.deepcite;
+  const { el, clear, show, getJSON, streamEvents, authHeaders, readError, plural } = window.deepcite;
   const form = document.getElementById("upload-form");
   if (!form) return;
 
@@ -193,8 +193,8 @@
   function describe(file) {
     if (file.status === "skipped") return file.message || file.reason || "";
     const parts = [];
-    if (typeof file.pages === "number") parts.push(file.pages + (file.pages === 1 ? " page" : " pages"));
-    if (typeof file.chunks === "number" && file.chunks) parts.push(file.chunks + " passages");
+    if (typeof file.pages === "number") parts.push(plural(file.pages, "page"));
+    if (typeof file.chunks === "number" && file.chunks) parts.push(plural(file.chunks, "passage"));
     if (file.ocr_pages) parts.push(file.ocr_pages + " read by OCR");
     return parts.join(", ");
   }

@@ -6,7 +6,7 @@
 "use strict";
 
 (function () {
-  const { el, clear, show, getJSON, streamEvents, renderAnswer, sourceItem, pageAt, lengthCounter } = window.deepcite;
+  const { el, clear, show, getJSON, streamEvents, renderAnswer, sourceItem, pageAt, lengthCounter, plural } = window.deepcite;
   const form = document.getElementById("research-form");
   if (!form) return;
 
@@ -190,7 +190,7 @@
       if (!infos.length) return;
       clear(ui.collection);
       for (const info of infos) {
-        const label = info.name + (typeof info.chunks === "number" ? " (" + info.chunks + " passages)" : "");
+        const label = info.name + (typeof info.chunks === "number" ? " (" + plural(info.chunks, "passage") + ")" : "");
         ui.collection.append(el("option", { value: info.name, selected: info.name === wanted }, label));
       }
     } catch (err) {
@@ -228,6 +228,15 @@
     clear(ui.error);
     ui.error.append(el("h2", {}, "Something went wrong"), el("p", {}, message));
     show(ui.error, true);
+    bringIntoView(ui.error);
+  }
+
+  /** Scroll a live part of the page (an error, the first hop) into the screen when it is off it; the reader's
+   *  place is kept when it is already in view. */
+  function bringIntoView(node) {
+    const box = node.getBoundingClientRect();
+    if (box.top >= 0 && box.top < window.innerHeight - Math.min(box.height, window.innerHeight / 3)) return;
+    node.scrollIntoView({ block: "nearest" });
   }
 
   async function start() {
@@ -312,7 +321,7 @@
     const threshold = coverage.threshold ?? 0.5;
     const pct = coverage.coverage_percentage ?? hop.coverage_percentage;
     const meta = [];
-    if (found !== undefined) meta.push(found + " documents found" + (typeof fresh === "number" ? " (" + fresh + " new)" : ""));
+    if (found !== undefined) meta.push(plural(found, "document") + " found" + (typeof fresh === "number" ? " (" + fresh + " new)" : ""));
     if (total !== undefined) meta.push(total + " in evidence");
     if (typeof pct === "number") meta.push(Math.round(pct) + "% of aspects covered");
     if (hop.decision) meta.push("decision: " + hop.decision + (hop.reason ? " (" + hop.reason + ")" : ""));
@@ -345,6 +354,7 @@
       )
     );
     ui.status.textContent = "Hop " + number + " done…";
+    if (ui.hopList.children.length === 1) bringIntoView(ui.hops);
   }
 
   /* ---------- answers ---------- */
@@ -416,15 +426,75 @@
 
   function renderSources(citations) {
     clear(ui.sourceList);
-    for (const chunk of citations) ui.sourceList.append(sourceItem(run.citations.get(Number(chunk.id)) || chunk, run.citations, false));
+    for (const cited of citations) {
+      const chunk = run.citations.get(Number(cited.id)) || cited;
+      const item = sourceItem(chunk, run.citations, false);
+      const remove = removeDocumentButton(chunk);
+      if (remove) item.append(" ", remove);
+      ui.sourceList.append(item);
+    }
     show(ui.sources, citations.length > 0);
+  }
+
+  /* ---------- removing a cited document from its collection (DELETE /api/collections/{c}/documents/{id}) ---------- */
+
+  /** A "Remove document" button for a cited passage's document; none for a web page. */
+  function removeDocumentButton(chunk) {
+    if (!chunk.doc_id || !chunk._collection || window.deepcite.isWeb(chunk)) return null;
+    const name = chunk.file || chunk.title || chunk.doc_id; // the file name: what the reader added
+    const button = el("button", { type: "button", class: "secondary remove-document", "aria-label": "Remove document: " + name }, "Remove document");
+    button.addEventListener("click", () => removeDocument(chunk, name, button));
+    return button;
+  }
+
+  async function removeDocument(chunk, name, button) {
+    const asked =
+      "Remove \u201c" + name + "\u201d from the collection " + chunk._collection + "? Its passages and original file are deleted; " +
+      "saved answers keep their quotes and say the document was removed.";
+    if (!window.confirm(asked)) return;
+    const { authHeaders, readError } = window.deepcite;
+    button.disabled = true;
+    const id = String(chunk.doc_id).split("/").map(encodeURIComponent).join("/");
+    const url = "/api/collections/" + encodeURIComponent(chunk._collection) + "/documents/" + id;
+    const response = await fetch(url, { method: "DELETE", headers: authHeaders() });
+    if (!response.ok) {
+      button.disabled = false;
+      showError("Could not remove \u201c" + name + "\u201d: " + (await readError(response)).message);
+      return;
+    }
+    markRemoved(chunk.doc_id);
+    ui.status.textContent = "\u201c" + name + "\u201d was removed from " + chunk._collection + ".";
+    await loadCollections(ui.collection.value); // the collection's passage count
+  }
+
+  /** Every source of the removed document says so (its quote and viewer link stay: the viewer shows it as cited). */
+  function markRemoved(docId) {
+    for (const item of document.querySelectorAll("li[data-source-id]")) {
+      const cited = run.citations.get(Number(item.dataset.sourceId));
+      if (!cited || cited.doc_id !== docId || item.querySelector(".removed-notice")) continue;
+      const button = item.querySelector(".remove-document");
+      if (button) button.remove();
+      item.append(el("p", { class: "notice removed-notice" }, "This document was removed from the collection after the answer was written."));
+    }
   }
 
   /* ---------- evidence table: each cited sentence, the quote of the passage it cites, the verdict ---------- */
 
+  /** One claim per distinct sentence and citation, the first said (the summary's before the answer's): the
+   *  rule of answer/evidence.py evidence_rows, which the downloads use. */
+  function distinctClaims(claims) {
+    const seen = new Set();
+    return claims.filter((claim) => {
+      const key = String(claim.claim).toLowerCase().split(/\s+/).filter(Boolean).join(" ") + "\u0000" + claim.id;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
+  }
+
   function renderEvidence(result) {
     clear(ui.evidenceBody);
-    const claims = (result.citation_check && result.citation_check.claims) || [];
+    const claims = distinctClaims((result.citation_check && result.citation_check.claims) || []);
     for (const claim of claims) {
       const chunk = run.citations.get(Number(claim.id));
       if (!chunk) continue;
@@ -480,7 +550,7 @@
       rerun.addEventListener("click", () => rerunSaved(info.id));
       const remove = el("button", { type: "button", class: "secondary past-delete", "aria-label": "Delete: " + info.question }, "Delete");
       remove.addEventListener("click", () => deleteSaved(info.id));
-      const meta = [when(info.created_at), info.cited + " passages cited"];
+      const meta = [when(info.created_at), plural(info.cited, "passage") + " cited"];
       if (info.rerun_of) meta.push("re-run");
       ui.pastList.append(
         el("li", { "data-answer-id": info.id }, open, " ", el("span", { class: "meta" }, meta.join(" · ")), " ", rerun, " ", remove)

@@ -12,7 +12,7 @@
    cited one. Untrusted text reaches the DOM only as text nodes. When done, #viewer gets data-ready
    ("pdf" or "text") and data-highlight (the marked text), which the browser tests read. common.js (a
    deferred classic script, run before this module) provides window.deepcite. */
-const { el, clear, getJSON, authHeaders, readError } = window.deepcite;
+const { el, clear, getJSON, authHeaders, readError, plural } = window.deepcite;
 const root = document.getElementById("viewer");
 const status = document.getElementById("viewer-status");
 const params = new URLSearchParams(window.location.search);
@@ -156,7 +156,7 @@ function showText(view, cited, quote) {
     }
     article.append(paragraph);
   }
-  finish("text", marks, quote, view.passages.length + " stored passages");
+  finish("text", marks, quote, plural(view.passages.length, "stored passage"));
 }
 
 function finish(kind, marks, quote, where) {
