@@ -18,8 +18,11 @@ dense dimension and BM25 statistics, replaced atomically via a temp file and ``o
 is built in a temporary folder beside its place and renamed there whole, so a creation interrupted
 half-way is invisible, and two processes creating it at once make one collection.
 
-Qdrant's engine locks a shard for the process that opened it: a process that finds it held gets
-:class:`~deepcite.errors.CollectionBusyError` naming the holder (see :mod:`~deepcite.retrieval.shared_dir`);
+Qdrant's engine locks a shard for the process that opened it, but only after it has read (and repaired) the
+shard's segments, which breaks the holder's writes; so a store takes ``shard.lock`` before it opens a shard
+and keeps it until it closes the shard. A process that finds it held gets
+:class:`~deepcite.errors.CollectionBusyError` naming the holder, without having read a file of the shard
+(see :mod:`~deepcite.retrieval.shared_dir`);
 files Qdrant's engine cannot read give :class:`~deepcite.errors.CollectionDamagedError`. Within a process
 every shard has its own lock.
 """
@@ -82,11 +85,15 @@ from deepcite.retrieval.qdrant_engine_hooks import (
 from deepcite.retrieval.qdrant_engine_store import QdrantEngineStore
 from deepcite.retrieval.shared_dir import (
     HOLDER_FILE,
+    LOCK_FILE,
+    busy_error,
     claim,
     create_atomically,
+    lock_shard,
     qdrant_failure,
     release,
     remove_folder,
+    unlock_shard,
     write_json_atomically,
 )
 
@@ -208,6 +215,7 @@ class EdgeStore(QdrantEngineStore):
                 f"cannot create the index folder {self.root}: {exc}; check DEEPCITE_DATA_DIR"
             ) from exc
         self._shards: dict[str, EdgeShard] = {}
+        self._held: dict[str, int | None] = {}  # shard locks taken: kept while a shard is reloaded
         # Edge's IDF counts a deleted or moved point until its segment is rebuilt; reloading the shard
         # rebuilds the sparse index from live points, so a write that removed points ends with a reload.
         self._stale_idf: set[str] = set()
@@ -220,13 +228,24 @@ class EdgeStore(QdrantEngineStore):
         return qdrant_failure(name, exc, self.root, self.settings.data_dir)
 
     def _open(self, name: str) -> EdgeShard:
-        """Load the shard (taking Qdrant's lock on it) and record this process as its holder."""
+        """Take the shard's lock (refused as busy, before any file of the shard is read, when another process
+        or store holds it), load the shard and record this process as its holder."""
+        if name not in self._held:
+            try:
+                self._held[name] = lock_shard(self.root / name / LOCK_FILE)
+            except BlockingIOError:
+                raise busy_error(name, self.root / name, self.settings.data_dir) from None
         try:
             shard = EdgeShard.load(str(self.root / name / SHARD_DIR))
         except Exception as exc:  # the binding raises plain exceptions
+            self._unlock(name)
             raise (self._failure(name, exc) or exc) from None
         claim(self.root / name / HOLDER_FILE)
         return shard
+
+    def _unlock(self, name: str) -> None:
+        if name in self._held:
+            unlock_shard(self._held.pop(name))
 
     def _shard(self, name: str) -> _GuardedShard:
         with self._lock(name):
@@ -265,6 +284,7 @@ class EdgeStore(QdrantEngineStore):
                 self._open(name).close()  # never remove a collection another process holds
         else:
             shard.close()
+        self._unlock(name)
         release(self.root / name / HOLDER_FILE)
         self._meta_path(name).unlink()  # invisible first, then removed
         remove_folder(self.root / name)
@@ -278,10 +298,11 @@ class EdgeStore(QdrantEngineStore):
 
     def write_meta(self, name: str, meta: CollectionMeta) -> None:
         if name in self._shards:
-            self._shards[name].flush()  # points durable before the statistics that count them
+            self._shard(name).flush()  # points durable before the statistics that count them
         if name in self._stale_idf:
             self._stale_idf.discard(name)
-            self._shards.pop(name).close()
+            self._shard(name).close()  # reloaded on next use; this store keeps the shard's lock meanwhile
+            self._shards.pop(name)
         write_json_atomically(self._meta_path(name), meta.to_dict())
 
     def qdrant_hold(self, name: str) -> None:
@@ -311,11 +332,9 @@ class EdgeStore(QdrantEngineStore):
         }
 
     def qdrant_scroll(self, name: str, conditions: list[f.Condition]) -> Iterator[tuple[str, dict[str, Any]]]:
-        shard = self._shard(name)
-
         def page(offset: Any) -> tuple[Sequence[Any], Any]:
-            with self._lock(name):
-                return shard.scroll(
+            with self._lock(name):  # the shard of now: a write between two pages may have reloaded it
+                return self._shard(name).scroll(
                     ScrollRequest(
                         offset=offset,
                         limit=self.settings.store.upsert_batch,
@@ -371,3 +390,5 @@ class EdgeStore(QdrantEngineStore):
                 shard.close()
                 release(self.root / name / HOLDER_FILE)
         self._shards.clear()
+        for name in list(self._held):
+            self._unlock(name)

@@ -2,7 +2,14 @@
 named.
 
 Qdrant's Edge engine locks a shard for the process that opened it (its WAL is locked), so a second process
-cannot open the same collection. This module makes that state visible and safe:
+cannot open the same collection; but it takes that lock only after it has opened the shard's segments, and
+opening them replays and truncates their journals: a load that then fails on the lock has already broken
+the holder's next flush ("Tracker journal … is shorter than expected"). This module makes that state
+visible and safe:
+
+- a **shard lock** (``<collection>/shard.lock``, an exclusive ``flock``) is taken before Qdrant's engine
+  opens a shard and held until it is closed, so a second process (or a second store in one process) is
+  refused before it reads a file of the shard (:func:`lock_shard`);
 
 - a **holder file** (``<collection>/holder.json``: pid, command, when) is written atomically when a process
   opens a collection's shard and removed when it closes it; a process that fails to open a shard reads it
@@ -20,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import fcntl
 import json
 import os
 import re
@@ -35,6 +43,7 @@ from typing import Any
 from deepcite.errors import CollectionBusyError, CollectionDamagedError, DeepciteError, InputError
 
 HOLDER_FILE = "holder.json"
+LOCK_FILE = "shard.lock"
 SERVER_FILE = "server.json"
 _CREATING = ".creating-"  # prefix of a collection folder being built: .creating-<name>.<pid>.<random>
 _DROPPING = ".dropping-"  # prefix of a collection folder being removed
@@ -56,6 +65,31 @@ def write_json_atomically(path: Path, data: dict[str, Any]) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def lock_shard(path: Path) -> int | None:
+    """Take the exclusive lock at ``path`` (created if missing) for as long as the returned descriptor is open;
+    ``None`` when the folder is read-only (nothing can write the shard then). Raises ``BlockingIOError`` when
+    another process, or another open of the same file, holds it. The lock dies with the process."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    except OSError:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        except OSError:
+            return None
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BaseException:
+        os.close(fd)
+        raise
+    return fd
+
+
+def unlock_shard(fd: int | None) -> None:
+    """Release a lock :func:`lock_shard` took."""
+    if fd is not None:
+        os.close(fd)
 
 
 def _process_start(pid: int) -> int | None:
