@@ -31,7 +31,7 @@ async def test_svt_ablation_reaches_electrophysiologists_through_the_fill(
     response = await ask(shared_finder, "I need SVT ablation")
     assert response.intent.q_patient == "svt ablation"
     assert response.intent.clear is True
-    assert response.filled_from_intent is True and "added" in str(response.fill_reason)
+    assert response.debug.filled_from_intent is True and "added" in str(response.debug.fill_reason)
     top = response.results[0]
     assert top.primary_specialty == "CARDIAC ELECTROPHYSIOLOGY"
     assert top.source == "intent_fill" and top.bm25 is None
@@ -313,7 +313,7 @@ async def test_a_swapped_stage_runs_in_its_place(shared_finder: PractitionerFind
     request = PractitionerQuery(user_query="I need SVT ablation")
     filled = await shared_finder.search(request)
     unfilled = await finder.search(request)
-    assert filled.filled_from_intent and not unfilled.filled_from_intent
+    assert filled.debug.filled_from_intent and not unfilled.debug.filled_from_intent
     assert len(seen) == 1  # the swapped stage ran once, where the fill was
     assert "intent_fill" not in {r.source for r in unfilled.results}
     assert unfilled.timings_ms.stage_a > 0 and unfilled.timings_ms.stage_b > 0

@@ -178,8 +178,8 @@ def _print_response(response, explain: bool = False) -> None:  # type: ignore[no
                 for m in response.specialties
             )
         )
-    if response.filled_from_intent:
-        lines.append(f"[yellow]filled from intent[/]: {response.fill_reason}")
+    if response.debug.filled_from_intent:
+        lines.append(f"[yellow]filled from intent[/]: {response.debug.fill_reason}")
     console.print(Panel("\n".join(lines), title="intent", expand=False))
     for note in response.notes:
         console.print(f"[bold yellow]note:[/] {note}")

@@ -256,7 +256,7 @@ async def _evaluate(
             "messages": query.messages,
             "emergency": shown.emergency.level if shown.emergency else None,
             "urgent": query.urgent,
-            "filled_from_intent": shown.filled_from_intent,
+            "filled_from_intent": shown.debug.filled_from_intent,
             "clear": shown.intent.clear,
             "primary_intent": shown.intent.clinical.primary_intent,
             "specialties": [m.specialty for m in shown.specialties],

@@ -4,8 +4,9 @@ Request: ``{userQuery, messages?, location?, locationMode?, limit?}``; ``locatio
 ``{city, state, zip}`` or a string such as ``"Portland, ME"``; ``messages`` are the earlier turns (user and
 assistant), oldest first. Response: ``{emergency, results, specialties, intent: {q_patient, intent_terms,
 anchor_phrases, negative_terms, clear, insights, general, clinical}, timings_ms: {analysis, semantic, stage_a,
-stage_b}, analysis_used, filled_from_intent, fill_reason, reason, notes, location}``; ``emergency`` comes
-first and is set for crisis and emergency requests. Each result carries its ``explanation``.
+stage_b}, analysis_used, reason, notes, location, debug: {stage_a_candidates, on_intent, filled_from_intent,
+fill_reason, candidates}}``; ``emergency`` comes first and is set for crisis and emergency requests. Each result
+carries its ``reasons`` (patient-facing words) and its ``explanation`` (every score part, for developers).
 """
 
 from __future__ import annotations
@@ -68,10 +69,11 @@ class Adjustment(BaseModel):
 
 class SpecialtyMatch(BaseModel):
     """A specialty the request points to and why: the semantic stage (with the similarity and the NUCC
-    definition sentence, name or cue that matched), the LLM, the population the care is for, or urgency."""
+    definition sentence, name or cue that matched), the LLM, the offline clinical intent (its best-fit
+    specialties), the population the care is for (a negative boost: not for them), or urgency."""
 
     specialty: str
-    source: Literal["semantic", "llm", "population", "urgency"]
+    source: Literal["semantic", "llm", "intent", "population", "urgency"]
     boost: float = Field(description="Added to the score of every practitioner of this specialty.")
     similarity: float | None = None
     matched_text: str | None = None
@@ -108,8 +110,11 @@ class PractitionerResult(PractitionerProfile):
     specialty_definition: str | None = Field(
         default=None, description="The primary specialty in plain words."
     )
+    reasons: list[str] = Field(
+        default_factory=list, description="Why this practitioner fits, in words a patient reads (no scores)."
+    )
     explanation: list[str] = Field(
-        default_factory=list, description="Why this practitioner is here, in words."
+        default_factory=list, description="Every score part behind the place, step by step (for developers)."
     )
     proximity: Proximity | None = None
 
@@ -142,6 +147,16 @@ class Timings(BaseModel):
     semantic: float = 0.0
 
 
+class SearchDebug(BaseModel):
+    """How the pipeline reached the results, for developers and logs; never shown to a patient."""
+
+    stage_a_candidates: int = 0  # BM25 hits on the patient's words
+    on_intent: int = 0  # of those, the ones fitting the intent
+    filled_from_intent: bool = False
+    fill_reason: str | None = None
+    candidates: int = 0  # every candidate stage B ranked (stage A, fills)
+
+
 class PractitionerSearchResponse(BaseModel):
     """Results, the intent behind them, timings, and how the answer was reached."""
 
@@ -155,8 +170,11 @@ class PractitionerSearchResponse(BaseModel):
     intent: IntentReport
     timings_ms: Timings
     analysis_used: dict[str, AnalysisUse]
-    filled_from_intent: bool = False
-    fill_reason: str | None = None
     reason: str | None = Field(default=None, description="Why the results are empty, when they are.")
-    notes: list[str] = Field(default_factory=list)
+    notes: list[str] = Field(
+        default_factory=list, description="What the patient should know (urgency, place)."
+    )
     location: Location | None = None
+    debug: SearchDebug = Field(
+        default_factory=SearchDebug, description="The pipeline's counts, for developers."
+    )

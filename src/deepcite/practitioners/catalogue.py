@@ -19,6 +19,7 @@ from typing import Generic, Literal, TypeVar
 from pydantic import BaseModel, Field
 
 from deepcite.practitioners.taxonomy import read_data_file
+from deepcite.practitioners.words import Reading
 from deepcite.text import raw_tokens, tokenize
 
 TriggerKind = Literal["procedure", "diagnosis", "specialty", "symptom", "term", "general"]
@@ -116,18 +117,36 @@ class Intent(BaseModel):
 
 
 class UrgencyRule(BaseModel):
+    """An urgency level, the words that call for it and the advice shown. ``onset_cues`` count only when the
+    conversation also says it is happening now (an onset marker: "chest pain" + "started ten minutes ago")."""
+
     level: Literal["crisis", "emergency", "urgent"]
     cues: list[str]
     note: str
     specialties: list[str] = Field(default_factory=list)  # listed after the guidance, for crisis/emergency
+    onset_cues: list[str] = Field(default_factory=list)
 
 
 class PopulationRule(BaseModel):
-    """Who the care is for (a child, an older adult), the words that say so, and the specialties for them."""
+    """Who the care is for (a child, an older adult, a pregnancy): the words and ages that say so, the
+    specialties that care for them, the ``variants`` that replace a general specialty for them ("FAMILY
+    PRACTICE" -> "PEDIATRIC MEDICINE"), the specialties ``not_for`` them, and the reason a patient reads."""
 
     label: str
     cues: list[str]
     specialties: list[str]
+    min_age: int | None = None
+    max_age: int | None = None
+    variants: dict[str, str] = Field(default_factory=dict)
+    not_for: list[str] = Field(default_factory=list)
+    reason: str = ""  # "cares for children"
+    not_for_reason: str = ""  # "mostly cares for adults"
+
+    def fits_age(self, age: int) -> bool:
+        """Whether a person of ``age`` belongs to this population (a rule with no bounds takes no age)."""
+        if self.min_age is None and self.max_age is None:
+            return False
+        return (self.min_age is None or age >= self.min_age) and (self.max_age is None or age <= self.max_age)
 
 
 class PreferenceRule(BaseModel):
@@ -162,12 +181,36 @@ class Catalogue(BaseModel):
     segment_words: list[str] = Field(
         default_factory=list
     )  # words a request is split at for the semantic stage
+    # how words are read (deepcite.practitioners.words): contractions kept whole and expanded, lay words read
+    # clinically, the phrasal particles trigger phrases keep, the words cue matching skips
+    contractions: dict[str, str] = Field(default_factory=dict)
+    lay_terms: dict[str, str] = Field(default_factory=dict)
+    particles: list[str] = Field(default_factory=list)
+    cue_skip_words: list[str] = Field(default_factory=list)
+    # urgency that fits: onset markers make an onset cue count; a past marker before (or a time-ago phrase after)
+    # an emergency cue makes it a past event
+    onset_markers: list[str] = Field(default_factory=list)
+    past_before: list[str] = Field(default_factory=list)
+    past_after: list[str] = Field(default_factory=list)
     intents: list[Intent]
 
     @classmethod
     def load(cls) -> Catalogue:
         """The catalogue shipped with deepcite (cached)."""
         return _packaged_catalogue()
+
+    @cached_property
+    def reading(self) -> Reading:
+        """How this catalogue reads a request's words."""
+        return Reading(self.contractions, self.lay_terms, frozenset(self.particles))
+
+    def cue_key(self, text: str) -> list[str]:
+        """The key urgency, population, preference and uncertainty cues are matched by."""
+        return self.reading.cue_key(text, self._cue_skipped)
+
+    @cached_property
+    def _cue_skipped(self) -> frozenset[str]:
+        return frozenset(self.cue_skip_words)
 
     @cached_property
     def by_id(self) -> dict[str, Intent]:
@@ -177,28 +220,42 @@ class Catalogue(BaseModel):
     def trigger_matcher(self) -> PhraseMatcher[Trigger]:
         entries: list[tuple[str, Trigger]] = []
         for intent in self.intents:
-            kinds = {phrase_key(p): k for p, k in intent.triggers()}
+            kinds = {tuple(self.reading.key(p)): k for p, k in intent.triggers()}
             entries.extend((p, Trigger(p, k, intent.id)) for p, k in intent.triggers())
             for abbreviation, expansion in intent.abbreviations.items():
-                kind = kinds.get(phrase_key(expansion), "diagnosis")
+                kind = kinds.get(tuple(self.reading.key(expansion)), "diagnosis")
                 entries.append((abbreviation, Trigger(abbreviation, kind, intent.id, expansion)))
-        return PhraseMatcher(entries)
+        return PhraseMatcher(entries, key=self.reading.key)
 
     @cached_property
     def uncertainty_matcher(self) -> PhraseMatcher[str]:
-        return PhraseMatcher(((cue, cue) for cue in self.uncertainty_cues), key=raw_tokens)
+        return PhraseMatcher(((cue, cue) for cue in self.uncertainty_cues), key=self.cue_key)
 
     @cached_property
     def urgency_matcher(self) -> PhraseMatcher[UrgencyRule]:
-        return PhraseMatcher(((cue, rule) for rule in self.urgency for cue in rule.cues), key=raw_tokens)
+        return PhraseMatcher(((cue, rule) for rule in self.urgency for cue in rule.cues), key=self.cue_key)
+
+    @cached_property
+    def onset_cue_matcher(self) -> PhraseMatcher[UrgencyRule]:
+        return PhraseMatcher(((cue, r) for r in self.urgency for cue in r.onset_cues), key=self.cue_key)
+
+    @cached_property
+    def time_matcher(self) -> PhraseMatcher[str]:
+        """Onset markers ("onset") and past markers before ("before") and after ("after") an urgency cue."""
+        entries = [
+            *((m, "onset") for m in self.onset_markers),
+            *((m, "before") for m in self.past_before),
+            *((m, "after") for m in self.past_after),
+        ]
+        return PhraseMatcher(entries, key=self.cue_key)
 
     @cached_property
     def preference_matcher(self) -> PhraseMatcher[str]:
-        return PhraseMatcher(((cue, r.label) for r in self.preferences for cue in r.cues), key=raw_tokens)
+        return PhraseMatcher(((cue, r.label) for r in self.preferences for cue in r.cues), key=self.cue_key)
 
     @cached_property
     def population_matcher(self) -> PhraseMatcher[PopulationRule]:
-        return PhraseMatcher(((cue, r) for r in self.populations for cue in r.cues), key=raw_tokens)
+        return PhraseMatcher(((cue, r) for r in self.populations for cue in r.cues), key=self.cue_key)
 
     def segments(self, text: str) -> list[str]:
         """The parts of a request between ``segment_words`` and punctuation, each with a non-filler word."""

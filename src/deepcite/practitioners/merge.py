@@ -95,7 +95,10 @@ def specialty_matches(
     when the catalogue or the LLM already has a confident intent (unless the similarity reaches
     ``semantic.strong_similarity``: a near-verbatim match of a specialty's cue stands on its own); the LLM's likely specialties that the
     directory holds get the scaled boost; the population's and the urgency level's specialties get
-    ``ranking.population_boost`` and ``ranking.urgency_boost``.
+    ``ranking.population_boost`` (``ranking.population_symptom_boost`` when the request names no procedure or
+    diagnosis) and ``ranking.urgency_boost``; a population's variant of a specialty the request
+    points to (a child's "PEDIATRIC MEDICINE" for "FAMILY PRACTICE") gets ``ranking.population_variant_boost``, and
+    the specialties not for that population lose ``ranking.population_penalty``.
     """
     confident = (
         clinical.primary_intent != "unknown" and general.confidence >= settings.semantic.catalogue_confidence
@@ -116,21 +119,45 @@ def specialty_matches(
             )
         )
     named: list[tuple[str, str, float]] = []
+    r = settings.ranking
     if clinical_from_llm:
         boost = settings.semantic.boost * settings.semantic.catalogue_factor
         named += [(name, "llm", boost) for name in clinical.likely_subspecialties]
+    else:
+        top = catalogue.by_id.get(clinical.primary_intent)
+        first = {name.strip().upper() for name in (top.specialties if top else [])}
+        named += [
+            (
+                name,
+                "intent",
+                r.intent_specialty_boost
+                * (1.0 if name.strip().upper() in first else r.secondary_intent_factor),
+            )
+            for name in clinical.likely_subspecialties
+        ]
     population = catalogue.population_of(insights.population)
     if population is not None:
-        named += [(name, "population", settings.ranking.population_boost) for name in population.specialties]
+        # a named procedure or diagnosis goes to its specialist first; a symptom to those who care for them
+        own = r.population_boost if general.specificity in CLEAR_SPECIFICITIES else r.population_symptom_boost
+        named += [(name, "population", own) for name in population.specialties]
+        asked = {m.specialty for m in out} | {
+            s.strip().upper() for s in [*clinical.likely_subspecialties, *general.likely_subspecialties]
+        }
+        variants = {v for base, v in population.variants.items() if base.strip().upper() in asked}
+        named += [(variant, "population", r.population_variant_boost) for variant in sorted(variants)]
+        named += [(name, "population", -r.population_penalty) for name in population.not_for]
     rule = catalogue.urgency_rule(insights.urgency)
     if rule is not None:
         named += [(name, "urgency", settings.ranking.urgency_boost) for name in rule.specialties]
-    seen = {(m.specialty, m.source) for m in out}
-    for name, source, boost in named:
+    summed: dict[tuple[str, str], float] = {}  # a specialty named twice by one source (a population's own
+    for name, source, boost in named:  # and its variant) gets both boosts; an intent's first naming counts
         key = (name.strip().upper(), source)
-        if boost > 0 and key[0] in known and key not in seen:
-            seen.add(key)
-            out.append(SpecialtyMatch(specialty=key[0], source=source, boost=round(boost, 4)))  # type: ignore[arg-type]
+        if key[0] in known and not (source == "intent" and key in summed):
+            summed[key] = summed.get(key, 0.0) + boost
+    seen = {(m.specialty, m.source) for m in out}
+    for (name, source), boost in summed.items():
+        if boost != 0 and (name, source) not in seen:
+            out.append(SpecialtyMatch(specialty=name, source=source, boost=round(boost, 4)))  # type: ignore[arg-type]
     for match in out:
         match.definition = taxonomy.plain_definition(match.specialty)
     return out
@@ -143,4 +170,5 @@ def request_specialties(
     likely specialties): a strong literal stage-A match of one of them keeps the stage-B floor."""
     named = [m.specialty for m in matches if m.source in ("semantic", "llm")]
     named += [s.strip().upper() for s in [*clinical.likely_subspecialties, *general.likely_subspecialties]]
-    return sorted({s for s in named if s in known})
+    unfit = {m.specialty for m in matches if m.boost < 0}  # not for who the care is for
+    return sorted({s for s in named if s in known and s not in unfit})

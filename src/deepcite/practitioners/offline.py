@@ -7,6 +7,7 @@ code. The intents kept for a query are the best one plus any scoring at least
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import get_args
 
@@ -16,9 +17,11 @@ from deepcite.practitioners.catalogue import (
     IntentMatch,
     PhraseMatcher,
     Specificity,
+    UrgencyRule,
     match_intents,
 )
 from deepcite.practitioners.schemas import ClinicalIntent, GeneralIntent, Insights
+from deepcite.practitioners.words import APOSTROPHES
 from deepcite.text import raw_tokens
 
 # most specific first: the order of the Specificity values
@@ -35,10 +38,14 @@ class Conversation:
     location: str | None = None
 
     @property
+    def user_turns(self) -> list[str]:
+        """What the patient wrote, turn by turn: earlier user messages, then the current request."""
+        return [*(content for role, content in self.messages if role == "user"), self.user_query]
+
+    @property
     def patient_text(self) -> str:
         """Everything the patient wrote: earlier user messages, then the current request."""
-        said = [content for role, content in self.messages if role == "user"]
-        return "\n".join([*said, self.user_query])
+        return "\n".join(self.user_turns)
 
     def transcript(self) -> str:
         """The conversation as ``role: text`` lines, for an LLM prompt."""
@@ -124,11 +131,71 @@ def find_city(text: str, catalogue: Catalogue, cities: list[str]) -> str | None:
     return None
 
 
+_AGE_WORDS = r"(?:years?|yrs?)[ -]old|y/?o\b"
+_INFANT_WORDS = r"(?:months?|weeks?|days?)[ -]old"
+_AGE = re.compile(
+    rf"\b(\d{{1,3}})[ -]?(?:(?P<years>{_AGE_WORDS})|(?P<infant>{_INFANT_WORDS}))"
+    r"|\b(?:i'?m|i am|he'?s|she'?s|he is|she is|who is|who's|aged?)\s+(?P<stated>\d{1,3})\b(?!\s*(?:weeks?|months?|days?))"
+    r"|\bin (?:my|his|her|their) (?P<decade>[1-9]0)s\b"
+)
+
+
+def stated_age(text: str) -> int | None:
+    """The last age the text states: "my 4 year old", "she's 88", "6 months old" (0), "in his 80s"."""
+    ages: list[int] = []
+    for match in _AGE.finditer(text.lower().translate(APOSTROPHES)):
+        if match.group("infant"):
+            ages.append(0)
+        elif match.group("years") or match.group("stated"):
+            ages.append(int(match.group(1) or match.group("stated")))
+        elif match.group("decade"):
+            ages.append(int(match.group("decade")))
+    return ages[-1] if ages else None
+
+
 def find_population(conversation: Conversation, catalogue: Catalogue) -> str | None:
-    """Who the care is for, from the patient's words; the latest mention wins, so a follow-up such as
-    "actually, it's for my daughter" changes it."""
-    found = catalogue.population_matcher.find_in(conversation.patient_text)
-    return found[-1][2][0].label if found else None
+    """Who the care is for, from the patient's words: the latest turn that says so wins, so a follow-up such
+    as "actually, it's for my daughter" changes it; within a turn a stated age wins over a cue word, and the
+    last cue over earlier ones."""
+    for turn in reversed(conversation.user_turns):
+        age = stated_age(turn)
+        if age is not None:
+            rule = next((r for r in catalogue.populations if r.fits_age(age)), None)
+            if rule is not None:
+                return rule.label
+        found = catalogue.population_matcher.find_in(turn)
+        if found:
+            return found[-1][2][0].label
+    return None
+
+
+def urgency_cues(
+    conversation: Conversation, catalogue: Catalogue, settings: PractitionerSettings
+) -> list[tuple[UrgencyRule, str]]:
+    """The urgency rules the conversation calls for, each with the words that did, as a triage nurse reads
+    them: an onset cue ("chest pain") counts only with an onset marker anywhere in the conversation ("started
+    ten minutes ago", "right now"); an emergency or urgent cue with a past marker up to
+    ``analysis.past_window`` words before it ("after a heart attack", "since my stroke") or a time-ago phrase
+    after it in the same turn ("my stroke two years ago") is a past event and counts for nothing. A crisis cue
+    always counts."""
+    window = settings.analysis.past_window
+    turns = conversation.user_turns
+    marks = [catalogue.time_matcher.find_in(turn) for turn in turns]
+    now = any(kind == "onset" for found in marks for _, _, kinds in found for kind in kinds)
+    out: list[tuple[UrgencyRule, str]] = []
+    for turn, found_marks in zip(turns, marks, strict=True):
+        before = [start + len(key) for start, key, kinds in found_marks if "before" in kinds]
+        after = [start for start, _, kinds in found_marks if "after" in kinds]
+        cues = catalogue.urgency_matcher.find_in(turn)
+        if now:
+            cues += catalogue.onset_cue_matcher.find_in(turn)
+        for start, key, rules in cues:
+            end = start + len(key)
+            past = any(start - window <= b <= start for b in before) or any(a >= end for a in after)
+            for rule in rules:
+                if rule.level == "crisis" or not past:
+                    out.append((rule, " ".join(key)))
+    return out
 
 
 def offline_insights(
@@ -139,7 +206,7 @@ def offline_insights(
     all_matches = match_intents(text, catalogue)
     symptoms = [t.phrase for m in all_matches for t in m.triggers if t.kind == "symptom"]
     preferences = [label for _, _, labels in catalogue.preference_matcher.find_in(text) for label in labels]
-    levels = {rule.level for _, _, rules in catalogue.urgency_matcher.find_in(text) for rule in rules}
+    levels = {rule.level for rule, _ in urgency_cues(conversation, catalogue, settings)}
     urgency = next((level for level in URGENCY_ORDER if level in levels), "routine")
     kept = kept_intents(text, catalogue, settings)
     specialty = kept[0].intent.specialties[0] if kept else None

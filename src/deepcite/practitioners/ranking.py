@@ -344,8 +344,15 @@ def _describe(adjustment: Adjustment, matches: list[SpecialtyMatch]) -> str:
             f"{value} specialty {match.specialty}: the request is close to its {match.matched_kind} "
             f"{match.matched_text!r} (similarity {match.similarity:.2f})"
         )
-    reasons = {"llm": "named by the LLM", "population": "cares for who the patient is", "urgency": "urgency"}
+    reasons = {
+        "llm": "named by the LLM",
+        "intent": "treats what the request is about",
+        "population": "cares for who the patient is",
+        "urgency": "urgency",
+    }
     why = reasons.get(match.source, "") if match is not None else ""
+    if match is not None and match.source == "population" and match.boost < 0:
+        why = "not for who the patient is"
     return f"{value} specialty {term}" + (f": {why}" if why else "")
 
 

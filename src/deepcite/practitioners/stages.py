@@ -9,6 +9,7 @@ location, a request in another language) sets ``done``.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 
 from deepcite.models import Filters
@@ -37,6 +38,8 @@ from deepcite.practitioners.ranking import (
 )
 from deepcite.practitioners.records import Practitioner
 from deepcite.practitioners.semantic import SpecialtySimilarity
+
+log = logging.getLogger(__name__)
 
 
 @stage("analysis", reads=("conversation", "specialties"), writes=("analyses", "proposals", "semantic_ms"))
@@ -94,7 +97,7 @@ def merge_analyses(state: FinderState, context: FinderContext) -> None:
         state.notes.append(note)
     state.merged = merged
     state.response = PractitionerSearchResponse(
-        emergency=replies.emergency(catalogue, state.conversation, analyses),
+        emergency=replies.emergency(catalogue, state.conversation, analyses, s),
         results=[],
         specialties=merged.specialties,
         intent=replies.intent_report(merged, analyses),
@@ -131,12 +134,12 @@ def refuse_foreign_words(state: FinderState, context: FinderContext) -> None:
 
 @stage("stage_a", reads=("merged", "location", "filtering", "year"), writes=("candidates",))
 def run_stage_a(state: FinderState, context: FinderContext) -> None:
-    """BM25 on the patient's own words (top ``ranking.stage_a_k``, quality boosts), intent terms matched."""
+    """BM25 on the patient's own words as meant (top ``ranking.stage_a_k``, quality boosts: "can't" searched as
+    "cannot"), intent terms matched."""
     merged = merged_of(state)
     lookup = context.directory.get_many
-    state.candidates = stage_a(
-        context.index, lookup, merged.q_patient, context.settings, _filters(state), state.year
-    )
+    words = context.catalogue.reading.meant_text(merged.q_patient)
+    state.candidates = stage_a(context.index, lookup, words, context.settings, _filters(state), state.year)
     for candidate in state.candidates:
         match_intent(candidate, merged)
 
@@ -150,6 +153,8 @@ def fill_from_intent(state: FinderState, context: FinderContext) -> None:
     """Fewer on-intent candidates than requested: add BM25 searches on the intent terms and anchors."""
     s, merged = context.settings, merged_of(state)
     fitting = sum(on_intent(c, s) for c in state.candidates)
+    debug = response_of(state).debug
+    debug.stage_a_candidates, debug.on_intent = len(state.candidates), fitting
     if fitting >= state.limit:
         return
     existing = {c.npi for c in state.candidates}
@@ -157,13 +162,13 @@ def fill_from_intent(state: FinderState, context: FinderContext) -> None:
     added = fill_candidates(context.index, lookup, merged, existing, s, _filters(state), state.year)
     if not added:
         return
-    response = response_of(state)
-    response.filled_from_intent = True
-    response.fill_reason = (
+    debug.filled_from_intent = True
+    debug.fill_reason = (
         f"stage A found {len(state.candidates)} candidates for the patient's words, {fitting} of them fitting "
         f"the intent (fewer than the {state.limit} requested); added {len(added)} from the intent terms and "
         "anchor phrases"
     )
+    log.info("practitioner search: %s", debug.fill_reason)
     state.candidates.extend(added)
 
 
@@ -189,10 +194,13 @@ def fill_from_specialties(state: FinderState, context: FinderContext) -> None:
     )
 
 
-@stage("stage_b", reads=("candidates", "merged"), writes=("candidates", "ranked"))  # re-scores in place
+@stage(
+    "stage_b", reads=("candidates", "merged", "response"), writes=("candidates", "ranked", "response")
+)  # re-scores in place
 def run_stage_b(state: FinderState, context: FinderContext) -> None:
     """Intent, anchor, specialty and negative terms re-score the candidates, then the floor; best first."""
     state.ranked = stage_b(state.candidates, merged_of(state), context.settings)
+    response_of(state).debug.candidates = len(state.ranked)
 
 
 @stage(
@@ -243,7 +251,9 @@ def write_results(state: FinderState, context: FinderContext) -> None:
     intent = context.catalogue.by_id.get(primary)
     label = intent.label if intent else (primary if primary != "unknown" else None)
     response.results = [
-        replies.result(context.taxonomy, c, state.year, state.nearby, merged, label)
+        replies.result(
+            context.taxonomy, context.catalogue, c, state.year, state.nearby, merged, analyses, label
+        )
         for c in state.ranked[: state.limit]
     ]
     if not response.results:
