@@ -28,6 +28,8 @@ their ``_sync`` forms) and :meth:`ingest`. :meth:`close` releases what the Engin
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from types import TracebackType
@@ -39,6 +41,7 @@ from deepcite.app.practitioners import Practitioners
 from deepcite.app.resources import Resources
 from deepcite.app.saved import Saved
 from deepcite.config import Settings
+from deepcite.errors import DeepciteError
 from deepcite.ingest.report import IngestReport
 from deepcite.llm.client import LLMClient
 from deepcite.models import Document
@@ -46,6 +49,10 @@ from deepcite.research.agent import ResearchResult
 from deepcite.retrieval.embedders import Embedder
 from deepcite.retrieval.store import SearchStore
 from deepcite.service import AskResponse, Groups, HopCallback, QuestionRequest, SearchRequest, SearchResponse
+
+log = logging.getLogger(__name__)
+
+WARM_QUERY = "warm start"  # what Engine.warm encodes and searches: any words do
 
 
 class Engine:
@@ -67,6 +74,7 @@ class Engine:
         self.saved = Saved(settings)
         self.answers = Answers(self.resources, self.corpus, self.saved)
         self.practitioners = Practitioners(self.resources)
+        self.warm_s: float | None = None  # seconds :meth:`warm` took, once it ran
 
     def sharing(self, settings: Settings) -> Engine:
         """Another Engine under ``settings`` (an evaluated settings profile) on this one's store and embedder:
@@ -86,6 +94,48 @@ class Engine:
     def start(self) -> None:
         """Start the background cleanup of expired response contexts."""
         self.resources.contexts.start()
+
+    def warm(self) -> float:
+        """Build now what a first question would build on first use, and return the seconds it took: the
+        store, the embedding model (a sentence encoded), the LLM and its adapters, the reranker, the web
+        source, the answer writer and citation check, and the default collection's research agent (the
+        collection searched once, the sentences of ``server.warm_passages`` passages found embedded, and one
+        research hop run when no LLM or web source would be asked). ``deepcite serve`` calls it before it takes requests
+        (``server.warm_start``), so the first question is as quick as the next. A default collection that
+        is missing or cannot be read is left for the first question to report."""
+        started = time.perf_counter()
+        r = self.resources
+        _ = (
+            r.store,
+            r.llm,
+            r.reranker,
+            r.hyde,
+            r.grader,
+            r.hop_chooser,
+            r.web_source,
+            r.generator,
+        )  # built once
+        r.support.prime([WARM_QUERY], [WARM_QUERY])
+        name = self.settings.server.default_collection
+        try:
+            collection = self.corpus.collection(name)
+            self.answers.agent(collection)
+            k = min(self.settings.server.warm_passages, self.settings.search.max_k)
+            found = self.search(SearchRequest(query=WARM_QUERY, collection=name, k=max(k, 1)))
+            # the model's first batches of passage-length texts are slow: these now, their vectors cached
+            r.support.prime([WARM_QUERY], found.hits[:k])
+            if (
+                r.llm is None and r.web_source is None
+            ):  # offline: one research hop, which asks nothing of anyone
+                topic = (
+                    found.hits[0].title if found.hits else WARM_QUERY
+                )  # a question in the collection's words
+                asked = f"What do the sources say about {topic}, and why does it matter?"
+                self.research_sync(QuestionRequest(query=asked, collection=name, max_hops=1))
+        except DeepciteError as exc:
+            log.warning("warm start: the default collection %r was not opened (%s)", name, exc)
+        self.warm_s = time.perf_counter() - started
+        return self.warm_s
 
     def close(self) -> None:
         """Stop the context cleanup and the ingest jobs; close the practitioner directory, and the store if

@@ -188,6 +188,7 @@ def test_health_docs_and_collections(client: httpx.Client) -> None:
     health = client.get("/healthz").json()
     assert health["status"] == "ok" and health["auth"] is True
     assert 0 <= health["contexts"] <= health["context_cap"]
+    assert health["ready"] is True and health["warm_s"] > 0  # models loaded before the first request
     assert client.get("/docs").status_code == 200
     spec = client.get("/openapi.json").json()
     paths = spec["paths"]

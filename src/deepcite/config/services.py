@@ -147,6 +147,12 @@ class ServerSettings(Section):
     max_document_id_chars: int = 512  # a longer id in /files/{collection}/{document_id} is refused
     job_history: int = 100  # upload jobs kept for GET /api/jobs/{job_id} (oldest finished ones go first)
     disconnect_poll_s: float = 0.5  # how often a long JSON request checks that its client is still there
+    # load the models, the store and the default collection before the server takes requests (Engine.warm), so
+    # the first question is as quick as the next; off: each is built on first use
+    warm_start: bool = True
+    # ... and embeds the sentences of this many of the default collection's passages (found by one search, at
+    # most search.max_k), which the model's first batches of passage-length text make slow otherwise
+    warm_passages: int = Field(default=50, ge=0)
     # the CLI going through a running server (deepcite ingest/search --server, or found via server.json)
     client_timeout_s: float = Field(default=300.0, gt=0)  # one HTTP request to the server
     client_poll_s: float = Field(default=0.5, gt=0)  # how often an upload's ingest job is asked for

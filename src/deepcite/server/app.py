@@ -14,6 +14,8 @@ The app holds one :class:`~deepcite.engine.Engine` on ``app.state.engine``; rout
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -39,6 +41,8 @@ from deepcite.server.errors import install_error_handlers
 from deepcite.server.limits import BodySizeLimit
 from deepcite.version import __version__
 
+log = logging.getLogger(__name__)
+
 
 def create_app(
     engine: Engine | Settings,
@@ -59,6 +63,9 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         engine.start()  # the background cleanup of expired contexts
+        if settings.server.warm_start:  # the models loaded before the first request, not by it
+            seconds = await asyncio.to_thread(engine.warm)
+            log.info("warm start: models and the default collection ready in %.1f s", seconds)
         try:
             yield
         finally:

@@ -16,7 +16,8 @@ router = APIRouter()
 
 @router.get("/healthz", response_model=HealthResponse, tags=["meta"])
 async def healthz(request: Request, engine: EngineDep) -> HealthResponse:
-    """Liveness: the version, the context store's size against its cap, and whether auth is on."""
+    """Liveness: the version, the context store's size against its cap, whether auth is on, and whether the
+    models are loaded (``ready``; the server takes requests only once they are, under ``server.warm_start``)."""
     authenticator: Authenticator = request.app.state.authenticator
     return HealthResponse(
         status="ok",
@@ -24,6 +25,8 @@ async def healthz(request: Request, engine: EngineDep) -> HealthResponse:
         contexts=engine.answers.context_count(),
         context_cap=engine.settings.answer.context.max_count,
         auth=authenticator.enabled,
+        ready=engine.warm_s is not None or not engine.settings.server.warm_start,
+        warm_s=None if engine.warm_s is None else round(engine.warm_s, 2),
     )
 
 

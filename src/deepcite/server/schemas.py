@@ -33,3 +33,7 @@ class HealthResponse(BaseModel):
     contexts: int
     context_cap: int
     auth: bool
+    # the models and the default collection are loaded (server.warm_start), or warm start is off and each
+    # loads on first use; warm_s: the seconds loading took
+    ready: bool
+    warm_s: float | None = None
