@@ -52,16 +52,16 @@ class PractitionerRankingSettings(Section):
     negative_penalty_min: float = 1.0
     negative_penalty_max: float = 3.0
     # population (a child, an older adult) and urgency (crisis, emergency) cues name specialties of their own
-    population_boost: float = 0.6
-    population_symptom_boost: float = 0.6  # the same when the request names no procedure or diagnosis
+    population_boost: float = 1.5
+    population_symptom_boost: float = 2.5  # the same when the request names no procedure or diagnosis
     # a population's variant of a specialty the request points to (a child's pediatrics for family practice),
     # and the penalty of the specialties not for that population (internal medicine for a child)
     population_variant_boost: float = 1.0
     population_penalty: float = 1.0
-    urgency_boost: float = 2.0
+    urgency_boost: float = 4.0
     # the offline clinical intent's best-fit specialties (its first intent's in full, the others' times the
     # factor); off when an LLM names the specialties
-    intent_specialty_boost: float = 0.0
+    intent_specialty_boost: float = 1.0
     secondary_intent_factor: float = 0.5
     # stage A is "short" when fewer than the requested results fit the intent (at least this many intent
     # terms, or an anchor phrase): the candidate set is then filled by BM25 searches on the intent terms

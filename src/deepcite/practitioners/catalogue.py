@@ -139,6 +139,7 @@ class PopulationRule(BaseModel):
     max_age: int | None = None
     variants: dict[str, str] = Field(default_factory=dict)
     not_for: list[str] = Field(default_factory=list)
+    excludes_intents: list[str] = Field(default_factory=list)  # intents its cue words may trigger wrongly
     reason: str = ""  # "cares for children"
     not_for_reason: str = ""  # "mostly cares for adults"
 

@@ -54,9 +54,14 @@ class Conversation:
         return "\n".join(lines)
 
 
-def kept_intents(text: str, catalogue: Catalogue, settings: PractitionerSettings) -> list[IntentMatch]:
-    """The intents a text is about: the best, and those close enough to it."""
-    matches = match_intents(text, catalogue)
+def kept_intents(
+    conversation: Conversation, catalogue: Catalogue, settings: PractitionerSettings
+) -> list[IntentMatch]:
+    """The intents the patient's words are about: the best, and those close enough to it, leaving out those
+    the population the care is for excludes (a baby's yellow skin is no pregnancy)."""
+    rule = catalogue.population_of(find_population(conversation, catalogue))
+    excluded = set(rule.excludes_intents) if rule is not None else set()
+    matches = [m for m in match_intents(conversation.patient_text, catalogue) if m.intent.id not in excluded]
     if not matches:
         return []
     floor = matches[0].score * settings.analysis.secondary_intent_ratio
@@ -79,7 +84,7 @@ def offline_general(
 ) -> GeneralIntent:
     """Specificity, confidence, anchors and expansions from the catalogue's trigger phrases."""
     text = conversation.patient_text
-    matches = kept_intents(text, catalogue, settings)
+    matches = kept_intents(conversation, catalogue, settings)
     if not matches:
         return GeneralIntent(goal="find a practitioner", confidence=catalogue.confidence["none"])
     uncertain = bool(catalogue.uncertainty_matcher.find_in(text))
@@ -106,7 +111,7 @@ def offline_clinical(
     conversation: Conversation, catalogue: Catalogue, settings: PractitionerSettings
 ) -> ClinicalIntent:
     """The best intent's id, expansion and negative terms, and the kept intents' specialties."""
-    matches = kept_intents(conversation.patient_text, catalogue, settings)
+    matches = kept_intents(conversation, catalogue, settings)
     if not matches:
         return ClinicalIntent(primary_intent="unknown")
     top = matches[0].intent
@@ -208,7 +213,7 @@ def offline_insights(
     preferences = [label for _, _, labels in catalogue.preference_matcher.find_in(text) for label in labels]
     levels = {rule.level for rule, _ in urgency_cues(conversation, catalogue, settings)}
     urgency = next((level for level in URGENCY_ORDER if level in levels), "routine")
-    kept = kept_intents(text, catalogue, settings)
+    kept = kept_intents(conversation, catalogue, settings)
     specialty = kept[0].intent.specialties[0] if kept else None
     population = find_population(conversation, catalogue)
     found = None if conversation.location else find_city(text, catalogue, cities)

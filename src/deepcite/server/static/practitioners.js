@@ -1,5 +1,6 @@
 /* Practitioner page: sends the request (with the earlier requests of this conversation as messages), shows
-   crisis/emergency guidance first, then result cards with their explanations, and the intent panel. */
+   crisis/emergency guidance first, then result cards with their reasons in plain words, and how the request
+   was read. A follow-up re-runs the search with every earlier request. */
 "use strict";
 
 (function () {
@@ -94,96 +95,43 @@
     }
   }
 
-  function list(value) {
-    if (!value) return [];
-    if (Array.isArray(value)) return value;
-    if (typeof value === "object") return Object.entries(value).map(([k, v]) => ({ name: k, value: v }));
-    return [value];
-  }
-
-  function chip(item, kind) {
-    if (item && typeof item === "object") {
-      const name = item.name || item.term || item.phrase || item.reason || item.kind || "";
-      const value = typeof item.value === "number" ? item.value : item.weight ?? item.boost ?? item.penalty ?? item.amount;
-      const text = typeof value === "number" ? name + " " + (value >= 0 ? "+" : "") + value.toFixed(2) : String(name);
-      return el("li", { class: "chip " + kind }, text);
-    }
-    return el("li", { class: "chip " + kind }, String(item));
-  }
-
-  function reasonRow(label, items, kind) {
-    const values = list(items);
-    if (!values.length) return [];
-    return [el("dt", {}, label), el("dd", {}, el("ul", { class: "chips" }, values.map((v) => chip(v, kind))))];
-  }
-
   function address(p) {
     const street = p.address || "";
     const place = [p.city, [p.state, p.zip].filter(Boolean).join(" ")].filter(Boolean).join(", ");
     return [street, place].filter(Boolean).join(", ");
   }
 
-  const KIND_LABELS = {
-    bm25: "words of your request",
-    rating: "rating",
-    reviews: "reviews",
-    experience: "experience",
-    intent_term: "intent term",
-    anchor_phrase: "phrase",
-    negative_term: "off-topic term",
-    specialty: "specialty",
-    floor: "strong literal match kept",
-    reserved_slot: "reserved place",
+  const PROXIMITY = {
+    same_zip: "in your ZIP code",
+    same_city: "in your city",
+    same_state: "in your state",
+    elsewhere: "further away",
   };
 
-  function adjustments(result, wantPositive) {
-    return (result.adjustments || [])
-      .filter((a) => a.kind !== "bm25" && (wantPositive ? a.value > 0 : a.value < 0))
-      .map((a) => ({ name: (KIND_LABELS[a.kind] || a.kind) + (a.term ? " “" + a.term + "”" : ""), value: a.value }));
-  }
-
+  // what a patient reads: who, where, and why in words (the reasons); scores and the pipeline's terms stay in
+  // the API (explanation, adjustments, debug)
   function card(result, index) {
-    const p = result.practitioner || result;
-    const name = [p.name, p.credential].filter(Boolean).join(", ");
-    const specialties = p.specialties || [p.primary_specialty, ...(p.secondary_specialties || [])].filter(Boolean);
-    const score = typeof result.score === "number" ? result.score : result.final_score;
-    const found =
-      result.source === "intent_fill"
-        ? "Found through the intent terms (your own words matched no profile)"
-        : result.source === "specialty_fill"
-          ? "A practitioner of a specialty your request points to"
-          : typeof result.bm25 === "number"
-          ? "Your words matched the profile (BM25 " + result.bm25.toFixed(2) + ")"
-          : null;
+    const name = [result.name, result.credential].filter(Boolean).join(", ");
+    const specialties = [result.primary_specialty, ...(result.secondary_specialties || [])].filter(Boolean);
     const extra = [];
     if (typeof result.years_of_experience === "number") extra.push(result.years_of_experience + " years of experience");
-    if (result.proximity) extra.push(String(result.proximity).replace("_", " "));
+    if (result.proximity) extra.push(PROXIMITY[result.proximity] || String(result.proximity).replace("_", " "));
+    const reasons = result.reasons || [];
     return el(
       "li",
       { class: "result", "aria-labelledby": "result-" + index },
-      typeof score === "number" ? el("span", { class: "score" }, "score " + score.toFixed(2)) : null,
       el("h3", { id: "result-" + index }, (index + 1) + ". " + (name || "Unnamed practitioner")),
       specialties.length ? el("p", { class: "specialty" }, specialties.join(" · ")) : null,
       result.specialty_definition ? el("p", { class: "definition" }, result.specialty_definition) : null,
-      p.organisation || p.organization ? el("p", { class: "where" }, p.organisation || p.organization) : null,
-      address(p) ? el("p", { class: "where" }, address(p)) : null,
-      el("p", { class: "where" }, ["NPI " + p.npi, ...extra].join(" · ")),
-      el(
-        "dl",
-        { class: "reasons", "aria-label": "Why this practitioner" },
-        found ? [el("dt", {}, "Match"), el("dd", {}, found)] : [],
-        reasonRow("Matched intent terms", result.matched_intent_terms || result.matched_terms, ""),
-        reasonRow("Matched phrases", result.matched_anchor_phrases, "plus"),
-        reasonRow("Boosts", adjustments(result, true), "plus"),
-        reasonRow("Penalties", adjustments(result, false), "minus"),
-        result.matched_intent ? [el("dt", {}, "Matched intent"), el("dd", {}, result.matched_intent)] : []
-      ),
-      (result.explanation || []).length
+      result.organisation ? el("p", { class: "where" }, result.organisation) : null,
+      address(result) ? el("p", { class: "where" }, address(result)) : null,
+      el("p", { class: "where" }, ["NPI " + result.npi, ...extra].join(" · ")),
+      reasons.length
         ? el(
-            "details",
-            { class: "explanation" },
-            el("summary", {}, "Why here, step by step"),
-            el("ul", {}, result.explanation.map((line) => el("li", {}, line)))
+            "div",
+            { class: "reasons", "aria-label": "Why this practitioner" },
+            el("h4", {}, "Why this practitioner"),
+            el("ul", {}, reasons.map((line) => el("li", {}, line)))
           )
         : null
     );
@@ -206,59 +154,47 @@
     if (!results.length) ui.list.append(el("li", { class: "notice" }, "No practitioner in the directory matches this request."));
     const notes = [];
     if (response.reason) notes.push(response.reason);
-    if (response.filled_from_intent && response.fill_reason) notes.push(response.fill_reason);
     if (Array.isArray(response.notes)) notes.push(...response.notes);
     ui.note.textContent = notes.join(" ");
     show(ui.note, notes.length > 0);
     show(ui.results, true);
-    renderIntent({ ...response.intent, specialties: response.specialties }, response.analysis_used);
+    renderIntent({ ...response.intent, specialties: response.specialties });
   }
 
   function intentRow(label, value) {
     if (value === undefined || value === null || value === "" || (Array.isArray(value) && !value.length)) return [];
-    let shown;
-    if (Array.isArray(value)) shown = el("ul", { class: "chips" }, value.map((v) => chip(v, "")));
-    else if (typeof value === "object") shown = Object.entries(value).filter(([, v]) => v !== null && v !== "" && !(Array.isArray(v) && !v.length)).map(([k, v]) => k + ": " + (Array.isArray(v) ? v.join(", ") : typeof v === "object" ? JSON.stringify(v) : v)).join(" · ");
-    else shown = typeof value === "boolean" ? (value ? "yes" : "no") : String(value);
+    const shown = Array.isArray(value) ? el("ul", { class: "chips" }, value.map((v) => el("li", { class: "chip" }, v))) : String(value);
     return [el("dt", {}, label), el("dd", {}, shown)];
   }
 
-  function analysisText(used) {
-    if (!used || typeof used !== "object") return null;
-    return Object.entries(used)
-      .map(([name, use]) => name + ": " + (use.source || "?") + (use.fallback_reason ? " (" + use.fallback_reason + ")" : ""))
-      .join(" · ");
+  const HOW_SOON = {
+    crisis: "Now: please use the crisis guidance above",
+    emergency: "Now: please use the emergency guidance above",
+    urgent: "Soon: within a day or two",
+    routine: "A regular appointment",
+  };
+  const FOR_WHOM = { child: "A child", "older adult": "An older adult", pregnancy: "A pregnancy" };
+
+  function title(text) {
+    return text.toLowerCase().replace(/(^|[\s/(])([a-z])/g, (m, a, b) => a + b.toUpperCase());
   }
 
-  function renderIntent(intent, analysisUsed) {
+  // how the request was read, in the patient's terms: their words, whom it is for, how soon, which kinds of
+  // practitioner fit (no confidence, terms or boosts)
+  function renderIntent(intent) {
     clear(ui.intentList);
     if (!intent) {
       show(ui.intent, false);
       return;
     }
-    const general = intent.general || {};
-    const clinical = intent.clinical || {};
     const insights = intent.insights || {};
+    const fitting = (intent.specialties || []).filter((m) => m.boost > 0).map((m) => title(m.specialty));
     ui.intentList.append(
-      ...intentRow("Your request, cleaned", intent.q_patient),
-      ...intentRow("Summary", insights.summary),
-      ...intentRow("Clinical intent", clinical.primary_intent),
-      ...intentRow("Specificity", general.specificity),
-      ...intentRow("Confidence", typeof general.confidence === "number" ? general.confidence.toFixed(2) : general.confidence),
-      ...intentRow("Clear request (penalties on)", intent.clear),
-      ...intentRow("Intent terms", intent.intent_terms),
-      ...intentRow("Anchor phrases", intent.anchor_phrases),
-      ...intentRow("Negative terms", intent.negative_terms),
-      ...intentRow("Likely subspecialties", clinical.likely_subspecialties || general.likely_subspecialties),
-      ...intentRow(
-        "Specialties matched",
-        (intent.specialties || []).map((m) => ({ name: m.specialty + " (" + m.source + ")", value: m.boost }))
-      ),
-      ...intentRow("For", insights.population),
-      ...intentRow("Location mentioned", insights.location),
-      ...intentRow("Symptoms", insights.symptoms),
-      ...intentRow("Urgency", insights.urgency),
-      ...intentRow("Analysis used", analysisText(analysisUsed))
+      ...intentRow("Your words", intent.q_patient),
+      ...intentRow("For", FOR_WHOM[insights.population] || insights.population),
+      ...intentRow("How soon", HOW_SOON[insights.urgency] || insights.urgency),
+      ...intentRow("Kinds of practitioner that fit", [...new Set(fitting)]),
+      ...intentRow("Place mentioned", insights.location)
     );
     show(ui.intent, true);
   }
