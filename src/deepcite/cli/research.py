@@ -27,7 +27,7 @@ from deepcite.cli.common import (
 )
 from deepcite.cli.sources import source_label
 from deepcite.errors import InputError
-from deepcite.models import CoverageReport, EvidencePack
+from deepcite.models import CoverageReport, EvidencePack, coverage_percent
 
 if TYPE_CHECKING:
     from deepcite.service import HopEvent
@@ -97,9 +97,10 @@ def research(
 def _print_hop(out, hop: HopEvent) -> None:  # noqa: ANN001 - a rich Console
     colour = "green" if hop.decision == "stop" else "blue"
     out.print(f"[bold]hop {hop.hop}[/] {hop.subquestion}")
+    covered = hop.coverage.total_aspects - hop.coverage.uncovered_count
     out.print(
         f"  {len(hop.selected)} selected ({hop.new_evidence} new, {hop.evidence_total} in evidence) · coverage "
-        f"{hop.coverage_percentage:.0f}% (weighted {hop.weighted_coverage:.2f})"
+        f"{coverage_percent(hop.weighted_coverage)}% ({covered} of {hop.coverage.total_aspects} aspects covered)"
     )
     if hop.uncovered_aspects:
         out.print(f"  uncovered: {'; '.join(hop.uncovered_aspects)}")
@@ -132,17 +133,19 @@ def _print_pack(pack: EvidencePack) -> None:
 
 
 def _print_coverage(coverage: CoverageReport) -> None:
+    covered = coverage.total_aspects - coverage.uncovered_count
     table = Table(
-        title=f"aspect coverage · {coverage.coverage_percentage:.0f}% · weighted {coverage.weighted_coverage:.2f}"
+        title=f"coverage {coverage_percent(coverage.weighted_coverage)}% · "
+        f"{covered} of {coverage.total_aspects} aspects covered"
     )
-    for column in ("aspect", "type", "importance", "score", "covered at hop"):
+    for column in ("aspect", "type", "importance", "coverage", "covered at hop"):
         table.add_column(column)
     for a in coverage.aspects:
         table.add_row(
             a.aspect,
             str(a.type),
             f"{a.importance:.1f}",
-            f"{a.coverage_score:.2f}",
+            f"{coverage_percent(a.coverage_score)}%",
             str(a.covered_at_hop or "-"),
         )
     console.print(table)

@@ -26,6 +26,7 @@ from deepcite.cli.common import (
     user_errors,
 )
 from deepcite.cli.sources import source_label
+from deepcite.models import coverage_percent
 
 if TYPE_CHECKING:
     from deepcite.service import AskResponse
@@ -56,7 +57,7 @@ def ask(
         if not json_out:
             err_console.print(
                 f"[dim]hop {hop.hop}: {hop.subquestion} · {hop.new_evidence} new, {hop.evidence_total} in "
-                f"evidence · coverage {hop.coverage_percentage:.0f}% · {hop.decision}[/]"
+                f"evidence · coverage {coverage_percent(hop.weighted_coverage)}% · {hop.decision}[/]"
             )
 
     with user_errors():
@@ -112,14 +113,18 @@ def print_response(response: AskResponse) -> None:
             )
         console.print(table)
     coverage = response.coverage
-    percentage, total, weighted = (
-        (coverage.coverage_percentage, coverage.total_aspects, coverage.weighted_coverage)
+    covered, total, weighted = (
+        (
+            coverage.total_aspects - coverage.uncovered_count,
+            coverage.total_aspects,
+            coverage.weighted_coverage,
+        )
         if coverage
-        else (0.0, 0, 0.0)
+        else (0, 0, 0.0)
     )
     check = response.citation_check
     console.print(
-        f"coverage {percentage:.0f}% of {total} aspects (weighted {weighted:.2f}) · citation check: {check.sentences} sentences, "
+        f"coverage {coverage_percent(weighted)}% ({covered} of {total} aspects covered) · citation check: {check.sentences} sentences, "
         f"{check.cited} cited, {check.repaired} repaired, {check.dropped} dropped, {check.invalid_ids} invalid ids, "
         f"{check.removed} unsupported citations removed "
         f"· retrieval {response.retrieval_latency_ms or 0:.0f} ms, summary {response.summary_latency_ms:.0f} ms, "

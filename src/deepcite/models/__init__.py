@@ -14,7 +14,14 @@ from deepcite.models.collections import (
     TripleCounts,
     VectorSource,
 )
-from deepcite.models.coverage import AspectCoverage, AspectType, CoverageReport, QueryAspect, question_parts
+from deepcite.models.coverage import (
+    AspectCoverage,
+    AspectType,
+    CoverageReport,
+    QueryAspect,
+    coverage_percent,
+    question_parts,
+)
 from deepcite.models.documents import ANSWER_KINDS, Chunk, Document, SourceFields, TextKind
 from deepcite.models.evidence import (
     BridgeCandidate,
@@ -43,6 +50,7 @@ __all__ = [
     "CollectionInfo",
     "CollectionStats",
     "CoverageReport",
+    "coverage_percent",
     "Document",
     "EmbedderPrecision",
     "EvidenceLink",

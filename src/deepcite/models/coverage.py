@@ -35,6 +35,13 @@ def question_parts(aspects: Sequence[QueryAspect]) -> list[QueryAspect]:
     return [a for a in aspects if a.importance >= top]
 
 
+def coverage_percent(score: float) -> int:
+    """A coverage score in [0, 1] as the whole percent every surface shows for it: in words and as its bar. A
+    hop's coverage is its ``weighted_coverage`` (aspects weighted by importance, each score capped at 1); the
+    share of aspects at the threshold is a count beside it, never drawn as a bar."""
+    return round(100 * min(1.0, max(0.0, score)))
+
+
 class AspectCoverage(BaseModel):
     """How well the selected evidence covers each aspect, and at which hop each became covered."""
 

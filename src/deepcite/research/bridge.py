@@ -157,6 +157,7 @@ def read_bridge(
     relation: str | None = None,
     own_aliases: tuple[int, int] | None = None,
     fit: Callable[[str], int] | None = None,
+    readable: Callable[[Candidate], Collection[str] | None] | None = None,
     settings: BridgeSettings,
 ) -> list[BridgeReading]:
     """The hop's candidate answers, best first (see the module docstring), at most ``settings.beam``. Stems in
@@ -165,7 +166,10 @@ def read_bridge(
     ``relation``, when given, is the hop's own step of a decomposed question ("performer of Green"): its words,
     not the whole question's, are the relation words; the question's names stay excluded. ``fit(name)`` says
     whether the candidate's own page is the kind of answer the question wants (1), clearly is not (-1) or is not
-    known (0) (:func:`~deepcite.research.answer_types.type_fit`): ``type_weight`` / ``type_mismatch_weight``."""
+    known (0) (:func:`~deepcite.research.answer_types.type_fit`): ``type_weight`` / ``type_mismatch_weight``.
+    ``readable(passage)``, when given, is the names (lower-case) a passage may give, ``None`` for all of them: a
+    document's sentences that bear on the question; a passage limited so gives neither its title nor the names
+    of a title's disambiguation."""
     question_key = entity_key(question)
     asked = content_words(question_key)
     padded = f" {question_key} "
@@ -191,10 +195,12 @@ def read_bridge(
         if value > parent.get(key, ((), 0.0))[1]:
             parent[key] = (cand.key, value)
 
+    allowed = {cand.key: readable(cand) for cand in passages} if readable is not None else {}
     for rank, cand in enumerate(passages[: settings.passages], start=1):
         weight = 1.0 / rank
         title = cand.chunk.title.strip()
-        if title:
+        limit = allowed.get(cand.key)
+        if title and limit is None:
             add(title, weight * settings.title_weight, cand, title=True)
         stems = relation_stems(relation or question, title, named)
         if settings.relation_cues:
@@ -214,7 +220,7 @@ def read_bridge(
         marks = [i for i, w in enumerate(words) if any(_relates(t, relation_words) for t in tokenize(w))]
         lead_words = len(first_sentence(text, len(text)).split())
         for name in names_in(text):
-            if own and entity_key(name) in own:
+            if (own and entity_key(name) in own) or (limit is not None and name.lower() not in limit):
                 continue
             first = name.split()[0]
             at = next((i for i, w in enumerate(words) if w == first), None)
@@ -225,6 +231,8 @@ def read_bridge(
             add(name, weight * (1.0 + settings.near_weight * near + settings.lead_weight * lead), cand)
     if settings.qualifier_weight:
         for cand in passages:  # every passage of the hop, not only its best: a title is a short read
+            if allowed.get(cand.key) is not None:
+                continue
             for name in _qualifier_names(cand.chunk.title, padded):
                 add(name, settings.qualifier_weight, cand)
     for key in scores:

@@ -25,15 +25,19 @@ hop from it would drift to an unrelated document.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from pathlib import PurePath
 
 from deepcite.config import FollowupSettings
-from deepcite.models import Candidate, SkippedQuery
+from deepcite.models import Candidate, Chunk, SkippedQuery
 from deepcite.names import names_in
+from deepcite.research.bridge import relation_stems
 from deepcite.research.entities import content_words
 from deepcite.research.followup_words import (
+    CONTRACTION_ENDINGS,
     DATE_WORDS,
+    FILE_EXTENSIONS,
     FURNITURE,
     NUMBER_WORDS,
     PHRASE_BREAKS,
@@ -43,7 +47,9 @@ from deepcite.research.followup_words import (
     STATISTICS,
     STATISTICS_SYMBOLS,
     VENUE_WORDS,
+    VERSION_WORDS,
 )
+from deepcite.retrieval.graph.extract import entity_key
 from deepcite.text import STOP_WORDS, split_sentences, tokenize
 
 STATISTICS_FRAGMENT = "a statistics fragment"
@@ -64,6 +70,9 @@ OFF_QUESTION = "read from a sentence of the document that does not bear on the q
 LETTERED = "a lettered heading or a small-caps word split apart, not a name"
 CITED_AUTHOR = "a cited work's author"
 DRIFT = "drifts from the question: shares no word with it, read from a passage that barely bears on it"
+FILE_NAME = "a file name or an identifier in code, not a name"
+CONTRACTION = "a contraction, not a name"
+VERSION_TAG = "a release or version tag, not a name"
 
 # numbers (with their separators), words (with inner apostrophes, dots and hyphens), single symbols
 _TOKEN = re.compile(r"\d+(?:[.,:/-]\d+)*|[^\W\d_]+(?:['’.-][^\W\d_]+)*\.?|[^\w\s]")
@@ -220,6 +229,102 @@ def _in_author_list(term: str, context: str) -> bool:
     return sum(bool(_PERSON.fullmatch(p)) for p in near) >= 2
 
 
+# a file's name ("wiki_duck.html") or a name in code: words joined by "_" ("snowfall_perc"), a lower-case word
+# numbered ("query1")
+_FILE_NAME = re.compile(r"\S+\.([A-Za-z0-9]{1,5})")
+_IDENTIFIER = re.compile(r"[^\W\d_]+(?:_[^\W_]+)+|[a-z]+\d+")
+_CONTRACTED = re.compile(r"([^\W\d_]+)['’]([A-Za-z]{1,2})")
+# a release: "v0.5.5", "v2", "1.2.3", "2.0.1-rc1", "RC1", "beta2" ("V2", a rocket, and "GPT-4o" are names)
+_VERSION = re.compile(
+    r"(?:[vV]\d+(?:\.\d+)+|v\d+|\d+(?:\.\d+){2,})(?:[-.+]?(?i:rc|alpha|beta|a|b|pre|dev|post)\.?\d*)?"
+    r"|(?i:rc|alpha|beta|pre|preview|dev|nightly|snapshot|post)[-.]?\d+"
+)
+_NUMBER = re.compile(r"\d+(?:\.\d+)*")
+# what parts a web page's title into its name and its site's ("Duck - Wikipedia", "Pricing | Upwork")
+_TITLE_PARTS = re.compile(r"\s+[-–—|·]\s+")
+
+
+def kind_reason(term: str) -> str | None:
+    """Why ``term`` can never name a hop whatever it was read from (``None`` when it may): a file's name or an
+    identifier in code ("wiki_duck.html", "query1"), a contraction ("We'd", "don't"), a release or version tag
+    ("RC1", "v0.5.5", "Version 2.0")."""
+    term = term.strip()
+    tokens = term.split()
+    versioned = any(t.lower() in VERSION_WORDS for t in tokens)
+    tagged = [t for t in tokens if _VERSION.fullmatch(t) or (versioned and _NUMBER.fullmatch(t))]
+    if tagged and all(t in tagged or t.lower() in VERSION_WORDS for t in tokens):
+        return VERSION_TAG
+    if len(tokens) != 1:
+        return None
+    ext = _FILE_NAME.fullmatch(term)
+    if (ext and ext.group(1).lower() in FILE_EXTENSIONS) or _IDENTIFIER.fullmatch(term):
+        return FILE_NAME
+    contracted = _CONTRACTED.fullmatch(term)
+    if contracted:
+        base, ending = contracted.group(1).lower(), contracted.group(2).lower()
+        if ending in CONTRACTION_ENDINGS and (base in STOP_WORDS or (base.endswith("n") and ending == "t")):
+            return CONTRACTION
+    return None
+
+
+def of_a_document(chunk: Chunk) -> bool:
+    """Whether the passage is part of a document whose title names the document rather than an entity: a file
+    the user ingested, or a publication (PMID, DOI or authors); an encyclopedia passage's title is its entity."""
+    return bool(chunk.file or chunk.pmid or chunk.doi or chunk.authors)
+
+
+def _name_words(name: str) -> str:
+    """The words of a name, numbers and stop words aside, in one order: "release notes Lantern" and "Lantern 2.3
+    release notes" read alike."""
+    return " ".join(sorted(w for w in content_words(entity_key(name)) if not _NUMBER.fullmatch(w)))
+
+
+def document_names(chunks: Iterable[Chunk]) -> frozenset[str]:
+    """What names the documents of ``chunks`` (those :func:`of_a_document`): each title, the parts of a web
+    page's title ("Duck" and "Wikipedia" of "Duck - Wikipedia"), the file's name and its stem, each as its words
+    (:func:`names_a_document`). A hop named so would search for a document the research holds already."""
+    names: set[str] = set()
+    for chunk in chunks:
+        if not of_a_document(chunk):
+            continue
+        title = chunk.title.strip()
+        names.update(_name_words(part) for part in [title, *_TITLE_PARTS.split(title)])
+        if chunk.file:
+            file = PurePath(chunk.file).name
+            names.update((_name_words(file), _name_words(PurePath(file).stem)))
+    names.discard("")
+    return frozenset(names)
+
+
+def names_a_document(term: str, documents: Collection[str]) -> bool:
+    """Whether ``term`` holds the words of a name of ``documents`` (:func:`document_names`) and no others, in any
+    order and numbers aside ("15 National Flag of Canada Day", "release notes Lantern")."""
+    words = _name_words(term) if documents else ""
+    return bool(words) and words in documents
+
+
+def bearing_names(chunk: Chunk, question: str, share: float) -> set[str]:
+    """The names a passage of a document may give a hop, as written: those of its sentences holding at least
+    ``share`` of the question's relation words (:func:`~deepcite.research.bridge.relation_stems`: its terms
+    that are neither words of the document's title nor of a name the question gives; all its terms when none
+    is left). A document's subject is in all of its sentences, what the question asks of it only in some. A
+    passage of a document that names none of the names the question gives (in its text or its title) is about
+    something else: it gives none."""
+    named = names_in(question)
+    held = f" {entity_key(chunk.title)} {entity_key(chunk.text)} "
+    if named and not any(f" {key} " in held for key in map(entity_key, named) if key):
+        return set()
+    asked = relation_stems(question, chunk.title, named) or set(tokenize(question))
+    if not asked:
+        return set(names_in(chunk.text))
+    return {
+        n
+        for x in split_sentences(chunk.text)
+        if len(set(tokenize(x)) & asked) / len(asked) >= share
+        for n in names_in(x)
+    }
+
+
 def noise_reason(
     term: str,
     settings: FollowupSettings,
@@ -234,6 +339,9 @@ def noise_reason(
     ``context`` is the text a name was read from, so a label of its common words is told from a name, and an
     abbreviation that ``context`` or the rest of the ``evidence`` defines from an acronym that is a name.
     """
+    kind = kind_reason(term)
+    if kind is not None:
+        return kind
     tokens = _TOKEN.findall(term)
     words = [t for t in tokens if t[0].isalpha()]
     numbers = [t for t in tokens if t[0].isdigit()]
@@ -333,6 +441,7 @@ def followup_terms(
     *,
     exclude: Iterable[str] = (),
     evidence: str = "",
+    documents: Collection[str] = (),
     per_passage: int,
     settings: FollowupSettings,
 ) -> FollowupTerms:
@@ -343,7 +452,8 @@ def followup_terms(
     gives one, up to ``phrases_per_passage`` of its :func:`noun_phrases`. A candidate whose content words all
     appear in the question, or that ``exclude`` holds (followed already), is passed over; a noisy one
     (:func:`noise_reason`; an abbreviation counts as defined when the passage or the rest of the ``evidence``
-    text defines it) is skipped and reported.
+    text defines it), or one naming a document of ``documents`` (:func:`document_names`), is skipped and
+    reported.
     """
     asked, asked_stems = content_words(question), set(tokenize(question))
     used = {e.lower() for e in exclude}
@@ -365,6 +475,8 @@ def followup_terms(
         if not words or words <= asked or set(tokenize(term)) <= asked_stems or term.lower() in used:
             return False
         reason = noise_reason(term, settings, title=title, context=text if name else None, evidence=evidence)
+        if reason is None and names_a_document(term, documents):
+            reason = DOCUMENT_TITLE
         if reason is None and not name:  # a phrase read from a venue line or an author list
             reason = (
                 VENUE if _in_venue_line(term, text) else AUTHOR_LIST if _in_author_list(term, text) else None
@@ -385,20 +497,15 @@ def followup_terms(
             skip(name, REFERENCE_LIST)
         return found
     title = parent.chunk.title.strip()
-    if title and _of_a_document(parent):
+    if title and of_a_document(parent.chunk):
         skip(title, DOCUMENT_TITLE)  # a file's or a paper's title names the document, which is found already
     elif title:
         consider(title, title=True)
     taken = 0
     bearing: set[str] | None = None  # a document's names: only those of sentences bearing on the question
-    if _of_a_document(parent) and asked_stems:
+    if of_a_document(parent.chunk) and asked_stems:
         share = settings.document_name_min_question_share
-        bearing = {
-            n.lower()
-            for x in split_sentences(text)
-            if len(set(tokenize(x)) & asked_stems) / len(asked_stems) >= share
-            for n in names_in(x)
-        }
+        bearing = {n.lower() for n in bearing_names(parent.chunk, question, share)}
     for found_name in names_in(text):
         name = _SENTENCE_BREAK.split(found_name)[0].rstrip(".")
         if taken >= per_passage:
@@ -406,8 +513,9 @@ def followup_terms(
         if title and name.lower() == title.lower():
             continue
         if bearing is not None and found_name.lower() not in bearing:
-            if not content_words(name) <= asked:
-                skip(name, DRIFT if not bears else OFF_QUESTION)
+            if not content_words(name) <= asked:  # what it is says more than where it stood
+                noise = noise_reason(name, settings, context=text, evidence=evidence)
+                skip(name, noise or (DRIFT if not bears else OFF_QUESTION))
             continue
         taken += consider(name, name=True)
     if not found.terms:
@@ -418,13 +526,6 @@ def followup_terms(
                 break
             taken += consider(phrase)
     return found
-
-
-def _of_a_document(parent: Candidate) -> bool:
-    """Whether the passage is part of a document whose title names the document rather than an entity: a file
-    the user ingested, or a publication (PMID, DOI or authors); an encyclopedia passage's title is its entity."""
-    chunk = parent.chunk
-    return bool(chunk.file or chunk.pmid or chunk.doi or chunk.authors)
 
 
 def clean_entities(

@@ -88,3 +88,20 @@ VENUE_WORDS = frozenset(
     preprint copyright licence license press publisher publishers publishing online virtual volume vol issue
     isbn issn doi findings""".split()
 )
+
+# the extensions of the files a collection holds or a text names ("wiki_duck.html", "2020.acl-main.447.pdf"): a
+# term ending in one is a file's name, not an entity of its text ("Node.js" and "ASP.NET" end in none of them)
+FILE_EXTENSIONS = frozenset(
+    """pdf docx doc pptx ppt xlsx xls odt ods odp rtf html htm xhtml xml epub md markdown rst txt text tex csv
+    tsv json jsonl yaml yml toml ini cfg log png jpg jpeg gif svg tif tiff bmp zip tar gz tgz bz2 xz 7z rar
+    py ipynb r sh bat exe bin dll""".split()
+)
+
+# the words a release or version is written with beside its number ("Version 2.0", "Release 3"); with the
+# pre-release markers ("RC1", "beta2", "v0.5.5") a term of nothing else names a release, not an entity
+VERSION_WORDS = frozenset("v version versions release releases build builds revision rev".split())
+PRERELEASE_MARKERS = frozenset("rc alpha beta pre preview dev nightly snapshot post".split())
+
+# the endings of a contraction ("we'd", "don't", "they're"): with a pronoun or a function word before them, a
+# word of conversation, not a name ("It'll Be Me", a song, is several words and stays a name)
+CONTRACTION_ENDINGS = frozenset("d ll re ve m s t".split())

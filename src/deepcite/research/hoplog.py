@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from deepcite.models import ChainStep, RoundReport
+from deepcite.models import ChainStep, RoundReport, coverage_percent
 from deepcite.research.state import HopChoice, ResearchPlan
 
 
@@ -48,7 +48,7 @@ def format_hop(report: RoundReport, evidence_total: int) -> str:
     return (
         f"hop {report.round}: {report.subquestion!r} -> {report.candidates_after_fusion} candidates, "
         f"{len(report.selected)} selected ({report.new_evidence} new, {evidence_total} in evidence) | "
-        f"coverage {report.coverage_percentage:.0f}% (weighted {report.weighted_coverage:.2f}) | "
+        f"coverage {coverage_percent(report.weighted_coverage)}% | "
         f"uncovered: {uncovered} | {report.decision}: {report.reason}"
         + (f" | not run, noise: {skipped}" if skipped else "")
     )

@@ -21,7 +21,7 @@ from deepcite.research import llm_adapters
 from deepcite.research.answer_types import wanted_types
 from deepcite.research.aspects import heuristic_aspects, keywords_of, subquestion_for
 from deepcite.research.chain import decompose, fill, is_linear, llm_decompose
-from deepcite.research.followup import followup_subquestion, followup_terms
+from deepcite.research.followup import document_names, followup_subquestion, followup_terms
 from deepcite.research.intake import intake
 from deepcite.research.state import BeamEntry, ExecutorState, ResearchPlan, RoundQuery
 from deepcite.research.vectors import passage_text
@@ -298,18 +298,19 @@ class QueryPlanner:
         followed: list[str] = []
         words = keywords_of(question)
         evidence = " ".join(c.chunk.text for c in state.evidence.values())
+        documents = document_names(c.chunk for c in state.evidence.values())
         for parent in parents:
             found = followup_terms(
                 parent,
                 question,
                 exclude=state.used_entities,
                 evidence=evidence,
+                documents=documents,
                 per_passage=s.planning.bridge_names_per_passage,
                 settings=s.followup,
             )
-            state.skipped_queries.extend(
-                skip.model_copy(update={"round": state.round + 1}) for skip in found.skipped
-            )
+            for skip in found.skipped:
+                state.skip(skip.model_copy(update={"round": state.round + 1}))
             if not found.terms:
                 continue
             state.used_parents.append(parent.key)

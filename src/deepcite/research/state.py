@@ -159,6 +159,12 @@ class ExecutorState:
         held.subquestions.extend(s for s in cand.subquestions if s not in held.subquestions)
         return held, False
 
+    def skip(self, skipped: SkippedQuery) -> None:
+        """Record a follow-up not run, for the report of the hop it would have named (``skipped.round``); a
+        term already recorded in an earlier hop is not reported again."""
+        if skipped.text.lower() not in {q.text.lower() for q in self.skipped_queries}:
+            self.skipped_queries.append(skipped)
+
     def best_evidence(self, n: int | None = None) -> list[Candidate]:
         """The evidence best first (the one order used everywhere): score, then the earlier round, then the
         chunk id; the first ``n`` when given."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from deepcite.errors import DeepciteError
 from deepcite.models import SkippedQuery
-from deepcite.research.followup import noise_reason
+from deepcite.research.followup import DOCUMENT_TITLE, document_names, names_a_document, noise_reason
 from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.protocols import GraphRetriever
 from deepcite.research.state import ExecutorState
@@ -20,7 +20,8 @@ def propose_bridge_queries(state: ExecutorState, adapters: Adapters) -> Executor
     best ``research.planning.graph_seed_passages`` evidence passages, and keep up to
     ``research.planning.graph_bridge_entities`` entities the walk reached (not the question's own) that no evidence passage
     names and no earlier hop followed. An entity that would be a noisy query (a statistics fragment, a date, a
-    sentence: :func:`~deepcite.research.followup.noise_reason`) is not proposed; it is recorded in
+    sentence: :func:`~deepcite.research.followup.noise_reason`) or that names a document of the evidence (its
+    title or file name) is not proposed; it is recorded in
     ``skipped_queries`` for the next round's report. A walk that fails is recorded in ``errors`` and proposes
     nothing."""
     settings, retriever = adapters.settings.planning, adapters.retriever
@@ -36,15 +37,18 @@ def propose_bridge_queries(state: ExecutorState, adapters: Adapters) -> Executor
         return state
     held = " ".join(f"{c.chunk.title} {c.chunk.text}" for c in state.evidence.values()).lower()
     taken = {e.lower() for e in [*state.used_entities, *state.graph_bridges]}
+    documents = document_names(c.chunk for c in state.evidence.values())
     proposed: list[str] = []
     for entity in walk.entities:
         name = entity.name.strip()
         if entity.seed or not name or name.lower() in taken or name.lower() in held:
             continue
-        reason = noise_reason(name, adapters.settings.followup)
+        reason = noise_reason(name, adapters.settings.followup) or (
+            DOCUMENT_TITLE if names_a_document(name, documents) else None
+        )
         if reason is not None:
             taken.add(name.lower())
-            state.skipped_queries.append(SkippedQuery(text=name, reason=reason, round=state.round + 1))
+            state.skip(SkippedQuery(text=name, reason=reason, round=state.round + 1))
             continue
         proposed.append(name)
         if len(proposed) >= settings.graph_bridge_entities:

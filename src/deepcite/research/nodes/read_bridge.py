@@ -6,12 +6,20 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from deepcite.models import Candidate
+from deepcite.models import Candidate, SkippedQuery
 from deepcite.research.answer_types import candidate_fit
 from deepcite.research.bridge import read_bridge as read_candidates
 from deepcite.research.bridge import relation_cues
 from deepcite.research.chain import fill
-from deepcite.research.followup import noise_reason
+from deepcite.research.followup import (
+    DOCUMENT_TITLE,
+    bearing_names,
+    document_names,
+    kind_reason,
+    names_a_document,
+    noise_reason,
+    of_a_document,
+)
 from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.nodes.select_evidence import page_named
 from deepcite.research.state import BeamEntry, ExecutorState
@@ -85,15 +93,31 @@ def _read(
     """The beam read from ``passages``, each reading's score scaled to the best one times ``weight``; the
     question's words the ``spent`` passage holds (the hop before's) are no relation words any more, unless the
     hop has a step of its own (:func:`step_relation`). ``path``: the candidates the readings follow on from."""
-    s = adapters.settings.bridge
+    s, followup = adapters.settings.bridge, adapters.settings.followup
     pages = adapters.titles.aliases(adapters.retriever)
+    documents = document_names(c.chunk for c in [*state.evidence.values(), *state.candidates])
 
     def keep(name: str, title: bool) -> bool:  # noise never runs as a query, unless a page is known by it
         if name.rstrip().endswith(("?", "!")):  # a question or an exclamation is a sentence, not a name
             return False
-        return noise_reason(name, adapters.settings.followup, title=title) is None or (
-            not title and bool(pages.pages(name))
-        )
+        # what a term is (a file's name, a contraction, a release) or a document's title: never, page or not
+        reason = kind_reason(name) or (DOCUMENT_TITLE if names_a_document(name, documents) else None)
+        if reason is not None:
+            state.skip(SkippedQuery(text=name, reason=reason, round=state.round + 1))
+            return False
+        return noise_reason(name, followup, title=title) is None or (not title and bool(pages.pages(name)))
+
+    def readable(cand: Candidate) -> set[str] | None:
+        """A document's names: those of its sentences on the question that are no noise of their passage (a
+        label of its words, a cited author, a term it defines), as the follow-ups read a document."""
+        if not of_a_document(cand.chunk):
+            return None
+        text, share = cand.chunk.text, followup.document_name_min_question_share
+        return {  # what a term is, keep() refuses and reports
+            n.lower()
+            for n in bearing_names(cand.chunk, state.plan.question, share)
+            if kind_reason(n) or noise_reason(n, followup, context=text) is None
+        }
 
     wanted = state.plan.answer_types
     types = adapters.titles.page_types(adapters.retriever, s.type_lead_words) if wanted else {}
@@ -110,6 +134,7 @@ def _read(
         frequency=adapters.titles.frequency(adapters.retriever),
         own_aliases=(adapters.settings.ranking.alias_max_words, adapters.settings.ranking.alias_lead_chars),
         fit=candidate_fit(wanted, pages, types) if wanted else None,
+        readable=readable,
         settings=s,
     )
     top = readings[0].score if readings else 1.0
@@ -142,8 +167,10 @@ def _chosen_entry(state: ExecutorState, depth: int, path: tuple[str, ...]) -> li
         "evidence",
         "beam_read",
         "hop_choices",
+        "candidates",
+        "skipped_queries",
     ),  # fmt: skip
-    writes=("beam", "evidence", "beam_read"),
+    writes=("beam", "evidence", "beam_read", "skipped_queries"),
 )
 def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     """With ``research.bridge.enabled``: after round 1, the beam is the best ``bridge.beam`` candidate answers
