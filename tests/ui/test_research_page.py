@@ -65,11 +65,18 @@ def test_hops_stream_then_cited_summary_and_answer(page: Any, live_app: LiveApp)
     first = hops.nth(0)
     assert "Hop 1" in first.inner_text()
     assert first.locator(".hop-sub").inner_text().strip()
-    assert "documents found" in first.locator(".hop-meta").inner_text()
+    meta = first.locator(".hop-meta").inner_text()
+    assert "documents found" in meta and "of aspects covered" not in meta
     bars = first.locator("[role=progressbar]")
-    assert bars.count() >= 1
-    assert bars.nth(0).get_attribute("aria-label").startswith("Coverage of ")
-    assert 0 <= int(bars.nth(0).get_attribute("aria-valuenow")) <= 100
+    assert bars.count() >= 2  # the hop's coverage, then each aspect's
+    assert bars.nth(0).get_attribute("aria-label") == "Coverage after hop 1"
+    assert bars.nth(1).get_attribute("aria-label").startswith("Coverage of ")
+    for row in first.locator(".aspect").all():  # the figure each row states is the one its bar is drawn from
+        value = row.locator("[role=progressbar]").get_attribute("aria-valuenow")
+        assert 0 <= int(value) <= 100
+        assert row.locator(".aspect-pct").inner_text() == value + "%"
+        assert f"width: {value}%" in row.locator("[role=progressbar] span").get_attribute("style")
+    hop_coverage = bars.nth(0).get_attribute("aria-valuenow") + "%"
 
     assert page.locator("#summary-text .cite").count() >= 1
     assert page.locator("#answer-text .cite").count() >= 1
@@ -79,6 +86,7 @@ def test_hops_stream_then_cited_summary_and_answer(page: Any, live_app: LiveApp)
     assert rows.count() == hops.count()
     cells = rows.nth(0).locator("td")
     assert cells.nth(0).inner_text() == "1"
+    assert cells.nth(5).inner_text() == hop_coverage  # the report's coverage is the hop's
     assert int(cells.nth(2).inner_text()) >= int(cells.nth(3).inner_text()) > 0
     assert cells.nth(6).inner_text().split()[0] in ("continue", "stop")
     # web evidence found by the stand-in web search is listed as such, linked to its page

@@ -307,6 +307,30 @@
     return Object.entries(coverage.coverage_scores || {}).map(([aspect, score]) => ({ aspect, score }));
   }
 
+  /** A coverage score in [0, 1] as the whole percent its text and its bar both show. */
+  function percent(score) {
+    return Math.round(Math.max(0, Math.min(1, score)) * 100);
+  }
+
+  /** One row of a hop's coverage (the hop's own, or an aspect's): its name, a bar and the percent, the bar drawn
+   *  from the number the text shows. */
+  function coverageRow(tag, label, name, score, threshold) {
+    const value = percent(score);
+    const bar = el(
+      "div",
+      {
+        class: score >= threshold ? "bar covered" : "bar",
+        role: "progressbar",
+        "aria-valuemin": "0",
+        "aria-valuemax": "100",
+        "aria-valuenow": value,
+        "aria-label": label,
+      },
+      el("span", { style: "width: " + value + "%" })
+    );
+    return el(tag, { class: "aspect" }, el("span", { class: "aspect-name" }, name), bar, el("span", { class: "aspect-pct" }, value + "%"));
+  }
+
   function count(value) {
     return Array.isArray(value) ? value.length : value;
   }
@@ -319,37 +343,21 @@
     const total = hop.total_evidence ?? hop.evidence_total;
     const coverage = hop.coverage || {};
     const threshold = coverage.threshold ?? 0.5;
-    const pct = coverage.coverage_percentage ?? hop.coverage_percentage;
+    const covered = hop.weighted_coverage ?? coverage.weighted_coverage; // the one coverage figure of a hop
     const meta = [];
     if (found !== undefined) meta.push(plural(found, "document") + " found" + (typeof fresh === "number" ? " (" + fresh + " new)" : ""));
     if (total !== undefined) meta.push(total + " in evidence");
-    if (typeof pct === "number") meta.push(Math.round(pct) + "% of aspects covered");
     if (hop.decision) meta.push("decision: " + hop.decision + (hop.reason ? " (" + hop.reason + ")" : ""));
     const aspects = el("ul", { class: "aspects", "aria-label": "Coverage by aspect after hop " + number });
-    for (const row of aspectRows(coverage)) {
-      const value = Math.round(Math.max(0, Math.min(1, row.score)) * 100);
-      const bar = el(
-        "div",
-        {
-          class: row.score >= threshold ? "bar covered" : "bar",
-          role: "progressbar",
-          "aria-valuemin": "0",
-          "aria-valuemax": "100",
-          "aria-valuenow": value,
-          "aria-label": "Coverage of " + row.aspect,
-        },
-        el("span", { style: "width: " + value + "%" })
-      );
-      aspects.append(
-        el("li", { class: "aspect" }, el("span", { class: "aspect-name" }, row.aspect), bar, el("span", { class: "aspect-pct" }, value + "%"))
-      );
-    }
+    for (const row of aspectRows(coverage)) aspects.append(coverageRow("li", "Coverage of " + row.aspect, row.aspect, row.score, threshold));
+    const overall = typeof covered === "number" ? coverageRow("div", "Coverage after hop " + number, "Coverage", covered, threshold) : null;
     ui.hopList.append(
       el(
         "li",
         { class: "hop", "data-hop": number },
         el("div", { class: "hop-head" }, el("span", { class: "hop-no" }, "Hop " + number), el("span", { class: "hop-sub" }, hop.subquestion || "")),
         el("p", { class: "hop-meta" }, meta.join(" · ")),
+        overall,
         aspects
       )
     );
@@ -772,9 +780,7 @@
           el(
             "td",
             { class: "num" },
-            (typeof round.coverage_percentage === "number" ? Math.round(round.coverage_percentage) + "%" : ""),
-            typeof round.weighted_coverage === "number" ? el("br") : null,
-            typeof round.weighted_coverage === "number" ? "weighted " + round.weighted_coverage.toFixed(2) : null
+            typeof round.weighted_coverage === "number" ? percent(round.weighted_coverage) + "%" : ""
           ),
           el("td", {}, el("span", { class: "decision-" + decision }, decision), round.reason ? el("br") : null, round.reason || "")
         )
