@@ -191,3 +191,43 @@ def test_the_evidence_table_has_one_row_per_claim_and_citation(result: AnswerRes
     rows = evidence_rows(checked)
     assert [(r.part, r.citation) for r in rows] == [("summary", 1), ("answer", 3)]
     assert render_report(checked, ReportFormat.CSV).count(claim) == 2
+
+
+def test_references_and_the_evidence_table_carry_authors_year_and_venue(result: AnswerResult) -> None:
+    paper = citation(
+        1,
+        title="S2ORC: The Semantic Scholar Open Research Corpus",
+        authors=["Kyle Lo", "Lucy Lu Wang"],
+        year=2020,
+        venue="Proceedings of the 58th Annual Meeting of the Association for Computational Linguistics",
+        text="S2ORC is a large corpus of academic papers.",
+    )
+    filing = citation(2, title="Galaxy Gaming, Inc. Form 10-K", year=2021, venue="Galaxy Gaming, Inc.")
+    cited = result.model_copy(
+        update={
+            "citations": [paper, filing],
+            "citation_check": CitationCheck(
+                cited_ids=[1, 2],
+                claims=[
+                    ClaimCheck(part="summary", claim="S2ORC is large.", id=1, supported=True, quote_end=8)
+                ],
+            ),
+        }
+    )
+    bibtex = render_report(cited, ReportFormat.BIBTEX)
+    assert "@inproceedings{lo2020semantic," in bibtex  # the first author's surname
+    assert "author = {Kyle Lo and Lucy Lu Wang}" in bibtex and "year = {2020}" in bibtex
+    assert "booktitle = {Proceedings of the 58th Annual Meeting" in bibtex
+    assert "publisher = {Galaxy Gaming, Inc.}" in bibtex and "year = {2021}" in bibtex
+    ris = render_report(cited, ReportFormat.RIS)
+    assert "AU  - Kyle Lo" in ris and "PY  - 2020" in ris and "T2  - Proceedings of the 58th" in ris
+    assert "PB  - Galaxy Gaming, Inc." in ris
+    markdown = render_report(cited, ReportFormat.MARKDOWN)
+    assert (
+        "Kyle Lo, Lucy Lu Wang (2020). *S2ORC: The Semantic Scholar Open Research Corpus*. Proceedings"
+        in markdown
+    )
+    (row,) = evidence_rows(cited)
+    assert (row.authors, row.year, row.venue) == ("Kyle Lo; Lucy Lu Wang", 2020, paper.venue)
+    header = render_report(cited, ReportFormat.CSV).splitlines()[0]
+    assert "title,authors,year,venue," in header

@@ -53,6 +53,7 @@ def test_a_short_document_is_one_chunk_with_every_field() -> None:
         "url": "https://example.org",
         "source": "trials",
         "authors": [],
+        "venue": None,
         "file": None,
         "page": None,
         "page_end": None,

@@ -30,6 +30,7 @@ def test_jsonl_maps_known_fields_and_puts_the_rest_in_metadata(fixtures: Path) -
         "url": "https://example.org/1",
         "source": "trials",
         "authors": [],
+        "venue": None,
         "file": None,
         "acl": ["cardiology", "pharmacy"],
         "metadata": {"journal": "Example Journal"},

@@ -1,5 +1,5 @@
 """The evidence table of an answer: one row per cited sentence and passage it cited, as the citation check
-judged them (claim, quote, document, page, support score, verdict), as records and as CSV. The page is
+judged them (claim, quote, document with its authors, year and venue, page, support score, verdict), as records and as CSV. The page is
 the one the quote starts on (``page_end`` the one its last sentence starts on, when later), as a citation
 opens at it.
 
@@ -31,6 +31,9 @@ class EvidenceRow(BaseModel):
     quote: str
     doc_id: str
     title: str
+    authors: str = ""  # the document's authors, "; "-separated
+    year: int | None = None
+    venue: str | None = None
     file: str | None = None
     page: int | None = None  # the page the quote starts on
     page_end: int | None = None  # the page the quote's last sentence starts on, when later than ``page``
@@ -62,6 +65,9 @@ def evidence_rows(result: AnswerResult) -> list[EvidenceRow]:
                 quote=cited.text[claim.quote_start : claim.quote_end],
                 doc_id=cited.doc_id,
                 title=cited.title,
+                authors="; ".join(cited.authors),
+                year=cited.year,
+                venue=cited.venue,
                 file=cited.file,
                 page=page,
                 page_end=page_end if page_end != page else None,

@@ -170,6 +170,8 @@ def _reference_line(c: Citation) -> str:
     if who or c.year:
         parts.append(f"{who} ({c.year})" if who and c.year else who or f"({c.year})")
     parts.append(f"*{_md_line(c.title or c.doc_id)}*")
+    if c.venue:
+        parts.append(_md_line(c.venue))
     links = []
     if c.pmid:
         links.append(f"PMID [{_md_label(c.pmid)}]({PUBMED_URL.format(pmid=quote(c.pmid, safe=''))})")
@@ -248,13 +250,14 @@ def _note(group: list[Citation]) -> str:
 
 
 def bibtex_references(sources: list[list[Citation]]) -> str:
-    """One BibTeX entry per source: ``@article`` when it has a PMID or DOI, else ``@misc``."""
+    """One BibTeX entry per source: ``@article`` when it has a PMID or DOI, ``@inproceedings`` when its venue is
+    a proceedings, else ``@misc``; the venue as its ``journal``, ``booktitle`` or ``publisher``."""
     entries, keys = [], set()
     for group in sources:
         head = group[0]
         authors: list[str] = list(_first(group, "authors") or [])
         year, pmid, doi = _first(group, "year"), _first(group, "pmid"), _first(group, "doi")
-        stem = re.sub(r"[^a-z0-9]", "", (authors[0].split()[0] if authors else "source").lower()) or "source"
+        stem = re.sub(r"[^a-z0-9]", "", (_surname(authors[0]) if authors else "source").lower()) or "source"
         word = next(iter(re.findall(r"[a-z]{4,}", (head.title or head.doc_id).lower())), "")
         key = f"{stem}{year or ''}{word}"
         n = 1
@@ -262,9 +265,12 @@ def bibtex_references(sources: list[list[Citation]]) -> str:
             n += 1
             key = f"{stem}{year or ''}{word}{n}"
         keys.add(key)
+        venue = str(_first(group, "venue") or "")
+        kind = "article" if pmid or doi else "inproceedings" if venue.startswith("Proceedings") else "misc"
         fields = {
             "title": head.title or head.doc_id,
             "author": " and ".join(authors),
+            _BIB_VENUE[kind]: venue,
             "year": str(year or ""),
             "doi": str(doi or ""),
             "pmid": str(pmid or ""),
@@ -272,10 +278,20 @@ def bibtex_references(sources: list[list[Citation]]) -> str:
             "file": str(_first(group, "file") or ""),
             "note": _note(group),
         }
-        kind = "article" if pmid or doi else "misc"
         body = ",\n".join(f"  {name} = {{{_bib_escape(value)}}}" for name, value in fields.items() if value)
         entries.append(f"@{kind}{{{key},\n{body}\n}}")
     return "\n\n".join(entries) + ("\n" if entries else "")
+
+
+def _surname(name: str) -> str:
+    """The family name in "Lo, Kyle", "Hart RG" (PubMed's surname and initials) or "Kyle Lo"."""
+    if "," in name:
+        return name.split(",")[0]
+    words = name.split()
+    return words[0] if len(words) > 1 and words[-1].isupper() else words[-1] if words else ""
+
+
+_BIB_VENUE = {"article": "journal", "inproceedings": "booktitle", "misc": "publisher"}  # where the venue goes
 
 
 def _bib_escape(text: str) -> str:
@@ -283,7 +299,8 @@ def _bib_escape(text: str) -> str:
 
 
 def ris_references(sources: list[list[Citation]]) -> str:
-    """One RIS record per source (``TY  - JOUR`` with a PMID or DOI, else ``GEN``), ending ``ER  -``."""
+    """One RIS record per source (``TY  - JOUR`` with a PMID or DOI, else ``GEN``), its venue as ``T2`` (a
+    journal or proceedings) or ``PB`` (a publisher), ending ``ER  -``."""
     records = []
     for group in sources:
         head = group[0]
@@ -292,6 +309,10 @@ def ris_references(sources: list[list[Citation]]) -> str:
         lines += [f"AU  - {name}" for name in _first(group, "authors") or []]
         if year:
             lines.append(f"PY  - {year}")
+        if venue := _first(group, "venue"):
+            lines.append(
+                f"{'T2' if pmid or doi or str(venue).startswith('Proceedings') else 'PB'}  - {venue}"
+            )
         if doi:
             lines.append(f"DO  - {doi}")
         if pmid:

@@ -6,6 +6,7 @@ from collections import Counter
 from pathlib import Path
 
 import typer
+from rich.markup import escape
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
@@ -243,7 +244,8 @@ def search(
             link = hit.graph
             via = (f"{link.entity} ({link.edge})" if link.entity else link.edge) if link else ""
             where += (f"{via}, by: {link.relation}" if link and link.relation else via,)
-        table.add_row(str(hit.rank), f"{hit.score:.4f}", hit.doc_id, hit.title[:60], *where, snippet)
+        about = escape(hit.title[:60]) + (f"\n[dim]{escape(hit.byline())}[/]" if hit.byline() else "")
+        table.add_row(str(hit.rank), f"{hit.score:.4f}", hit.doc_id, about, *where, snippet)
     console.print(table)
     if not hits:
         console.print("[yellow]no results[/]: try another mode, fewer filters, or check the collection name")

@@ -39,9 +39,18 @@ class SourceFields(BaseModel):
     url: str | None = None
     source: str | None = None
     authors: list[str] = Field(default_factory=list)
+    venue: str | None = None  # the journal, proceedings or publisher the document names for itself
     file: str | None = None  # path of the original file, relative to the ingested folder
     acl: list[str] = Field(default_factory=list)
     metadata: dict[str, Any] = Field(default_factory=dict)
+
+    def byline(self, most_authors: int = 3) -> str:
+        """Who, when and where, as far as known: ``Kyle Lo, Lucy Lu Wang, Mark Neumann et al. · 2020 ·
+        Proceedings of …`` ("" when nothing is)."""
+        names = ", ".join(self.authors[:most_authors]) + (
+            " et al." if len(self.authors) > most_authors else ""
+        )
+        return " · ".join(part for part in (names, str(self.year or ""), self.venue or "") if part)
 
 
 class Document(SourceFields):

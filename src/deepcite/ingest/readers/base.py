@@ -10,6 +10,7 @@ from typing import Protocol
 
 from deepcite.config import IngestSettings
 from deepcite.ingest.problems import LoadProblem
+from deepcite.ingest.readers.bibliographic import Bibliographic, real_authors, real_title
 from deepcite.models import Chunk, Document, TextKind
 
 __all__ = [
@@ -117,24 +118,26 @@ def document_from_blocks(
     *,
     doc_id: str,
     name: str,
-    title: str | None = None,
-    authors: list[str] | None = None,
+    about: Bibliographic | None = None,
     doi: str | None = None,
-    year: int | None = None,
     metadata: dict[str, object] | None = None,
 ) -> ReadResult:
-    """The one-document result of a file read as ``blocks``; empty blocks make an ``empty`` skip."""
+    """The one-document result of a file read as ``blocks``, with what the file says about itself
+    (``about``: title, authors, year, venue; a document without a title of its own is shown by its first
+    section, else its file name); empty blocks make an ``empty`` skip."""
     blocks = [b for b in blocks if b.text.strip()]
     if not blocks:
         return ReadResult.skipped(SkipReason.EMPTY, "the file is empty: it holds no text; nothing to ingest")
-    title = (title or "").strip() or _first_section(blocks) or Path(name).stem
+    about = about or Bibliographic()
+    title = real_title(about.title) or _first_section(blocks) or Path(name).stem
     document = Document(
         id=doc_id,
         text="\n\n".join(b.text for b in blocks),
         title=valid_unicode(title) if title else title,
-        authors=authors or [],
+        authors=[valid_unicode(a) for a in real_authors(about.authors)],
         doi=doi,
-        year=year,
+        year=about.year,
+        venue=valid_unicode(about.venue) if about.venue else None,
         file=name,
         source=Path(name).suffix.lower().lstrip(".") or None,
         metadata=dict(metadata or {}),

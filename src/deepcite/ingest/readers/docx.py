@@ -17,6 +17,7 @@ import re
 from pathlib import Path
 
 import docx
+from docx.document import Document as DocxDocument
 from docx.oxml.ns import qn
 from docx.table import Table
 from docx.text.paragraph import Paragraph
@@ -24,12 +25,25 @@ from docx.text.paragraph import Paragraph
 from deepcite.config import IngestSettings
 from deepcite.ingest.readers.archive import zip_bomb
 from deepcite.ingest.readers.base import Block, ReadResult, TextKind, document_from_blocks
+from deepcite.ingest.readers.bibliographic import (
+    Bibliographic,
+    front_authors,
+    real_authors,
+    real_title,
+    stated_year,
+)
 from deepcite.ingest.readers.clean import is_note_marker, repair_inline_hyphens, word_forms
 from deepcite.ingest.readers.markup import REFERENCE_HEADINGS, SUPERSCRIPT_DIGITS
 from deepcite.ingest.readers.tables import table_lines
 
 _HEADING_STYLES = ("heading", "title")
 _MAX_TITLE_CHARS = 200  # a first paragraph this short stands in for a missing title
+# the front matter: at most this many paragraphs before the one that starts the body (abstract, contents)
+_FRONT_PARAGRAPHS = 12
+_FRONT_END = re.compile(
+    r"^(?:abstract|summary|table of contents|contents|introduction|\d+\.?\s+introduction)\b", re.I
+)
+_MAX_PUBLISHER_LINE = 80  # an organisation line above the title is shorter than this
 _RUNS = "./w:r | ./w:hyperlink/w:r"
 _VERT_ALIGN = f"{qn('w:rPr')}/{qn('w:vertAlign')}"
 _CONTENTS = re.compile(r"^\s*(?:table of )?contents\s*$", re.IGNORECASE)
@@ -99,14 +113,46 @@ class DocxReader:
             current.append(repair_inline_hyphens(text, vocabulary))
         flush()
         core = document.core_properties
-        return document_from_blocks(
-            blocks,
-            doc_id=doc_id,
-            name=name,
-            title=core.title or title or (first if first and len(first) <= _MAX_TITLE_CHARS else None),
-            authors=[a.strip() for a in (core.author or "").split(";") if a.strip()],
-            year=core.created.year if core.created and core.title else None,
+        stated = Bibliographic(
+            title=real_title(core.title),
+            authors=real_authors((core.author or "").split(";")),
+            year=core.created.year if core.created and real_title(core.title) else None,
         )
+        shown = title or (first if first and len(first) <= _MAX_TITLE_CHARS else "")
+        about = stated.merged(_front_matter(document)).merged(Bibliographic(title=shown))
+        return document_from_blocks(blocks, doc_id=doc_id, name=name, about=about)
+
+
+def _front_matter(document: DocxDocument) -> Bibliographic:
+    """Title, authors, year and publisher from the paragraphs before the abstract or contents: the title the
+    run of paragraphs in the largest type, the names right under it, the organisation lines above it, and a
+    date line of its own."""
+    front: list[tuple[str, float]] = []
+    for paragraph in document.paragraphs:
+        text = " ".join(paragraph.text.split())
+        if not text:
+            continue
+        if _FRONT_END.match(text) or len(front) == _FRONT_PARAGRAPHS:
+            break
+        sizes = [run.font.size.pt for run in paragraph.runs if run.font.size and run.text.strip()]
+        style = (
+            paragraph.style.font.size.pt if paragraph.style is not None and paragraph.style.font.size else 0.0
+        )
+        front.append((text, max(sizes, default=style)))
+    if not front:
+        return Bibliographic()
+    largest = max(size for _, size in front)
+    start = next(i for i, (_, size) in enumerate(front) if size == largest)
+    end = next((i for i in range(start, len(front)) if front[i][1] != largest), len(front))
+    if largest <= min(size for _, size in front):  # one type size throughout: no title to tell
+        return Bibliographic(year=stated_year("\n".join(text for text, _ in front)))
+    above = [text for text, _ in front[:start] if len(text) <= _MAX_PUBLISHER_LINE]
+    return Bibliographic(
+        title=" ".join(text for text, _ in front[start:end]),
+        authors=front_authors([text for text, _ in front[end:]]),
+        year=stated_year("\n".join(text for text, _ in front[end:])),
+        venue=", ".join(above) if 0 < len(above) <= 3 else "",
+    )
 
 
 def paragraph_text(paragraph: Paragraph) -> str:

@@ -11,6 +11,7 @@ from lxml import etree
 from deepcite.config import IngestSettings
 from deepcite.ingest.readers.archive import zip_bomb
 from deepcite.ingest.readers.base import Block, ReadResult, SkipReason, document_from_blocks
+from deepcite.ingest.readers.bibliographic import Bibliographic, real_authors, real_title, year_of
 from deepcite.ingest.readers.html import html_blocks, parse_html
 
 _NS = {
@@ -46,13 +47,10 @@ class EpubReader:
                 tree = parse_html(book.read(posixpath.normpath(posixpath.join(base, href))))
                 chapter, _ = html_blocks(tree, blocks[-1].section if blocks else None)
                 blocks.extend(chapter)
-        title = opf.findtext(".//dc:title", namespaces=_NS)
-        date = opf.findtext(".//dc:date", namespaces=_NS) or ""
-        return document_from_blocks(
-            blocks,
-            doc_id=doc_id,
-            name=name,
-            title=title,
-            authors=[c.text.strip() for c in opf.iterfind(".//dc:creator", _NS) if c.text and c.text.strip()],
-            year=int(date[:4]) if date[:4].isdigit() else None,
+        about = Bibliographic(
+            title=real_title(opf.findtext(".//dc:title", namespaces=_NS)),
+            authors=real_authors(c.text or "" for c in opf.iterfind(".//dc:creator", _NS)),
+            year=year_of(opf.findtext(".//dc:date", namespaces=_NS)),
+            venue=" ".join((opf.findtext(".//dc:publisher", namespaces=_NS) or "").split()),
         )
+        return document_from_blocks(blocks, doc_id=doc_id, name=name, about=about)

@@ -5,7 +5,8 @@ and inline-XBRL headers (``ix:header``), which hold machine-readable facts, not 
 the main content as XML (headings, paragraphs, lists, tables), which :mod:`deepcite.ingest.readers.markup`
 turns into prose blocks: headings as sections, tables row by row, note markers and ``[edit]`` left out. The
 page's date line and byline, which trafilatura leaves out, open the text
-(:mod:`deepcite.ingest.readers.html_front`).
+(:mod:`deepcite.ingest.readers.html_front`). Title, authors, year and publisher come from the page's own
+metadata (:mod:`deepcite.ingest.readers.html_meta`), never a date guessed from the text.
 """
 
 from __future__ import annotations
@@ -19,8 +20,10 @@ from lxml import html as lxml_html
 
 from deepcite.config import IngestSettings
 from deepcite.ingest.readers.base import Block, ReadResult, document_from_blocks
+from deepcite.ingest.readers.bibliographic import Bibliographic, real_authors
 from deepcite.ingest.readers.clean import drop_note_markers
 from deepcite.ingest.readers.html_front import front_matter
+from deepcite.ingest.readers.html_meta import page_metadata
 from deepcite.ingest.readers.markup import inline_text, tree_blocks
 
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
@@ -36,7 +39,9 @@ class HtmlReader:
     """A web page: its main content (navigation, sidebars, footers and hidden blocks dropped)."""
 
     def read(self, path: Path, *, doc_id: str, name: str, settings: IngestSettings) -> ReadResult:
-        tree = parse_html(path.read_bytes())
+        data = path.read_bytes()
+        about = page_metadata(lxml_html.document_fromstring(data))  # before the scripts and hidden facts go
+        tree = parse_html(data)
         metadata = trafilatura.extract_metadata(tree)
         xml = trafilatura.extract(
             tree,
@@ -50,19 +55,14 @@ class HtmlReader:
         main_text = " ".join(b.text for b in blocks)
         if lines := front_matter(tree, main_text, settings.html_front_matter_chars):
             blocks.insert(0, Block("\n\n".join(lines), None, blocks[0].section if blocks else None))
-        year = metadata.date[:4] if metadata and metadata.date and metadata.date[:4].isdigit() else None
-        return document_from_blocks(
-            blocks,
-            doc_id=doc_id,
-            name=name,
-            title=(metadata.title if metadata else None) or html_title(tree),
-            authors=[
-                a.strip()
-                for a in ((metadata.author or "") if metadata else "").split(";")
-                if 0 < len(a.strip()) <= _MAX_AUTHOR_CHARS
-            ],
-            year=int(year) if year else None,
-        )
+        # trafilatura's byline where the metadata names no author; never its date, which it guesses from the text
+        byline = [
+            a
+            for a in ((metadata.author or "") if metadata else "").split(";")
+            if len(a.strip()) <= _MAX_AUTHOR_CHARS
+        ]
+        about = about.merged(Bibliographic(authors=real_authors(byline)))
+        return document_from_blocks(blocks, doc_id=doc_id, name=name, about=about)
 
 
 def parse_html(data: bytes | str) -> lxml_html.HtmlElement:

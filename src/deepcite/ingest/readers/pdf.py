@@ -10,7 +10,8 @@ The reader runs one module per job:
   its own, which the chunker keeps whole row by row;
 - :mod:`~deepcite.ingest.readers.pdf_text`: running heads and page numbers dropped, sections found,
   captions, page furniture, equations and reference lists labelled, line-end hyphens joined;
-- this module: the file as a whole, the pages' limits, scanned pages and the title.
+- this module: the file as a whole, the pages' limits, scanned pages, and what the file says about itself
+  (:mod:`~deepcite.ingest.readers.bibliographic`: title, authors, year, venue).
 
 **Scanned pages.** A page one image covers (``ingest.scanned_image_coverage``), or an image page with
 almost no text, is scanned: its text comes from tesseract (:mod:`deepcite.ingest.ocr`) when installed;
@@ -28,6 +29,15 @@ import pypdfium2.raw as pdfium_c
 from deepcite.config import IngestSettings
 from deepcite.ingest import ocr
 from deepcite.ingest.readers.base import ReadResult, SkipReason, document_from_blocks
+from deepcite.ingest.readers.bibliographic import (
+    Bibliographic,
+    authors_after,
+    real_authors,
+    real_title,
+    stated_venue,
+    stated_year,
+    year_of,
+)
 from deepcite.ingest.readers.pdf_cells import with_table
 from deepcite.ingest.readers.pdf_figures import find_figures, with_figures
 from deepcite.ingest.readers.pdf_layout import Line, clean, reading_order, text_segments
@@ -35,7 +45,6 @@ from deepcite.ingest.readers.pdf_tables import TableGrid, find_tables
 from deepcite.ingest.readers.pdf_text import drop_running_lines, page_blocks
 
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;)\]])")
-_YEAR = re.compile(r"D:((?:19|20)\d\d)")
 _INCH = 72.0
 # the title: looked for in the first 15 lines of page 1; starts at a line within 95% of the tallest height,
 # keeps lines within 75% of it that follow within 1.6 line heights; at least 3 words, at most 300 chars
@@ -114,16 +123,13 @@ class PdfReader:
                 pages[index] = [Line(t, 0.0, 0.0, False) for t in ocr.page_text(pdf[index], settings)]
                 ocr_pages += 1
         blocks = page_blocks(drop_running_lines(pages, settings))
-        metadata = pdf.get_metadata_dict()
         first_page = "\n".join(line.text for line in pages[0])
         result = document_from_blocks(
             blocks,
             doc_id=doc_id,
             name=name,
-            title=clean(metadata.get("Title", "")) or ("" if 0 in scanned else _title(pages[0])),
-            authors=[a.strip() for a in re.split(r"[;,]| and ", metadata.get("Author", "")) if a.strip()],
             doi=_first(_DOI, first_page),
-            year=int(y) if (y := _first(_YEAR, metadata.get("CreationDate", ""))) else None,
+            about=_bibliographic(pdf, pages[0], scanned=0 in scanned),
         )
         result.pages = n_pages
         result.ocr_pages = ocr_pages
@@ -186,6 +192,37 @@ def _is_scanned(
         pdfium_c.FPDFTextObj_GetTextRenderMode(t.raw) == pdfium_c.FPDF_TEXTRENDERMODE_INVISIBLE for t in texts
     )
     return invisible * 2 >= len(texts)
+
+
+def _bibliographic(pdf: pdfium.PdfDocument, first: list[Line], *, scanned: bool) -> Bibliographic:
+    """Title, authors, year and venue from the PDF's metadata, else its first page (a scanned page states
+    nothing the reader trusts): the title run, the names under it, the year a proceedings or copyright line, an
+    arXiv stamp or a date line states, and the proceedings named. The metadata's creation date dates the
+    document only when the metadata names its title too (an authored export, not a scanner's or a
+    converter's file)."""
+    metadata = pdf.get_metadata_dict()
+    title = real_title(clean(metadata.get("Title", "")))
+    authors = real_authors(re.split(r"[;,]| and ", metadata.get("Author", "")))
+    found = Bibliographic(
+        title=title, authors=authors, year=year_of(metadata.get("CreationDate")) if title else None
+    )
+    if scanned:
+        return found
+    raw = pdf[0].get_textpage().get_text_range()  # every line of page 1, the margin's arXiv stamp too
+    run = _title(first)
+    page = Bibliographic(
+        title=real_title(run),
+        # the names under the title as the file holds its lines: the layout pass drops the marks between names
+        authors=authors_after(raw, run) if run else [],
+        year=stated_year(raw),
+        venue=stated_venue(raw),
+    )
+    return Bibliographic(
+        title=found.title or page.title,
+        authors=found.authors or page.authors,
+        year=page.year or found.year,  # what the page states before the file's own date
+        venue=page.venue,
+    )
 
 
 def _title(lines: list[Line]) -> str:

@@ -8,6 +8,7 @@ are dropped from both formats.
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from lxml import html as lxml_html
@@ -16,9 +17,14 @@ from markdown_it import MarkdownIt
 from deepcite.config import IngestSettings
 from deepcite.ingest.problems import LoadProblem
 from deepcite.ingest.readers.base import Block, ReadResult, SkipReason, TextKind, document_from_blocks
+from deepcite.ingest.readers.bibliographic import Bibliographic
 from deepcite.ingest.readers.clean import drop_note_markers
 from deepcite.ingest.readers.json_records import read_text
 from deepcite.ingest.readers.markup import tree_blocks
+
+# a text's first line is its title when it is this short, starts with a letter or digit and ends without a stop
+_MAX_HEADING_CHARS = 120
+_HEADING = re.compile(r"^\w.*[^.,;:!?]$")
 
 
 class TextReader:
@@ -28,8 +34,13 @@ class TextReader:
         text = read_text(path)
         if isinstance(text, LoadProblem):
             return ReadResult.skipped(SkipReason.CORRUPT, text.reason)
+        first = next((line.strip() for line in text.splitlines() if line.strip()), "")
+        heading = first if _HEADING.match(first) and len(first) <= _MAX_HEADING_CHARS else ""
         return document_from_blocks(
-            [Block(drop_note_markers(text).strip())], doc_id=doc_id, name=name, title=Path(name).stem
+            [Block(drop_note_markers(text).strip())],
+            doc_id=doc_id,
+            name=name,
+            about=Bibliographic(title=heading),
         )
 
 
@@ -43,7 +54,7 @@ class MarkdownReader:
             return ReadResult.skipped(SkipReason.CORRUPT, text.reason)
         blocks = markdown_blocks(text)
         first = next((b.text for b in blocks if b.kind == TextKind.HEADING), None)
-        return document_from_blocks(blocks, doc_id=doc_id, name=name, title=first or Path(name).stem)
+        return document_from_blocks(blocks, doc_id=doc_id, name=name, about=Bibliographic(title=first or ""))
 
 
 def markdown_blocks(text: str, page: int | None = None) -> list[Block]:

@@ -287,13 +287,16 @@ window.deepcite = (function () {
       });
   }
 
-  /** Title, section, year, identifiers and score of a passage, for lists and the popover. */
+  /** File and page, section, authors, year, venue and score of a passage, for lists and the popover. */
   function sourceMeta(chunk) {
     const parts = [];
     const where = whereLabel(chunk);
     if (where) parts.push(where);
     if (chunk.section) parts.push("Section: " + chunk.section);
+    const authors = Array.isArray(chunk.authors) ? chunk.authors : [];
+    if (authors.length) parts.push(authors.slice(0, 3).join(", ") + (authors.length > 3 ? " et al." : ""));
     if (chunk.year) parts.push(String(chunk.year));
+    if (chunk.venue) parts.push(chunk.venue);
     if (typeof chunk.score === "number") parts.push("score " + chunk.score.toFixed(3));
     return parts.join(" · ");
   }

@@ -1,0 +1,143 @@
+"""What a document says about itself: title, authors, year, venue or publisher, as its front matter states them.
+
+The readers fill :class:`Bibliographic` from the file's own metadata (PDF info, DOCX/PPTX core properties,
+HTML meta tags and JSON-LD, EPUB OPF) and its first page; a field the document does not state stays blank,
+never guessed:
+
+- a title that is a file name (``glxz-10k_20211231.htm``) or a placeholder (``Slide 1``, ``Untitled``) is no
+  title; an author that is a machine's account (``Windows User``) is no author;
+- a year is one the document states for itself: a dated proceedings or copyright line, an arXiv stamp, a
+  date line of its own in the front matter, or a date field of its metadata; never a file's creation date on
+  its own, and never a year found somewhere in the text.
+
+    names = author_names("Kyle Lo†∗ Lucy Lu Wang†∗ Mark Neumann†")  # ['Kyle Lo', 'Lucy Lu Wang', 'Mark Neumann']
+    stated_year("Proceedings of ACL, pages 4969–4983 July 5 - 10, 2020. c 2020 ACL")  # 2020
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+_FILE_NAME = re.compile(r"^[\w.+-]+\.(?:html?|xhtml|pdf|docx?|pptx?|epub|txt|md|json|xml)$", re.I)
+_PLACEHOLDER = re.compile(
+    r"^(?:slide \d+|untitled(?: document)?|document\d*|presentation\d*|microsoft word - .*)$", re.I
+)
+_ACCOUNTS = frozenset(
+    {"windows user", "microsoft office user", "user", "admin", "administrator", "author", "unknown"}
+)
+_YEAR = r"((?:19|20)\d\d)"
+_MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
+# a line of the front matter that dates the document: proceedings, copyright, arXiv stamp, "Month [day,] year"
+_STATED_YEAR = (
+    re.compile(rf"\bproceedings\b.*?\b{_YEAR}\b", re.I),
+    re.compile(rf"(?:©|\(c\)|\bc\s|copyright)\s*{_YEAR}\b", re.I),
+    re.compile(rf"\barxiv:\s*\d{{4}}\.\d{{4,5}}(?:v\d+)?.*?\b\d{{1,2}}\s+{_MONTH}\s+{_YEAR}\b", re.I),
+    re.compile(
+        rf"^\s*(?:{_MONTH}\s+(?:\d{{1,2}}(?:\s*[-–]\s*\d{{1,2}})?,?\s+)?|\d{{1,2}}\s+{_MONTH}\s+){_YEAR}\s*\.?\s*$",
+        re.I,
+    ),
+)
+_VENUE = re.compile(r"\b(Proceedings of (?:the )?[^,\n]{8,160}?)(?:,|\s+pages\b|\s+\d|$)", re.I)
+# the marks that tie an author to an affiliation: symbols, digits, Greek letters, superscript letters
+_NAME_MARKS = re.compile(r"[∗*†‡§¶‖♠♢♡♣♦♥⋆★#\d\u0391-\u03c9\u02b0-\u02ff\u2070-\u209f˘]+")
+_AFFILIATION = re.compile(
+    r"@|https?://|www\.|\b(?:universit\w*|institut\w*|college|school|department|dept|laborator\w*|lab|labs|"
+    r"research|inc|ltd|corp\w*|foundation|centre|center|hospital|faculty|academy|abstract|résumé|introduction)\b",
+    re.I,
+)
+_NAME = re.compile(r"^[A-Z][\w'’.-]*(?:\s+[A-Za-z][\w'’.-]*){1,4}$")  # two to five words
+
+
+@dataclass
+class Bibliographic:
+    """A document's title, authors, year, and venue or publisher, as far as it states them ("" / [] / None)."""
+
+    title: str = ""
+    authors: list[str] = field(default_factory=list)
+    year: int | None = None
+    venue: str = ""
+
+    def merged(self, other: Bibliographic) -> Bibliographic:
+        """This record with ``other``'s fields where this one is blank."""
+        return Bibliographic(
+            title=self.title or other.title,
+            authors=self.authors or other.authors,
+            year=self.year or other.year,
+            venue=self.venue or other.venue,
+        )
+
+
+def real_title(title: str | None) -> str:
+    """``title`` with white space collapsed, or "" when it is a file name or a placeholder."""
+    text = " ".join((title or "").split())
+    return "" if _FILE_NAME.match(text) or _PLACEHOLDER.match(text) else text
+
+
+def real_authors(names: Iterable[str]) -> list[str]:
+    """The names that are people or organisations: no account names, web addresses or blanks; each once."""
+    kept: list[str] = []
+    for name in names:
+        name = " ".join(name.split()).strip(" ,;")
+        if (
+            name
+            and name.lower() not in _ACCOUNTS
+            and not re.search(r"https?://|www\.", name)
+            and name not in kept
+        ):
+            kept.append(name)
+    return kept
+
+
+def year_of(date: str | None) -> int | None:
+    """The year of a date written by a metadata field (``2021-03-04``, ``D:20200502…``, ``March 2021``)."""
+    found = re.search(rf"(?<!\d){_YEAR}(?!\d)", (date or "").removeprefix("D:")[:40])
+    return int(found.group(1)) if found else None
+
+
+def stated_year(front: str) -> int | None:
+    """The year the front matter (a first page, a cover) dates the document by (module docstring), or None."""
+    for pattern in _STATED_YEAR:
+        for line in front.splitlines():
+            found = pattern.search(line)
+            if found:
+                return int(found.group(1))
+    return None
+
+
+def stated_venue(front: str) -> str:
+    """The proceedings a first page names ("Proceedings of the 58th Annual Meeting of the ACL"), or ""."""
+    found = _VENUE.search(" ".join(front.split()))
+    return found.group(1).strip() if found else ""
+
+
+def author_names(line: str) -> list[str]:
+    """The names on an author line: split at commas, "and" and affiliation marks, the marks dropped."""
+    parts = re.split(r",|;|\band\b|&|\s{2,}", _NAME_MARKS.sub(",", line))
+    return [p for p in (" ".join(part.split()) for part in parts) if _NAME.match(p)]
+
+
+def front_authors(lines: Sequence[str], most_lines: int = 10) -> list[str]:
+    """The authors on the lines right after a title: the names on the lines up to the first affiliation,
+    address, date or heading line (at most ``most_lines`` lines; a line break separates names too); [] when
+    those lines are not names but prose."""
+    kept: list[str] = []
+    for line in lines[:most_lines]:
+        if _AFFILIATION.search(line) or stated_year(line):
+            break
+        kept.append(line)
+    text = ",".join(kept)
+    names = author_names(text)
+    words = len(re.findall(r"[^\W\d_]+", _NAME_MARKS.sub(" ", text)))
+    if not names or sum(len(n.split()) for n in names) < 0.6 * words:
+        return []  # prose, not a list of names
+    return real_authors(names)
+
+
+def authors_after(text: str, title: str) -> list[str]:
+    """The authors a page lists under ``title`` (:func:`front_authors` of the lines after its last words), or
+    [] when the title is not found in ``text``."""
+    words = re.findall(r"\w+", title)[-3:]
+    found = re.search(r"\W+".join(map(re.escape, words)), text) if words else None
+    return front_authors(text[found.end() :].splitlines()[1:]) if found else []
