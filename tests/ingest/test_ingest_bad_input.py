@@ -186,3 +186,25 @@ def test_empty_file(tmp_path: Path) -> None:
     path.touch()
     with pytest.raises(IngestError, match=r"empty\.jsonl: the file is empty"):
         iter_documents(path)
+
+
+def test_a_text_file_named_pdf_is_refused_as_not_a_pdf(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A 16-byte text file named broken.pdf: `deepcite ingest` refuses it and says it is not a PDF (it was
+    ingested as one passage of text, with no word that it was not a PDF)."""
+    from typer.testing import CliRunner
+
+    from deepcite.cli.main import app
+
+    monkeypatch.setenv("DEEPCITE_DATA_DIR", str(tmp_path / "data"))
+    (tmp_path / "broken.pdf").write_bytes(b"this is not pdf\n")
+    result = CliRunner().invoke(
+        app, ["ingest", str(tmp_path / "broken.pdf"), "-c", "docs"], env={"COLUMNS": "200"}
+    )
+    assert result.exit_code == 2, result.output
+    assert (
+        "broken.pdf: unsupported type: the file is named .pdf but is not a PDF: it holds text (16 bytes)"
+        in (" ".join(result.output.split()))
+    )
+    assert "rename it .txt" in result.output

@@ -36,6 +36,14 @@ def test_static_files_are_served(live_app: LiveApp, name: str, kind: str) -> Non
     assert response.headers["content-type"].startswith(kind)
 
 
+def test_the_site_icon_is_served_where_browsers_ask(live_app: LiveApp) -> None:
+    for path in ("/favicon.ico", "/static/favicon.svg"):
+        response = httpx.get(live_app.url + path)
+        assert response.status_code == 200 and response.headers["content-type"].startswith("image/svg+xml")
+        assert response.text.startswith("<svg")
+    assert 'rel="icon"' in httpx.get(live_app.url + "/").text
+
+
 @pytest.mark.parametrize("name", ["nope.js", "..%2Fui.py", "%2E%2E%2Fui.py", "ui.py", "%2E%2E"])
 def test_nothing_outside_the_static_folder_is_served(live_app: LiveApp, name: str) -> None:
     assert httpx.get(f"{live_app.url}/static/{name}").status_code == 404

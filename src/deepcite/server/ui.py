@@ -109,6 +109,14 @@ async def static_file(name: str) -> FileResponse:
     return FileResponse(path, media_type=_STATIC_TYPES[path.suffix], headers={"Cache-Control": "no-cache"})
 
 
+@router.get("/favicon.ico")
+async def favicon() -> FileResponse:
+    """The site's icon where browsers look for it without a ``<link rel=icon>`` (an SVG, which they all draw)."""
+    return FileResponse(
+        _STATIC_FILES["favicon.svg"], media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"}
+    )
+
+
 @router.get("/static/pdfjs/{name:path}")
 async def pdfjs_file(name: str) -> FileResponse:
     """One file of the vendored pdf.js (its module, worker and standard fonts); any other name is 404."""

@@ -1,7 +1,8 @@
 """Find a file's type from its bytes: magic numbers, the members of a zip, the first JSON values.
 
 The suffix only breaks ties between text types (``.md`` is Markdown, ``.html`` without a doctype is
-HTML); a PDF named ``.txt`` is a PDF and a JSON Lines file named ``.json`` is JSON Lines.
+HTML); a PDF named ``.txt`` is a PDF and a JSON Lines file named ``.json`` is JSON Lines. A text file named
+``.pdf`` (``.docx``, ``.pptx``, ``.epub``) is refused with a sentence saying so, not read as text.
 """
 
 from __future__ import annotations
@@ -26,6 +27,8 @@ MEDIA_TYPES: dict[str, str] = {
 _ZIP_MARKERS = (("word/document.xml", "docx"), ("ppt/presentation.xml", "pptx"))
 _MARKDOWN_SUFFIXES = frozenset({".md", ".markdown"})
 _HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml"})
+# the names of binary formats: a file so named whose bytes are text is a damaged or mislabelled file, not text
+_BINARY_SUFFIXES = {".pdf": "PDF", ".docx": "DOCX", ".pptx": "PPTX", ".epub": "EPUB"}
 
 
 class Unsupported(ValueError):
@@ -49,9 +52,16 @@ def detect_kind(path: Path) -> str:
         raise Unsupported(
             "a binary file of a type deepcite does not read (PDF, DOCX, PPTX, EPUB, HTML, text)"
         )
+    suffix = path.suffix.lower()
+    if suffix in _BINARY_SUFFIXES:
+        named = _BINARY_SUFFIXES[suffix]
+        raise Unsupported(
+            f"the file is named {suffix} but is not a {named}: it holds text ({len(head)} bytes"
+            f"{' or more' if len(head) == HEAD_BYTES else ''}); save it again as a {named}, or rename it .txt "
+            "to add it as text"
+        )
     text = head.decode("utf-8-sig", errors="replace").lstrip()
     lowered = text[:1024].lower()
-    suffix = path.suffix.lower()
     if lowered.startswith(("<!doctype html", "<html")) or (
         lowered.startswith("<?xml") and "<html" in lowered
     ):
