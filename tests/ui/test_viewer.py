@@ -227,6 +227,27 @@ def test_a_quote_over_a_page_break_opens_at_its_first_page_marked_on_both(
     assert highlighted.startswith(quote[:40]) and highlighted.endswith(quote[-40:])
 
 
+def test_on_a_phone_the_pdf_page_fits_the_screen_with_the_quote_in_view(
+    phone: Any, viewer_url: str, crossing_pdf: Path
+) -> None:
+    """At 375 px the page is drawn to the screen's width (it was 908 px wide, the quote cut off)."""
+    crossing = _crossing_chunk(crossing_pdf)
+    start, end = crossing.spans()[-1]
+    _open_quote(phone, viewer_url, crossing, start, end)
+    width = phone.viewport_size["width"]
+    page_box = phone.locator(".viewer-page").first.bounding_box()
+    assert page_box["x"] >= 0 and page_box["x"] + page_box["width"] <= width, page_box
+    assert phone.evaluate("document.documentElement.scrollWidth") <= width  # nothing to scroll sideways
+    marks = phone.eval_on_selector_all(
+        ".viewer-page mark.quote",
+        "marks => marks.map(m => { const r = m.getBoundingClientRect(); return [r.left, r.right, r.top, r.bottom]; })",
+    )
+    assert marks
+    left, right, top, bottom = marks[0]
+    assert left >= 0 and right <= width and top >= 0 and bottom <= phone.viewport_size["height"], marks[0]
+    screenshot(phone, "viewer-pdf-phone.png", full_page=False)
+
+
 @pytest.mark.parametrize(
     ("fixture", "question"),
     [

@@ -93,19 +93,31 @@ function markQuote(container, quote) {
   return Array.from(container.querySelectorAll("mark.quote"));
 }
 
+/** The page's scale: PDF_SCALE, or less so that the page fits the width it is shown in (a phone's 375 px). */
+function fittingScale(page, container) {
+  const natural = page.getViewport({ scale: 1 }).width;
+  const room = container.clientWidth || window.innerWidth;
+  return Math.min(PDF_SCALE, room / natural);
+}
+
 async function renderPage(pdfjs, pdf, number, container) {
   const page = await pdf.getPage(number);
-  const viewport = page.getViewport({ scale: PDF_SCALE });
+  const viewport = page.getViewport({ scale: fittingScale(page, container) });
   const box = el("div", { class: "viewer-page", "data-page": number, "aria-label": "Page " + number });
   box.style.setProperty("--scale-factor", String(viewport.scale));
   box.style.setProperty("--total-scale-factor", String(viewport.scale));
   box.style.width = Math.floor(viewport.width) + "px";
   box.style.height = Math.floor(viewport.height) + "px";
-  const canvas = el("canvas", { width: Math.floor(viewport.width), height: Math.floor(viewport.height) });
+  // drawn at the screen's pixel density, shown at the page's size: sharp text on a phone's small page
+  const density = window.devicePixelRatio || 1;
+  const canvas = el("canvas", { width: Math.floor(viewport.width * density), height: Math.floor(viewport.height * density) });
+  canvas.style.width = Math.floor(viewport.width) + "px";
+  canvas.style.height = Math.floor(viewport.height) + "px";
   const layer = el("div", { class: "textLayer" });
   box.append(canvas, layer);
   container.append(box);
-  await page.render({ canvasContext: canvas.getContext("2d"), viewport }).promise;
+  const transform = density === 1 ? null : [density, 0, 0, density, 0, 0];
+  await page.render({ canvasContext: canvas.getContext("2d"), viewport, transform }).promise;
   const textLayer = new pdfjs.TextLayer({ textContentSource: await page.getTextContent(), container: layer, viewport });
   await textLayer.render();
 }
