@@ -46,6 +46,12 @@ class ForbiddenError(InputError):
     http_status = 403
 
 
+class OwnershipConflictError(InputError):
+    """A write would replace a document (or answer) that belongs to other groups: 409, saying what to do."""
+
+    http_status = 409
+
+
 class CollectionNotFoundError(DeepciteError):
     """A named collection does not exist; the message lists the known collections."""
 
@@ -80,6 +86,12 @@ class CollectionDamagedError(StoreError):
         )
         self.name = name
         self.what = what
+
+
+class NoSpaceError(StoreError):
+    """The data dir's file system has no room for a write: 507, saying how much is needed and free."""
+
+    http_status = 507
 
 
 class EmbedderError(DeepciteError):

@@ -15,29 +15,36 @@ Each tool is a module-level function returning a pydantic model, so clients get 
 server's lifespan context and calls it; limits are checked by the shared request models. A failed call
 (unknown collection, bad filter, empty question, ``k`` out of range, invalid arguments) comes back as a tool
 error whose text is the message the HTTP API gives for the same failure
-(:func:`deepcite.public_errors.public_error`). ``settings.mcp.groups`` restricts what every caller may read.
+(:func:`deepcite.public_errors.public_error`). What a caller may read: :func:`caller_groups` (over HTTP, the
+API's bearer tokens; never every group by default).
 """
 
 # no `from __future__ import annotations`: the MCP SDK reads the tools' annotations when they are registered
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+import ipaddress
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Annotated, Any, Literal
 
+import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, InputRequiredResult, ToolAnnotations
 from pydantic import BaseModel, Field
 from pydantic.json_schema import SkipJsonSchema
+from starlette.responses import JSONResponse
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from deepcite.config import Settings
 from deepcite.engine import Engine
+from deepcite.errors import ConfigError
 from deepcite.models import Candidate, CollectionInfo, CoverageReport, Filters, RoundReport, SearchMode
 from deepcite.practitioners.api import ChatMessage, PractitionerQuery, PractitionerSearchResponse
 from deepcite.public_errors import public_error
 from deepcite.saved_answers import SavedAnswer, SavedAnswerList
-from deepcite.service import AskResponse, Passage, QuestionRequest, SearchRequest, SearchResponse
+from deepcite.server.auth import ALL_GROUPS, Authenticator, UnauthorizedError
+from deepcite.service import AskResponse, Groups, Passage, QuestionRequest, SearchRequest, SearchResponse
 from deepcite.version import __version__
 
 INSTRUCTIONS = """deepcite answers questions from the user's own document collections (for example PubMed
@@ -148,6 +155,34 @@ def _engine(ctx: Context) -> Engine:
     return ctx.request_context.lifespan_context
 
 
+def _groups(ctx: Context) -> Groups:
+    """The ACL groups of this call's caller (:func:`caller_groups` of the request's headers)."""
+    return caller_groups(_engine(ctx).settings, ctx.headers)
+
+
+def caller_groups(settings: Settings, headers: Mapping[str, str] | None) -> Groups:
+    """What a caller of the MCP server may read (``None``: everything).
+
+    Over stdio (no headers) the caller is the data dir's own user: ``mcp.groups`` (unset: everything). Over
+    HTTP with ``api_keys`` the caller is its bearer token's groups (as on the HTTP API), narrowed to
+    ``mcp.groups`` when that is set; without keys (loopback only, see :func:`run`) it is ``mcp.groups``, and
+    public documents only when that is unset: an HTTP client never reads every group by default.
+    ``mcp.groups = ["*"]`` means every group.
+    """
+    configured = (
+        None if settings.mcp.groups is not None and ALL_GROUPS in settings.mcp.groups else settings.mcp.groups
+    )
+    if headers is None:
+        return configured
+    authenticator = Authenticator(settings.api_keys)
+    if not authenticator.enabled:
+        return () if settings.mcp.groups is None else configured
+    groups = authenticator.caller(headers.get("authorization")).groups
+    if configured is None:
+        return groups
+    return tuple(configured) if groups is None else tuple(sorted(set(groups) & set(configured)))
+
+
 class _Server(MCPServer):
     """The MCP server whose failed tool calls say what the HTTP API says for the same failure
     (:func:`~deepcite.public_errors.public_error`), never a bare "Error executing tool …"."""
@@ -192,7 +227,7 @@ def _passage(cand: Candidate, limit: int, in_final: bool) -> EvidencePassage:
 async def list_collections(ctx: Context) -> CollectionsResult:
     """The collections that can be searched, with how many passages each holds (an unreadable one says why)."""
     engine = _engine(ctx)
-    collections = await asyncio.to_thread(engine.corpus.collections, engine.settings.mcp.groups)
+    collections = await asyncio.to_thread(engine.corpus.collections, _groups(ctx))
     return CollectionsResult(collections=collections, default=engine.settings.server.default_collection)
 
 
@@ -219,7 +254,7 @@ async def search(
         k=k,
         filters=filters.to_filters() if filters else None,
     )
-    found = await asyncio.to_thread(engine.search, request, engine.settings.mcp.groups)
+    found = await asyncio.to_thread(engine.search, request, _groups(ctx))
     limit = engine.settings.mcp.max_passage_chars
     for hit in found.hits:
         hit.text = _cut(hit.text, limit)
@@ -234,7 +269,7 @@ async def research(
     chunk ids), the coverage per aspect and the per-hop retrieval report. No prose answer: use `ask`."""
     engine = _engine(ctx)
     request = QuestionRequest(query=question, collection=collection, max_hops=max_hops)
-    result = await engine.research(request, engine.settings.mcp.groups)
+    result = await engine.research(request, _groups(ctx))
     pack = result.pack
     limit = engine.settings.mcp.max_passage_chars
     rows: dict[str, EvidencePassage] = {}
@@ -273,7 +308,7 @@ async def ask(
     evidence is insufficient. Takes a few seconds."""
     engine = _engine(ctx)
     request = QuestionRequest(query=question, collection=collection, max_hops=max_hops)
-    response = await engine.ask(request, engine.settings.mcp.groups)
+    response = await engine.ask(request, _groups(ctx))
     return _brief(response, engine.settings.mcp.max_passage_chars)
 
 
@@ -297,14 +332,14 @@ async def saved_answers(ctx: Context, collection: CollectionArg = None) -> Saved
     """The newest saved answers of a collection (every `ask` is saved): id, question, time, how many
     passages it cites. Read one with saved_answer."""
     engine = _engine(ctx)
-    return await asyncio.to_thread(engine.saved.list, collection, engine.settings.mcp.groups)
+    return await asyncio.to_thread(engine.saved.list, collection, _groups(ctx))
 
 
 async def saved_answer(ctx: Context, answer_id: AnswerIdArg) -> SavedAnswer:
     """One saved answer: the question as asked, the settings used, the answer with its citations and
     quotes, the citation check's counts, and for a re-run which cited passages changed."""
     engine = _engine(ctx)
-    saved = await asyncio.to_thread(engine.saved.get, answer_id, engine.settings.mcp.groups)
+    saved = await asyncio.to_thread(engine.saved.get, answer_id, _groups(ctx))
     return _brief_saved(saved, engine.settings.mcp.max_passage_chars)
 
 
@@ -312,14 +347,14 @@ async def rerun_answer(ctx: Context, answer_id: AnswerIdArg) -> SavedAnswer:
     """Ask a saved question again against the collection as it is now; the new answer is saved and its
     `changes` list which cited passages were added, removed or changed. Takes a few seconds."""
     engine = _engine(ctx)
-    saved = await engine.answers.rerun(answer_id, engine.settings.mcp.groups)
+    saved = await engine.answers.rerun(answer_id, _groups(ctx))
     return _brief_saved(saved, engine.settings.mcp.max_passage_chars)
 
 
 async def delete_saved_answer(ctx: Context, answer_id: AnswerIdArg) -> DeletedAnswer:
     """Delete a saved answer you may read, by its id (the request_id of the answer); it cannot be undone."""
     engine = _engine(ctx)
-    await asyncio.to_thread(engine.saved.delete, answer_id, engine.settings.mcp.groups)
+    await asyncio.to_thread(engine.saved.delete, answer_id, _groups(ctx))
     return DeletedAnswer(deleted=answer_id)
 
 
@@ -405,22 +440,68 @@ def build_server(engine: Engine | Settings) -> MCPServer:
     return server
 
 
+class _BearerGate:
+    """ASGI middleware of the MCP server's HTTP app: with ``api_keys``, a request without a known bearer token
+    gets the HTTP API's ``401`` before the MCP SDK reads it."""
+
+    def __init__(self, app: ASGIApp, authenticator: Authenticator) -> None:
+        self.app = app
+        self.authenticator = authenticator
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and self.authenticator.enabled:
+            header = dict(scope["headers"]).get(b"authorization", b"").decode("latin-1")
+            try:
+                self.authenticator.caller(header or None)
+            except UnauthorizedError as exc:
+                body = {"success": False, "error": type(exc).__name__, "message": str(exc)}
+                refusal = JSONResponse(body, status_code=401, headers={"WWW-Authenticate": "Bearer"})
+                await refusal(scope, receive, send)
+                return
+        await self.app(scope, receive, send)
+
+
+def http_app(engine: Engine) -> ASGIApp:
+    """The MCP server's streamable HTTP app (at ``mcp.path``) behind the API's bearer tokens (``api_keys``).
+    ConfigError when ``mcp.host`` is not a loopback address and no token is configured: every group's
+    documents would be open to the network."""
+    settings = engine.settings
+    authenticator = Authenticator(settings.api_keys)
+    if not authenticator.enabled and not _loopback(settings.mcp.host):
+        raise ConfigError(
+            f"deepcite mcp --http would listen on {settings.mcp.host} with no bearer tokens; set "
+            "DEEPCITE_API_KEYS (token:group1|group2, as for deepcite serve) or DEEPCITE_MCP_HOST=127.0.0.1"
+        )
+    server = build_server(engine)
+    app = server.streamable_http_app(streamable_http_path=settings.mcp.path, host=settings.mcp.host)
+    return _BearerGate(app, authenticator)
+
+
+def _loopback(host: str) -> bool:
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
 def run(engine: Engine, *, http: bool = False, port: int | None = None) -> None:
-    """Serve over stdio, or over streamable HTTP on ``settings.mcp.host`` (127.0.0.1) and ``port``.
+    """Serve over stdio, or over streamable HTTP (:func:`http_app`) on ``settings.mcp.host`` (127.0.0.1) and
+    ``port``.
 
     One Engine serves every session; it is closed when the server stops.
     """
-    server = build_server(engine)
     try:
         if not http:
-            server.run("stdio")
+            build_server(engine).run("stdio")
             return
         settings = engine.settings
-        server.run(
-            "streamable-http",
+        uvicorn.run(
+            http_app(engine),
             host=settings.mcp.host,
             port=port or settings.mcp.port,
-            streamable_http_path=settings.mcp.path,
+            log_level=settings.mcp.log_level.lower(),
         )
     finally:
         engine.close()

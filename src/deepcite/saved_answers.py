@@ -30,7 +30,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from deepcite.answer.pipeline import Citation
 from deepcite.config import SavedAnswerSettings, Settings
-from deepcite.errors import NotFoundError, StoreError
+from deepcite.errors import ForbiddenError, NotFoundError, StoreError
 from deepcite.models import EvidencePack
 from deepcite.service import AskResponse, Groups, QuestionRequest
 
@@ -261,9 +261,16 @@ class SavedAnswers:
             ) from exc
 
     def delete(self, answer_id: str, groups: Groups) -> None:
-        """Delete a saved answer the caller may read; NotFoundError otherwise."""
+        """Delete a saved answer the caller owns: NotFoundError when it may not read it, ForbiddenError (403)
+        when it may read but not own it (:func:`may_delete`)."""
         with self._db() as db:
             _readable_body(db, answer_id, groups)
+            owner = _groups(db.execute("SELECT acl FROM answers WHERE id = ?", (answer_id,)).fetchone()[0])
+            if not may_delete(owner, groups):
+                raise ForbiddenError(
+                    "this saved answer was asked under groups your token does not have (or by a token with no "
+                    "group); only a token of its groups, or an unrestricted token, may delete it"
+                )
             db.execute("DELETE FROM answers WHERE id = ?", (answer_id,))
 
     def count(self) -> int:
@@ -304,6 +311,13 @@ def new_saved_answer(
         acl_groups=acl_groups,
         changes=passage_changes(previous.response, response) if previous else [],
     )
+
+
+def may_delete(owner: Sequence[str] | None, groups: Groups) -> bool:
+    """Whether a caller with ``groups`` owns an answer asked under ``owner``: an unrestricted caller owns every
+    answer; a restricted one those asked under some of its groups (an answer asked with no group is public:
+    any token reads it, only an unrestricted one deletes it)."""
+    return groups is None or (bool(owner) and set(owner or ()) <= set(groups))
 
 
 def _groups(raw: str | None) -> list[str] | None:

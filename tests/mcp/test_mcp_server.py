@@ -16,6 +16,7 @@ import httpx
 import pytest
 from mcp import ClientSession, StdioServerParameters, stdio_client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared._httpx_utils import create_mcp_http_client
 
 QUESTION = "Does atrial fibrillation increase the risk of stroke, and how is it treated?"
 DEEPCITE = str(Path(sys.executable).parent / "deepcite")
@@ -44,6 +45,9 @@ async def stdio_session(data_dir: Path) -> AsyncIterator[ClientSession]:
         yield session
 
 
+TOKEN = "mcp-test-token"
+
+
 def _free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -53,7 +57,7 @@ def _free_port() -> int:
 @asynccontextmanager
 async def http_session(data_dir: Path) -> AsyncIterator[ClientSession]:
     port = _free_port()
-    env = {**os.environ, **_env(data_dir)}
+    env = {**os.environ, **_env(data_dir), "DEEPCITE_API_KEYS": f"{TOKEN}:*"}  # HTTP takes the API's tokens
     process = subprocess.Popen([DEEPCITE, "mcp", "--http", "--port", str(port)], env=env)
     try:
         url = f"http://127.0.0.1:{port}/mcp"
@@ -65,7 +69,11 @@ async def http_session(data_dir: Path) -> AsyncIterator[ClientSession]:
                 break
             except httpx.TransportError:
                 continue
-        async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
+        async with (
+            create_mcp_http_client(headers={"Authorization": f"Bearer {TOKEN}"}) as http,
+            streamable_http_client(url, http_client=http) as (read, write),
+            ClientSession(read, write) as session,
+        ):
             await session.initialize()
             yield session
     finally:

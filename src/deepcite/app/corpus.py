@@ -21,6 +21,7 @@ from deepcite.errors import (
     ForbiddenError,
     InputError,
     NotFoundError,
+    OwnershipConflictError,
     RequestError,
     document_not_found,
 )
@@ -32,6 +33,7 @@ from deepcite.retrieval.collection import Collection
 from deepcite.retrieval.embedders import embedder_precision
 from deepcite.retrieval.filters import FILTER_FIELDS, check_filter_fields
 from deepcite.retrieval.graph import EntityGraph
+from deepcite.retrieval.integrity import require_space
 from deepcite.retrieval.originals import OriginalsStore, StoredOriginal
 from deepcite.service import Groups, restrict_filters
 
@@ -120,10 +122,17 @@ class Corpus:
         return col
 
     def check(self, name: str) -> CollectionCheck:
-        """Read a whole collection back and report what is damaged (see :func:`check_collection`), and warn
+        """Read a whole collection back and report what is damaged (see :func:`check_collection`; then SQLite's
+        own verification of its entity graph and originals' manifest, and every stored original against its
+        checksum, a missing one reported too), and warn
         when its entity graph or its BM25 terms were read by older rules (the next ingest reads them again)."""
         report = check_collection(self.resources.store, name)  # type: ignore[arg-type]
-        if self.settings.graph.enabled and not EntityGraph.for_collection(self.settings, name).current():
+        graph = EntityGraph.for_collection(self.settings, name)
+        report.problems.extend(graph.problems())
+        report.problems.extend(OriginalsStore.for_collection(self.settings, name).problems())
+        if report.problems:
+            return report
+        if self.settings.graph.enabled and not graph.current():
             report.warnings.append(
                 "its entity graph was read by an older deepcite's rules; the next `deepcite ingest` into the "
                 "collection (its files again will do) rebuilds the graph from the stored passages"
@@ -194,6 +203,8 @@ class Corpus:
     ) -> IngestReport:
         """Read, chunk, embed and index ``source`` (a file, a folder or Documents) into ``collection``, made
         on first ingest; ``rebuild`` drops the collection first. See :meth:`IngestPipeline.ingest`."""
+        if isinstance(source, str | Path):
+            self.require_space(_input_bytes([Path(source)]))
         if rebuild:
             self.drop(collection)
         return self.pipeline(collection).ingest(
@@ -212,23 +223,56 @@ class Corpus:
     ) -> IngestReport:
         """Ingest these files (uploads) into ``collection`` under ``names``, each document shared with the
         ``acl`` groups. See :meth:`IngestPipeline.ingest_files`."""
+        self.require_space(_input_bytes(paths))
         return self.pipeline(collection).ingest_files(
             paths, names=names, acl=acl, on_error=on_error, on_progress=on_progress
         )
 
+    def require_space(self, input_bytes: int) -> None:
+        """NoSpaceError ("not enough space in <data dir>: needs about N MB, M MB free") before an ingest of
+        ``input_bytes`` of files starts: their stored originals and index take about ``ingest.space_factor``
+        times that, beyond ``store.min_free_mb``."""
+        needed = int(input_bytes * self.settings.ingest.space_factor)
+        require_space(self.settings.data_dir, needed, self.settings.store.min_free_mb)
+
     # -- documents --------------------------------------------------------------------------------------------
+    def check_owner(self, collection: str, doc_ids: Iterable[str], groups: Groups) -> None:
+        """OwnershipConflictError (409) when ``collection`` holds one of ``doc_ids`` and the caller with ``groups``
+        does not own it (:meth:`owns`): an upload of that name would replace another group's document. The
+        message is the same whether the caller may read that document or not, so its content never leaks."""
+        if groups is None or not self._is_document_collection(collection):
+            return
+        store = self.resources.store
+        for doc_id in doc_ids:
+            if store.count(collection, Filters(doc_ids=[doc_id])) and not self.owns(
+                collection, doc_id, groups
+            ):
+                raise OwnershipConflictError(
+                    f"collection {collection!r} already holds a document named {doc_id!r} that belongs to other "
+                    "groups (or is public, which only an unrestricted token may replace); rename your file and "
+                    "upload it again"
+                )
+
+    def owns(self, collection: str, doc_id: str, groups: Groups) -> bool:
+        """Whether the caller with ``groups`` owns document ``doc_id``: an unrestricted caller owns every
+        document, a restricted one those shared with one of its groups (a public document: nobody restricted)."""
+        if groups is None:
+            return True
+        acl = Filters(doc_ids=[doc_id], equals={"acl": list(groups)}) if groups else None
+        return acl is not None and bool(self.resources.store.count(collection, acl))
+
     def remove(self, collection: str, doc_id: str, groups: Groups = None) -> int:
         """Delete a document's chunks and its original; returns the number of chunks deleted.
 
         NotFoundError (404) when the collection holds no such document the caller with ``groups`` may read;
-        ForbiddenError (403) when a restricted caller may read it but it is not shared with one of its
-        groups (a public document only an unrestricted caller may delete).
+        ForbiddenError (403) when the caller may read it but does not own it (:meth:`owns`: a public document
+        only an unrestricted caller may delete).
         """
         col = self.collection(collection)
         readable = self._readable(col.name, doc_id, groups)
         if not readable and (groups is not None or col.originals.get(doc_id) is None):
             raise document_not_found(col.name)
-        if groups is not None and not col.count(Filters(doc_ids=[doc_id], equals={"acl": list(groups)})):
+        if not self.owns(col.name, doc_id, groups):
             raise ForbiddenError(
                 "this document is public or shared with groups your token does not have; only an "
                 "unrestricted token may delete it"
@@ -258,9 +302,10 @@ class Corpus:
 
     def original(self, collection: str, doc_id: str, groups: Groups = None) -> tuple[StoredOriginal, Path]:
         """A document's stored original file (its record and its path), as :meth:`original_record` checks
-        it; NotFoundError also when no original is stored for it."""
+        it; NotFoundError also when no original is stored for it, CollectionDamagedError (503) when the stored
+        file does not match its checksum."""
         row = self.original_record(collection, doc_id, groups)
-        path = OriginalsStore.for_collection(self.settings, collection).path_for(doc_id) if row else None
+        path = OriginalsStore.for_collection(self.settings, collection).verified_path(doc_id) if row else None
         if row is None or path is None:
             raise NotFoundError(
                 f"the document is in collection {collection!r} but no original file is stored for it "
@@ -274,6 +319,15 @@ class Corpus:
         if not self._is_document_collection(collection):
             return 0
         return self.resources.store.count(collection, _document_filter(doc_id, groups))
+
+
+def _input_bytes(paths: Iterable[Path]) -> int:
+    """The size of these files, and of the files under these folders."""
+    total = 0
+    for path in paths:
+        files = path.rglob("*") if path.is_dir() else [path]
+        total += sum(f.stat().st_size for f in files if f.is_file())
+    return total
 
 
 def _document_filter(doc_id: str, groups: Groups) -> Filters | None:

@@ -46,5 +46,5 @@ class Saved:
         return self.store.get(answer_id, groups)
 
     def delete(self, answer_id: str, groups: Groups = None) -> None:
-        """Delete a saved answer the caller may read; NotFoundError otherwise."""
+        """Delete a saved answer the caller owns (403 when it may only read it; 404 when not even that)."""
         self.store.delete(answer_id, groups)

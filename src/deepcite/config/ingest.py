@@ -18,6 +18,9 @@ class IngestSettings(Section):
     """Reading files: limits per file, the reading sandbox, OCR, PDF clean-up, and the reader per type."""
 
     max_file_mb: float = 200.0  # a bigger file is skipped as too_large
+    # an ingest needs this many times its files' size free on the data dir (their stored originals, text,
+    # vectors and graph), beyond store.min_free_mb: else "not enough space" before anything is written
+    space_factor: float = Field(default=3.0, ge=0)
     max_pages: int = 5_000  # a PDF with more pages is skipped as too_large
     max_page_area_sq_in: float = 2_000.0  # one page bigger than this (A4 is ~97) is a hostile file
     max_unzipped_mb: float = 1_000.0  # total uncompressed size of a DOCX/EPUB/PPTX's members

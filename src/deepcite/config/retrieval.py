@@ -22,6 +22,13 @@ class StoreSettings(Section):
     replication_factor: int | None = None
     write_consistency_factor: int | None = None
     upsert_batch: int = 256
+    # a stored cosine vector's norm is 1 (the engine normalises it): `collections check` calls one further off
+    # than this damaged, and so is a dense search score outside [-1, 1] by more than it
+    vector_norm_tolerance: float = Field(default=0.01, gt=0)
+    # a write (an ingest, an upload) needs its estimated size free on the data dir's file system plus this:
+    # below it, "not enough space" before anything is written (a shard grown by mmap into a full disk dies by
+    # SIGBUS; this keeps it from getting there)
+    min_free_mb: float = Field(default=64.0, ge=0)
     # a collection name is checked (letters, digits, '_', '-', '.') before it touches the file system; the
     # cap keeps it well under the file system's 255-byte name limit with the engine's own suffixes
     max_collection_name_chars: int = Field(default=64, ge=1, le=200)

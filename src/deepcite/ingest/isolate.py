@@ -8,8 +8,12 @@ start or a parser's import.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import multiprocessing
+import os
 import resource
+import signal
 import sys
 import types
 from collections.abc import Callable, Iterator
@@ -27,12 +31,29 @@ _CONTEXT = multiprocessing.get_context("forkserver")
 # one-time set-up (readers.warm: 1.2 s for every web page whose date reaches dateparser)
 _CONTEXT.set_forkserver_preload(
     [
+        "deepcite.ingest.forkserver_guard",  # first: the fork server exits when the process that started it dies
         "deepcite.ingest.readers",
         *sorted({spec.partition(":")[0] for spec in READERS.values()}),
         "deepcite.ingest.readers.warm",
         "deepcite.ingest.report",  # and the chunker a reading may be followed by (read_file_report)
     ]
 )
+_PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:
+    """Ask the kernel to SIGKILL this process when its parent exits (Linux ``PR_SET_PDEATHSIG``; elsewhere
+    nothing), and exit now if the parent is already gone: a reader never runs on after the ingest."""
+    if not sys.platform.startswith("linux"):
+        return
+    parent = os.getppid()
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except OSError:
+        return
+    if os.getppid() != parent or parent == 1:  # the parent died before the request took effect
+        os._exit(1)
 
 
 def read_file_isolated(
@@ -111,6 +132,7 @@ def _child(
     settings: IngestSettings,
     then: Callable[[ReadResult], None] | None,
 ) -> None:
+    die_with_parent()  # the fork server; it dies with the ingesting process
     limit = settings.memory_limit_mb * _BYTES_PER_MB
     try:
         if _address_space("VmSize") >= limit:  # the readers the fork server imported already take more

@@ -30,6 +30,7 @@ from deepcite.errors import (
 from deepcite.models import SearchMode
 from deepcite.retrieval.points import LENGTH_KEY, payload_chunk
 from deepcite.retrieval.qdrant_engine_store import QdrantEngineStore
+from deepcite.retrieval.vector_checks import damaged_vectors
 
 
 class CollectionCheck(BaseModel):
@@ -105,9 +106,14 @@ def check_collection(store: QdrantEngineStore, name: str) -> CollectionCheck:
                 if vectors is None:
                     break
                 report.vectors_read += len(vectors)
-                wrong = sum(len(v) != meta.dense_dim for v in vectors.values())
+                wrong = damaged_vectors(
+                    list(vectors.values()), meta.dense_dim, store.settings.store.vector_norm_tolerance
+                )
                 if wrong:
-                    report.problems.append(f"{wrong} dense vectors are not of dimension {meta.dense_dim}")
+                    report.problems.append(
+                        f"{wrong} dense vectors are damaged (not {meta.dense_dim}-d unit vectors: zeroed, overwritten "
+                        "or not finite)"
+                    )
             if report.vectors_read != len(ids) and not report.problems:
                 report.problems.append(f"{len(ids) - report.vectors_read} points have no dense vector")
         if payloads:

@@ -74,6 +74,7 @@ from deepcite.errors import CollectionDamagedError, StoreError
 from deepcite.models import FusionMethod
 from deepcite.retrieval import filters as f
 from deepcite.retrieval.bm25 import SPARSE_VECTOR_NAME, SparseWeights
+from deepcite.retrieval.integrity import require_space
 from deepcite.retrieval.points import DENSE_VECTOR_NAME, payload_key, validate_collection_name
 from deepcite.retrieval.qdrant_engine_hooks import (
     CollectionMeta,
@@ -99,6 +100,15 @@ from deepcite.retrieval.shared_dir import (
 
 META_FILE = "deepcite.json"
 SHARD_DIR = "shard"
+# what a new shard's files take (Qdrant's engine preallocates its WAL, trackers and pages): about 40 MB
+_NEW_SHARD_BYTES = 40 * 1024 * 1024
+
+
+def _point_bytes(point: PointData) -> int:
+    """A generous estimate of what a point takes on disk: its vectors and payload, twice (WAL and segment)."""
+    dense = len(point.dense or ()) * 4
+    sparse = len(point.sparse.indices) * 8 if point.sparse is not None else 0
+    return 2 * (dense + sparse + len(json.dumps(point.payload, default=str)))
 
 
 def edge_filter(conditions: list[f.Condition]) -> Filter | None:
@@ -263,7 +273,14 @@ class EdgeStore(QdrantEngineStore):
         validate_collection_name(name, self.settings.store.max_collection_name_chars)
         return self._meta_path(name).is_file()
 
+    def _room(self, needed_bytes: int) -> None:
+        """NoSpaceError unless the index folder has ``needed_bytes`` free beyond ``store.min_free_mb``: Qdrant's
+        engine grows its files by mmap, and a full disk under an mmap kills the process (SIGBUS), so a write
+        that may not fit is refused first, with a sentence."""
+        require_space(self.root, needed_bytes, self.settings.store.min_free_mb)
+
     def qdrant_create(self, name: str, dense_dim: int | None, meta: CollectionMeta) -> None:
+        self._room(_NEW_SHARD_BYTES)
         folder = self.root / name
         if folder.exists() and not self._meta_path(name).exists():
             remove_folder(folder)  # left by an interrupted creation of an older version (no meta file)
@@ -309,6 +326,7 @@ class EdgeStore(QdrantEngineStore):
         self._shard(name)  # opening the shard takes its lock; another process's ingest is refused as busy
 
     def qdrant_upsert(self, name: str, points: Sequence[PointData]) -> None:
+        self._room(sum(_point_bytes(p) for p in points))
         edge_points = [Point(p.id, p.vectors(_sparse), p.payload) for p in points]
         self._shard(name).update(UpdateOperation.upsert_points(edge_points))
 

@@ -28,7 +28,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from deepcite.config import Settings
-from deepcite.errors import InputError
+from deepcite.errors import CollectionDamagedError, InputError
+from deepcite.retrieval.integrity import os_failure, quick_check, sqlite_failure
 
 _SAFE_EXT = re.compile(r"^[a-z0-9]{1,10}$")
 _SAFE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
@@ -90,8 +91,10 @@ class OriginalsStore:
                 with os.fdopen(fd, "wb") as out, source.open("rb") as src:
                     shutil.copyfileobj(src, out)
                 os.replace(tmp, target)
-            except BaseException:
+            except BaseException as exc:
                 Path(tmp).unlink(missing_ok=True)
+                if isinstance(exc, OSError) and os_failure(exc, self.root):
+                    raise os_failure(exc, self.root) from None
                 raise
         row = StoredOriginal(doc_id, digest, ext, media_type, name or source.name, target.stat().st_size)
         previous = self.get(doc_id)
@@ -119,6 +122,32 @@ class OriginalsStore:
             return None
         path = self.root / f"{row.sha256}.{row.ext}"
         return path if path.is_file() else None
+
+    def verified_path(self, doc_id: str) -> Path | None:
+        """:meth:`path_for`, the file's content checked against the digest it is stored under:
+        CollectionDamagedError when they differ (a damaged file is never served as the document)."""
+        path = self.path_for(doc_id)
+        if path is not None and _sha256(path) != path.stem:
+            raise CollectionDamagedError(
+                self.root.name, f"the stored original of {doc_id!r} does not match its checksum"
+            )
+        return path
+
+    def problems(self) -> list[str]:
+        """What ``collections check`` finds wrong: the manifest's own verification, then each document whose
+        original is missing or does not match its checksum."""
+        manifest = self.root / self.MANIFEST
+        found = quick_check(manifest, "originals manifest")
+        if found or not manifest.exists():
+            return found
+        for doc_id in self.doc_ids():
+            row = self.get(doc_id)
+            path = self.root / f"{row.sha256}.{row.ext}" if row else None
+            if path is None or not path.is_file():
+                found.append(f"the original of {doc_id!r} is missing; ingest its file again")
+            elif _sha256(path) != row.sha256:
+                found.append(f"the original of {doc_id!r} does not match its checksum; ingest its file again")
+        return found
 
     def media_type(self, doc_id: str) -> str | None:
         """The media type recorded for ``doc_id``'s original (``application/pdf`` …), or ``None``."""
@@ -163,18 +192,33 @@ class _Transaction:
     """A short SQLite connection: commits on success, rolls back on error, always closes."""
 
     def __init__(self, path: Path) -> None:
+        self._path = path
         self._conn = sqlite3.connect(path, timeout=30)
 
     def __enter__(self) -> sqlite3.Connection:
-        self._conn.execute(_SCHEMA)
+        try:
+            self._conn.execute(_SCHEMA)
+        except sqlite3.Error as exc:
+            self._conn.close()
+            raise self._failure(exc) or exc from None
         return self._conn
 
-    def __exit__(self, exc_type: object, *_: object) -> None:
+    def __exit__(self, exc_type: object, exc: BaseException | None, *_: object) -> None:
         with closing(self._conn):
-            if exc_type is None:
-                self._conn.commit()
-            else:
-                self._conn.rollback()
+            try:
+                if exc_type is None:
+                    self._conn.commit()
+                else:
+                    self._conn.rollback()
+            except sqlite3.Error as failed:
+                raise self._failure(failed) or failed from None
+        if isinstance(exc, sqlite3.Error):
+            raise self._failure(exc) or exc from None
+        if isinstance(exc, OSError) and os_failure(exc, self._path.parent):
+            raise os_failure(exc, self._path.parent) from None
+
+    def _failure(self, exc: sqlite3.Error) -> Exception | None:
+        return sqlite_failure(exc, self._path.parent.name, "originals manifest", self._path.parent)
 
 
 def _sha256(path: Path) -> str:

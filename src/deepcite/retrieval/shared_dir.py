@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 from deepcite.errors import CollectionBusyError, CollectionDamagedError, DeepciteError, InputError
+from deepcite.retrieval.integrity import no_space
 
 HOLDER_FILE = "holder.json"
 LOCK_FILE = "shard.lock"
@@ -242,11 +243,24 @@ def qdrant_failure(name: str, exc: BaseException, root: Path, data_dir: Path) ->
     text = str(exc)
     if "WouldBlock" in text:
         return busy_error(name, root / name, data_dir)
+    if "No space left on device" in text or "os error 28" in text:
+        return no_space(data_dir, 0)
     if text.startswith(_REFUSED):
         return InputError(
             f"the search engine refused the request on collection {name!r}: {_short(text, root)}"
         )
     return CollectionDamagedError(name, _short(text, root))
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether process ``pid`` runs (another user's process counts as running)."""
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _abandoned(folder: Path) -> bool:
@@ -255,13 +269,7 @@ def _abandoned(folder: Path) -> bool:
         pid = int(folder.name.rsplit(".", 2)[-2])
     except (ValueError, IndexError):
         return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return True
-    except PermissionError:
-        return False
-    return False
+    return not pid_alive(pid)
 
 
 def create_atomically(root: Path, name: str, build: Callable[[Path], None]) -> bool:

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from deepcite.errors import InputError
+from deepcite.errors import CollectionDamagedError, InputError
 from deepcite.models import Chunk, SearchMode
 
 
@@ -48,3 +48,30 @@ def checked_query_vector(
     if len(dense) != dim:
         raise InputError(f"query vector has dimension {len(dense)}; collection {name!r} expects {dim}")
     return dense
+
+
+def checked_scores(name: str, mode: SearchMode, scores: Sequence[float], tolerance: float) -> None:
+    """CollectionDamagedError unless every score is finite (and, for a dense search, a cosine within
+    ``tolerance`` of [-1, 1]): damaged vector files give NaN, infinity or ~1e37, never a result."""
+    array = np.asarray(scores, dtype=np.float64)
+    if not np.isfinite(array).all():
+        raise CollectionDamagedError(
+            name, f"the {mode.value} search scored NaN or infinity: its vectors are damaged"
+        )
+    if mode is SearchMode.DENSE and array.size and np.abs(array).max() > 1 + tolerance:
+        raise CollectionDamagedError(
+            name,
+            f"a dense search scored {np.abs(array).max():.3g}, beyond a cosine's 1: its dense vectors are damaged",
+        )
+
+
+def damaged_vectors(vectors: Sequence[Sequence[float]], dim: int, tolerance: float) -> int:
+    """How many stored cosine vectors are damaged: not ``dim`` long, not finite, or of norm further than
+    ``tolerance`` from 1 (zeroed or overwritten)."""
+    return sum(not _unit(np.asarray(v, dtype=np.float64), dim, tolerance) for v in vectors)
+
+
+def _unit(array: np.ndarray, dim: int, tolerance: float) -> bool:
+    if array.shape != (dim,) or not np.isfinite(array).all():
+        return False
+    return abs(float(np.linalg.norm(array)) - 1.0) <= tolerance

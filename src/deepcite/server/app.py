@@ -63,6 +63,11 @@ def create_app(
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         engine.start()  # the background cleanup of expired contexts
+        removed = await asyncio.to_thread(
+            routes_upload.remove_abandoned_uploads, settings
+        )  # a killed server's uploads
+        if removed:
+            log.info("removed %d upload folders left by servers that had stopped", removed)
         if settings.server.warm_start:  # the models loaded before the first request, not by it
             seconds = await asyncio.to_thread(engine.warm)
             log.info("warm start: models and the default collection ready in %.1f s", seconds)

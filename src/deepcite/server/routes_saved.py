@@ -49,7 +49,8 @@ async def get_answer(answer_id: AnswerId, engine: EngineDep, caller: CallerDep) 
 
 @router.delete("/{answer_id}", response_model=DeletedAnswer)
 async def delete_answer(answer_id: AnswerId, engine: EngineDep, caller: CallerDep) -> DeletedAnswer:
-    """Delete a saved answer."""
+    """Delete a saved answer you own: asked under your token's groups (any saved answer with an unrestricted
+    token); 403 for one you may only read."""
     await asyncio.to_thread(engine.saved.delete, answer_id, caller.groups)
     return DeletedAnswer(deleted=answer_id)
 

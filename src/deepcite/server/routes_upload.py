@@ -3,9 +3,11 @@
 - ``POST /api/collections/{collection}/documents``: multipart, one or more file parts (any field name;
   the UI sends ``files``) and an optional ``on_error`` field (``skip``, the default, or ``fail``). The
   files are checked against ``server.max_upload_files`` and ``server.max_upload_file_bytes`` (the whole
-  body against ``server.max_upload_request_bytes``), written to a temporary folder and ingested by a
-  background job; the answer is ``202`` with the job. The documents' ACL groups are the caller's token's
-  groups (an unrestricted caller makes public documents).
+  body against ``server.max_upload_request_bytes``), written to a folder under ``<data dir>/uploads`` (after
+  a check that they fit: else ``507`` "not enough space") and ingested by a background job; the answer is ``202`` with the job. The documents' ACL groups are the caller's token's
+  groups (an unrestricted caller makes public documents). A name that is already a document of the
+  collection owned by other groups is refused with ``409`` (:meth:`~deepcite.app.corpus.Corpus.check_owner`),
+  so an upload never replaces another group's document, nor says whether its content is the same.
 - ``GET /api/jobs/{job_id}``: the job, each file's outcome so far and, once done, the ingest report.
 - ``GET /api/jobs/{job_id}/events``: the job's progress as Server-Sent Events (``state``, ``file``,
   ``done``), from its first event.
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import tempfile
 import unicodedata
@@ -34,6 +37,8 @@ from deepcite.config import Settings
 from deepcite.errors import InputError
 from deepcite.ingest.jobs import IngestJob
 from deepcite.ingest.report import FileProgressCallback, IngestReport
+from deepcite.retrieval.integrity import os_failure, require_space
+from deepcite.retrieval.shared_dir import pid_alive
 from deepcite.server.limits import RequestTooLarge, StreamedLimit
 from deepcite.server.resources import CallerDep, EngineDep
 from deepcite.server.routes_files import check_document_id, safe_filename
@@ -106,15 +111,44 @@ def _on_error(value: object) -> Literal["skip", "fail"]:
     raise InputError("on_error must be 'skip' (ingest the good files, report the rest) or 'fail'")
 
 
-def _save(parts: list[UploadFile], names: list[str], folder: Path) -> list[Path]:
-    """Copy each part to ``folder/<n>/<name>`` (one folder per file keeps names apart); returns the paths."""
+UPLOADS_DIR = "uploads"  # <data dir>/uploads/<pid>-<random>: an upload's files until its job ends
+
+
+def upload_folder(settings: Settings) -> tempfile.TemporaryDirectory[str]:
+    """A new folder for one upload's files under ``<data dir>/uploads``, named after this process so a
+    server started later removes it if this one dies first (:func:`remove_abandoned_uploads`)."""
+    root = settings.data_dir / UPLOADS_DIR
+    root.mkdir(parents=True, exist_ok=True)
+    return tempfile.TemporaryDirectory(prefix=f"{os.getpid()}-", dir=root)
+
+
+def remove_abandoned_uploads(settings: Settings) -> int:
+    """Remove the upload folders of servers that have exited (killed before their jobs ended); returns how
+    many. A live process's folders are left alone."""
+    removed = 0
+    for folder in (settings.data_dir / UPLOADS_DIR).glob("*-*"):
+        pid = folder.name.split("-", 1)[0]
+        if pid.isdigit() and not pid_alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed += 1
+    return removed
+
+
+def _save(parts: list[UploadFile], names: list[str], folder: Path, min_free_mb: float) -> list[Path]:
+    """Copy each part to ``folder/<n>/<name>`` (one folder per file keeps names apart); returns the paths.
+    NoSpaceError, before anything is copied, when the parts do not fit (or when the disk fills meanwhile)."""
+    sizes = [part.size or 0 for part in parts]
+    require_space(folder, sum(sizes), min_free_mb)
     paths = []
     for index, (part, name) in enumerate(zip(parts, names, strict=True)):
         target = folder / str(index) / name
         target.parent.mkdir()
         part.file.seek(0)
-        with target.open("wb") as out:
-            shutil.copyfileobj(part.file, out)
+        try:
+            with target.open("wb") as out:
+                shutil.copyfileobj(part.file, out)
+        except OSError as exc:
+            raise os_failure(exc, folder.parent.parent) or exc from None
         paths.append(target)
     return paths
 
@@ -126,6 +160,7 @@ def _save(parts: list[UploadFile], names: list[str], folder: Path) -> list[Path]
     responses={
         202: {"description": "The upload is saved and queued; follow the job."},
         400: {"description": "No files, duplicate names, a bad collection name or on_error value."},
+        409: {"description": "A file's name is a document of the collection that other groups own."},
         413: {"description": "Too many files, a file too large, or the request body too large."},
     },
 )
@@ -144,9 +179,12 @@ async def upload_documents(
         doubled = sorted({n for n in names if names.count(n) > 1})
         if doubled:
             raise InputError(f"two files are named {doubled[0]!r}; rename one or upload them separately")
-        folder = tempfile.TemporaryDirectory(prefix="deepcite-upload-")  # removed when the job ends
+        await asyncio.to_thread(engine.corpus.check_owner, collection, names, caller.groups)  # 409
+        folder = upload_folder(settings)  # removed when the job ends
         try:
-            paths = await asyncio.to_thread(_save, parts, names, Path(folder.name))
+            paths = await asyncio.to_thread(
+                _save, parts, names, Path(folder.name), settings.store.min_free_mb
+            )
         except BaseException:
             folder.cleanup()
             raise
@@ -155,7 +193,9 @@ async def upload_documents(
     acl = list(caller.groups or ())
 
     def run(on_progress: FileProgressCallback) -> IngestReport:
-        """In the job's thread: the first upload loads the embedder here, not in the request."""
+        """In the job's thread: the first upload loads the embedder here, not in the request. The names'
+        owners are checked again: another group's upload queued before this one may have made them."""
+        engine.corpus.check_owner(collection, names, caller.groups)
         return engine.corpus.ingest_files(
             collection, paths, names=names, acl=acl, on_error=on_error, on_progress=on_progress
         )

@@ -37,6 +37,7 @@ from deepcite.models import Chunk
 from deepcite.retrieval.graph.aliases import first_sentence, page_aliases
 from deepcite.retrieval.graph.extract import Mention, entity_key, passage_mentions
 from deepcite.retrieval.graph.triples import PassageFacts
+from deepcite.retrieval.integrity import os_failure, quick_check, sqlite_failure
 from deepcite.retrieval.originals import OriginalsStore
 
 # the version of the rules that read what the graph stores (names, aliases, leads: extract.py, aliases.py); raise it
@@ -124,13 +125,25 @@ class EntityGraph:
 
     @contextmanager
     def _db(self) -> Iterator[sqlite3.Connection]:
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with closing(sqlite3.connect(self.path, timeout=30.0)) as db:
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=NORMAL")
-            db.executescript(_SCHEMA)
-            with db:  # one transaction: committed on success, rolled back on error
-                yield db
+        """One transaction on the graph file; a malformed file is CollectionDamagedError, a full disk
+        NoSpaceError (:mod:`~deepcite.retrieval.integrity`)."""
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with closing(sqlite3.connect(self.path, timeout=30.0)) as db:
+                db.execute("PRAGMA journal_mode=WAL")
+                db.execute("PRAGMA synchronous=NORMAL")
+                db.executescript(_SCHEMA)
+                with db:  # one transaction: committed on success, rolled back on error
+                    yield db
+        except sqlite3.Error as exc:
+            raise sqlite_failure(exc, self.path.stem, "entity graph", self.path.parent) or exc from None
+        except OSError as exc:
+            raise os_failure(exc, self.path.parent) or exc from None
+
+    def problems(self) -> list[str]:
+        """SQLite's own verification of the graph file (``PRAGMA quick_check``): what ``collections check``
+        reports; none when the file is sound or was never written."""
+        return quick_check(self.path, "entity graph")
 
     def exists(self) -> bool:
         """Whether the graph was ever written (a collection ingested before graphs existed has none)."""
