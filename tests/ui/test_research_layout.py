@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import httpx
 import pytest
 
 from ui.conftest import LiveApp, screenshot
@@ -93,3 +94,20 @@ def test_the_live_hops_are_within_the_first_screen_and_the_past_questions_below(
     before, after = 4, 2  # Node.DOCUMENT_POSITION_FOLLOWING / PRECEDING: the report follows, precedes
     assert order[:5] == [before] * 5  # question, error, hops and the answer come before the report
     assert order[5:] == [after] * 2  # the documents panel and the past questions after it
+
+
+def test_a_reopened_answer_keeps_its_research_hops(page: Any, live_app: LiveApp) -> None:
+    """A saved answer opened at /answers/{id} shows its hops, one per round it researched (they were lost)."""
+    asked = httpx.post(
+        live_app.url + "/api/unified-search", json={"query": QUESTION, "collection": "demo"}, timeout=600
+    )
+    assert asked.status_code == 200, asked.text
+    rounds = asked.json()["retrieval_report"]
+    assert rounds
+    page.goto(f"{live_app.url}/answers/{asked.json()['request_id']}")
+    page.wait_for_selector("#summary:not([hidden])")
+    assert page.locator("#hops").is_visible()
+    hops = page.locator("#hop-list .hop")
+    assert hops.count() == len(rounds)
+    assert "Hop 1" in hops.nth(0).inner_text()
+    assert rounds[0]["subquestion"] in hops.nth(0).locator(".hop-sub").inner_text()

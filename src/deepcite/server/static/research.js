@@ -582,12 +582,18 @@
     ui.collection.value = name;
   }
 
+  /** A reopened answer's research hops, one per round of its retrieval report (no live coverage bars). */
+  function replayHops(rounds) {
+    for (const round of rounds || []) addHop(round);
+  }
+
   function showSaved(saved, push) {
     ui.question.value = saved.question;
     countQuestion();
     selectCollection(saved.collection);
     run.collection = saved.collection;
     ui.maxHops.value = (saved.request && saved.request.max_hops) || "";
+    replayHops(saved.response && saved.response.retrieval_report);
     showResult(saved.response);
     run.savedId = saved.id;
     renderChanges(saved);
