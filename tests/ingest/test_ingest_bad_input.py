@@ -208,3 +208,4 @@ def test_a_text_file_named_pdf_is_refused_as_not_a_pdf(
         in (" ".join(result.output.split()))
     )
     assert "rename it .txt" in result.output
+    assert "error: 1 problem, nothing was written" in result.output

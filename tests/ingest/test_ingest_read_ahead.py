@@ -95,7 +95,7 @@ def test_fail_with_read_ahead_names_the_corrupt_file_and_writes_nothing(
     tmp_path: Path, paths: list[Path], minilm: Embedder
 ) -> None:
     col = collection(tmp_path, minilm, read_ahead=True)
-    with pytest.raises(IngestError, match=r"1 problems, nothing was written \(corrupt.pdf: "):
+    with pytest.raises(IngestError, match=r"1 problem, nothing was written \(corrupt.pdf: "):
         IngestPipeline(col).ingest_files(paths, on_error="fail")
     assert not col.store.has_collection("docs") or col.count() == 0
 

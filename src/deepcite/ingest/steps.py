@@ -233,8 +233,9 @@ class IngestSteps:
                 [f"{f.file}: {f.message}" for f in failed]
                 + [f"{p.path}:{p.line}: {p.reason}" for p in report.skipped]
             )
+            count = len(failed) + len(report.skipped)
             raise IngestError(
-                f"{len(failed) + len(report.skipped)} problems, nothing was written ({listing}). Fix "
+                f"{count} problem{'s' if count != 1 else ''}, nothing was written ({listing}). Fix "
                 "or remove those files, or re-run with --on-error skip"
             )
 
