@@ -21,7 +21,7 @@ from deepcite.research.followup import (
 )
 from deepcite.research.nodes import read_bridge
 from deepcite.research.planner import QueryPlanner
-from deepcite.research.state import ExecutorState
+from deepcite.research.state import ExecutorState, HopChoice
 
 from .helpers import adapters, new_state
 
@@ -153,6 +153,21 @@ def test_the_beam_skips_a_name_that_is_another_documents_title_in_the_hop_it_wou
     state, _planner = _round_one(question, [pasa, page])
     assert [e.name for e in state.beam] == ["Google Scholar"]
     assert SkippedQuery(text="Semantic Scholar", reason=DOCUMENT_TITLE, round=2) in state.skipped_queries
+
+
+def test_an_entity_an_llm_chose_is_refused_when_it_names_a_document() -> None:
+    """The LLM reading the round (a stand-in choice, as node choose_next_hop records it) picks the page's title:
+    it joins the beam no more than a title the rules read would."""
+    notes = _passage("notes", NOTES, title="Lantern 2.3 release notes", file="lantern-release-notes.md")
+    state, planner = new_state(QUESTION)
+    state.round, state.selected = 1, [notes]
+    state.add_evidence(notes)
+    state.hop_choices.append(
+        HopChoice(answered=False, next_query="release notes", entity="Lantern release notes", round=1)
+    )
+    read_bridge(state, adapters(planner))
+    assert "Lantern release notes" not in [e.name for e in state.beam]
+    assert SkippedQuery(text="Lantern release notes", reason=DOCUMENT_TITLE, round=2) in state.skipped_queries
 
 
 def test_an_encyclopedia_page_is_read_as_before() -> None:

@@ -95,15 +95,12 @@ def _read(
     hop has a step of its own (:func:`step_relation`). ``path``: the candidates the readings follow on from."""
     s, followup = adapters.settings.bridge, adapters.settings.followup
     pages = adapters.titles.aliases(adapters.retriever)
-    documents = document_names(c.chunk for c in [*state.evidence.values(), *state.candidates])
+    documents = _documents(state)
 
     def keep(name: str, title: bool) -> bool:  # noise never runs as a query, unless a page is known by it
         if name.rstrip().endswith(("?", "!")):  # a question or an exclamation is a sentence, not a name
             return False
-        # what a term is (a file's name, a contraction, a release) or a document's title: never, page or not
-        reason = kind_reason(name) or (DOCUMENT_TITLE if names_a_document(name, documents) else None)
-        if reason is not None:
-            state.skip(SkippedQuery(text=name, reason=reason, round=state.round + 1))
+        if _refused(state, name, documents):  # a file's name, a contraction, a release, a document: never
             return False
         return noise_reason(name, followup, title=title) is None or (not title and bool(pages.pages(name)))
 
@@ -141,16 +138,34 @@ def _read(
     return [BeamEntry(r.name, weight * r.score / top, r.parent, depth=depth, path=path) for r in readings]
 
 
+def _documents(state: ExecutorState) -> frozenset[str]:
+    """What names the documents the research has met (:func:`~deepcite.research.followup.document_names`)."""
+    return document_names(c.chunk for c in [*state.evidence.values(), *state.candidates])
+
+
+def _refused(state: ExecutorState, name: str, documents: frozenset[str]) -> bool:
+    """Whether ``name`` may never name a hop, whoever read it: what it is (a file's name, a contraction, a release
+    tag: :func:`~deepcite.research.followup.kind_reason`) or a name of one of ``documents``. A refused name is
+    reported for the hop it would have named, the next one."""
+    reason = kind_reason(name) or (DOCUMENT_TITLE if names_a_document(name, documents) else None)
+    if reason is not None:
+        state.skip(SkippedQuery(text=name, reason=reason, round=state.round + 1))
+    return reason is not None
+
+
 def _chosen_entry(state: ExecutorState, depth: int, path: tuple[str, ...]) -> list[BeamEntry]:
     """The entity the LLM chose to follow after this round (node ``choose_next_hop``) as one more branch of the
     beam, read from the best evidence with the best reading's score: the next round follows and scores it like
-    the others, and it drops out if its evidence loses. None when there is no such choice, or the beam or an
-    earlier hop already has the entity."""
+    the others, and it drops out if its evidence loses. None when there is no such choice, the beam or an
+    earlier hop already has the entity, or it may name no hop (:func:`_refused`: a document's title, a file
+    name, a contraction, a release tag)."""
     choice = state.hop_choices[-1] if state.hop_choices else None
     if choice is None or choice.round != state.round or choice.answered or not choice.entity.strip():
         return []
     name = choice.entity.strip()
     if name.lower() in {n.lower() for n in [*state.used_entities, *(e.name for e in state.beam)]}:
+        return []
+    if _refused(state, name, _documents(state)):
         return []
     best = state.best_evidence(1)
     return [BeamEntry(name, 1.0, best[0].key, depth=depth, path=path)] if best else []
