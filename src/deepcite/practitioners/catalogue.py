@@ -3,9 +3,12 @@
 ``deepcite/data/practitioners/clinical_intents.json`` lists intents (``arrhythmia_rhythm``, ``kidney`` …),
 each with trigger phrases by kind (procedures, diagnoses, symptoms, terms, specialty words, general words),
 abbreviations, the CMS specialties that treat it, expansion terms, anchor phrases and negative terms. Trigger
-matching runs on :func:`deepcite.text.tokenize` output (stemmed, stop words dropped) as contiguous token
-sequences, so "palpitation" finds "palpitations" and "SVT" finds "svt". Cues (urgency, preferences,
-uncertainty, location) are matched on raw lower-case words, where "hurt myself" must keep its "myself".
+matching runs on the request as :class:`~deepcite.practitioners.words.Reading` reads it (contractions whole and
+expanded, lay words read clinically, then stemmed with stop words dropped but phrasal particles kept) as
+contiguous token sequences, so "palpitation" finds "palpitations", "SVT" finds "svt" and "running" is no
+"run down". Cues (urgency, preferences, uncertainty, populations) keep their stop words ("hurt myself" keeps
+its "myself") but skip the catalogue's ``cue_skip_words`` ("my face is drooping" meets "face drooping");
+location cues are matched on raw lower-case words.
 """
 
 from __future__ import annotations
