@@ -18,6 +18,9 @@ class IngestSettings(Section):
     """Reading files: limits per file, the reading sandbox, OCR, PDF clean-up, and the reader per type."""
 
     max_file_mb: float = 200.0  # a bigger file is skipped as too_large
+    # a file whose text is longer is skipped as too_large: embedding 5M characters (~5,000 passages) takes
+    # minutes on 2 cores, and an upload's job holds the queue meanwhile
+    max_text_chars: int = Field(default=5_000_000, ge=1)
     # an ingest needs this many times its files' size free on the data dir (their stored originals, text,
     # vectors and graph), beyond store.min_free_mb: else "not enough space" before anything is written
     space_factor: float = Field(default=3.0, ge=0)

@@ -59,6 +59,7 @@ def read_file_report(
     t0 = time.perf_counter()
     then = None if chunker is None else partial(_chunk_read, acl=tuple(acl), chunker=chunker)
     result = read_file_isolated(path, doc_id=name, name=name, settings=settings, then=then)
+    result = _within_text_limit(result, settings)
     if chunker is not None and not result.skip and result.chunks is None:
         result = _chunked_here(result, name, acl, chunker)
     file = FileReport(
@@ -74,6 +75,21 @@ def read_file_report(
     _give_acl(result, acl)
     file.doc_ids = [r.document.id for r in result.documents]
     return file, result
+
+
+def _within_text_limit(result: ReadResult, settings: IngestSettings) -> ReadResult:
+    """``result``, or a ``too_large`` skip when its text is over ``ingest.max_text_chars``: embedding that much
+    would hold an upload's job (and every job queued behind it) for a long time."""
+    chars = sum(len(r.document.text) for r in result.documents)
+    if result.skip or chars <= settings.max_text_chars:
+        return result
+    skipped = ReadResult.skipped(
+        SkipReason.TOO_LARGE,
+        f"its text is {chars:,} characters, over the {settings.max_text_chars:,} limit (setting "
+        "ingest.max_text_chars); split it into smaller files",
+    )
+    skipped.kind, skipped.pages = result.kind, result.pages
+    return skipped
 
 
 def _chunked_here(result: ReadResult, name: str, acl: Sequence[str], chunker: ChunkerSettings) -> ReadResult:
