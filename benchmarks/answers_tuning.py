@@ -40,7 +40,7 @@ from deepcite.answer.question_kind import question_kind
 from deepcite.answer.sentence_scores import findings_first
 from deepcite.config import AnswerSettings, Settings
 from deepcite.engine import Engine
-from deepcite.evaluation.answer_check import AnswerCheck, states_answer
+from deepcite.evaluation.answer_check import AnswerCheck, ContractCheck, states_answer
 from deepcite.evaluation.answers import (
     SystemScores,
     _first_last,
@@ -180,11 +180,20 @@ def documents(args: argparse.Namespace, engine: Engine) -> dict[str, Any]:
     for n, (label, answer_settings) in enumerate(candidates(args.set, args.grid)):
         generator = ExtractiveGenerator(engine.resources.embedder, answer_settings)
         generator._cache = shared._cache  # noqa: SLF001 - one cache across candidates (a tuning script)
-        tally, by_kind = AnswerCheck(), AnswerCheck()
+        tally, by_kind, contract = AnswerCheck(), AnswerCheck(), ContractCheck()
         started = time.perf_counter()
         for q, ctx in zip(checks, contexts, strict=True):
             answered = _answer(ctx, generator, answer_settings, engine)
             kind = question_kind(q.question).value
+            shape = contract.add(answered.summary, answered.decision, q)
+            if q.answer is None:
+                if n == 0 and args.misses and not shape["abstained"]:
+                    print(
+                        f"--- {q.id} unanswerable, not abstained: {q.question}\n  summary: {answered.summary[:400]}"
+                    )
+                continue
+            if n == 0 and args.misses and shape["abstained"]:
+                print(f"--- {q.id} false abstention ({answered.decision.reason}): {q.question}")
             stated, together = tally.add(q.kind, answered.summary, answered.answer, q.answer)
             by_kind.add(kind, answered.summary, answered.answer, q.answer)
             if n == 0:
@@ -206,6 +215,9 @@ def documents(args: argparse.Namespace, engine: Engine) -> dict[str, Any]:
             "summary_per_question_kind": kinds["summary"],
             "summary_or_long_per_question_kind": kinds["summary_or_long"],
             "questions_per_question_kind": kinds["questions"],
+            "contract": contract.rates(
+                answer_settings.length.summary_max_sentences, answer_settings.decision.summary_max_words
+            ),
             "seconds": round(time.perf_counter() - started, 1),
         }
         print({k: v for k, v in row.items() if "per_question" not in k}, flush=True)

@@ -9,6 +9,7 @@ import pytest
 from answer.conftest import QUESTION, SQ_DRUGS, SQ_RISK, HashingEmbedder, make_pack
 from deepcite.answer.citations import check_citations
 from deepcite.answer.context import ResponseContext
+from deepcite.answer.decision import AnswerStatus
 from deepcite.answer.extractive import ExtractiveGenerator
 from deepcite.answer.generators import Generator
 from deepcite.answer.prompts import UNKNOWN
@@ -16,6 +17,8 @@ from deepcite.config import AnswerSettings
 from deepcite.errors import InputError, InsufficientEvidenceError
 from deepcite.models import EvidencePack
 
+# a yes/no question whose evidence states nothing: the summary says so, citing nothing
+NOT_STATED = "The sources do not state whether it is so."
 FIVEFOLD = "Atrial fibrillation increases the risk of ischemic stroke about fivefold"
 
 
@@ -52,7 +55,7 @@ def test_summary_quotes_supporting_sentences_with_their_citations(
 ) -> None:
     text = gen.summary(ctx)
     assert_clean(text, selected_ids(ctx))
-    assert text.startswith(f"{FIVEFOLD} [1].")
+    assert text.startswith(f"Yes: {FIVEFOLD} [1].")  # a yes/no question: the verdict opens
     assert 1 <= len(sentences_of(text)) <= settings.length.summary_max_sentences
     assert cited(text) <= selected_ids(ctx)
     assert "Vitamin D" not in text  # off-topic evidence does not clear the support threshold
@@ -158,17 +161,20 @@ def test_unknown_when_nothing_clears_the_support_threshold(
 ) -> None:
     pack = make_pack(final=("c6",), subquestions={"Does warfarin prevent stroke?": ("c6",)})
     ctx = ResponseContext.from_pack(pack, settings)
-    assert gen.summary(ctx) == UNKNOWN
+    assert gen.summary(ctx) == NOT_STATED
+    assert gen.decide(ctx).status is AnswerStatus.NOT_STATED
     assert gen.subanswer(ctx, "Does warfarin prevent stroke?") == UNKNOWN
     long = gen.long_answer(ctx)
     assert long.count(UNKNOWN) == 3 and not cited(long)
     for text in (gen.summary(ctx), long):
         assert_clean(text, {1})
+    # the not-stated sentence passes the citation check though it cites nothing
+    assert check_citations(NOT_STATED, [1])[0] == NOT_STATED
 
 
 def test_support_threshold_is_the_setting(embedder: HashingEmbedder, ctx: ResponseContext) -> None:
     strict = ExtractiveGenerator(embedder, AnswerSettings().tuned(extractive={"support_threshold": 0.99}))
-    assert strict.summary(ctx) == UNKNOWN
+    assert strict.summary(ctx) == NOT_STATED
 
 
 def test_the_relevance_floor_ranks_but_never_refuses(embedder: HashingEmbedder, ctx: ResponseContext) -> None:
@@ -224,4 +230,4 @@ def test_only_the_lexically_closest_sentences_are_embedded(
     titles = len({c.title for c in ctx.selected_chunks if c.title})  # each study's title is embedded once
     assert embedder.passages == 2 + titles
     assert_clean(text, selected_ids(ctx))
-    assert text.startswith(f"{FIVEFOLD} [1].")  # lexical support alone still ranks the rest
+    assert text.startswith(f"Yes: {FIVEFOLD} [1].")  # lexical support alone still ranks the rest

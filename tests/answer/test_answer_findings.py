@@ -65,7 +65,7 @@ def test_a_finding_is_chosen_over_an_aim_and_a_method_sentence() -> None:
         ),
     ]
     text = summary(STATIN_Q, chunks)
-    assert text.startswith("Statin therapy reduced mortality after ischaemic stroke by 25%")
+    assert text.startswith("Yes: Statin therapy reduced mortality after ischaemic stroke by 25%")
     assert "To determine" not in text and "were randomised" not in text
 
 
@@ -77,7 +77,9 @@ def test_without_section_labels_the_sentence_itself_says_it_is_a_finding() -> No
             "Mortality after ischaemic stroke was significantly lower with statin therapy (8% vs 12%, p=0.01).",
         )
     ]
-    assert summary(STATIN_Q, chunks).startswith("Mortality after ischaemic stroke was significantly lower")
+    assert summary(STATIN_Q, chunks).startswith(
+        "Yes: Mortality after ischaemic stroke was significantly lower"
+    )
 
 
 def test_no_padding_from_a_study_about_something_else() -> None:
@@ -121,7 +123,7 @@ def test_yes_no_question_opens_with_the_deciding_finding() -> None:
         ),
     ]
     text = summary(STATIN_Q, chunks)
-    assert cited(text)[0] == 2 and text.startswith("Mortality after ischaemic stroke was lower")
+    assert cited(text)[0] == 2 and text.startswith("Yes: Mortality after ischaemic stroke was lower")
 
 
 def test_a_glued_aim_label_is_read_as_an_aim_and_not_quoted() -> None:
@@ -133,7 +135,7 @@ def test_a_glued_aim_label_is_read_as_an_aim_and_not_quoted() -> None:
         )
     ]
     text = summary(STATIN_Q, chunks)
-    assert text.startswith("Statin therapy was associated with lower mortality") and "AIM" not in text
+    assert text.startswith("Yes: Statin therapy was associated with lower mortality") and "AIM" not in text
 
 
 def test_multi_part_question_answers_one_part_at_a_time_in_order() -> None:
@@ -164,7 +166,7 @@ def test_a_part_without_evidence_is_unknown() -> None:
         HashingEmbedder(), AnswerSettings().tuned(extractive={"support_threshold": 0.5})
     ).summary(context(question, chunks))
     assert text.startswith(
-        "Atrial fibrillation increased the risk of stroke fivefold [1]."
+        "Yes: Atrial fibrillation increased the risk of stroke fivefold [1]."
     )  # the ratio is elided
     assert text.endswith(UNKNOWN)
 

@@ -13,6 +13,7 @@ from llm.fake_openai_server import FakeOpenAIServer
 from answer.conftest import ASPECTS, QUESTION, SQ_DRUGS, SQ_RISK, HashingEmbedder, make_pack
 from deepcite.answer.citations import unresolved_citations
 from deepcite.answer.context import ResponseContext, ResponseContextManager
+from deepcite.answer.decision import Verdict
 from deepcite.answer.extractive import ExtractiveGenerator
 from deepcite.answer.llm_generator import LLMGenerator
 from deepcite.answer.pipeline import AnswerResult, answer, answer_context, generate_summary
@@ -24,7 +25,7 @@ from deepcite.models import EvidencePack, QueryAspect
 RESPONSE_KEYS = {
     "success", "request_id", "query", "summary", "answer", "subanswers", "citations", "coverage",
     "retrieval_report", "citation_check", "retrieval_latency_ms", "summary_latency_ms", "answer_latency_ms",
-    "total_chunks", "chunks_used_summary", "chunks_used_answer", "degraded", "insufficient", "written",
+    "total_chunks", "chunks_used_summary", "chunks_used_answer", "degraded", "insufficient", "written", "decision",
 }  # fmt: skip
 
 
@@ -68,6 +69,10 @@ async def test_extractive_pipeline_end_to_end(settings: AnswerSettings, embedder
     assert set(result.model_dump()) == RESPONSE_KEYS
     assert result.degraded is None  # nothing fell back: no LLM was asked
     assert result.insufficient is False
+    # the decision the summary was written from: the question asks yes or no, and the evidence says yes
+    assert result.decision is not None and result.decision.stated
+    assert result.decision.verdict is Verdict.YES and result.summary.startswith("Yes: ")
+    assert result.decision.cite is not None and f"[{result.decision.cite}]" in result.summary
 
 
 async def test_empty_pack_gives_the_insufficient_template(

@@ -14,6 +14,7 @@ from deepcite.config import ChunkerSettings, IngestSettings
 from deepcite.ingest.chunker import chunk_document
 from deepcite.ingest.isolate import read_file_isolated
 from deepcite.ingest.readers import ReadResult, SkipReason, detect_kind, read_file
+from deepcite.text import split_sentences
 
 DOCS = Path(__file__).resolve().parent.parent / "fixtures" / "docs"
 
@@ -137,6 +138,16 @@ def test_pptx_slides_are_pages_titled_by_their_slide() -> None:
         (3, "Heliophysics"),
     ]
     assert "Speaker note for slide 2." in doc.blocks[1].text
+
+
+def test_a_slides_paragraphs_are_sentences_of_their_own() -> None:
+    """A bullet without a full stop never runs on into the next: each paragraph of a text frame is a unit."""
+    (doc,) = read(DOCS / "directorate.pptx").documents
+    for block in doc.blocks:
+        paragraphs = [p for p in block.text.split("\n\n") if p.strip()]
+        assert all("\n" not in p for p in paragraphs)
+        sentences = [s for p in paragraphs for s in split_sentences(p)]
+        assert len(sentences) >= len(paragraphs)
 
 
 def test_html_keeps_the_article_and_drops_navigation_and_hidden_blocks(tmp_path: Path) -> None:

@@ -22,6 +22,7 @@ from deepcite.server.app import create_app
 
 REPO = Path(__file__).parents[2]
 CORPUS = REPO / "tests" / "fixtures" / "server" / "corpus.jsonl"
+FLAG_DAY = REPO / "tests" / "fixtures" / "docs" / "flag_day.html"
 PRACTITIONERS = Path(__file__).parent / "fixtures" / "practitioners.jsonl"
 ARTIFACTS = REPO / "test-artifacts"
 CHROMIUM = "/usr/bin/chromium"
@@ -69,6 +70,9 @@ def live_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApp]:
         empty = open_collection("empty", settings, store=collection.store, embedder=collection.embedder)
         IngestPipeline(empty).ingest([Document(id="placeholder", text="A placeholder removed right away.")])
         empty.delete_document("placeholder")
+        # a real saved web page (Wikipedia's National Flag of Canada Day): questions it answers and one it does not
+        flags = open_collection("flags", settings, store=collection.store, embedder=collection.embedder)
+        IngestPipeline(flags).ingest(FLAG_DAY)
         finder = PractitionerFinder(
             settings,
             directory=Directory.open(settings),

@@ -32,7 +32,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, computed_field
 
-from deepcite.answer.prompts import INSUFFICIENT, UNKNOWN
+from deepcite.answer.decision import VERDICT_OPENING
+from deepcite.answer.prompts import INSUFFICIENT, UNKNOWN, not_stated
+from deepcite.answer.question_kind import AnswerKind
 from deepcite.text import split_sentences
 
 Policy = Literal["replace", "drop"]
@@ -77,7 +79,12 @@ _RULE_RE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
 _BOLD_LINE_RE = re.compile(r"^\s*\*\*[^*]+\*\*\s*:?\s*$")
 _LIST_MARKER_RE = re.compile(r"^(\s*(?:[-*+•]|\d+[.)])\s+)")
 _REMOVED = "\x00"  # stands for a removed marker while cleaning
-_EXEMPT = {p.lower().rstrip("."): p for p in (UNKNOWN, INSUFFICIENT)}  # bare form -> canonical
+# bare form -> canonical: the unknown and insufficient phrases, and the summary's "not stated" sentence for
+# each kind of question (said of no passage, so cited by none)
+_EXEMPT = {
+    p.lower().rstrip("."): p
+    for p in (UNKNOWN, INSUFFICIENT, *(f"{not_stated(kind.asked_for)}." for kind in AnswerKind))
+}
 
 
 class CitationCheck(BaseModel):
@@ -189,6 +196,7 @@ def _keep_supported(
 ) -> tuple[str, list[int]]:
     """The sentence with only the citations whose passage supports it, and those ids."""
     bare = re.sub(r"\s+([.,;:!?])", r"\1", re.sub(r"\s+", " ", CITATION_RE.sub("", sentence))).strip()
+    bare = VERDICT_OPENING.sub("", bare)  # "Yes: …" is supported as "…" is
     kept = []
     for i in ids:
         found = supports(bare, i)

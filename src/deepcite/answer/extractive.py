@@ -67,6 +67,8 @@ from cachetools import LRUCache
 
 from deepcite.answer.citations import CITATION_RE
 from deepcite.answer.context import ContextChunk, ResponseContext
+from deepcite.answer.contract import bounded_summary
+from deepcite.answer.decision import AnswerDecision, decide
 from deepcite.answer.findings import (
     LABEL_ONLY,
     SentenceRole,
@@ -89,6 +91,7 @@ from deepcite.answer.sentence_scores import (
     EvidenceSentence,
     SentenceScores,
     aspect_target,
+    cite,
     comparison_sides,
     findings_first,
     heading,
@@ -97,7 +100,7 @@ from deepcite.answer.sentence_scores import (
     term_weights,
     write,
 )
-from deepcite.answer.table_rows import row_captions
+from deepcite.answer.table_rows import row_captions, row_fit
 from deepcite.config import AnswerSettings
 from deepcite.models import QueryAspect, question_parts
 from deepcite.retrieval.embedders import Embedder
@@ -119,12 +122,58 @@ class ExtractiveGenerator:
         self._settings = settings
         self._cache: LRUCache[tuple[str, str], np.ndarray] = LRUCache(maxsize=settings.embedding_cache_size)
         self._cache_lock = threading.Lock()
+        self._decided: LRUCache[tuple[object, ...], tuple[AnswerDecision, str]] = LRUCache(maxsize=64)
 
     def summary(self, ctx: ResponseContext) -> str:
         """Up to ``extractive_summary_sentences`` sentences (``extractive_yes_no_summary_sentences`` for a yes/no
-        question), shaped by the question (module docstring)."""
+        question), shaped by the question (module docstring), written after the answer's decision
+        (:mod:`deepcite.answer.decision`): the stating sentence first, a yes/no question's verdict before it, or a
+        line saying the sources do not state it before the closest evidence; within the summary's contract
+        (:mod:`deepcite.answer.contract`)."""
+        return self.decided(ctx)[1]
+
+    def decide(self, ctx: ResponseContext) -> AnswerDecision:
+        """What the summary of ``ctx`` decided: stated or not, the stating sentence, a yes/no verdict."""
+        return self.decided(ctx)[0]
+
+    def decided(self, ctx: ResponseContext) -> tuple[AnswerDecision, str]:
+        """The decision and the summary written from it (the last few are kept: the pipeline asks for both)."""
         require_selected(ctx)
+        key = (ctx.request_id, ctx.query, tuple((c.id, c.doc_id, c.chunk_id) for c in ctx.selected_chunks))
+        with self._cache_lock:
+            found = self._decided.get(key)
+        if found is None:
+            found = self._decide_and_write(ctx)
+            with self._cache_lock:
+                self._decided[key] = found
+        return found
+
+    def _decide_and_write(self, ctx: ResponseContext) -> tuple[AnswerDecision, str]:
         kind = question_kind(ctx.query) if self._settings.kinds.enabled else AnswerKind.OTHER
+        scores, pieces = self._summary_choice(ctx, kind)
+        chosen = [i for piece in pieces for i in piece]
+        decision = decide(ctx.query, kind, scores, chosen, self._settings)
+        s = self._settings
+        if not s.decision.enabled:
+            text = self._legacy_note(scores, pieces, kind) + " ".join(write(scores, p) for p in pieces)
+        elif decision.stated:
+            first = pieces[0][0] if pieces[0] else chosen[0]
+            opening = decision.opening(cite(scores.sentences[first].text, scores.sentences[first].cite))
+            # the other sentences in order; a part of a multi-part question the evidence says nothing of keeps
+            # its unknown line
+            rest = [([i for i in piece if i != first], not piece) for piece in pieces]
+            text = " ".join([opening, *(write(scores, p) for p, empty in rest if p or empty)])
+        else:
+            closest = chosen[: s.decision.not_stated_closest]
+            line = decision.not_stated_line(closest=bool(closest))
+            text = line + ("\n" + write(scores, closest) if closest else "")
+        return decision, bounded_summary(text, s.length.summary_max_sentences, s.decision.summary_max_words)
+
+    def _summary_choice(
+        self, ctx: ResponseContext, kind: AnswerKind
+    ) -> tuple[SentenceScores, list[list[int]]]:
+        """The sentences the summary is written from, in order: one piece, or one per part of a multi-part
+        question (an empty piece is a part the evidence says nothing of)."""
         length = self._settings.length
         limit = (
             length.extractive_yes_no_summary_sentences
@@ -147,12 +196,10 @@ class ExtractiveGenerator:
             chosen = self._compare(scores)
             if answering is not None:
                 chosen = [answering, *(i for i in chosen if i != answering)]
-            return self._led(scores, chosen, kind)
+            return scores, [chosen]
         if answering is not None:  # the sentence that states what was asked opens, its own study goes on
             rest = self._pick(scores, 0, limit - 1, self._eligible(scores, 0), [answering], answering)
-            return write(
-                scores, with_row(self._settings.kinds, scores, [answering, *rest], ctx.query, kind, limit)
-            )
+            return scores, [self._with_row(scores, [answering, *rest], ctx.query, kind, limit)]
         if len(parts) > 1:
             per_part = max(1, limit // len(parts))
             pieces: list[list[int]] = []
@@ -161,12 +208,30 @@ class ExtractiveGenerator:
                 chosen = self._findings(scores, j, per_part, taken, lead=not taken)
                 taken.extend(chosen)
                 pieces.append(chosen)
-            note = not_stated_note(self._settings.kinds, scores, taken, kind)
-            return note + " ".join(write(scores, chosen) for chosen in pieces)
-        chosen = with_row(
-            self._settings.kinds, scores, self._findings(scores, 0, limit, lead=True), ctx.query, kind, limit
-        )
-        return self._led(scores, chosen, kind)
+            return scores, pieces
+        chosen = self._findings(scores, 0, limit, lead=True)
+        return scores, [self._with_row(scores, chosen, ctx.query, kind, limit)]
+
+    def _with_row(
+        self, scores: SentenceScores, chosen: list[int], question: str, kind: AnswerKind, limit: int
+    ) -> list[int]:
+        """``chosen`` with the table row that fits the question (:func:`with_row`); with ``decision.row_leads``
+        the chosen row that fits the question best (``kinds.row_min_fit``) opens the summary, as the unit that
+        states the amount or name asked for."""
+        rowed = with_row(self._settings.kinds, scores, chosen, question, kind, limit)
+        d = self._settings.decision
+        if not (d.enabled and d.row_leads) or kind not in (AnswerKind.AMOUNT, AnswerKind.NAME):
+            return rowed
+        fits = {i: row_fit(scores.sentences[i].text, question) for i in rowed}
+        rows = [i for i in rowed if fits[i] >= self._settings.kinds.row_min_fit]
+        if not rows:
+            return rowed
+        best = max(rows, key=lambda i: (fits[i], -rowed.index(i)))
+        return [best, *(i for i in rowed if i != best)]
+
+    def _legacy_note(self, scores: SentenceScores, pieces: list[list[int]], kind: AnswerKind) -> str:
+        """With the decision off (``decision.enabled``): the earlier note before a summary that may not answer."""
+        return not_stated_note(self._settings.kinds, scores, [i for p in pieces for i in p], kind)
 
     def _answering(self, scores: SentenceScores) -> int | None:
         """The most valuable sentence that may lead, is relevant (``kinds.cue_min_relevance``) and bears the
@@ -182,10 +247,6 @@ class ExtractiveGenerator:
             and scores.relevance[i, 0] >= s.cue_min_relevance
         ]
         return self._order(scores, 0, stating)[0] if stating else None
-
-    def _led(self, scores: SentenceScores, chosen: list[int], kind: AnswerKind) -> str:
-        """The summary of ``chosen``, after a note when they do not answer as asked (:func:`not_stated_note`)."""
-        return not_stated_note(self._settings.kinds, scores, chosen, kind) + write(scores, chosen)
 
     def long_answer(self, ctx: ResponseContext, aspects: Sequence[QueryAspect] | None = None) -> str:
         """One ``## section`` per aspect; each sentence goes to the section it supports best, used once.
@@ -423,7 +484,7 @@ class ExtractiveGenerator:
             1.0 - s.extractive.sentence_relevance_weight
         ) * boosted + s.extractive.sentence_relevance_weight * alone
         value = (1.0 - weight) * relevance + weight * finding
-        return SentenceScores(sentences, vectors, support, relevance, value, first, alone)
+        return SentenceScores(sentences, vectors, support, relevance, value, first, alone, fit=own)
 
     def _study_support(
         self,

@@ -114,6 +114,7 @@ class LLMGenerator:
                 chunks,
                 a.length.summary_min_sentences,
                 a.length.summary_max_sentences,
+                a.decision.summary_max_words,
             )
 
         return await self._generate(

@@ -35,6 +35,9 @@ from pydantic import BaseModel, Field, model_validator
 
 from deepcite.answer.citations import CitationCheck, ClaimCheck, check_citations
 from deepcite.answer.context import ContextChunk, ResponseContext, ResponseContextManager
+from deepcite.answer.contract import bounded_long_answer, bounded_summary
+from deepcite.answer.decision import AnswerDecision
+from deepcite.answer.extractive import ExtractiveGenerator
 from deepcite.answer.generators import AnswerGenerator
 from deepcite.answer.guards import grounding_problem, kept_share
 from deepcite.answer.llm_generator import Draft, LLMGenerator
@@ -119,6 +122,9 @@ class AnswerResult(BaseModel):
     # no evidence to answer from: summary and answer are the insufficient-evidence template (clients show a
     # notice instead of an answer)
     insufficient: bool = False
+    # what the answer stage decided before writing: stated or not, the stating sentence, a yes/no verdict
+    # (answer/decision.py); None without evidence or when the offline writer is not the decider
+    decision: AnswerDecision | None = None
     subanswers: list[SubAnswer] = Field(default_factory=list)
     citations: list[Citation] = Field(default_factory=list)  # every chunk of the context, by id
     coverage: AspectCoverage | None = None  # filled by the caller
@@ -172,6 +178,13 @@ async def _check(
     )
 
 
+Shape = Callable[[str, bool], str]  # a part's text, and whether the LLM wrote it -> the text to check
+
+
+def _as_is(text: str, by_llm: bool) -> str:
+    return text
+
+
 async def _checked(
     part: str,
     label: str,
@@ -180,10 +193,11 @@ async def _checked(
     chunks: Sequence[ContextChunk],
     settings: AnswerSettings,
     support: CitationSupport | None,
+    shape: Shape = _as_is,
 ) -> PartResult:
-    """Write one part (``produce`` gives a :class:`Draft`, or the text of a writer without one), check its
-    citations, and ship the offline writer's part instead when the LLM's is mostly unsupported (module doc).
-    ``part`` labels the claims, ``label`` the part in ``written``."""
+    """Write one part (``produce`` gives a :class:`Draft`, or the text of a writer without one), ``shape`` it
+    (the length contract), check its citations, and ship the offline writer's part instead when the LLM's is
+    mostly unsupported (module doc). ``part`` labels the claims, ``label`` the part in ``written``."""
     start = time.perf_counter()
     insufficient = False
     with answer_stage():
@@ -192,11 +206,15 @@ async def _checked(
         except InsufficientEvidenceError:
             made, insufficient = INSUFFICIENT, True
         draft = made if isinstance(made, Draft) else None
-        text, check = await _check(made.text if draft else made, chunks, settings, support)
+        raw = (
+            shape(made.text, made.writer == "llm") if draft else made if insufficient else shape(made, False)
+        )
+        text, check = await _check(raw, chunks, settings, support)
         if draft is not None and draft.writer == "llm" and offline is not None and settings.guards.enabled:
             problem = grounding_problem(check, settings.guards)
             if problem is not None:
-                other, other_check = await _check(await asyncio.to_thread(offline), chunks, settings, support)
+                written = shape(await asyncio.to_thread(offline), False)
+                other, other_check = await _check(written, chunks, settings, support)
                 if kept_share(other_check) > kept_share(check):
                     text, check = other, other_check
                     error = ReplyRejectedError(problem)
@@ -204,6 +222,8 @@ async def _checked(
                     budget = current_budget()
                     if budget is not None:
                         budget.note_fallback(label, error)
+    if not insufficient:  # the check may put the unknown phrase for a sentence: the contract holds after it
+        text = shape(text, False)
     written = None
     if draft is not None:
         written = PartWriter(part=label, writer=draft.writer, reason=draft.reason)
@@ -231,15 +251,40 @@ def _producers(
     return partial(_call, getattr(generator, name), *args), None
 
 
+def decider(generator: AnswerGenerator) -> ExtractiveGenerator | None:
+    """The writer whose decision the response carries: the offline writer (an LLM writer's fallback)."""
+    offline = generator.offline if isinstance(generator, LLMGenerator) else generator
+    return offline if isinstance(offline, ExtractiveGenerator) else None
+
+
+def _summary_shape(decision: AnswerDecision | None, settings: AnswerSettings) -> Shape:
+    """The summary's contract (:mod:`deepcite.answer.contract`); an LLM's summary of evidence that does not
+    state the answer opens with the decision's not-stated line."""
+
+    def shape(text: str, by_llm: bool) -> str:
+        if by_llm and decision is not None and not decision.stated and settings.decision.enabled:
+            line = decision.not_stated_line()
+            text = text if text.startswith(line) else f"{line}\n{text}"
+        return bounded_summary(
+            text, settings.length.summary_max_sentences, settings.decision.summary_max_words
+        )
+
+    return shape
+
+
 async def generate_summary(
     ctx: ResponseContext,
     generator: AnswerGenerator,
     settings: AnswerSettings,
     support: CitationSupport | None = None,
+    decision: AnswerDecision | None = None,
 ) -> PartResult:
-    """The quick summary, citation-checked against the selected chunks."""
+    """The quick summary, within its contract, citation-checked against the selected chunks."""
     produce, offline = _producers(generator, "summary", ctx)
-    return await _checked("summary", "summary", produce, offline, ctx.selected_chunks, settings, support)
+    shape = _summary_shape(decision, settings)
+    return await _checked(
+        "summary", "summary", produce, offline, ctx.selected_chunks, settings, support, shape
+    )
 
 
 async def generate_long_answer(
@@ -248,9 +293,16 @@ async def generate_long_answer(
     settings: AnswerSettings,
     support: CitationSupport | None = None,
 ) -> PartResult:
-    """The long answer by aspect (``ctx.aspects``), citation-checked against the selected chunks."""
+    """The long answer by aspect (``ctx.aspects``), within its word limit, citation-checked against the
+    selected chunks."""
     produce, offline = _producers(generator, "long_answer", ctx, ctx.aspects)
-    return await _checked("answer", "long answer", produce, offline, ctx.selected_chunks, settings, support)
+
+    def shape(text: str, by_llm: bool) -> str:
+        return bounded_long_answer(text, settings.decision.long_answer_max_words)
+
+    return await _checked(
+        "answer", "long answer", produce, offline, ctx.selected_chunks, settings, support, shape
+    )
 
 
 async def generate_subanswer(
@@ -290,8 +342,13 @@ async def answer_context(
     sub_parts = await asyncio.gather(
         *(generate_subanswer(ctx, q, generator, settings, support) for q in subquestions)
     )
+    writer = decider(generator)
+    decision = None
+    if writer is not None and ctx.selected_chunks:
+        with answer_stage():
+            decision = await asyncio.to_thread(writer.decide, ctx)
     summary, long_answer = await asyncio.gather(
-        generate_summary(ctx, generator, settings, support),
+        generate_summary(ctx, generator, settings, support, decision),
         generate_long_answer(ctx, generator, settings, support),
     )
     total = summary.check.merge(long_answer.check)
@@ -303,6 +360,7 @@ async def answer_context(
         summary=summary.text,
         answer=long_answer.text,
         insufficient=summary.insufficient and long_answer.insufficient,
+        decision=None if summary.insufficient else decision,
         subanswers=[
             SubAnswer(
                 subquestion=q,

@@ -15,6 +15,13 @@ UNKNOWN = "Unknown based on provided sources."
 INSUFFICIENT = "Based on the available sources, there is insufficient evidence to answer this question."
 PASSAGE_SEPARATOR = "\n\n"
 
+
+def not_stated(asked_for: str) -> str:
+    """The summary's plain "not stated" sentence for what a question asks for (answer/decision.py), without
+    its closing punctuation: "The sources do not state the date or time asked for"."""
+    return f"The sources do not state {asked_for}"
+
+
 SYSTEM_PROMPT = f"""You answer a researcher's questions using ONLY the numbered source passages you are given.
 Rules:
 - Use only facts stated in the passages. Do not use prior knowledge, even if you are confident.
@@ -57,14 +64,21 @@ def subanswer_messages(
 
 
 def summary_messages(
-    question: str, chunks: Sequence[ContextChunk], min_sentences: int, max_sentences: int
+    question: str,
+    chunks: Sequence[ContextChunk],
+    min_sentences: int,
+    max_sentences: int,
+    max_words: int = 120,
 ) -> list[Message]:
-    """A quick summary answer of a few cited sentences."""
+    """A quick summary answer of a few cited sentences, the answer first (answer/decision.py's contract)."""
     return _messages(
         f"Question: {question}\n\n"
         f"Passages:\n{format_passages(chunks)}\n\n"
-        f"Write a quick summary answer of {min_sentences} to {max_sentences} sentences, "
-        "most important finding first, citing passage ids. No headings, no lists."
+        f"Write a quick summary answer of {min_sentences} to {max_sentences} sentences and at most "
+        f"{max_words} words, citing passage ids. The first sentence states the answer asked for (the "
+        'amount, the name, the date, the list); for a yes/no question it begins "Yes:", "No:" or '
+        '"The sources disagree:". If no passage states the answer, the first sentence says "'
+        f'{not_stated("the answer")}" and the next ones give the closest evidence. No headings, no lists.'
     )
 
 

@@ -37,9 +37,15 @@ import numpy as np
 
 from deepcite.answer.question_words import (
     COMPARATIVES,
+    DATA_UNITS,
+    DURATION_UNITS,
+    LENGTH_UNITS,
+    MASS_UNITS,
     MEASURE_NOUNS,
+    MONEY_UNITS,
     NAME_NOUNS,
     NUMBER_WORDS,
+    TEXT_LENGTH_UNITS,
     UNITS,
 )
 from deepcite.config.answer import AnswerKindSettings
@@ -83,11 +89,14 @@ _AUX = r"(?:does|do|did|is|are|was|were|can|could|should|would|will|has|have|had
 _YES_NO = re.compile(rf"^\s*{_AUX}\b", re.I)
 _MEASURES = "|".join(sorted(MEASURE_NOUNS, key=len, reverse=True))
 _AMOUNT = re.compile(
-    r"\bhow (?:many|much|long|often|far|large|big|fast|slow|high|low|old|accurate|frequently|quickly)\b|"
+    r"\bhow (?:many|much|long|often|far|large|big|fast|slow|high|low|old|accurate|frequently|quickly|tall|heavy|"
+    r"deep|wide)\b|"
     r"\bby how\b|\bto what (?:extent|degree)\b|"
     rf"\b(?:what|which)\s+(?:\S+\s+){{0,3}}?(?:{_MEASURES})\b",
     re.I,
 )
+_MEANS = re.compile(r"\bwhat (?:does|do|did) [^?]{1,80}\b(?:mean|stand for|refer to)\b", re.I)
+_WHO_DOING = re.compile(r"^\s*who\s+(?:is|are|was|were)\s+\w+ing\b", re.I)
 _WH_ANYWHERE = re.compile(r"\b(?:what|how|why|when|where|which|who|whom|whose|quel\w*|qu'est)\b", re.I)
 _HOW_OR_WHAT = re.compile(r"^\s*(?:how|what|which)\b", re.I)
 # a measure the question names anywhere: "How does BM25 do at recall@10 …"
@@ -162,6 +171,10 @@ _CAPITALISED = re.compile(r"(?<![\w-])[A-Z][\w'’-]*")
 def question_kind(question: str) -> AnswerKind:
     """The kind of answer ``question`` asks for (module docstring); ``OTHER`` when no form matches."""
     q = question.strip()
+    if _MEANS.search(q):  # "What does XAI mean?" asks what it is, not for a mean
+        return AnswerKind.DEFINITION
+    if _WHO_DOING.match(q):  # "Who was running IBM in 2010?" asks for a name, not who someone is
+        return AnswerKind.NAME
     if _AMOUNT.search(q) or (_HOW_OR_WHAT.match(q) and _MEASURED.search(q)):
         return AnswerKind.AMOUNT
     if _TIME.search(q):
@@ -319,3 +332,70 @@ def states_kind(kind: AnswerKind) -> bool:
     """Whether an answer of ``kind`` is told by its cue alone, so that a context without any sentence bearing
     the cue does not state the answer (amounts and dates: a number or a date is there or it is not)."""
     return kind in (AnswerKind.AMOUNT,)
+
+
+def asks_yes_or_no(question: str) -> bool:
+    """Whether ``question`` is asked for a yes or a no: it opens with an auxiliary verb and offers no choice
+    ("Is A better than B?" does; "Did A or B work better?" asks which)."""
+    return bool(_YES_NO.match(question)) and not re.search(r"\bor\b", question, re.I)
+
+
+# what an amount question measures, and the units that answer it (question_words)
+_ASKS_MONEY = re.compile(
+    r"\b(?:cost|costs|costing|price|prices|priced|pay|paid|spend|spent|fee|fees|charge|charged|money|dollars?|"
+    r"euros?|budget|salary|salaries)\b",
+    re.I,
+)
+_ASKS_DURATION = re.compile(
+    r"\bhow long (?:does|did|do|will|would|can|could|has|have|had)\b|\bhow much time\b|\bhow old\b|"
+    r"\bhow many (?:seconds|minutes|hours|days|weeks|months|years)\b",
+    re.I,
+)
+_ASKS_LENGTH = re.compile(r"\bhow (?:tall|wide|deep)\b", re.I)  # not "how far ahead", "how high a score"
+_ASKS_LONG_IS = re.compile(r"\bhow long (?:is|are|was|were)\b", re.I)
+_ASKS_MASS = re.compile(r"\bhow heavy\b|\bweigh(?:s|ed)?\b", re.I)
+_ASKS_DATA = re.compile(rf"\b(?:{'|'.join(sorted(DATA_UNITS - {'kb', 'mb', 'gb', 'tb', 'pb'}))})\b", re.I)
+_UNIT_AFTER = re.compile(
+    rf"(?:\d[\d,.]*|\b(?:{'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})\b)\s*-?\s*([^\W\d]+|[$€£¥])",
+    re.I,
+)
+_MONEY_BEFORE = re.compile(r"[$€£¥]\s?\d")
+
+
+def asked_units(question: str) -> frozenset[str] | None:
+    """The units an amount ``question`` must be answered in (money, a duration, a length, a mass, a data
+    size), or None when any number may answer it ("how many papers")."""
+    if _ASKS_MONEY.search(question):
+        return MONEY_UNITS
+    if _ASKS_DURATION.search(question):
+        return DURATION_UNITS
+    if _ASKS_LONG_IS.search(question):
+        return DURATION_UNITS | LENGTH_UNITS | TEXT_LENGTH_UNITS
+    if _ASKS_LENGTH.search(question):
+        return LENGTH_UNITS
+    if _ASKS_MASS.search(question):
+        return MASS_UNITS
+    if _ASKS_DATA.search(question):
+        return DATA_UNITS
+    return None
+
+
+def states_unit(sentence: str, units: frozenset[str]) -> bool:
+    """Whether ``sentence`` states a number in one of ``units`` ("8.8 hours", "$12", "30 cm", "two years")."""
+    if units & MONEY_UNITS and _MONEY_BEFORE.search(sentence):
+        return True
+    return any(m.group(1).lower() in units for m in _UNIT_AFTER.finditer(sentence))
+
+
+_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?"
+# a number that is part of a date: a year, or a day beside its month ("February 15", "15 May")
+_DATE_NUMBER = re.compile(
+    rf"\b(?:1[5-9]\d\d|20\d\d)\b|\b{_MONTH}\s+\d{{1,2}}\b|\b\d{{1,2}}\s+{_MONTH}\b", re.I
+)
+
+
+def states_amount(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` states a number the question does not hold that is no part of a date (a year or a
+    day of a month answers no "how many")."""
+    dates = {n for m in _DATE_NUMBER.finditer(sentence) for n in re.findall(r"\d+", m.group(0))}
+    return any(v not in dates for v in figures(sentence, question))

@@ -88,3 +88,27 @@ GREEK_NAMES = dict(
         strict=True,
     )
 )
+
+
+# the units an amount question asks for, by what it measures (answer/question_kind.py ``asked_units``): a number
+# with another unit does not answer it ("how long does a duck live" is not answered by "less than 1 kg")
+MONEY_UNITS = frozenset(
+    "$ € £ ¥ usd eur gbp dollar dollars euro euros pound pounds franc francs cent cents yen".split()
+)
+DURATION_UNITS = frozenset(
+    """second seconds sec secs s minute minutes min mins hour hours hr hrs h day days week weeks month months year
+    years yr yrs decade decades century centuries step steps epoch epochs iteration iterations""".split()
+)
+LENGTH_UNITS = frozenset(
+    """mm cm m km metre metres meter meters kilometre kilometres kilometer kilometers inch inches ft foot feet
+    yard yards mile miles""".split()
+)
+TEXT_LENGTH_UNITS = frozenset(
+    "word words page pages token tokens character characters chars sentence sentences".split()
+)
+MASS_UNITS = frozenset(
+    "mg g kg gram grams kilogram kilograms tonne tonnes ton tons lb lbs pound pounds ounce ounces oz".split()
+)
+DATA_UNITS = frozenset(
+    "kb mb gb tb pb byte bytes kilobyte kilobytes megabyte megabytes gigabyte gigabytes terabyte terabytes".split()
+)

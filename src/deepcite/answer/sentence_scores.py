@@ -69,6 +69,9 @@ class SentenceScores:
     # for a question asking for an amount: the figures each sentence states that the question does not hold;
     # a sentence stating a figure no chosen sentence states is not redundant (a result on another data set)
     figures: list[frozenset[str]] | None = None
+    # (sentences, targets): each sentence's own fit to each target, lexical and embedding, without its study's
+    # share: what the answer's decision reads (answer/decision.py)
+    fit: np.ndarray | None = None
 
 
 # "it" that stands for nothing said before but for the clause after it: "It was the goal of this study to …",

@@ -197,3 +197,7 @@ def eval_documents(
             console.print(
                 f"[bold]states the answer, {part}[/]: " + ", ".join(f"{k} {v}" for k, v in rates.items())
             )
+        console.print(
+            "[bold]summary contract[/]: "
+            + ", ".join(f"{k} {v}" for k, v in summary["summary_contract"].items())  # type: ignore[union-attr]
+        )

@@ -19,11 +19,15 @@ quick summary alone and for the summary and long answer together.
 from __future__ import annotations
 
 import re
+import statistics
 import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from deepcite.answer.citations import CITATION_RE
+from deepcite.answer.contract import sentence_units, word_count
+from deepcite.answer.decision import AnswerDecision, Verdict
+from deepcite.evaluation.documents import CheckQuestion
 
 _NOT_WORD = re.compile(r"[^\w%]+")
 
@@ -77,4 +81,86 @@ class AnswerCheck:
                 k: round(self.together[k] / self.questions[k], 3) for k in kinds if k in self.questions
             },
             "questions": {k: self.questions[k] for k in kinds if k in self.questions},
+        }
+
+
+@dataclass
+class ContractCheck:
+    """The summary against its contract and the answer's decision (answer/decision.py, answer/contract.py): the
+    answer stated in the first sentence; unanswerable questions the decision abstained on, answerable ones it
+    wrongly abstained on; a yes/no summary opening with a verdict, and the verdict matching the question's
+    label; the summary's sentences and words."""
+
+    answerable: int = 0
+    first_sentence: int = 0
+    false_abstentions: int = 0
+    unanswerable: int = 0
+    abstained: int = 0
+    yes_no: int = 0
+    verdict_opens: int = 0
+    verdict_labelled: int = 0
+    verdict_right: int = 0
+    sentences: list[int] = field(default_factory=list)
+    words: list[int] = field(default_factory=list)
+
+    def add(
+        self, summary: str, decision: AnswerDecision | None, question: CheckQuestion
+    ) -> dict[str, bool | int]:
+        """Count one answered question; returns its outcomes (for the per-question record)."""
+        phrases, verdict = question.answer, question.verdict
+        yes_no = question.kind == "yes/no" or verdict is not None
+        units = sentence_units(summary)
+        self.sentences.append(len(units))
+        self.words.append(word_count(summary))
+        abstained = decision is not None and not decision.stated
+        out: dict[str, bool | int] = {
+            "abstained": abstained,
+            "sentences": len(units),
+            "words": self.words[-1],
+        }
+        if phrases is None:
+            self.unanswerable += 1
+            self.abstained += abstained
+            return out
+        self.answerable += 1
+        first = bool(units) and states_answer(units[0], phrases)
+        self.first_sentence += first
+        self.false_abstentions += abstained
+        out["first_sentence"] = first
+        if yes_no:
+            self.yes_no += 1
+            given = decision.verdict if decision is not None else None
+            opens = given is not None and bool(units) and units[0].startswith(f"{given.label}:")
+            self.verdict_opens += opens
+            out["verdict_opens"] = opens
+            if verdict is not None:
+                self.verdict_labelled += 1
+                right = given is Verdict(verdict)
+                self.verdict_right += right
+                out["verdict_right"] = right
+        return out
+
+    def rates(self, max_sentences: int, max_words: int) -> dict[str, float | int | None]:
+        """The shares, with the counts they are of; summaries over ``max_sentences`` or ``max_words``."""
+
+        def share(part: int, whole: int) -> float | None:
+            return round(part / whole, 3) if whole else None
+
+        return {
+            "answerable": self.answerable,
+            "stated_in_first_sentence": share(self.first_sentence, self.answerable),
+            "false_abstention": share(self.false_abstentions, self.answerable),
+            "unanswerable": self.unanswerable,
+            "abstained_on_unanswerable": share(self.abstained, self.unanswerable),
+            "yes_no": self.yes_no,
+            "yes_no_opens_with_verdict": share(self.verdict_opens, self.yes_no),
+            "verdict_labelled": self.verdict_labelled,
+            "verdict_right": share(self.verdict_right, self.verdict_labelled),
+            "summary_sentences_median": statistics.median(self.sentences) if self.sentences else None,
+            "summary_sentences_max": max(self.sentences, default=None),
+            "summary_words_median": statistics.median(self.words) if self.words else None,
+            "summary_words_max": max(self.words, default=None),
+            "summaries_over_contract": sum(
+                s > max_sentences or w > max_words for s, w in zip(self.sentences, self.words, strict=True)
+            ),
         }

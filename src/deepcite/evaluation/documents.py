@@ -20,6 +20,7 @@ import json
 import unicodedata
 from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import Literal
 
 from pydantic import BaseModel, ValidationError
 
@@ -31,19 +32,31 @@ from deepcite.models import Chunk
 
 class CheckQuestion(BaseModel):
     """One question: the file it is about, a short verbatim answer phrase (or phrases that must occur
-    together), the page it is on (the slide number for slides; ``None`` for formats without pages), its
-    kind, and whether it was written blind."""
+    together; ``None`` for a question the files do not answer), the page it is on (the slide number for
+    slides; ``None`` for formats without pages), its kind, whether it was written blind, and for a yes/no
+    question the verdict its answer phrase settles. ``where`` (prose, table, list, slide …) and ``deep`` (past
+    the first third of a long document) describe where the answer is, for per-place figures."""
 
     id: str
     file: str
     question: str
-    answer: str | list[str]
+    answer: str | list[str] | None
     page: int | None = None
     kind: str = "prose"
     blind: bool = False
+    verdict: Literal["yes", "no"] | None = None
+    where: str | None = None
+    deep: bool = False
+
+    @property
+    def answerable(self) -> bool:
+        """Whether the files state the answer (the question has an answer phrase)."""
+        return self.answer is not None
 
     def phrases(self) -> list[str]:
-        """The normalised answer phrases, all of which a text must hold."""
+        """The normalised answer phrases, all of which a text must hold (none for an unanswerable question)."""
+        if self.answer is None:
+            return []
         return [normalize(a) for a in ([self.answer] if isinstance(self.answer, str) else self.answer)]
 
 
@@ -91,9 +104,10 @@ def chunk_hit(chunk: Chunk, question: CheckQuestion) -> tuple[bool, bool]:
 
 
 def holds(text: str, question: CheckQuestion) -> bool:
-    """Whether ``text`` holds every answer phrase of ``question`` (normalised)."""
+    """Whether ``text`` holds every answer phrase of ``question`` (normalised); never for an unanswerable one."""
     normalized = normalize(text)
-    return all(phrase in normalized for phrase in question.phrases())
+    phrases = question.phrases()
+    return bool(phrases) and all(phrase in normalized for phrase in phrases)
 
 
 class QuoteCheck(BaseModel):

@@ -1,7 +1,9 @@
 """The real-documents evaluation run through the Engine: phrase on the right page per format, then hybrid search
 and research evidence hit@k with page correctness, then (with quotes) each question answered by the Engine,
 every cited passage's quote checked against the file's own text, and the answer checked: does the quick summary
-state the answer phrase, and the summary and long answer together (:mod:`deepcite.evaluation.answer_check`).
+state the answer phrase, and the summary and long answer together, in the summary's first sentence, and the summary against its contract:
+abstention on questions the files do not answer (``answer`` null) and on those they do, a yes/no summary's
+verdict, the summary's sentences and words (:mod:`deepcite.evaluation.answer_check`).
 
 Each question is researched once, through ``ask`` as ``deepcite ask`` runs it: the research hit@k is read from
 the evidence pack its answer was written from (the saved answer's), so every figure of a question is one run's."""
@@ -15,7 +17,7 @@ from typing import Any
 
 from deepcite.engine import Engine
 from deepcite.errors import NotFoundError
-from deepcite.evaluation.answer_check import AnswerCheck
+from deepcite.evaluation.answer_check import AnswerCheck, ContractCheck
 from deepcite.evaluation.answers import offline_settings
 from deepcite.evaluation.documents import (
     CheckQuestion,
@@ -77,6 +79,7 @@ def _hit_rates(
     question's hit is written into ``per_question[id][label]``."""
     hits = page_ok = 0
     per_kind: dict[str, list[bool]] = {}
+    checks = [q for q in checks if q.answerable]
     for q in checks:
         found = [page for hit, page in (chunk_hit(chunk, q) for chunk in run(q.question)) if hit]
         per_question[q.id][label] = bool(found)
@@ -127,13 +130,16 @@ def evaluate_documents(
         asked = _Asked(offline, collection)
         for label, run in _runs(offline, collection, k, asked if research else None).items():
             scores[label], kinds[label] = _hit_rates(checks, run, k, per_question, label)
-        quoted, stated = QuoteCheck(), AnswerCheck()
+        quoted, stated, contract = QuoteCheck(), AnswerCheck(), ContractCheck()
         if quotes:
             for q in checks:
                 answered, _ = asked(q.question)
                 quoted = quoted.add(check_quotes(cited_citations(answered), pages_of))
-                in_summary, in_either = stated.add(q.kind, answered.summary, answered.answer, q.answer)
-                per_question[q.id] |= {"summary": in_summary, "summary_or_long": in_either}
+                outcome = contract.add(answered.summary, answered.decision, q)
+                per_question[q.id] |= outcome
+                if q.answer is not None:
+                    in_summary, in_either = stated.add(q.kind, answered.summary, answered.answer, q.answer)
+                    per_question[q.id] |= {"summary": in_summary, "summary_or_long": in_either}
     finally:
         if offline is not engine:
             offline.close()
@@ -144,7 +150,17 @@ def evaluate_documents(
         "retrieval": scores,
         f"hit@{k}_per_kind": kinds,
         "questions_per_kind": dict(sorted(Counter(q.kind for q in checks).items())),
-        **({"quotes": quoted.rates(), "states_answer": stated.rates()} if quotes else {}),
+        **(
+            {
+                "quotes": quoted.rates(),
+                "states_answer": stated.rates(),
+                "summary_contract": contract.rates(
+                    settings.answer.length.summary_max_sentences, settings.answer.decision.summary_max_words
+                ),
+            }
+            if quotes
+            else {}
+        ),
         "per_question": per_question,
         "ingest": {"files": len(report.files), "chunks": report.chunks, "seconds": round(report.seconds, 1)},
     }

@@ -18,6 +18,7 @@ import anyio
 from pydantic import BaseModel, Field, RootModel
 from sse_starlette import EventSourceResponse, ServerSentEvent
 
+from deepcite.answer.decision import AnswerDecision
 from deepcite.answer.pipeline import Citation, SubAnswer
 from deepcite.public_errors import public_error
 from deepcite.service import AskResponse, HopCallback, HopEvent
@@ -26,11 +27,13 @@ AskRunner = Callable[[HopCallback], Awaitable[AskResponse]]
 
 
 class SummaryEvent(BaseModel):
-    """The ``summary`` event: the quick summary and the citations it uses."""
+    """The ``summary`` event: the quick summary, the answer's decision (stated or not, a yes/no verdict) and
+    the citations it uses."""
 
     request_id: str
     summary: str
     insufficient: bool
+    decision: AnswerDecision | None = None
     citations: list[Citation]
     chunks_used_summary: int
     summary_latency_ms: float

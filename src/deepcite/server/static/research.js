@@ -389,11 +389,27 @@
     }
   }
 
+  /** The answer's decision above the summary: whether the sources state what was asked, and a yes/no verdict. */
+  function renderDecision(decision) {
+    const old = ui.summary.querySelector(".decision");
+    if (old) old.remove();
+    if (!decision) return;
+    const stated = decision.status === "stated";
+    const verdicts = { yes: "Yes", no: "No", sources_disagree: "The sources disagree" };
+    const words = stated
+      ? "Stated in the sources" + (decision.verdict ? " · verdict: " + verdicts[decision.verdict] : "")
+      : "Not stated in the sources: the closest evidence follows";
+    const badge = el("p", { class: "decision " + (stated ? "stated" : "not-stated"), role: "status" }, words);
+    badge.dataset.status = decision.status;
+    ui.summaryText.before(badge);
+  }
+
   function showSummary(data) {
     rememberCitations(data && data.citations);
     run.summary = textOf(data, "summary");
     run.insufficient = Boolean(data && data.insufficient);
     renderPart(ui.summary, ui.summaryText, run.summary, run.insufficient);
+    renderDecision(data && data.decision);
     ui.status.textContent = "Summary ready, writing the answer…";
   }
 
@@ -416,6 +432,7 @@
     if (result.answer !== undefined) run.answer = result.answer;
     run.insufficient = Boolean(result.insufficient);
     if (run.summary !== null) renderPart(ui.summary, ui.summaryText, run.summary, run.insufficient);
+    if (result.decision !== undefined) renderDecision(result.decision);
     if (run.answer !== null) renderPart(ui.answer, ui.answerText, run.answer, run.insufficient);
     const check = result.citation_check;
     if (check) {

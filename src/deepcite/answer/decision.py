@@ -1,0 +1,194 @@
+"""The answer stage decides before it writes: does the evidence state what was asked, which sentence states
+it, and for a yes/no question, which way.
+
+deepcite's idea here: a reader trusts an answer whose first line answers, or says plainly that the sources do
+not. The offline writer (:mod:`deepcite.answer.extractive`) chooses the summary's sentences; :func:`decide`
+reads its opening sentence against the question:
+
+- *stated* when a chosen sentence's own fit to the question (lexical and embedding, without its study's share)
+  reaches ``decision.min_fit`` and, for a kind of question whose answer has a mark of its own (a number for
+  "how many", a date for "when": ``decision.require_cue_for``), a chosen sentence bears it, and for an amount
+  asked in a unit ("how long does it take", "how much did it cost": ``asked_units``) in that unit;
+- else *not stated*: the summary opens with :meth:`AnswerDecision.not_stated_line` and quotes the closest
+  evidence after it, marked as such;
+- a yes/no question (also one comparing without offering a choice: "Is A better than B?") gets a verdict: "no" when the stating sentence is negated and the question is not (or the
+  other way round), else "yes"; "the sources disagree" when a sentence of another document that fits the
+  question almost as well (``decision.disagree_fit_ratio``) says the opposite.
+
+    decision = decide(question, kind, scores, chosen, settings)
+    decision.status          # AnswerStatus.STATED
+    decision.verdict         # Verdict.NO
+    decision.opening("It is not a public holiday [2].")   # "No: It is not a public holiday [2]."
+
+The response carries the decision (``AnswerResult.decision``), so every surface can say which it was.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from enum import StrEnum
+
+from pydantic import BaseModel
+
+from deepcite.answer.prompts import not_stated
+from deepcite.answer.question_kind import (
+    AnswerKind,
+    asked_units,
+    asks_yes_or_no,
+    states_amount,
+    states_unit,
+)
+from deepcite.answer.sentence_scores import SentenceScores
+from deepcite.config import AnswerSettings
+
+# a word that turns a statement into its opposite; "without" and "only" are left out: they qualify more
+# often than they deny ("can be reused without impairing its efficiency")
+_NEGATION = re.compile(
+    r"\b(?:not|no|never|none|neither|nor|cannot|nothing|nobody|unable|fails?\s+to|failed\s+to)\b|n't\b", re.I
+)
+
+
+# how a yes/no summary's first sentence opens (Verdict.label and a colon): the citation check reads the sentence
+# after it
+VERDICT_OPENING = re.compile(r"^(?:Yes|No|The sources disagree):\s+")
+
+
+class AnswerStatus(StrEnum):
+    """Whether the evidence states what was asked."""
+
+    STATED = "stated"
+    NOT_STATED = "not_stated"
+
+
+class Verdict(StrEnum):
+    """A yes/no question's answer as the evidence gives it."""
+
+    YES = "yes"
+    NO = "no"
+    DISAGREE = "sources_disagree"
+
+    @property
+    def label(self) -> str:
+        """How a summary opens with it ("Yes", "No", "The sources disagree")."""
+        return {"yes": "Yes", "no": "No", "sources_disagree": "The sources disagree"}[self.value]
+
+
+class AnswerDecision(BaseModel):
+    """What the answer stage decided before writing (module docstring); the scores that decided it."""
+
+    status: AnswerStatus
+    kind: AnswerKind  # the kind of answer the question asks for
+    sentence: str = ""  # the evidence sentence that states the answer, as quoted; "" when not stated
+    cite: int | None = None  # the display id of its passage
+    verdict: Verdict | None = None  # a yes/no question's, when stated
+    fit: float = 0.0  # the best own fit to the question of the sentences chosen
+    cue: float | None = None  # its answer-type cue, for a kind of question with one
+    reason: str = ""  # why, in a reader's words
+
+    @property
+    def stated(self) -> bool:
+        return self.status is AnswerStatus.STATED
+
+    def not_stated_line(self, closest: bool = True) -> str:
+        """The line a not-stated summary opens with: the closest evidence follows it (``closest``), else it is the
+        whole summary."""
+        said = not_stated(self.kind.asked_for)
+        return f"{said}; the closest passages say:" if closest else f"{said}."
+
+    def opening(self, cited_sentence: str) -> str:
+        """The summary's first sentence: ``cited_sentence`` after the verdict, for a yes/no question."""
+        if self.verdict is None:
+            return cited_sentence
+        return f"{self.verdict.label}: {cited_sentence}"
+
+
+def negated(text: str) -> bool:
+    """Whether ``text`` denies what it says: an odd number of negations ("does not", "never", "isn't")."""
+    return len(_NEGATION.findall(text.replace("\u2019", "'"))) % 2 == 1
+
+
+def decide(
+    question: str,
+    kind: AnswerKind,
+    scores: SentenceScores,
+    chosen: Sequence[int],
+    settings: AnswerSettings,
+) -> AnswerDecision:
+    """The decision for a summary that opens with ``chosen[0]`` (module docstring)."""
+    if not chosen or scores.fit is None:
+        return AnswerDecision(
+            status=AnswerStatus.NOT_STATED,
+            kind=kind,
+            reason="no evidence sentence bears on the question",
+        )
+    first = chosen[0]
+    fit = max(float(scores.fit[i, 0]) for i in chosen)  # a table row that leads fits less than its prose
+    cue = float(scores.cue[first]) if scores.cue is not None else None
+    sentence = scores.sentences[first]
+    missing = _missing(question, kind, scores, chosen, fit, settings)
+    if missing is not None:
+        return AnswerDecision(
+            status=AnswerStatus.NOT_STATED, kind=kind, fit=round(fit, 3), cue=cue, reason=missing
+        )
+    yes_no = kind is AnswerKind.YES_NO or asks_yes_or_no(question)
+    verdict = _verdict(question, scores, first, settings) if yes_no else None
+    return AnswerDecision(
+        status=AnswerStatus.STATED,
+        kind=kind,
+        sentence=sentence.text,
+        cite=sentence.cite,
+        verdict=verdict,
+        fit=round(fit, 3),
+        cue=cue,
+        reason="a sentence of the evidence states it",
+    )
+
+
+def _missing(
+    question: str,
+    kind: AnswerKind,
+    scores: SentenceScores,
+    chosen: Sequence[int],
+    fit: float,
+    settings: AnswerSettings,
+) -> str | None:
+    """Why the chosen sentences do not state the answer (module docstring), or None when they do."""
+    d = settings.decision
+    if fit < d.min_fit:
+        return f"the closest sentence fits the question {fit:.2f}, under {d.min_fit:.2f}"
+    texts = [scores.sentences[i].text for i in chosen]
+    if (
+        kind.value in d.require_cue_for
+        and scores.cue is not None
+        and not any(
+            scores.cue[i] >= settings.kinds.cue_min
+            and (kind is not AnswerKind.AMOUNT or states_amount(text, question))
+            for i, text in zip(chosen, texts, strict=True)
+        )
+    ):
+        return f"no sentence found holds {kind.asked_for}"
+    units = asked_units(question) if kind is AnswerKind.AMOUNT and d.require_unit_asked else None
+    if units is not None and not any(states_unit(text, units) for text in texts):
+        return "no sentence found states a number in the unit asked for"
+    return None
+
+
+def _verdict(question: str, scores: SentenceScores, first: int, settings: AnswerSettings) -> Verdict:
+    """Yes or no as the stating sentence says it; the sources disagree when another document's sentence that
+    fits as well says the opposite."""
+    denies = negated(scores.sentences[first].text) != negated(question)
+    ratio = settings.decision.disagree_fit_ratio
+    if ratio > 0 and scores.fit is not None:
+        bar = ratio * float(scores.fit[first, 0])
+        threshold = settings.extractive.support_threshold
+        for i, x in enumerate(scores.sentences):
+            if (
+                i != first
+                and x.study != scores.sentences[first].study
+                and float(scores.fit[i, 0]) >= bar
+                and float(scores.support[i, 0]) >= threshold
+                and (negated(x.text) != negated(question)) != denies
+            ):
+                return Verdict.DISAGREE
+    return Verdict.NO if denies else Verdict.YES

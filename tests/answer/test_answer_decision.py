@@ -1,0 +1,132 @@
+"""The answer's decision (stated / not stated, a yes/no verdict) and the length contract of written parts."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from deepcite.answer.contract import bounded_long_answer, bounded_summary, clipped, sentence_units, word_count
+from deepcite.answer.decision import AnswerStatus, Verdict, decide, negated
+from deepcite.answer.question_kind import AnswerKind
+from deepcite.answer.sentence_scores import EvidenceSentence, SentenceScores
+from deepcite.config import AnswerSettings
+
+
+def _scores(texts: list[tuple[str, str, float]], cue: list[float] | None = None) -> SentenceScores:
+    """Scores for sentences given as (text, study, fit to the question)."""
+    sentences = [
+        EvidenceSentence(
+            text=text,
+            cite=k + 1,
+            position=k,
+            terms=frozenset(text.lower().split()),
+            finding=0.5,
+            study=study,
+            title="",
+            decisive=False,
+        )
+        for k, (text, study, _) in enumerate(texts)
+    ]
+    fit = np.array([[f] for _, _, f in texts], dtype=np.float32)
+    n = len(texts)
+    return SentenceScores(
+        sentences,
+        np.zeros((n, 4), np.float32),
+        fit.copy(),
+        fit.copy(),
+        fit.copy(),
+        np.zeros(1, bool),
+        cue=None if cue is None else np.array(cue, dtype=np.float32),
+        fit=fit,
+    )
+
+
+SETTINGS = AnswerSettings()
+
+
+def test_negation_counts_denials() -> None:
+    assert negated("It is not a public holiday.")
+    assert negated("WASI doesn't support POSIX permissions.")
+    assert not negated("It is not true that it never rains.")  # two denials
+    assert not negated("A nut can be reused without impairing its efficiency.")
+
+
+def test_a_fitting_sentence_states_the_answer() -> None:
+    scores = _scores([("The library was founded in 1911 in New York.", "a", 0.6)], cue=[1.0])
+    decision = decide("When was the library founded?", AnswerKind.TIME, scores, [0], SETTINGS)
+    assert decision.status is AnswerStatus.STATED
+    assert decision.sentence.startswith("The library was founded")
+    assert decision.cite == 1
+
+
+def test_a_weak_fit_is_not_stated_and_says_why() -> None:
+    scores = _scores([("Ducks are birds of the family Anatidae.", "a", 0.1)])
+    decision = decide("How long does a duck live?", AnswerKind.AMOUNT, scores, [0], SETTINGS)
+    assert decision.status is AnswerStatus.NOT_STATED
+    assert "under" in decision.reason
+    assert decision.not_stated_line() == (
+        "The sources do not state the number or amount asked for; the closest passages say:"
+    )
+
+
+def test_an_amount_without_a_number_is_not_stated() -> None:
+    scores = _scores([("Ducks live on lakes, rivers and the open sea.", "a", 0.7)], cue=[0.0])
+    decision = decide("How long does a duck live?", AnswerKind.AMOUNT, scores, [0], SETTINGS)
+    assert decision.status is AnswerStatus.NOT_STATED
+    assert "number" in decision.reason
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "verdict"),
+    [
+        ("Is Flag Day a public holiday?", "It is not a public holiday.", Verdict.NO),
+        ("Can the nut be reused?", "The nut can be reused without impairing its efficiency.", Verdict.YES),
+        ("Isn't the nut reusable?", "The nut can be reused.", Verdict.NO),
+    ],
+)
+def test_yes_no_verdict_follows_the_stating_sentence(question: str, sentence: str, verdict: Verdict) -> None:
+    scores = _scores([(sentence, "a", 0.6)])
+    decision = decide(question, AnswerKind.YES_NO, scores, [0], SETTINGS)
+    assert decision.verdict is verdict
+    assert decision.opening(f"{sentence[:-1]} [1].") == f"{verdict.label}: {sentence[:-1]} [1]."
+
+
+def test_documents_that_say_opposite_things_disagree() -> None:
+    scores = _scores(
+        [
+            ("Coffee raises blood pressure in adults.", "study-a", 0.60),
+            ("Coffee does not raise blood pressure in adults.", "study-b", 0.59),
+        ]
+    )
+    decision = decide("Does coffee raise blood pressure?", AnswerKind.YES_NO, scores, [0], SETTINGS)
+    assert decision.verdict is Verdict.DISAGREE
+    off = SETTINGS.tuned(decision={"disagree_fit_ratio": 0.0})
+    assert (
+        decide("Does coffee raise blood pressure?", AnswerKind.YES_NO, scores, [0], off).verdict
+        is Verdict.YES
+    )
+
+
+def test_summary_contract_keeps_order_within_sentences_and_words() -> None:
+    text = "One fact here [1]. Two facts here [2]. Three facts here [3]."
+    assert bounded_summary(text, max_sentences=2, max_words=120) == "One fact here [1]. Two facts here [2]."
+    assert bounded_summary(text, max_sentences=5, max_words=7) == "One fact here [1]. Two facts here [2]."
+    line = "The sources do not state the date asked for; the closest passages say:\nA thing [1]. B thing [2]."
+    assert sentence_units(bounded_summary(line, 2, 120)) == [line.split("\n")[0], "A thing [1]."]
+
+
+def test_a_whole_slide_read_as_one_sentence_is_cut_at_a_clause() -> None:
+    long = " ".join(f"word{k}," if k % 10 == 9 else f"word{k}" for k in range(200)) + " [4]."
+    cut = clipped(long, 120)
+    assert word_count(cut) <= 121 and cut.endswith("… [4]")
+    assert cut.split()[-3].endswith("word119")
+    assert bounded_summary(long, 5, 120) == cut
+
+
+def test_long_answer_loses_sentences_from_its_longest_section() -> None:
+    section = " ".join(f"Sentence {k} has five words [1]." for k in range(10))
+    text = f"## First\n{section}\n\n## Second\nShort one here [2]."
+    bounded = bounded_long_answer(text, max_words=30)
+    assert word_count(bounded) <= 30
+    assert "## Second\nShort one here [2]." in bounded
+    assert bounded.startswith("## First\nSentence 0 has five words [1].")

@@ -1,0 +1,37 @@
+"""The answer's decision in a real browser over a real saved web page (Wikipedia's National Flag of Canada Day,
+tests/fixtures/docs/flag_day.html): a yes/no question opens with its verdict, a question the page does not
+answer says so first and marks what follows as the closest evidence."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from ui.conftest import LiveApp, screenshot
+from ui.test_research_page import ask, wait_for_answer
+
+pytestmark = pytest.mark.slow
+
+
+def test_a_yes_no_question_opens_with_its_verdict(page: Any, live_app: LiveApp) -> None:
+    ask(page, live_app, "Do Canadians get the day off work on Flag Day?", collection="flags")
+    wait_for_answer(page)
+    badge = page.locator("#summary .decision")
+    assert badge.get_attribute("data-status") == "stated"
+    assert "verdict: No" in badge.inner_text()
+    summary = page.inner_text("#summary-text")
+    assert summary.startswith("No: ") and "not a public holiday" in summary
+    screenshot(page, "decision-verdict.png")
+
+
+def test_a_question_the_page_does_not_answer_says_so_first(page: Any, live_app: LiveApp) -> None:
+    ask(page, live_app, "How many people turned up to the first Flag Day ceremony?", collection="flags")
+    wait_for_answer(page)
+    badge = page.locator("#summary .decision")
+    assert badge.get_attribute("data-status") == "not_stated"
+    assert "Not stated in the sources" in badge.inner_text()
+    summary = page.inner_text("#summary-text")
+    assert summary.startswith("The sources do not state the number or amount asked for")
+    assert page.locator("#summary-text .cite").count() >= 1  # the closest evidence, cited
+    screenshot(page, "decision-not-stated.png")
