@@ -15,18 +15,18 @@ pytestmark = pytest.mark.slow
 
 
 def test_a_yes_no_question_opens_with_its_verdict(page: Any, live_app: LiveApp) -> None:
-    ask(page, live_app, "Do Canadians get the day off work on Flag Day?", collection="flags")
+    ask(page, live_app, "Is Flag Day observed every year on February 15?", collection="flags")
     wait_for_answer(page)
     badge = page.locator("#summary .decision")
     assert badge.get_attribute("data-status") == "stated"
-    assert "verdict: No" in badge.inner_text()
+    assert "verdict: Yes" in badge.inner_text()
     summary = page.inner_text("#summary-text")
-    assert summary.startswith("No: ") and "not a public holiday" in summary
+    assert summary.startswith("Yes: ") and "February 15" in summary
     screenshot(page, "decision-verdict.png")
 
 
 def test_a_question_the_page_does_not_answer_says_so_first(page: Any, live_app: LiveApp) -> None:
-    ask(page, live_app, "How many people turned up to the first Flag Day ceremony?", collection="flags")
+    ask(page, live_app, "How much did the first Flag Day ceremony cost?", collection="flags")
     wait_for_answer(page)
     badge = page.locator("#summary .decision")
     assert badge.get_attribute("data-status") == "not_stated"
