@@ -32,7 +32,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("engine",),
     ("app",),
     ("saved_answers",),
-    ("service",),
+    ("service", "access"),
     ("research", "answer", "practitioners"),
     ("ingest",),
     ("retrieval",),

@@ -36,6 +36,7 @@ from pydantic.json_schema import SkipJsonSchema
 from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from deepcite.access import ALL_GROUPS, Authenticator, UnauthorizedError
 from deepcite.config import Settings
 from deepcite.engine import Engine
 from deepcite.errors import ConfigError
@@ -43,7 +44,6 @@ from deepcite.models import Candidate, CollectionInfo, CoverageReport, Filters, 
 from deepcite.practitioners.api import ChatMessage, PractitionerQuery, PractitionerSearchResponse
 from deepcite.public_errors import public_error
 from deepcite.saved_answers import SavedAnswer, SavedAnswerList
-from deepcite.server.auth import ALL_GROUPS, Authenticator, UnauthorizedError
 from deepcite.service import AskResponse, Groups, Passage, QuestionRequest, SearchRequest, SearchResponse
 from deepcite.version import __version__
 

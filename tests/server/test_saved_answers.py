@@ -11,6 +11,7 @@ from typing import Any
 import httpx
 import pytest
 
+from deepcite.answer.evidence import claim_key
 from server.conftest import ADMIN, CARDIO, COLLECTION, PUBLIC, LiveServer, headers
 
 pytestmark = pytest.mark.slow
@@ -77,7 +78,14 @@ def test_the_evidence_table_downloads_as_csv_matching_the_citations(
     assert response.status_code == 200 and response.headers["content-type"].startswith("text/csv")
     assert response.headers["content-disposition"].endswith('-evidence.csv"')
     rows = list(csv.DictReader(io.StringIO(response.text)))
-    claims = cardio_answer["citation_check"]["claims"]
+    claims, seen = (
+        [],
+        set(),
+    )  # one row per distinct claim and citation (the summary and the answer may share one)
+    for claim in cardio_answer["citation_check"]["claims"]:
+        if (key := (claim_key(claim["claim"]), claim["id"])) not in seen:
+            seen.add(key)
+            claims.append(claim)
     assert len(rows) == len(claims) > 0
     by_id = {c["id"]: c for c in cardio_answer["citations"]}
     for row, claim in zip(rows, claims, strict=True):
