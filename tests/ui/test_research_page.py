@@ -206,7 +206,7 @@ def test_empty_question_is_refused_in_the_page(page: Any, live_app: LiveApp) -> 
     page.wait_for_selector("#collection option[value='empty']", state="attached")
     # the picker offers the research collections, not the practitioner profile index
     options = page.locator("#collection option").evaluate_all("els => els.map(e => e.value)")
-    assert sorted(options) == ["demo", "empty"]
+    assert sorted(options) == ["demo", "empty", "flags"]
     assert page.locator("#collection").input_value() == "demo"
     page.click("#ask-button")
     assert "type a question" in page.locator("#error").inner_text()
