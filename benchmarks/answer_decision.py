@@ -39,7 +39,7 @@ def contexts(files: Path, questions: list[str], data_dir: Path, collection: str)
     """Each question's research context, researched once and cached in ``data_dir``."""
     cache = data_dir / "documents-contexts.json"
     if cache.is_file():
-        return research_contexts(None, collection, questions, cache)  # type: ignore[arg-type]
+        return research_contexts(None, collection, questions, cache)
     engine = Engine(offline_settings(Settings(data_dir=data_dir)))
     try:
         engine.ingest(collection, files, on_error="skip")

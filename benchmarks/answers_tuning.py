@@ -73,11 +73,14 @@ def candidates(sets: list[str], grids: list[str]) -> list[tuple[dict[str, Any], 
 
 
 def research_contexts(
-    engine: Engine, collection: str, questions: list[str], cache: Path
+    engine: Engine | None, collection: str, questions: list[str], cache: Path
 ) -> list[ResponseContext]:
-    """Each question's research context, from ``cache`` when it is there (research runs once)."""
+    """Each question's research context, from ``cache`` when it is there (research runs once); ``engine``
+    researches them when it is not (None: the cache must be there)."""
     if cache.is_file():
         return [ResponseContext.model_validate(c) for c in json.loads(cache.read_text("utf-8"))]
+    if engine is None:
+        raise FileNotFoundError(f"no cached research contexts at {cache}")
     contexts = []
     for n, question in enumerate(questions, start=1):
         result = engine.research_sync(QuestionRequest(query=question, collection=collection))

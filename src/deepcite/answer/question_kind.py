@@ -148,9 +148,9 @@ _COMPARATIVE = re.compile(
     r"superior|inferior|exceed\w*|beat\w*|improve\w*|same as|similar to|differ\w*|whereas)\b",
     re.I,
 )
+_MONTH_NAMES = "january|february|march|april|may|june|july|august|september|october|november|december"
 _YEAR_OR_DATE = re.compile(
-    r"\b(?:1[5-9]\d\d|20\d\d)\b|\b(?:january|february|march|april|may|june|july|august|september|october|"
-    r"november|december)\b|\b\d{1,2}/\d{1,2}/\d{2,4}\b",
+    rf"\b(?:1[5-9]\d\d|20\d\d)\b|\b(?:{_MONTH_NAMES})\b|\b\d{{1,2}}/\d{{1,2}}/\d{{2,4}}\b",
     re.I,
 )
 _TIME_CLAUSE = re.compile(
@@ -387,7 +387,7 @@ def states_unit(sentence: str, units: frozenset[str]) -> bool:
     return any(m.group(1).lower() in units for m in _UNIT_AFTER.finditer(sentence))
 
 
-_MONTH = r"(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?"
+_MONTH = rf"(?:{_MONTH_NAMES}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?"
 # a number that is part of a date: a year, or a day beside its month ("February 15", "15 May")
 _DATE_NUMBER = re.compile(
     rf"\b(?:1[5-9]\d\d|20\d\d)\b|\b{_MONTH}\s+\d{{1,2}}\b|\b\d{{1,2}}\s+{_MONTH}\b", re.I
