@@ -65,6 +65,10 @@ def _stored(data: Path) -> Path:
 DAMAGE: dict[str, tuple[Callable[[Path], None], str]] = {
     "dense vectors overwritten": (lambda d: _overwrite(_dense(d), os.urandom), "dense vectors are damaged"),
     "dense vectors zeroed": (lambda d: _overwrite(_dense(d), bytes), "dense vectors are damaged"),
+    "dense vectors NaN": (  # Qdrant's engine drops NaN-scored points: an empty result, not an error
+        lambda d: _overwrite(_dense(d), lambda n: b"\xff" * n),
+        "dense vectors are damaged",
+    ),
     "entity graph garbled": (
         lambda d: _overwrite([d / "graph" / "c.sqlite"], lambda n: b"\x13" * n),
         "entity graph",
@@ -119,5 +123,10 @@ def test_a_damaged_part_is_named_by_check_and_never_a_result(
                 assert "--rebuild" in response.json()["message"] and str(data) not in response.text
         if case.startswith("stored original"):  # never served as the document
             assert calls[3].status_code in (404, 503)
-        if case in ("dense vectors overwritten", "entity graph garbled", "originals manifest garbled"):
+        if case in (
+            "dense vectors overwritten",
+            "dense vectors NaN",
+            "entity graph garbled",
+            "originals manifest garbled",
+        ):
             assert 503 in {r.status_code for r in calls}, [(r.request.url.path, r.status_code) for r in calls]

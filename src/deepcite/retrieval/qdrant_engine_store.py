@@ -33,7 +33,12 @@ from deepcite.retrieval.qdrant_engine_hooks import (
     QdrantEngineHooks,
     QdrantEngineQuery,
 )
-from deepcite.retrieval.vector_checks import checked_query_vector, checked_scores, checked_vectors
+from deepcite.retrieval.vector_checks import (
+    checked_dense_found,
+    checked_query_vector,
+    checked_scores,
+    checked_vectors,
+)
 
 
 class QdrantEngineStore(QdrantEngineHooks):
@@ -277,11 +282,14 @@ class QdrantEngineStore(QdrantEngineHooks):
                 query = replace(query, k=query.k * 2)
             tolerance = self.settings.store.vector_norm_tolerance
             checked_scores(name, mode, [r.score for r in results], tolerance)
+            if query.dense is not None and query.sparse is None and not results:
+                checked_dense_found(name, 0, self.qdrant_count(name, conditions))
             if (
                 results and query.sparse is not None and query.dense is not None
             ):  # fused: a dense score hidden
                 probe = self.qdrant_query(name, replace(query, sparse=None, k=1))
                 checked_scores(name, SearchMode.DENSE, [r.score for r in probe], tolerance)
+                checked_dense_found(name, len(probe), len(results))
         chunks = sorted(
             ((payload_chunk(r.payload), r.score) for r in results), key=lambda hit: (-hit[1], hit[0].chunk_id)
         )

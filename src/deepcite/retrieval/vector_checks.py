@@ -65,6 +65,15 @@ def checked_scores(name: str, mode: SearchMode, scores: Sequence[float], toleran
         )
 
 
+def checked_dense_found(name: str, found: int, present: int) -> None:
+    """CollectionDamagedError when a dense search found nothing among points its filter matches: Qdrant's engine
+    drops a point whose score is NaN, so vector files overwritten with NaN give an empty result, not an error."""
+    if present and not found:
+        raise CollectionDamagedError(
+            name, f"a dense search found none of {present} points: its dense vectors are damaged (NaN scores)"
+        )
+
+
 def damaged_vectors(vectors: Sequence[Sequence[float]], dim: int, tolerance: float) -> int:
     """How many stored cosine vectors are damaged: not ``dim`` long, not finite, or of norm further than
     ``tolerance`` from 1 (zeroed or overwritten)."""
