@@ -28,6 +28,7 @@ from typing import Any
 
 import uvicorn
 from fastapi import FastAPI, Request
+from standin_llm import completion
 
 from deepcite.evaluation.multihop import detect_format
 from deepcite.ingest.problems import LoadProblem
@@ -144,20 +145,7 @@ def build_app(hops: dict[str, list[Hop]]) -> FastAPI:
                 counts["unknown_question"] += 1
         else:
             counts["refused"] += 1
-        return {
-            "id": "oracle",
-            "object": "chat.completion",
-            "created": 0,
-            "model": body.get("model", "oracle"),
-            "choices": [
-                {
-                    "index": 0,
-                    "message": {"role": "assistant", "content": json.dumps(reply)},
-                    "finish_reason": "stop",
-                }
-            ],
-            "usage": {"prompt_tokens": 1, "completion_tokens": 1, "total_tokens": 2},
-        }
+        return completion(json.dumps(reply), body.get("model", "oracle"), "oracle")
 
     @app.get("/counts")
     async def seen() -> dict[str, int]:
