@@ -29,6 +29,35 @@ print("holding", flush=True)
 time.sleep(600)
 """
 TRACEBACK_SIGNS = ("Traceback", "WouldBlock", "Can't init WAL")
+# a stand-in hook for fault injection: runs ``deepcite ARGS`` with one method wrapped so that its N-th call
+# (DEEPCITE_TEST_PAUSE="module:Class.method:before|after:N") creates the file DEEPCITE_TEST_PAUSED and waits
+# there, so a test kills the process (kill -9) at exactly that moment
+PAUSE = """
+import functools, importlib, os, runpy, sys, time
+where, when, nth = os.environ["DEEPCITE_TEST_PAUSE"].rsplit(":", 2)
+module, attr = where.split(":")
+owner_name, method = attr.rsplit(".", 1)
+owner = getattr(importlib.import_module(module), owner_name)
+original = getattr(owner, method)
+calls = [0]
+
+def pause():
+    open(os.environ["DEEPCITE_TEST_PAUSED"], "w").close()
+    time.sleep(600)
+
+@functools.wraps(original)
+def wrapped(*args, **kwargs):
+    calls[0] += 1
+    if when == "before" and calls[0] == int(nth):
+        pause()
+    result = original(*args, **kwargs)
+    if when == "after" and calls[0] == int(nth):
+        pause()
+    return result
+
+setattr(owner, method, wrapped)
+runpy.run_module("deepcite.cli", run_name="__main__")
+"""
 
 
 def env_for(data_dir: Path, **extra: str) -> dict[str, str]:
@@ -81,14 +110,47 @@ def holder(data_dir: Path, collection: str) -> Iterator[subprocess.Popen[str]]:
         proc.wait()
 
 
+def _pause_env(data_dir: Path, point: str) -> dict[str, str]:
+    """The environment of a process that pauses at ``point`` (see PAUSE) and says so in ``<data dir>.paused``."""
+    return {"DEEPCITE_TEST_PAUSE": point, "DEEPCITE_TEST_PAUSED": str(data_dir.with_suffix(".paused"))}
+
+
+def paused_at(data_dir: Path, point: str, *args: str, **env: str) -> subprocess.Popen[bytes]:
+    """Start ``deepcite ARGS`` on ``data_dir`` to pause at ``point`` (see PAUSE): :func:`kill_9_when_paused`."""
+    return subprocess.Popen(
+        [sys.executable, "-c", PAUSE, *args],
+        env=env_for(data_dir, **_pause_env(data_dir, point), **env),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def kill_9_when_paused(proc: subprocess.Popen[bytes], data_dir: Path, timeout: float = 300) -> None:
+    """Wait until ``proc`` on ``data_dir`` has paused at its point, then kill it with SIGKILL."""
+    marker = data_dir.with_suffix(".paused")
+    deadline = time.monotonic() + timeout
+    while not marker.exists():
+        assert proc.poll() is None, f"the process exited ({proc.returncode}) before its pause point"
+        assert time.monotonic() < deadline, "the process did not reach its pause point"
+        time.sleep(0.05)
+    proc.kill()
+    proc.wait()
+
+
 @contextmanager
-def serve(data_dir: Path, **env: str) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
-    """A real ``deepcite serve`` on a free loopback port, until the block ends."""
+def serve(
+    data_dir: Path, *, pause: str | None = None, **env: str
+) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A real ``deepcite serve`` on a free loopback port, until the block ends (with ``pause``, one that pauses
+    there, as :func:`paused_at`)."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port = sock.getsockname()[1]
+    command = ["serve", "--port", str(port), "--log-level", "warning"]
+    if pause:
+        env = {**env, **_pause_env(data_dir, pause)}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "deepcite.cli", "serve", "--port", str(port), "--log-level", "warning"],
+        [sys.executable, *(["-c", PAUSE] if pause else ["-m", "deepcite.cli"]), *command],
         env=env_for(data_dir, **env),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -104,7 +166,8 @@ def serve(data_dir: Path, **env: str) -> Iterator[tuple[str, subprocess.Popen[by
                 time.sleep(0.1)
         yield url, proc
     finally:
-        proc.terminate()
+        if proc.poll() is None:
+            proc.terminate()
         proc.wait()
 
 

@@ -348,10 +348,13 @@ class Collection:
         return self.store.count(self.name, filters)
 
     def delete_document(self, doc_id: str) -> int:
-        """Delete a document's chunks and its stored original; returns the number of chunks deleted."""
-        self.originals.remove(doc_id)
+        """Delete a document's chunks and its stored original; returns the number of chunks deleted. The
+        original goes last: a delete cut short leaves a document whole, or unsearchable with its original kept
+        (which the same delete again removes), never chunks whose original `collections check` calls missing."""
         self.graph.delete_documents([doc_id])
-        return self.store.delete_document(self.name, doc_id)
+        deleted = self.store.delete_document(self.name, doc_id)
+        self.originals.remove(doc_id)
+        return deleted
 
     def drop(self) -> None:
         self.store.drop_collection(self.name)

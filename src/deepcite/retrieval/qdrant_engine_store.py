@@ -196,8 +196,11 @@ class QdrantEngineStore(QdrantEngineHooks):
             found = list(self.qdrant_scroll(name, filter_conditions(Filters(doc_ids=[doc_id])) or []))
             if not found:
                 return 0
-            self.qdrant_delete(name, [pid for pid, _ in found])
             meta.bm25.remove(int(p.get(LENGTH_KEY, 0)) for _, p in found)
+            # the statistics first: a delete cut short (kill -9) leaves more points than they count, which the
+            # next write recounts, never fewer, which `collections check` must call points lost
+            self.write_meta(name, meta)
+            self.qdrant_delete(name, [pid for pid, _ in found])
             reweight_if_stale(self, name, meta, self.settings)
             self.write_meta(name, meta)
             return len(found)
