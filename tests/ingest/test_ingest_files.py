@@ -14,7 +14,7 @@ from deepcite.config import Settings
 from deepcite.errors import IngestError
 from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.ingest.readers import SkipReason
-from deepcite.ingest.report import FileStatus, IngestProgress
+from deepcite.ingest.report import FileStage, FileStatus, IngestProgress
 from deepcite.models import Filters
 from deepcite.retrieval.collection import open_collection
 from deepcite.retrieval.embedders import Embedder
@@ -68,7 +68,13 @@ def test_skip_accounts_for_every_file_and_keeps_pages(
         "locked.pdf": (FileStatus.SKIPPED, SkipReason.ENCRYPTED),
         "photo.png": (FileStatus.SKIPPED, SkipReason.UNSUPPORTED),
     }
-    assert [e.done for e in events] == [1, 2, 3, 4, 5] and events[-1].total == 5
+    done = [e for e in events if e.stage is FileStage.DONE]
+    assert [e.done for e in done] == [1, 2, 3, 4, 5] and events[-1].total == 5
+    for name in status:  # each file is told as it is read, then read (or skipped), then done
+        assert [e.stage for e in events if e.name == name] == list(FileStage), name
+    read = {e.name: e for e in events if e.stage is FileStage.READ}
+    assert read["photo.png"].file and read["photo.png"].file.status is FileStatus.SKIPPED
+    assert read["dpr-page.pdf"].passages == next(e.file.chunks for e in done if e.name == "dpr-page.pdf")
     slides = list(col.store.scroll("docs", Filters(doc_ids=["directorate.pptx"])))
     assert {c.page for c in slides} == {1, 2, 3} and all(c.acl == ["team"] for c in slides)
     pdf_chunks = list(col.store.scroll("docs", Filters(doc_ids=["dpr-page.pdf"])))

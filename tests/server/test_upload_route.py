@@ -99,8 +99,14 @@ def test_upload_ingests_each_file_and_reports_the_bad_one(upload_server: LiveSer
         events = _events(client, job["job_id"])  # replayed from the first event
         names = [name for name, _ in events]
         assert names[0] == "state" and names[-1] == "done"
-        assert sorted(e["file"]["file"] for n, e in events if n == "file") == ["pasa.pdf", "truncated.pdf"]
-        assert [e["done"] for n, e in events if n == "file"] == [1, 2]
+        done_files = [e for n, e in events if n == "file" and e["stage"] == "done"]
+        assert sorted(e["file"]["file"] for e in done_files) == ["pasa.pdf", "truncated.pdf"]
+        assert [e["done"] for e in done_files] == [1, 2]
+        for name in ("pasa.pdf", "truncated.pdf"):  # each file is told as it is read, then read, then done
+            stages = [e["stage"] for n, e in events if n == "file" and e["name"] == name]
+            assert stages == ["reading", "read", "done"], (name, stages)
+        read = next(e for n, e in events if n == "file" and e["stage"] == "read" and e["name"] == "pasa.pdf")
+        assert read["passages"] > 0 and read["file"]["pages"] == 2
         assert events[-1][1]["state"] == "done"
 
         # the documents carry the token's groups: cardiology reads the file, a public token does not

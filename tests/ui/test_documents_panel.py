@@ -1,7 +1,8 @@
 """The "Add documents" panel and page-cited popovers in a real browser (Debian's Chromium) against the real
-server: upload a real PDF (and a truncated one) through the panel, see each file's status from the job's
-events, then ask about the PDF and open a citation's popover: file, page, and a link to /files/...#page=N
-that serves the original."""
+server: upload a real PDF (a truncated one, and a text file named .pdf) through the panel, see each file's
+stages from the job's events (reading, read with its passages to write, then ingested with the passages
+written, or skipped with the reason), then ask about the PDF and open a citation's popover: file, page, and a
+link to /files/...#page=N that serves the original."""
 
 from __future__ import annotations
 
@@ -39,6 +40,31 @@ DROP_MARKDOWN = """
 """
 
 
+BROKEN = b"this is not pdf\n"  # 16 bytes of text named broken.pdf
+# every status each file's row shows, in order: each render replaces the row's status span, so the spans added
+# are its history even when several events arrive at once
+RECORD_STATUSES = """
+() => {
+  window.uploadStatuses = {};
+  new MutationObserver((records) => {
+    for (const record of records) {
+      for (const node of record.addedNodes) {
+        if (!node.classList || !node.classList.contains("up-status")) continue;
+        const seen = (window.uploadStatuses[record.target.dataset.file] ||= []);
+        seen.push([node.dataset.status, node.textContent]);
+      }
+    }
+  }).observe(document.getElementById("upload-list"), { childList: true, subtree: true });
+}
+"""
+
+
+def _statuses(page: Any, name: str) -> list[str]:
+    """The statuses the file's row showed, in order, each as 'status: text', repeats dropped."""
+    seen = [f"{status}: {text}" for status, text in page.evaluate(f"window.uploadStatuses[{name!r}]")]
+    return [s for n, s in enumerate(seen) if n == 0 or seen[n - 1] != s]
+
+
 def _status(page: Any, name: str) -> Any:
     return page.locator(f"#upload-list li[data-file='{name}'] .up-status")
 
@@ -60,22 +86,30 @@ def _open_panel(page: Any, url: str) -> None:
     page.fill("#upload-collection", COLLECTION)
 
 
-def test_upload_through_the_panel_then_a_page_cited_popover(page: Any, docs_url: str) -> None:
+def test_upload_through_the_panel_then_a_page_cited_popover(page: Any, docs_url: str, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.pdf"
+    broken.write_bytes(BROKEN)
     _open_panel(page, docs_url)
-    page.set_input_files("#upload-files", [str(PDF), str(TRUNCATED)])
+    page.set_input_files("#upload-files", [str(PDF), str(TRUNCATED), str(broken)])
     assert _status(page, PDF.name).get_attribute("data-status") == "ready"
-    assert page.inner_text("#upload-button") == "Add 2 documents"
+    assert page.inner_text("#upload-button") == "Add 3 documents"
+    page.evaluate(RECORD_STATUSES)
     page.click("#upload-button")
 
-    page.wait_for_selector(f"#upload-list li[data-file='{PDF.name}'] .up-status[data-status='ingested']")
-    page.wait_for_selector(f"#upload-list li[data-file='{TRUNCATED.name}'] .up-status[data-status='skipped']")
-    assert "2 pages" in _status(page, PDF.name).inner_text()
-    assert (
-        "readable PDF" in _status(page, TRUNCATED.name).inner_text()
-        or "damaged" in _status(page, TRUNCATED.name).inner_text()
-    )
     page.wait_for_function("document.getElementById('upload-status').textContent.startsWith('Done')")
-    assert "1 ingested, 1 skipped" in page.inner_text("#upload-status")
+    assert "1 ingested, 2 skipped" in page.inner_text("#upload-status")
+    # each file's own stages, not one 'Reading…' for all: read, its passages waiting, then written
+    pdf = _statuses(page, PDF.name)
+    stages = [s.split(":")[0] for s in pdf]
+    assert stages[-3:] == ["reading", "read", "ingested"], pdf
+    assert re.search(r"^read: Read: 2 pages, \d+ passages to embed and write…$", pdf[-2]), pdf
+    assert re.search(r"^ingested: Ingested: 2 pages, \d+ passages written$", pdf[-1]), pdf
+    truncated = _statuses(page, TRUNCATED.name)
+    assert [s.split(":")[0] for s in truncated][-2:] == ["reading", "skipped"], truncated
+    assert "readable PDF" in truncated[-1] or "damaged" in truncated[-1]
+    not_pdf = _statuses(page, broken.name)
+    assert [s.split(":")[0] for s in not_pdf][-2:] == ["reading", "skipped"], not_pdf
+    assert "named .pdf but is not a PDF" in not_pdf[-1], not_pdf
     keep_for_readme(screenshot(page, "documents-panel.png"), "screenshot-documents.png")
 
     # the research form now lists the new collection, selected

@@ -23,7 +23,7 @@ from deepcite.cli.common import (
 )
 from deepcite.cli.sources import source_label
 from deepcite.errors import InputError
-from deepcite.ingest.report import FileStatus, IngestProgress, IngestReport
+from deepcite.ingest.report import FileStage, FileStatus, IngestProgress, IngestReport
 from deepcite.models import FusionMethod, SearchMode
 
 SERVER_OPTION = typer.Option(
@@ -92,8 +92,9 @@ def ingest(
                 bar.update(task, completed=docs, rate=docs / elapsed, written=written)
 
             def on_file(event: IngestProgress) -> None:
+                stage = "" if event.stage is FileStage.DONE else f" ({event.stage.value})"
                 bar.update(
-                    task, description=f"{collection} · file {event.done}/{event.total} {event.file.file}"
+                    task, description=f"{collection} · file {event.done}/{event.total} {event.name}{stage}"
                 )
 
             if url:

@@ -114,7 +114,9 @@ def remote_ingest(
                 for report in job.files[seen:]:
                     seen += 1
                     if on_file:
-                        on_file(IngestProgress(done=start + seen, total=len(files), file=report))
+                        on_file(
+                            IngestProgress(done=start + seen, total=len(files), name=report.file, file=report)
+                        )
                 if job.finished:
                     break
                 time.sleep(settings.server.client_poll_s)

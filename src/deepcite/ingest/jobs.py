@@ -29,7 +29,13 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from deepcite.errors import DeepciteError, NotFoundError
-from deepcite.ingest.report import FileProgressCallback, FileReport, IngestProgress, IngestReport
+from deepcite.ingest.report import (
+    FileProgressCallback,
+    FileReport,
+    FileStage,
+    IngestProgress,
+    IngestReport,
+)
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +122,8 @@ class IngestJobs:
 
     async def events(self, job_id: str, groups: tuple[str, ...] | None) -> AsyncIterator[tuple[str, dict]]:
         """Every event of the job from its first, then new ones as they happen, until it has finished:
-        ``state`` (queued, running), ``file`` (one file's outcome, with done/total), ``done`` (the job)."""
+        ``state`` (queued, running), ``file`` (a file's stage: reading, read, or done with its outcome, and
+        done/total), ``done`` (the job)."""
         entry = self._entry(job_id, groups)
         seen = 0
         while True:
@@ -156,9 +163,10 @@ class IngestJobs:
             self._emit(entry, "state", {"job_id": job.job_id, "state": job.state, "total": job.total})
 
             def on_progress(progress: IngestProgress) -> None:
-                with self._lock:
-                    job.files.append(progress.file)
-                    job.done = progress.done
+                if progress.stage is FileStage.DONE and progress.file is not None:
+                    with self._lock:
+                        job.files.append(progress.file)
+                        job.done = progress.done
                 self._emit(entry, "file", progress.model_dump(mode="json"))
 
             report = run(on_progress)

@@ -34,6 +34,7 @@ from deepcite.ingest.formats import InputFormat, detect_format, document_files
 from deepcite.ingest.loaders import LoadProblem, iter_documents
 from deepcite.ingest.readers import ReadDocument
 from deepcite.ingest.report import (
+    FileProgress,
     FileProgressCallback,
     FileStatus,
     IngestReport,
@@ -160,7 +161,7 @@ class IngestPipeline:
         chunked in a worker thread while this one embeds and writes the batch before (never more than
         ``ingest.read_ahead_batches`` ahead), and the model loads while the first files are read; the store
         is written only here, in input order. ``on_progress`` gets an
-        :class:`IngestProgress` as each file is done. The originals of ingested files are kept in the collection's ``originals``. ``ray`` as in
+        :class:`IngestProgress` as each file is being read, is read, and is done. The originals of ingested files are kept in the collection's ``originals``. ``ray`` as in
         :meth:`ingest` (on a cluster, every node must see the files at the same paths).
         """
         _check_on_error(on_error)
@@ -183,8 +184,11 @@ class IngestPipeline:
                 pool.write_files(groups, report, len(paths), progress, on_progress)
             return steps.finish(report, started)
         ahead = self.settings.ingest.read_ahead_batches if self.settings.ingest.read_ahead else 0
+        told = FileProgress(on_progress, len(paths))
         with _loading(self.collection, bool(ahead and paths)):
-            reads = (self._read(path, name, acl, report) for path, name in zip(paths, names, strict=True))
+            reads = (
+                self._read(path, name, acl, report, told) for path, name in zip(paths, names, strict=True)
+            )
             if on_error == "fail":
                 reads = iter(list(reads))  # read everything before writing anything
                 steps.refuse_failed_files(report)
@@ -196,7 +200,7 @@ class IngestPipeline:
                     if chunks is not None:
                         steps.open(self.collection.embedder.dim, vector_source(self.collection.embedder))
                         plan = self._write(chunks, sum(len(r.documents) for _, _, r in group), report)
-                    done = steps.files_written(group, plan, report, done, len(paths), progress, on_progress)
+                    done = steps.files_written(group, plan, report, done, len(paths), progress, told)
         return steps.finish(report, started)
 
     def rebuild_graph(self) -> GraphStats:
@@ -204,10 +208,15 @@ class IngestPipeline:
         return self.steps.rebuild_graph()
 
     # -- the single-process executor -------------------------------------------------------------------
-    def _read(self, path: Path, name: str, acl: Sequence[str], report: IngestReport) -> FileRead:
-        """The read step: one file read in its bounded child process and accounted for."""
+    def _read(
+        self, path: Path, name: str, acl: Sequence[str], report: IngestReport, told: FileProgress
+    ) -> FileRead:
+        """The read step: one file read in its bounded child process and accounted for, its stages told."""
+        told.reading(name)
         file, result = read_file_report(path, name, acl, self.settings.ingest, self.settings.chunker)
         self.steps.account(file, result, report)
+        cut = None if result.chunks is None else sum(len(c) for c in result.chunks.values())
+        told.read(file.model_copy(), cut)
         return file, path, result
 
     def _chunk(self, group: list[FileRead]) -> ChunksByDoc | None:

@@ -125,16 +125,55 @@ def _give_acl(result: ReadResult, acl: Sequence[str]) -> None:
             read.document = read.document.model_copy(update={"acl": list(acl)})
 
 
+class FileStage(StrEnum):
+    READING = "reading"  # being read (and cut into passages) in its child process
+    READ = "read"  # read: its passages wait to be embedded and written, or it is skipped (``file`` says why)
+    DONE = "done"  # finished: ``file`` is its final report
+
+
 class IngestProgress(BaseModel):
-    """Sent to a progress callback each time a file is done: how many of how many, and that file's report."""
+    """Sent to a progress callback as a file moves on: its ``stage``, how many files of how many are done, the
+    file's name and its report so far (none while it is read); ``passages``: what a file read was cut into."""
 
     done: int
     total: int
-    file: FileReport
+    name: str
+    stage: FileStage = FileStage.DONE
+    file: FileReport | None = None
+    passages: int | None = None
 
 
 ProgressCallback = Callable[[int, int], None]  # (documents done, chunks written)
 FileProgressCallback = Callable[[IngestProgress], None]
+
+
+class FileProgress:
+    """A :data:`FileProgressCallback` that also tells each file's reading and read stages, with the count of
+    files done so far (the reading runs ahead of the writing, possibly in a worker thread)."""
+
+    def __init__(self, callback: FileProgressCallback | None, total: int) -> None:
+        self._callback = callback
+        self._total = total
+        self._done = 0
+
+    def __call__(self, progress: IngestProgress) -> None:
+        if progress.stage is FileStage.DONE:
+            self._done = progress.done
+        if self._callback is not None:
+            self._callback(progress)
+
+    def reading(self, name: str) -> None:
+        """The file ``name`` is being read."""
+        self(IngestProgress(done=self._done, total=self._total, name=name, stage=FileStage.READING))
+
+    def read(self, file: FileReport, passages: int | None) -> None:
+        """The file is read (or skipped): ``passages`` wait to be embedded and written."""
+        stage = FileStage.READ
+        self(
+            IngestProgress(
+                done=self._done, total=self._total, name=file.file, stage=stage, file=file, passages=passages
+            )
+        )
 
 
 class IngestReport(BaseModel):

@@ -219,7 +219,7 @@ class IngestSteps:
                     )
             done += 1
             if on_progress:
-                on_progress(IngestProgress(done=done, total=total, file=file))
+                on_progress(IngestProgress(done=done, total=total, name=file.file, file=file))
         if progress and plan is not None:
             progress(report.documents, report.written)
         return done

@@ -224,8 +224,9 @@ async def job_status(engine: EngineDep, caller: CallerDep, job_id: str) -> Inges
     responses={200: {"content": {"text/event-stream": {}}, "description": "state, file and done events"}},
 )
 async def job_events(engine: EngineDep, caller: CallerDep, job_id: str) -> EventSourceResponse:
-    """The job's progress as Server-Sent Events: ``state`` (queued, running), ``file`` per finished file
-    (``{done, total, file}``), then ``done`` with the whole job. Replays from the first event."""
+    """The job's progress as Server-Sent Events: ``state`` (queued, running), ``file`` as each file is being
+    read, is read and is done (``{done, total, name, stage, file, passages}``), then ``done`` with the whole
+    job. Replays from the first event."""
     jobs = engine.resources.jobs
     jobs.get(job_id, caller.groups)  # unknown or foreign job: a 404 before the stream starts
 

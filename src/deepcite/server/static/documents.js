@@ -30,6 +30,7 @@
     uploading: "Uploading…",
     queued: "Waiting to be read…",
     reading: "Reading…",
+    read: "Read",
     ingested: "Ingested",
     unchanged: "Unchanged: already in the collection",
     skipped: "Skipped",
@@ -190,13 +191,25 @@
     return status === "ingested" || status === "unchanged" || status === "skipped" || status === "failed";
   }
 
-  function describe(file) {
+  /** A file's report in words: why it was skipped, or its pages and passages (when read, ``passages`` is what it
+   * was cut into, not yet written: a number, or null when not counted yet). */
+  function describe(file, passages) {
     if (file.status === "skipped") return file.message || file.reason || "";
     const parts = [];
     if (typeof file.pages === "number") parts.push(plural(file.pages, "page"));
-    if (typeof file.chunks === "number" && file.chunks) parts.push(plural(file.chunks, "passage"));
+    if (typeof passages === "number") parts.push(plural(passages, "passage") + " to embed and write…");
+    else if (passages === null) parts.push("embedding and writing…");
+    else if (typeof file.chunks === "number" && file.chunks) parts.push(plural(file.chunks, "passage") + " written");
     if (file.ocr_pages) parts.push(file.ocr_pages + " read by OCR");
     return parts.join(", ");
+  }
+
+  /** One file's stage from the job's ``file`` event: being read, read (or skipped), or done. */
+  function fileEvent(entry, data) {
+    if (data.stage === "reading") setStatus(entry, "reading");
+    else if (data.stage === "read" && data.file.status === "skipped") setStatus(entry, "skipped", describe(data.file));
+    else if (data.stage === "read") setStatus(entry, "read", describe(data.file, data.passages ?? null));
+    else setStatus(entry, data.file.status, describe(data.file));
   }
 
   async function follow(job, sending, collection) {
@@ -204,12 +217,11 @@
     let finished = null;
     await streamEvents("/api/jobs/" + encodeURIComponent(job.job_id) + "/events", (name, data) => {
       if (name === "state" && data && data.state === "running") {
-        for (const entry of sending) if (entry.status === "queued") setStatus(entry, "reading");
         problem("Reading and indexing…");
-      } else if (name === "file" && data && data.file) {
-        const entry = byName.get(data.file.file);
-        if (entry) setStatus(entry, data.file.status, describe(data.file));
-        problem(data.done + " of " + data.total + " files done…");
+      } else if (name === "file" && data) {
+        const entry = byName.get(data.name);
+        if (entry) fileEvent(entry, data);
+        problem(data.done + " of " + data.total + " files done" + (data.stage === "reading" ? "; reading " + data.name : "") + "…");
       } else if (name === "done") {
         finished = data;
       }
