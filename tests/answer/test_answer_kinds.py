@@ -52,6 +52,14 @@ def test_cues_mark_the_shape_of_the_answer() -> None:
     q = "How many questions per second can DPR process?"
     assert answer_cue(AnswerKind.AMOUNT, "DPR processes 995.0 questions per second.", q, KINDS) == 1.0
     assert answer_cue(AnswerKind.AMOUNT, "DPR is fast on one server.", q, KINDS) == 0.0
+    # a year or a citation's year is no amount; a question asking a unit takes a number in that unit
+    cited = "We index the passages with FAISS (Johnson et al., 2017) offline."
+    assert answer_cue(AnswerKind.AMOUNT, cited, q, KINDS) == 0.0
+    q = "How much time did it take to encode the whole passage collection?"
+    timed = "Encoding the passages is parallelized, taking roughly 8.8 hours on 8 GPUs."
+    assert answer_cue(AnswerKind.AMOUNT, timed, q, KINDS) == 1.0
+    counted = "Computing dense embeddings on 21-million passages is resource intensive."
+    assert answer_cue(AnswerKind.AMOUNT, counted, q, KINDS) == KINDS.unasked_unit_cue < KINDS.cue_min
     q = "What is FAISS?"
     assert answer_cue(AnswerKind.DEFINITION, "FAISS is an open-source library for search.", q, KINDS) == 1.0
     q = "How do L2 distance and dot product compare to cosine similarity?"

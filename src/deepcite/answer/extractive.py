@@ -216,14 +216,20 @@ class ExtractiveGenerator:
         self, scores: SentenceScores, chosen: list[int], question: str, kind: AnswerKind, limit: int
     ) -> list[int]:
         """``chosen`` with the table row that fits the question (:func:`with_row`); with ``decision.row_leads``
-        the chosen row that fits the question best (``kinds.row_min_fit``) opens the summary, as the unit that
-        states the amount or name asked for."""
+        the chosen row that fits the question best (``kinds.row_min_fit``) and bears the answer's cue
+        (``kinds.cue_min``: a duration asked for, not a row's "2.5B") opens the summary, as the unit that states
+        the amount or name asked for."""
         rowed = with_row(self._settings.kinds, scores, chosen, question, kind, limit)
         d = self._settings.decision
         if not (d.enabled and d.row_leads) or kind not in (AnswerKind.AMOUNT, AnswerKind.NAME):
             return rowed
         fits = {i: row_fit(scores.sentences[i].text, question) for i in rowed}
-        rows = [i for i in rowed if fits[i] >= self._settings.kinds.row_min_fit]
+        k = self._settings.kinds
+        rows = [
+            i
+            for i in rowed
+            if fits[i] >= k.row_min_fit and (scores.cue is None or scores.cue[i] >= k.cue_min)
+        ]
         if not rows:
             return rowed
         best = max(rows, key=lambda i: (fits[i], -rowed.index(i)))

@@ -221,13 +221,22 @@ def figures(sentence: str, question: str) -> frozenset[str]:
 
 
 def amount_cue(sentence: str, question: str, settings: AnswerKindSettings) -> float:
-    """A number the question does not hold: ``number_with_unit_cue`` with a unit or a percentage,
+    """A number the question does not hold and no part of a date (a year, a day of a month): with the unit the
+    question asks for (:func:`asked_units`) ``number_with_unit_cue``, in another unit or bare
+    ``unasked_unit_cue``; for a question that asks no unit, ``number_with_unit_cue`` with a unit or a percentage,
     ``bare_number_cue`` alone; a number written as a word: ``word_number_cue``."""
     asked = _question_numbers(question)
+    units = asked_units(question)
+    dated = [m.span() for m in _DATE_NUMBER.finditer(sentence)]
     best = 0.0
     for m in _NUMBER.finditer(sentence):
         value = m.group(1).replace(",", "")
-        if value in asked:
+        if value in asked or any(a <= m.start(1) < b for a, b in dated):
+            continue
+        if units is not None:
+            if states_unit(sentence, units):
+                return settings.number_with_unit_cue
+            best = max(best, settings.unasked_unit_cue)
             continue
         unit = (m.group(2) or "").strip().lower()
         if unit and (unit.endswith("%") or unit in UNITS or re.fullmatch(r"[kmbx]", unit)):
@@ -236,7 +245,11 @@ def amount_cue(sentence: str, question: str, settings: AnswerKindSettings) -> fl
             return settings.number_with_unit_cue
         best = max(best, settings.bare_number_cue)
     if best == 0.0 and _words(sentence) & NUMBER_WORDS - _words(question):
-        best = settings.word_number_cue
+        best = (
+            settings.number_with_unit_cue
+            if units and states_unit(sentence, units)
+            else settings.word_number_cue
+        )
     return best
 
 

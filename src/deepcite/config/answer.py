@@ -147,10 +147,13 @@ class AnswerKindSettings(Section):
     cue_min: float = Field(default=0.5, ge=0.0, le=1.0)
     cue_min_relevance: float = Field(default=0.3, ge=0.0, le=1.0)
     say_not_stated: bool = True
-    # the cue of an amount: a number the question does not hold, with its unit or as a percentage; bare; or
-    # written as a word
+    # the cue of an amount: a number the question does not hold and no part of a date, with its unit or as a
+    # percentage; bare; or written as a word. A question asking for a unit ("how much time", "how much did it
+    # cost") takes a number in that unit as the cue, and any other number as this much (below cue_min: it does
+    # not answer "how much time" with "21 million passages")
     number_with_unit_cue: float = 1.0
     bare_number_cue: float = 0.6
+    unasked_unit_cue: float = Field(default=0.3, ge=0.0, le=1.0)
     word_number_cue: float = 0.4
     # the cue of a comparison: a comparative, plus this when it names a word of each side of the question
     comparative_cue: float = 0.6
