@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import shutil
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,7 @@ from deepcite.config import Settings
 from deepcite.errors import IngestError
 from deepcite.ingest.pipeline import IngestPipeline, _read_ahead
 from deepcite.ingest.readers import SkipReason
-from deepcite.ingest.report import FileStage, FileStatus, IngestProgress, IngestReport
+from deepcite.ingest.report import FileStatus, IngestProgress, IngestReport
 from deepcite.retrieval.collection import Collection, open_collection
 from deepcite.retrieval.embedders import Embedder
 
@@ -43,10 +44,12 @@ def paths(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     return [folder / name for name in FILES]
 
 
-def collection(data_dir: Path, minilm: Embedder, *, read_ahead: bool) -> Collection:
+def collection(
+    data_dir: Path, embedder: Embedder | Callable[[], Embedder], *, read_ahead: bool
+) -> Collection:
     """Batches of about one file each (``ingest.batch_chars`` small), so there is a next batch to read."""
     settings = Settings(data_dir=data_dir, ingest={"batch_chars": 3_000, "read_ahead": read_ahead})
-    return open_collection("docs", settings, embedder=minilm)
+    return open_collection("docs", settings, embedder=embedder)
 
 
 def without_timings(report: IngestReport) -> dict[str, Any]:
@@ -62,12 +65,32 @@ def stored(col: Collection) -> list[tuple[str, str, int | None]]:
     return sorted((c.chunk_id, c.text, c.page) for c in col.store.scroll("docs"))
 
 
-def test_read_ahead_writes_the_same_chunks_ids_and_report(
-    tmp_path: Path, paths: list[Path], minilm: Embedder
-) -> None:
-    runs = {}
+@dataclass
+class Run:
+    """One whole ingest of the files: what it stored and reported, and which thread loaded the embedder."""
+
+    report: dict[str, Any]
+    chunks: list[tuple[str, str, int | None]]
+    events: list[IngestProgress]
+    batches: list[tuple[int, int]]
+    vectors: dict[str, list[float]]
+    written: int
+    loaded_by: list[str] = field(default_factory=list)
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory, paths: list[Path], minilm: Embedder) -> dict[bool, Run]:
+    """The files ingested once without and once with read-ahead (the embedder handed in as a loader), shared
+    by the tests that only compare or read the two runs."""
+    found = {}
     for read_ahead in (False, True):
-        col = collection(tmp_path / str(read_ahead), minilm, read_ahead=read_ahead)
+        loaded_by: list[str] = []
+
+        def load(loaded_by: list[str] = loaded_by) -> Embedder:
+            loaded_by.append(threading.current_thread().name)
+            return minilm
+
+        col = collection(tmp_path_factory.mktemp(f"read-ahead-{read_ahead}"), load, read_ahead=read_ahead)
         events: list[IngestProgress] = []
         batches: list[tuple[int, int]] = []
         report = IngestPipeline(col).ingest_files(
@@ -76,17 +99,24 @@ def test_read_ahead_writes_the_same_chunks_ids_and_report(
             on_progress=events.append,
             progress=lambda docs, written, batches=batches: batches.append((docs, written)),
         )
-        ids = [c[0] for c in stored(col)]
-        vectors = col.store.dense_vectors("docs", ids)
-        runs[read_ahead] = (without_timings(report), stored(col), events, batches, vectors)
-    (report, chunks, events, batches, vectors), plain = runs[True], runs[False]
-    assert len(batches) >= 4  # several write batches, each read while the one before was embedded
-    assert report == plain[0] and chunks == plain[1] and batches == plain[3]
-    assert [(e.done, e.name, e.file and e.file.status) for e in events if e.stage is FileStage.DONE] == [
-        (e.done, e.name, e.file and e.file.status) for e in plain[2] if e.stage is FileStage.DONE
+        chunks = stored(col)
+        vectors = col.store.dense_vectors("docs", [c[0] for c in chunks])
+        found[read_ahead] = Run(
+            without_timings(report), chunks, events, batches, vectors, report.written, loaded_by
+        )
+        col.store.close()
+    return found
+
+
+def test_read_ahead_writes_the_same_chunks_ids_and_report(runs: dict[bool, Run]) -> None:
+    ahead, plain = runs[True], runs[False]
+    assert len(ahead.batches) >= 4  # several write batches, each read while the one before was embedded
+    assert ahead.report == plain.report and ahead.chunks == plain.chunks and ahead.batches == plain.batches
+    assert [(e.done, e.file.file, e.file.status) for e in ahead.events] == [
+        (e.done, e.file.file, e.file.status) for e in plain.events
     ]
-    assert vectors == plain[4]  # the same batches embedded: the same vectors, bit for bit
-    status = {f["file"]: (f["status"], f["reason"]) for f in report["files"]}
+    assert ahead.vectors == plain.vectors  # the same batches embedded: the same vectors, bit for bit
+    status = {f["file"]: (f["status"], f["reason"]) for f in ahead.report["files"]}
     assert status.pop("corrupt.pdf") == (FileStatus.SKIPPED, SkipReason.CORRUPT)  # failed mid-run, reported
     assert set(status.values()) == {(FileStatus.INGESTED, None)} and len(status) == len(FILES) - 1
 
@@ -101,24 +131,23 @@ def test_fail_with_read_ahead_names_the_corrupt_file_and_writes_nothing(
 
 
 def test_an_ingest_stopped_between_batches_leaves_whole_batches_and_resumes(
-    tmp_path: Path, paths: list[Path], minilm: Embedder
+    tmp_path: Path, paths: list[Path], minilm: Embedder, runs: dict[bool, Run]
 ) -> None:
     """Ctrl-C (a KeyboardInterrupt) as the second file is done, while the worker reads the next batch."""
-    reference = collection(tmp_path / "whole", minilm, read_ahead=False)
-    IngestPipeline(reference).ingest_files(paths, on_error="skip")
+    reference = runs[False].chunks  # the same files ingested whole, one step after the other
     col = collection(tmp_path / "stopped", minilm, read_ahead=True)
 
     def stop_at_second(event: IngestProgress) -> None:
-        if event.stage is FileStage.DONE and event.done == 2:
+        if event.done == 2:
             raise KeyboardInterrupt
 
     with pytest.raises(KeyboardInterrupt):
         IngestPipeline(col).ingest_files(paths, on_error="skip", on_progress=stop_at_second)
     written = stored(col)
-    assert 0 < len(written) < len(stored(reference))
-    assert set(written) <= set(stored(reference))  # no chunk of a half-written or different batch
+    assert 0 < len(written) < len(reference)
+    assert set(written) <= set(reference)  # no chunk of a half-written or different batch
     rerun = IngestPipeline(col).ingest_files(paths, on_error="skip")
-    assert stored(col) == stored(reference)
+    assert stored(col) == reference
     assert rerun.unchanged == len(written)  # whole documents were written: none is embedded again
 
 
@@ -143,20 +172,10 @@ def test_read_ahead_makes_at_most_its_batches_ahead_in_order_and_raises_the_work
 
 
 @pytest.mark.parametrize("read_ahead", [True, False])
-def test_the_model_loads_once_while_the_first_files_are_read(
-    tmp_path: Path, paths: list[Path], minilm: Embedder, read_ahead: bool
-) -> None:
+def test_the_model_loads_once_while_the_first_files_are_read(runs: dict[bool, Run], read_ahead: bool) -> None:
     """With read-ahead the embedder is loaded by the loader thread (the ingest's first embedding waits on the
     collection's lock for it, never loads a second one); without, by the ingesting thread at first use."""
-    loaded_by: list[str] = []
-
-    def load() -> Embedder:
-        loaded_by.append(threading.current_thread().name)
-        return minilm
-
-    settings = Settings(data_dir=tmp_path, ingest={"batch_chars": 3_000, "read_ahead": read_ahead})
-    col = open_collection("docs", settings, embedder=load)
-    report = IngestPipeline(col).ingest_files(paths, on_error="skip")
-    assert report.written > 0
-    assert len(loaded_by) == 1
-    assert loaded_by[0].startswith("deepcite-load-embedder") == read_ahead
+    run = runs[read_ahead]
+    assert run.written > 0
+    assert len(run.loaded_by) == 1
+    assert run.loaded_by[0].startswith("deepcite-load-embedder") == read_ahead
