@@ -125,6 +125,7 @@ def test_a_damaged_part_is_named_by_check_and_never_a_result(
             assert calls[3].status_code in (404, 503)
         if case in (
             "dense vectors overwritten",
+            "dense vectors zeroed",  # vectors sampled when the collection is opened (store.open_check_vectors)
             "dense vectors NaN",
             "entity graph garbled",
             "originals manifest garbled",

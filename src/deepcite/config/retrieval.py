@@ -25,6 +25,10 @@ class StoreSettings(Section):
     # a stored cosine vector's norm is 1 (the engine normalises it): `collections check` calls one further off
     # than this damaged, and so is a dense search score outside [-1, 1] by more than it
     vector_norm_tolerance: float = Field(default=0.01, gt=0)
+    # opening a collection reads this many of its dense vectors (the first by point id: spread over the files)
+    # and calls it damaged when one is not a unit vector, so a zeroed or overwritten vector file is the
+    # "collection damaged" error at once, not a search scoring 0; 0 turns the check off
+    open_check_vectors: int = Field(default=64, ge=0)
     # a write (an ingest, an upload) needs its estimated size free on the data dir's file system plus this:
     # below it, "not enough space" before anything is written (a shard grown by mmap into a full disk dies by
     # SIGBUS; this keeps it from getting there)

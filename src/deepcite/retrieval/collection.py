@@ -350,7 +350,7 @@ class Collection:
     def delete_document(self, doc_id: str) -> int:
         """Delete a document's chunks and its stored original; returns the number of chunks deleted. The
         original goes last: a delete cut short leaves a document whole, or unsearchable with its original kept
-        (which the same delete again removes), never chunks whose original `collections check` calls missing."""
+        (which the same delete again removes), never searchable passages whose original is gone."""
         self.graph.delete_documents([doc_id])
         deleted = self.store.delete_document(self.name, doc_id)
         self.originals.remove(doc_id)

@@ -97,6 +97,7 @@ from deepcite.retrieval.shared_dir import (
     unlock_shard,
     write_json_atomically,
 )
+from deepcite.retrieval.vector_checks import damaged_vectors
 
 META_FILE = "deepcite.json"
 SHARD_DIR = "shard"
@@ -250,8 +251,36 @@ class EdgeStore(QdrantEngineStore):
         except Exception as exc:  # the binding raises plain exceptions
             self._unlock(name)
             raise (self._failure(name, exc) or exc) from None
+        try:
+            self._check_sample(name, _GuardedShard(shard, lambda exc: self._failure(name, exc)))
+        except BaseException:  # damaged (or unreadable): closed and unlocked, as a shard that failed to load
+            shard.close()
+            self._unlock(name)
+            raise
         claim(self.root / name / HOLDER_FILE)
         return shard
+
+    def _check_sample(self, name: str, shard: _GuardedShard) -> None:
+        """CollectionDamagedError when one of the first ``store.open_check_vectors`` dense vectors (by point
+        id, which is a hash: a sample spread over the vector files) is not a finite unit vector."""
+        size, dim = self.settings.store.open_check_vectors, self._dense_dim(name)
+        if not size or not dim:
+            return
+        records, _ = shard.scroll(
+            ScrollRequest(limit=size, with_payload=False, with_vector=[DENSE_VECTOR_NAME])
+        )
+        vectors = [r.vector[DENSE_VECTOR_NAME] for r in records if r.vector and DENSE_VECTOR_NAME in r.vector]
+        wrong = (
+            damaged_vectors(vectors, dim, self.settings.store.vector_norm_tolerance)
+            + len(records)
+            - len(vectors)
+        )
+        if wrong:
+            raise CollectionDamagedError(
+                name,
+                f"dense vectors are damaged: {wrong} of {len(records)} read when it was opened are not {dim}-d unit "
+                "vectors (zeroed, overwritten or not finite)",
+            )
 
     def _unlock(self, name: str) -> None:
         if name in self._held:
