@@ -175,10 +175,14 @@ class EntityGraph:
         chunks: Sequence[Chunk],
         embed: Embed | None = None,
         facts: Mapping[str, PassageFacts] | None = None,
+        *,
+        replace: bool = True,
     ) -> None:
         """Add (or replace) these passages and the entities they mention, in one transaction.
 
-        With ``embed`` (names → unit vectors) and ``synonyms`` on, each new entity name is embedded once
+        ``replace`` (a new version of a document) first deletes every passage of the chunks' documents, so a
+        document is replaced whole; :meth:`rebuild` adds to a cleared graph without it, since one document's
+        chunks may come in two batches. With ``embed`` (names → unit vectors) and ``synonyms`` on, each new entity name is embedded once
         and joined to existing names at least ``synonym_threshold`` similar. ``facts`` (chunk id → what an
         LLM read in it) adds the facts' entities to a passage's mentions and its triples as relations.
         """
@@ -219,7 +223,8 @@ class EntityGraph:
         with self._db() as db:
             if db.execute("SELECT 1 FROM passages LIMIT 1").fetchone() is None:  # a new graph: today's rules
                 db.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (FORMAT,))
-            self._delete_docs(db, list({c.doc_id for c in chunks}))  # a document is replaced whole
+            if replace:
+                self._delete_docs(db, list({c.doc_id for c in chunks}))
             names: dict[str, str] = {}
             for _, mentions in found:
                 for m in mentions:
@@ -276,16 +281,18 @@ class EntityGraph:
         embed: Embed | None = None,
         facts: Callable[[Sequence[Chunk]], Mapping[str, PassageFacts] | None] | None = None,
     ) -> GraphStats:
-        """Build the graph again from ``chunks`` (every stored chunk of the collection), ``batch`` passages
-        per transaction; ``facts`` gives each batch's LLM facts (``graph.llm_triples``) when on."""
+        """Build the graph again from ``chunks`` (every stored chunk of the collection, in the store's order: a
+        document's chunks need not be together), ``batch`` passages per transaction; ``facts`` gives each
+        batch's LLM facts (``graph.llm_triples``) when on."""
         self.clear()
         pending: list[Chunk] = []
         for chunk in chunks:
             pending.append(chunk)
             if len(pending) >= batch:
-                self.add(pending, embed=embed, facts=facts(pending) if facts else None)
+                self.add(pending, embed=embed, facts=facts(pending) if facts else None, replace=False)
                 pending = []
-        self.add(pending, embed=embed, facts=facts(pending) if facts and pending else None)  # makes the file
+        # makes the file
+        self.add(pending, embed=embed, facts=facts(pending) if facts and pending else None, replace=False)
         return self.stats()
 
     def delete_documents(self, doc_ids: Sequence[str]) -> None:
