@@ -27,6 +27,7 @@ from deepcite.errors import (
 )
 from deepcite.ingest.pipeline import IngestPipeline, OnError
 from deepcite.ingest.report import FileProgressCallback, IngestReport, ProgressCallback
+from deepcite.ingest.steps import EmbedBudget
 from deepcite.models import Chunk, CollectionInfo, CollectionStats, Document, Filters
 from deepcite.retrieval.check import CollectionCheck, check_collection
 from deepcite.retrieval.collection import Collection
@@ -222,10 +223,12 @@ class Corpus:
         on_progress: FileProgressCallback | None = None,
     ) -> IngestReport:
         """Ingest these files (uploads) into ``collection`` under ``names``, each document shared with the
-        ``acl`` groups. See :meth:`IngestPipeline.ingest_files`."""
+        ``acl`` groups, embedding for at most ``server.upload_embed_s``. See :meth:`IngestPipeline.ingest_files`."""
         self.require_space(_input_bytes(paths))
+        server = self.settings.server
+        budget = EmbedBudget(server.upload_embed_s, server.upload_embed_check_texts, "server.upload_embed_s")
         return self.pipeline(collection).ingest_files(
-            paths, names=names, acl=acl, on_error=on_error, on_progress=on_progress
+            paths, names=names, acl=acl, on_error=on_error, on_progress=on_progress, embed_budget=budget
         )
 
     def require_space(self, input_bytes: int) -> None:

@@ -146,6 +146,10 @@ class ServerSettings(Section):
     max_upload_files: int = 50
     max_document_id_chars: int = 512  # a longer id in /files/{collection}/{document_id} is refused
     job_history: int = 100  # upload jobs kept for GET /api/jobs/{job_id} (oldest finished ones go first)
+    # an upload's job may embed this long: past it the job fails saying so (the files done stay ingested) and
+    # the next job runs, so one slow upload cannot hold the queue; checked every upload_embed_check_texts texts
+    upload_embed_s: float = Field(default=600.0, gt=0)
+    upload_embed_check_texts: int = Field(default=256, ge=1)
     disconnect_poll_s: float = 0.5  # how often a long JSON request checks that its client is still there
     # load the models, the store and the default collection before the server takes requests (Engine.warm), so
     # the first question is as quick as the next; off: each is built on first use

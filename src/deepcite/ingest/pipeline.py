@@ -41,7 +41,15 @@ from deepcite.ingest.report import (
     ProgressCallback,
     read_file_report,
 )
-from deepcite.ingest.steps import ChunksByDoc, FileRead, IngestSteps, WritePlan, chunk_batch, embed_texts
+from deepcite.ingest.steps import (
+    ChunksByDoc,
+    EmbedBudget,
+    FileRead,
+    IngestSteps,
+    WritePlan,
+    chunk_batch,
+    embed_texts,
+)
 from deepcite.llm.client import LLMClient
 from deepcite.models import Document
 from deepcite.retrieval.collection import Collection
@@ -149,6 +157,7 @@ class IngestPipeline:
         progress: ProgressCallback | None = None,
         on_progress: FileProgressCallback | None = None,
         ray: str | None = None,
+        embed_budget: EmbedBudget | None = None,
     ) -> IngestReport:
         """Read, chunk, embed and index files of any readable type; every file is accounted for in the
         report's ``files`` (ingested, unchanged, or skipped with its reason).
@@ -162,7 +171,8 @@ class IngestPipeline:
         ``ingest.read_ahead_batches`` ahead), and the model loads while the first files are read; the store
         is written only here, in input order. ``on_progress`` gets an
         :class:`IngestProgress` as each file is being read, is read, and is done. The originals of ingested files are kept in the collection's ``originals``. ``ray`` as in
-        :meth:`ingest` (on a cluster, every node must see the files at the same paths).
+        :meth:`ingest` (on a cluster, every node must see the files at the same paths). ``embed_budget`` bounds the
+        embedding time (an upload's job; not on Ray): IngestError once it is spent, the files done so far ingested.
         """
         _check_on_error(on_error)
         names = list(names) if names is not None else [p.name for p in paths]
@@ -199,7 +209,8 @@ class IngestPipeline:
                     plan = None
                     if chunks is not None:
                         steps.open(self.collection.embedder.dim, vector_source(self.collection.embedder))
-                        plan = self._write(chunks, sum(len(r.documents) for _, _, r in group), report)
+                        documents = sum(len(r.documents) for _, _, r in group)
+                        plan = self._write(chunks, documents, report, embed_budget)
                     done = steps.files_written(group, plan, report, done, len(paths), progress, told)
         return steps.finish(report, started)
 
@@ -228,13 +239,15 @@ class IngestPipeline:
         docs: list[Document | ReadDocument] = [d for _, _, r in group for d in r.documents]
         return chunk_batch(docs, self.settings.chunker)
 
-    def _write(self, chunks: ChunksByDoc, documents: int, report: IngestReport) -> WritePlan:
-        """The dedupe, embed, write and graph steps of one batch of ``documents`` chunked; returns what
-        was written."""
+    def _write(
+        self, chunks: ChunksByDoc, documents: int, report: IngestReport, budget: EmbedBudget | None = None
+    ) -> WritePlan:
+        """The dedupe, embed (within ``budget``), write and graph steps of one batch of ``documents`` chunked;
+        returns what was written."""
         steps = self.steps
         plan = steps.plan(chunks, documents, report)
         if plan.chunks:
-            vectors, seconds = embed_texts(self.collection.embedder, plan.texts)
+            vectors, seconds = embed_texts(self.collection.embedder, plan.texts, budget)
             report.embed_seconds += seconds
             steps.write(plan, vectors, report)
         return plan

@@ -47,11 +47,41 @@ def chunk_batch(docs: Sequence[Document | ReadDocument], settings: ChunkerSettin
     return chunk_reads([d if isinstance(d, ReadDocument) else ReadDocument(d) for d in docs], settings)
 
 
-def embed_texts(embedder: Embedder, texts: list[str]) -> tuple[np.ndarray, float]:
-    """The embed step: the passage vectors of a batch's texts, and the seconds the model took."""
+@dataclass
+class EmbedBudget:
+    """The embedding time an ingest may spend (an upload's job: ``server.upload_embed_s``, named by ``setting``):
+    :func:`embed_texts` embeds ``check_texts`` texts at a time and stops once ``limit_s`` is spent."""
+
+    limit_s: float
+    check_texts: int
+    setting: str
+    spent_s: float = 0.0
+
+
+def embed_texts(
+    embedder: Embedder, texts: list[str], budget: EmbedBudget | None = None
+) -> tuple[np.ndarray, float]:
+    """The embed step: the passage vectors of a batch's texts, and the seconds the model took. With a ``budget``,
+    IngestError once it is spent (checked between slices of its ``check_texts``): nothing of the batch is
+    written, what earlier batches wrote stays."""
     t0 = time.perf_counter()
-    vectors = embedder.encode(texts, kind="passage")
-    return vectors, time.perf_counter() - t0
+    if budget is None:
+        vectors = embedder.encode(texts, kind="passage")
+    else:
+        parts = []
+        for start in range(0, len(texts), budget.check_texts):
+            if budget.spent_s + time.perf_counter() - t0 >= budget.limit_s:
+                raise IngestError(
+                    f"embedding stopped at this upload's time limit ({budget.setting} = {budget.limit_s:g} s): the "
+                    "files listed as done are in the collection, the others are not. Upload those in smaller parts "
+                    "or fewer at a time, or raise the setting"
+                )
+            parts.append(embedder.encode(texts[start : start + budget.check_texts], kind="passage"))
+        vectors = np.concatenate(parts)
+    seconds = time.perf_counter() - t0
+    if budget is not None:
+        budget.spent_s += seconds
+    return vectors, seconds
 
 
 @dataclass
