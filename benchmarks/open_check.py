@@ -7,7 +7,9 @@ A collection of ``--points`` random 384-d unit vectors (with short texts) is bui
 (or ``--data-dir``). Then, round-robin over the sample sizes, a fresh store opens it ``--repeats`` times each: the
 clock covers the shard's load, the sample's check and one exact count (what the first search of a collection
 pays for its open). Reported per size: the median and the minimum in milliseconds, and the median's difference
-from size 0. Results go to ``benchmarks/results/open_check/<date>_<commit>.json``.
+from size 0; and ``check_ms``, the sample's check alone (read the vectors, compute their norms) in a store that
+has the shard open, the median of ``--repeats`` x 10 calls: the figure the open's noise cannot hide. Results go to
+``benchmarks/results/open_check/<date>_<commit>.json``.
 """
 
 from __future__ import annotations
@@ -69,6 +71,22 @@ def open_ms(root: Path, sample: int) -> float:
         store.close()
 
 
+def check_ms(root: Path, sample: int, calls: int) -> list[float]:
+    """Milliseconds of each of ``calls`` checks of a sample of ``sample`` vectors in an open store."""
+    settings = Settings(data_dir=root.parent, store={"open_check_vectors": sample})
+    store = EdgeStore(root, settings)
+    try:
+        shard = store._shard(COLLECTION)  # opened (and checked) once; then the check alone, timed
+        timings = []
+        for _ in range(calls):
+            started = time.perf_counter()
+            store._check_sample(COLLECTION, shard)
+            timings.append((time.perf_counter() - started) * 1000)
+        return timings
+    finally:
+        store.close()
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--points", type=int, default=20_000)
@@ -84,6 +102,7 @@ def main() -> None:
         for _ in range(args.repeats):
             for sample in args.samples:
                 timings[sample].append(open_ms(root, sample))
+        checks = {s: check_ms(root, s, args.repeats * 10) for s in args.samples}
     base = statistics.median(timings[args.samples[0]])
     result = {
         "points": args.points,
@@ -96,6 +115,7 @@ def main() -> None:
             }
             for s, t in timings.items()
         },
+        "check_ms": {str(s): round(statistics.median(t), 3) for s, t in checks.items()},
     }
     print(result)
     print(write_result("open_check", result))
