@@ -76,6 +76,15 @@ def test_an_amount_without_a_number_is_not_stated() -> None:
     assert "number" in decision.reason
 
 
+def test_a_year_the_question_names_must_be_in_the_stating_passage() -> None:
+    said = "Since the 1990s, IBM has concentrated on services; it sold its PC division to Lenovo in 2005."
+    scores = _scores([(said, "a", 0.5)], cue=[1.0])
+    decision = decide("Who was running IBM in 2010?", AnswerKind.NAME, scores, [0], SETTINGS)
+    assert decision.status is AnswerStatus.NOT_STATED and "2010" in decision.reason
+    decision = decide("What did IBM sell in 2005?", AnswerKind.NAME, scores, [0], SETTINGS)
+    assert decision.status is AnswerStatus.STATED
+
+
 @pytest.mark.parametrize(
     ("question", "sentence", "verdict"),
     [

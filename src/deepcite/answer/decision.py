@@ -8,7 +8,9 @@ reads its opening sentence against the question:
 - *stated* when a chosen sentence's own fit to the question (lexical and embedding, without its study's share)
   reaches ``decision.min_fit`` and, for a kind of question whose answer has a mark of its own (a number for
   "how many", a date for "when": ``decision.require_cue_for``), a chosen sentence bears it, and for an amount
-  asked in a unit ("how long does it take", "how much did it cost": ``asked_units``) in that unit;
+  asked in a unit ("how long does it take", "how much did it cost": ``asked_units``) in that unit, and for a
+  question that names a year ("Who ran IBM in 2010?", ``decision.require_years_asked``) a chosen sentence's
+  passage names it;
 - else *not stated*: the summary opens with :meth:`AnswerDecision.not_stated_line` and quotes the closest
   evidence after it, marked as such;
 - a yes/no question (also one comparing without offering a choice: "Is A better than B?") gets a verdict: "no" when the stating sentence is negated and the question is not (or the
@@ -48,6 +50,8 @@ _NEGATION = re.compile(
     r"\b(?:not|no|never|none|neither|nor|cannot|nothing|nobody|unable|fails?\s+to|failed\s+to)\b|n't\b", re.I
 )
 
+
+_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 
 # how a yes/no summary's first sentence opens (Verdict.label and a colon): the citation check reads the sentence
 # after it
@@ -171,7 +175,17 @@ def _missing(
     units = asked_units(question) if kind is AnswerKind.AMOUNT and d.require_unit_asked else None
     if units is not None and not any(states_unit(text, units) for text in texts):
         return "no sentence found states a number in the unit asked for"
+    if d.require_years_asked and (years := _years(question)):
+        passages = {scores.sentences[i].cite for i in chosen}
+        said = " ".join(x.text for x in scores.sentences if x.cite in passages)
+        if absent := sorted(years - _years(said)):
+            return f"no passage found speaks of {', '.join(absent)}"
     return None
+
+
+def _years(text: str) -> set[str]:
+    """The years ``text`` names ("in 2010", "the 2013 census")."""
+    return set(_YEAR.findall(text))
 
 
 def _verdict(question: str, scores: SentenceScores, first: int, settings: AnswerSettings) -> Verdict:
