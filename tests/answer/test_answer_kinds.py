@@ -96,6 +96,7 @@ def test_lead_guard(sentence: str, fault: str | None) -> None:
     "line",
     [
         "c 2020 Association for Computational Linguistics",
+        "For other uses, see Magnetic Hill (disambiguation) and Mystery Hill (disambiguation).",
         "In Proceedings of the 25th Conference on Computational Natural Language Learning, pages 1-10.",
         "Karpukhin, V., Oguz, B., Min, S. 2020. Dense passage retrieval. In Proceedings of EMNLP.",
         "Published under a Creative Commons licence.",

@@ -40,6 +40,12 @@ _FOOTER = re.compile(
     r"\b(?:licensed|published) under\b|\bcreative commons\b",
     re.I,
 )
+# a wiki page's furniture: a hatnote pointing elsewhere, the site's tagline, its navigation links
+_PAGE_FURNITURE = re.compile(
+    r"^\s*(?:for other uses|for the \w+(?: \w+)?, see|this article is about|not to be confused with|"
+    r"\(redirected from|jump to (?:navigation|search)|from wikipedia, the free encyclopedia)|\(disambiguation\)",
+    re.I,
+)
 # a reference entry: initials after a surname, a year and a venue or pages; "et al." with a year and a venue
 _INITIALS = re.compile(r"\b[A-Z][\w'’-]+,\s+(?:[A-Z]\.\s*){1,3}")
 _REFERENCE_TAIL = re.compile(
@@ -61,8 +67,9 @@ _BASE_VERBS = frozenset(
 
 
 def never_quoted(sentence: str) -> bool:
-    """Whether ``sentence`` is a copyright, venue or running-head line or a reference entry (module docstring)."""
-    if _FOOTER.search(sentence):
+    """Whether ``sentence`` is a copyright, venue or running-head line, a wiki page's hatnote or tagline
+    ("For other uses, see Magnetic Hill (disambiguation).") or a reference entry (module docstring)."""
+    if _FOOTER.search(sentence) or _PAGE_FURNITURE.search(sentence):
         return True
     if len(_INITIALS.findall(sentence)) >= 2 and _REFERENCE_TAIL.search(sentence):
         return True
