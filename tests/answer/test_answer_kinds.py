@@ -55,6 +55,8 @@ def test_cues_mark_the_shape_of_the_answer() -> None:
     # a year or a citation's year is no amount; a question asking a unit takes a number in that unit
     cited = "We index the passages with FAISS (Johnson et al., 2017) offline."
     assert answer_cue(AnswerKind.AMOUNT, cited, q, KINDS) == 0.0
+    ranked = "In 2010, on the flag's 45th anniversary, ceremonies were held at Ottawa."
+    assert answer_cue(AnswerKind.AMOUNT, ranked, "How many people came to the ceremony?", KINDS) == 0.0
     q = "How much time did it take to encode the whole passage collection?"
     timed = "Encoding the passages is parallelized, taking roughly 8.8 hours on 8 GPUs."
     assert answer_cue(AnswerKind.AMOUNT, timed, q, KINDS) == 1.0

@@ -220,8 +220,11 @@ def figures(sentence: str, question: str) -> frozenset[str]:
     return frozenset(v for m in _NUMBER.finditer(sentence) if (v := m.group(1).replace(",", "")) not in asked)
 
 
+_ORDINAL_SUFFIXES = frozenset({"st", "nd", "rd", "th"})  # "45th anniversary": a rank, not an amount
+
+
 def amount_cue(sentence: str, question: str, settings: AnswerKindSettings) -> float:
-    """A number the question does not hold and no part of a date (a year, a day of a month): with the unit the
+    """A number the question does not hold, no ordinal and no part of a date (a year, a day of a month): with the unit the
     question asks for (:func:`asked_units`) ``number_with_unit_cue``, in another unit or bare
     ``unasked_unit_cue``; for a question that asks no unit, ``number_with_unit_cue`` with a unit or a percentage,
     ``bare_number_cue`` alone; a number written as a word: ``word_number_cue``."""
@@ -231,7 +234,8 @@ def amount_cue(sentence: str, question: str, settings: AnswerKindSettings) -> fl
     best = 0.0
     for m in _NUMBER.finditer(sentence):
         value = m.group(1).replace(",", "")
-        if value in asked or any(a <= m.start(1) < b for a, b in dated):
+        ordinal = m.end(1) == m.start(2) and m.group(2).lower() in _ORDINAL_SUFFIXES
+        if value in asked or ordinal or any(a <= m.start(1) < b for a, b in dated):
             continue
         if units is not None:
             if states_unit(sentence, units):
