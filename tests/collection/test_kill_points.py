@@ -28,6 +28,7 @@ from deepcite.engine import Engine
 from deepcite.models import Filters
 from deepcite.retrieval.embedders import Embedder
 from deepcite.server.app import create_app
+from deepcite.server.routes_upload import UPLOADS_DIR
 from deepcite.service import SearchRequest
 
 from .mp_helpers import kill_9_when_paused, paused_at, serve
@@ -179,6 +180,7 @@ def test_an_upload_killed_then_sent_again_holds_the_clean_count(
             again.text
         )
         _answered(client)
+    assert not list((data / UPLOADS_DIR).iterdir())  # the killed server's upload folder went at the restart
     assert _readable(data, minilm) == corpus.chunks
 
 
