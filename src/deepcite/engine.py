@@ -28,6 +28,7 @@ their ``_sync`` forms) and :meth:`ingest`. :meth:`close` releases what the Engin
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 import time
 from collections.abc import Iterable
@@ -35,7 +36,10 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from deepcite.answer.context import ContextChunk, ResponseContext
+from deepcite.answer.extractive import ExtractiveGenerator
 from deepcite.app.answers import Answers, CheckedQuestion
+from deepcite.app.assembly import answer_stage
 from deepcite.app.corpus import Corpus
 from deepcite.app.practitioners import Practitioners
 from deepcite.app.resources import Resources
@@ -48,11 +52,26 @@ from deepcite.models import Document
 from deepcite.research.agent import ResearchResult
 from deepcite.retrieval.embedders import Embedder
 from deepcite.retrieval.store import SearchStore
-from deepcite.service import AskResponse, Groups, HopCallback, QuestionRequest, SearchRequest, SearchResponse
+from deepcite.service import (
+    AskResponse,
+    Groups,
+    HopCallback,
+    Passage,
+    QuestionRequest,
+    SearchRequest,
+    SearchResponse,
+)
 
 log = logging.getLogger(__name__)
 
 WARM_QUERY = "warm start"  # what Engine.warm encodes and searches: any words do
+
+
+def _context_chunk(passage: Passage, display_id: int) -> ContextChunk:
+    """A searched passage as the answer stage numbers it."""
+    return ContextChunk(
+        **passage.model_dump(exclude={"score", "rank", "graph"}), id=display_id, score=passage.score
+    )
 
 
 class Engine:
@@ -99,10 +118,13 @@ class Engine:
         """Build now what a first question would build on first use, and return the seconds it took: the
         store, the embedding model (a sentence encoded), the LLM and its adapters, the reranker, the web
         source, the answer writer and citation check, and the default collection's research agent (the
-        collection searched once, the sentences of ``server.warm_passages`` passages found embedded, and one
-        research hop run when no LLM or web source would be asked). ``deepcite serve`` calls it before it takes requests
-        (``server.warm_start``), so the first question is as quick as the next. A default collection that
-        is missing or cannot be read is left for the first question to report."""
+        collection searched once, the sentences of ``server.warm_passages`` passages found embedded for the
+        citation check and the offline writer, and one research hop and its answer run when no LLM or web source
+        would be asked; that answer is neither kept nor saved). What it built is then frozen out of the garbage
+        collector's full collections (``gc.freeze``), which the first question would otherwise run over it.
+        ``deepcite serve`` calls it before it takes requests (``server.warm_start``), so the first question is as
+        quick as the next. A default collection that is missing or cannot be read is left for the first
+        question to report."""
         started = time.perf_counter()
         r = self.resources
         _ = (
@@ -122,18 +144,28 @@ class Engine:
             self.answers.agent(collection)
             k = min(self.settings.server.warm_passages, self.settings.search.max_k)
             found = self.search(SearchRequest(query=WARM_QUERY, collection=name, k=max(k, 1)))
-            # the model's first batches of passage-length texts are slow: these now, their vectors cached
+            # the model's first batches of passage-length texts are slow: these now, their vectors cached for
+            # the citation check and the offline writer (a first question embedded them all at once)
             r.support.prime([WARM_QUERY], found.hits[:k])
+            if isinstance(r.generator, ExtractiveGenerator):
+                r.generator.prime([_context_chunk(p, n) for n, p in enumerate(found.hits[:k], 1)])
             if (
                 r.llm is None and r.web_source is None
-            ):  # offline: one research hop, which asks nothing of anyone
+            ):  # offline: one research hop and its answer, which ask nothing of anyone
                 topic = (
                     found.hits[0].title if found.hits else WARM_QUERY
                 )  # a question in the collection's words
                 asked = f"What do the sources say about {topic}, and why does it matter?"
-                self.research_sync(QuestionRequest(query=asked, collection=name, max_hops=1))
+                result = self.research_sync(QuestionRequest(query=asked, collection=name, max_hops=1))
+                ctx = ResponseContext.from_pack(result.pack, self.settings.answer)
+                if ctx.selected_chunks:  # the writer, its decision and the citation check once; nothing kept
+                    asyncio.run(answer_stage(ctx, r))
         except DeepciteError as exc:
             log.warning("warm start: the default collection %r was not opened (%s)", name, exc)
+        # what was built above lives as long as the process: collected once now and frozen out of later
+        # collections (half a million objects: a full collection of them took about 1 s in a first question)
+        gc.collect()
+        gc.freeze()
         self.warm_s = time.perf_counter() - started
         return self.warm_s
 

@@ -331,3 +331,17 @@ def test_keeping_the_heap_spares_the_page_faults_of_every_batch() -> None:
         )
         faults[heap] = int(done.stdout.split()[-1])
     assert faults["on"] * 4 < faults["off"], faults
+
+
+@pytest.mark.slow
+def test_a_small_call_runs_on_its_own_intra_op_threads() -> None:
+    """A question's few texts run on embedder.small_call_threads torch threads (torch's own 2 threads made short
+    encodes 10x slower on a busy 2-core machine); a larger call, and torch afterwards, keep the process's."""
+    import torch
+
+    embedder = SentenceTransformerEmbedder(threads=2, small_call_texts=2, small_call_threads=1)
+    seen: list[int] = []
+    embedder._model.register_forward_pre_hook(lambda *_: seen.append(torch.get_num_threads()))
+    embedder.encode(["one question"], kind="query")
+    embedder.encode(["a", "b", "c"])
+    assert seen == [1, 2] and torch.get_num_threads() == 2

@@ -565,6 +565,14 @@ class ExtractiveGenerator:
                     )
         return out
 
+    def prime(self, chunks: Sequence[ContextChunk]) -> None:
+        """Embed the chunks' evidence sentences (quoted with and without their statistics) into the cache in one
+        batch: what warm start does for the passages a first question is likely to read, so it does not embed
+        them all at once."""
+        texts = [x.text for keep in (False, True) for x in self._sentences(chunks, keep)]
+        if texts:
+            self._vectors(texts, "passage")
+
     def _vectors(self, texts: list[str], kind: str) -> np.ndarray:
         """Embeddings through a bounded LRU cache (cachetools), so the parts of one request embed each
         sentence once."""

