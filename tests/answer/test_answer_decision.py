@@ -79,9 +79,13 @@ def test_an_amount_without_a_number_is_not_stated() -> None:
 def test_a_year_the_question_names_must_be_in_the_stating_passage() -> None:
     said = "Since the 1990s, IBM has concentrated on services; it sold its PC division to Lenovo in 2005."
     scores = _scores([(said, "a", 0.5)], cue=[1.0])
-    decision = decide("Who was running IBM in 2010?", AnswerKind.NAME, scores, [0], SETTINGS)
+    years = SETTINGS.model_copy(
+        update={"decision": SETTINGS.decision.model_copy(update={"require_years_asked": True})}
+    )
+    assert decide("Who was running IBM in 2010?", AnswerKind.NAME, scores, [0], SETTINGS).stated  # off
+    decision = decide("Who was running IBM in 2010?", AnswerKind.NAME, scores, [0], years)
     assert decision.status is AnswerStatus.NOT_STATED and "2010" in decision.reason
-    decision = decide("What did IBM sell in 2005?", AnswerKind.NAME, scores, [0], SETTINGS)
+    decision = decide("What did IBM sell in 2005?", AnswerKind.NAME, scores, [0], years)
     assert decision.status is AnswerStatus.STATED
 
 

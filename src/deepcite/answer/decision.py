@@ -9,7 +9,7 @@ reads its opening sentence against the question:
   reaches ``decision.min_fit`` and, for a kind of question whose answer has a mark of its own (a number for
   "how many", a date for "when": ``decision.require_cue_for``), a chosen sentence bears it, and for an amount
   asked in a unit ("how long does it take", "how much did it cost": ``asked_units``) in that unit, and for a
-  question that names a year ("Who ran IBM in 2010?", ``decision.require_years_asked``) a chosen sentence's
+  question that names a year ("Who ran IBM in 2010?") with ``decision.require_years_asked`` (off) a chosen sentence's
   passage names it;
 - else *not stated*: the summary opens with :meth:`AnswerDecision.not_stated_line` and quotes the closest
   evidence after it, marked as such;
