@@ -269,7 +269,7 @@ def test_cli_ingest_on_ray(tmp_path: Path, single_corpus: Ingested) -> None:
     env = {
         "DEEPCITE_DATA_DIR": str(tmp_path),
         "DEEPCITE_EMBEDDER_INGEST_BATCH_DOCS": "8",
-        "DEEPCITE_RAY_WORKERS": "2",
+        "DEEPCITE_RAY_WORKERS": "1",  # the CLI's --ray path; two actors' batches in flight: the tests above
     }
     out = CliRunner().invoke(
         app, ["ingest", str(SAMPLE_CORPUS), "-c", "c", "--ray", "local", "--json"], env=env
