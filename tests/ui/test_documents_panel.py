@@ -130,6 +130,10 @@ def test_upload_through_the_panel_then_a_page_cited_popover(page: Any, docs_url:
         meta = pop.locator(".cite-pop-meta").inner_text()
         link = pop.locator(".cite-pop-links a.file-link")
         assert link.count() == 1, meta
+        links = pop.locator(".cite-pop-links").inner_text()  # the links' texts never run together
+        assert re.search(rf"^Show the quote in {re.escape(PDF.name)} at p\. \d · Original file$", links), (
+            links
+        )
         href = link.get_attribute("href")
         match = re.search(rf"/files/{COLLECTION}/{re.escape(PDF.name)}#page=(\d)$", href or "")
         assert match, href
@@ -157,6 +161,9 @@ def test_a_dropped_file_is_listed_and_ingested(page: Any, docs_url: str) -> None
     assert _status(page, "dropped-note.md").get_attribute("data-status") == "ready"
     page.click("#upload-button")
     page.wait_for_selector("#upload-list li[data-file='dropped-note.md'] .up-status[data-status='ingested']")
+    assert (
+        _status(page, "dropped-note.md").inner_text() == "Ingested: 1 passage written"
+    )  # one, not "1 passages"
 
 
 TOKEN = "ui-token"
