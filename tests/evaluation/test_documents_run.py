@@ -14,6 +14,7 @@ from deepcite.app.answers import Answers
 from deepcite.config import Settings
 from deepcite.engine import Engine
 from deepcite.evaluation.documents_run import evaluate_documents
+from deepcite.retrieval.embedders import Embedder
 
 DOCS = Path(__file__).resolve().parent.parent / "fixtures" / "docs"
 QUESTIONS = [
@@ -23,7 +24,7 @@ QUESTIONS = [
 
 
 def test_each_question_is_researched_once_and_scored_from_its_answers_pack(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, minilm: Embedder
 ) -> None:
     files = tmp_path / "files"
     files.mkdir()
@@ -40,7 +41,7 @@ def test_each_question_is_researched_once_and_scored_from_its_answers_pack(
         return await research(self, request, groups, on_hop)
 
     monkeypatch.setattr(Answers, "research", counted)
-    with Engine(Settings(data_dir=tmp_path / "data")) as engine:
+    with Engine(Settings(data_dir=tmp_path / "data"), embedder=minilm) as engine:
         result = evaluate_documents(engine, files, questions, "flag-eval")
         saved = engine.saved.list("flag-eval").answers
     assert sorted(researched) == sorted(q["question"] for q in QUESTIONS)  # once each, not twice

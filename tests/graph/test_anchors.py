@@ -12,6 +12,7 @@ from deepcite.engine import Engine
 from deepcite.models import Document, Filters, SearchMode
 from deepcite.research.agent import ResearchAgent
 from deepcite.retrieval.collection import Collection
+from deepcite.retrieval.embedders import Embedder
 from deepcite.retrieval.graph.aliases import AliasTable
 from deepcite.retrieval.graph.anchors import anchor_texts, naming_sentence
 from deepcite.retrieval.graph.store import alias_entries
@@ -60,9 +61,11 @@ OTHERS += [
 QUESTION = "Where was the performer of Velvet Harbor born?"
 
 
-def _engine(tmp_path: Path, weight: float) -> Engine:
+def _engine(tmp_path: Path, weight: float, embedder: Embedder) -> Engine:
     settings = Settings(data_dir=tmp_path / f"data-{weight}")
-    return Engine(settings.model_copy(update={"graph": GraphSettings(anchor_weight=weight)}))
+    return Engine(
+        settings.model_copy(update={"graph": GraphSettings(anchor_weight=weight)}), embedder=embedder
+    )
 
 
 def _search(
@@ -79,11 +82,13 @@ def test_the_sentence_naming_a_page_is_its_anchor_text() -> None:
 
 
 @pytest.mark.parametrize("mode", [SearchMode.BM25, SearchMode.HYBRID])
-def test_the_second_hops_page_is_found_by_what_the_first_says_of_it(tmp_path: Path, mode: SearchMode) -> None:
-    with _engine(tmp_path, 0.0) as plain:
+def test_the_second_hops_page_is_found_by_what_the_first_says_of_it(
+    tmp_path: Path, mode: SearchMode, minilm: Embedder
+) -> None:
+    with _engine(tmp_path, 0.0, minilm) as plain:
         plain.ingest("songs", [SONG, SINGER, *OTHERS])
         assert "mara-quell" not in _search(plain, SearchMode.BM25)  # her page says "born", not the song
-    with _engine(tmp_path, 1.0) as anchored:
+    with _engine(tmp_path, 1.0, minilm) as anchored:
         anchored.ingest("songs", [SONG, SINGER, *OTHERS])
         assert "mara-quell" in _search(anchored, mode)
         request = SearchRequest(query=QUESTION, collection="songs", mode=mode, k=2)
@@ -94,7 +99,9 @@ def test_the_second_hops_page_is_found_by_what_the_first_says_of_it(tmp_path: Pa
         assert "mara-quell" not in _search(anchored, mode, others)
 
 
-def test_a_long_document_and_the_naming_document_itself_lend_no_anchor_text(tmp_path: Path) -> None:
+def test_a_long_document_and_the_naming_document_itself_lend_no_anchor_text(
+    tmp_path: Path, minilm: Embedder
+) -> None:
     label = Document(
         id="tidewater",
         title="Tidewater Records",
@@ -102,7 +109,7 @@ def test_a_long_document_and_the_naming_document_itself_lend_no_anchor_text(tmp_
             f"Section {n}. " + "Tidewater Records signed folk singers from the coast. " * 40 for n in range(4)
         ),
     )
-    with _engine(tmp_path, 1.0) as engine:
+    with _engine(tmp_path, 1.0, minilm) as engine:
         engine.ingest("songs", [SONG, SINGER, label])
         collection = engine.corpus.collection("songs")
         rows = collection.graph.rows()
@@ -122,9 +129,11 @@ def test_a_long_document_and_the_naming_document_itself_lend_no_anchor_text(tmp_
         assert singer == [("Velvet Harbor", "It was written and sung by Mara Quell for Tidewater Records.")]
 
 
-def test_a_user_reads_no_anchor_text_lent_by_a_document_they_may_not_read(tmp_path: Path) -> None:
+def test_a_user_reads_no_anchor_text_lent_by_a_document_they_may_not_read(
+    tmp_path: Path, minilm: Embedder
+) -> None:
     restricted = SONG.model_copy(update={"acl": ["label-staff"]})  # the song's page: the label's staff only
-    with _engine(tmp_path, 1.0) as engine:
+    with _engine(tmp_path, 1.0, minilm) as engine:
         engine.ingest("songs", [restricted, SINGER, *OTHERS])
         # the singer's page is public, but what the restricted page says of her must not lift it for others
         assert "mara-quell" not in _search(engine, SearchMode.BM25, groups=["fans"])
@@ -150,8 +159,8 @@ class _Recording:
         return self.collection.embed(texts)
 
 
-def test_the_research_reads_anchor_text_only_when_set_to(tmp_path: Path) -> None:
-    with _engine(tmp_path, 1.0) as engine:
+def test_the_research_reads_anchor_text_only_when_set_to(tmp_path: Path, minilm: Embedder) -> None:
+    with _engine(tmp_path, 1.0, minilm) as engine:
         engine.ingest("songs", [SONG, SINGER, *OTHERS])
         collection = engine.corpus.collection("songs")
         plain = _Recording(collection)

@@ -10,6 +10,7 @@ from pathlib import Path
 from deepcite.config import Settings
 from deepcite.engine import Engine
 from deepcite.models import Document
+from deepcite.retrieval.embedders import Embedder
 from deepcite.retrieval.graph.store import FORMAT
 
 VARN = Document(
@@ -25,8 +26,8 @@ def _sql(path: Path, statement: str) -> list[tuple[object, ...]]:
         return list(db.execute(statement))
 
 
-def test_an_older_graph_is_rebuilt_by_the_next_ingest(tmp_path: Path) -> None:
-    with Engine(Settings(data_dir=tmp_path / "data")) as engine:
+def test_an_older_graph_is_rebuilt_by_the_next_ingest(tmp_path: Path, minilm: Embedder) -> None:
+    with Engine(Settings(data_dir=tmp_path / "data"), embedder=minilm) as engine:
         engine.ingest("people", [VARN])
         graph = engine.corpus.collection("people").graph
         assert graph.current() and not engine.corpus.check("people").warnings
@@ -56,21 +57,3 @@ def test_an_older_graph_is_rebuilt_by_the_next_ingest(tmp_path: Path) -> None:
             "JOIN entities e ON e.id = m.entity WHERE e.key = 'port edley' AND m.is_title = 1",
         )
     assert [doc for (doc,) in titled] == ["edley"]  # the page of that name, not the clockmaker's
-
-
-def test_a_rebuild_keeps_every_passage_of_a_document_whose_chunks_come_in_two_batches(tmp_path: Path) -> None:
-    """The rebuild reads the stored chunks in the store's order, a batch at a time: a document's chunks may fall in
-    two batches, and the second once replaced the document, deleting the passages the first had added (on MuSiQue
-    train's pool, the first passage of all 8 documents longer than a chunk)."""
-    long_text = " ".join(
-        f"Clockmaker {n} of Port Edley built a tower clock in Lake Sorrel in 19{n:02d}." for n in range(60)
-    )
-    settings = Settings(data_dir=tmp_path / "data", embedder={"ingest_batch_docs": 1})
-    with Engine(settings) as engine:
-        engine.ingest("people", [Document(id="clocks", title="Clockmakers", text=long_text), EDLEY])
-        collection = engine.corpus.collection("people")
-        chunks = collection.count()
-        assert chunks >= 3 and collection.graph.stats().passages == chunks
-        _sql(collection.graph.path, "DELETE FROM meta WHERE key = 'format'")  # read by older rules
-        engine.ingest("people", [Document(id="clocks", title="Clockmakers", text=long_text), EDLEY])
-        assert collection.graph.current() and collection.graph.stats().passages == chunks

@@ -8,6 +8,7 @@ from pathlib import Path
 from deepcite.config import Settings
 from deepcite.engine import Engine
 from deepcite.models import Document, SearchMode
+from deepcite.retrieval.embedders import Embedder
 from deepcite.service import SearchRequest
 from deepcite.text import TOKENS_FORMAT
 
@@ -17,8 +18,8 @@ HYBRID = Document(
 STATINS = Document(id="statins", title="Statins", text="Statins lower LDL cholesterol in most adults.")
 
 
-def test_older_terms_are_reported_and_read_again_by_the_next_ingest(tmp_path: Path) -> None:
-    with Engine(Settings(data_dir=tmp_path / "data")) as engine:
+def test_older_terms_are_reported_and_read_again_by_the_next_ingest(tmp_path: Path, minilm: Embedder) -> None:
+    with Engine(Settings(data_dir=tmp_path / "data"), embedder=minilm) as engine:
         engine.ingest("notes", [HYBRID])
         store = engine.resources.store
         assert store.terms_current("notes") and not engine.corpus.check("notes").warnings
@@ -33,9 +34,9 @@ def test_older_terms_are_reported_and_read_again_by_the_next_ingest(tmp_path: Pa
         assert [p.doc_id for p in found.hits] == ["hybrid"]
 
 
-def test_an_ingest_of_the_same_files_alone_reads_older_terms_again(tmp_path: Path) -> None:
+def test_an_ingest_of_the_same_files_alone_reads_older_terms_again(tmp_path: Path, minilm: Embedder) -> None:
     """What `deepcite collections check` promises: the next ingest, its files again, with nothing new to write."""
-    with Engine(Settings(data_dir=tmp_path / "data")) as engine:
+    with Engine(Settings(data_dir=tmp_path / "data"), embedder=minilm) as engine:
         engine.ingest("notes", [HYBRID, STATINS])
         store = engine.resources.store
         meta = store.read_meta("notes")
