@@ -18,6 +18,7 @@ from deepcite.models import Document
 from deepcite.practitioners.directory import Directory
 from deepcite.practitioners.finder import PractitionerFinder
 from deepcite.retrieval.collection import open_collection
+from deepcite.retrieval.embedders import Embedder
 from deepcite.server.app import create_app
 
 REPO = Path(__file__).parents[2]
@@ -46,7 +47,7 @@ class LiveApp:
 
 
 @pytest.fixture(scope="session")
-def live_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApp]:
+def live_app(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Iterator[LiveApp]:
     data_dir = tmp_path_factory.mktemp("ui-data")
     with standin_web() as web:
         settings = Settings(data_dir=data_dir)
@@ -64,7 +65,7 @@ def live_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApp]:
                 "server": settings.server.model_copy(update={"default_collection": "demo"}),
             }
         )
-        collection = open_collection("demo", settings)
+        collection = open_collection("demo", settings, embedder=minilm)
         IngestPipeline(collection).ingest(CORPUS)
         # a collection that exists but holds nothing: research finds no evidence there
         empty = open_collection("empty", settings, store=collection.store, embedder=collection.embedder)
@@ -87,10 +88,10 @@ def live_app(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveApp]:
         collection.store.close()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="package")
 def browser() -> Iterator[object]:
-    """Chromium for one test module: sync Playwright runs its own event loop, which must be gone before
-    other modules' asyncio tests run."""
+    """Chromium for the browser tests of this folder, launched once: sync Playwright runs its own event loop,
+    which must be gone before other folders' asyncio tests run (none is in this folder)."""
     if not Path(CHROMIUM).exists():
         pytest.fail(
             f"{CHROMIUM} is missing: install Debian's chromium (`make browser` or apt-get install chromium)"

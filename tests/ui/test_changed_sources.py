@@ -23,6 +23,7 @@ from web.standin import serve_app
 
 from deepcite.config import ServerSettings, Settings
 from deepcite.retrieval.collection import open_collection
+from deepcite.retrieval.embedders import Embedder
 from deepcite.server.app import create_app
 from ui.conftest import screenshot
 
@@ -71,10 +72,10 @@ def upload(url: str, *files: Path) -> None:
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+def served(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Iterator[tuple[str, Path]]:
     data_dir = tmp_path_factory.mktemp("ui-changed")
     settings = Settings(data_dir=data_dir, server=ServerSettings(default_collection=COLLECTION))
-    collection = open_collection(COLLECTION, settings)
+    collection = open_collection(COLLECTION, settings, embedder=minilm)
     app = create_app(settings, store=collection.store, embedder=collection.embedder)
     files = tmp_path_factory.mktemp("ui-changed-files")
     with serve_app(lambda port: app) as port:

@@ -17,6 +17,7 @@ from collection.mp_helpers import cli
 from web.standin import serve_app
 
 from deepcite.config import ServerSettings, Settings
+from deepcite.retrieval.embedders import Embedder
 from deepcite.server.app import create_app
 
 UPLOADS = Path(__file__).parents[1] / "fixtures" / "uploads"
@@ -41,13 +42,13 @@ DROP_FILE = """
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+def served(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Iterator[tuple[str, Path]]:
     """A server of its own (auth off, no collection yet) and its data dir."""
     settings = Settings(
         data_dir=tmp_path_factory.mktemp("ui-delete-after-upload"),
         server=ServerSettings(default_collection=COLLECTION, warm_start=False),
     )
-    with serve_app(lambda port: create_app(settings)) as port:
+    with serve_app(lambda port: create_app(settings, embedder=minilm)) as port:
         yield f"http://127.0.0.1:{port}", settings.data_dir
 
 

@@ -17,6 +17,7 @@ from web.standin import serve_app
 from deepcite.config import Settings
 from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.retrieval.collection import open_collection
+from deepcite.retrieval.embedders import Embedder
 from deepcite.server.app import create_app
 from ui.conftest import keep_for_readme, screenshot
 
@@ -70,13 +71,13 @@ def _status(page: Any, name: str) -> Any:
 
 
 @pytest.fixture(scope="module")
-def docs_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def docs_url(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Iterator[str]:
     """A server of its own (auth off, no collection yet), so the uploads leave the shared app alone."""
     settings = Settings(data_dir=tmp_path_factory.mktemp("ui-docs"))
     settings = settings.model_copy(
         update={"server": settings.server.model_copy(update={"default_collection": COLLECTION})}
     )
-    with serve_app(lambda port: create_app(settings)) as port:
+    with serve_app(lambda port: create_app(settings, embedder=minilm)) as port:
         yield f"http://127.0.0.1:{port}"
 
 
@@ -170,13 +171,13 @@ TOKEN = "ui-token"
 
 
 @pytest.fixture(scope="module")
-def auth_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def auth_url(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Iterator[str]:
     """A server with auth on (one token, group cardiology) over the fixture PDF shared with cardiology."""
     settings = Settings(data_dir=tmp_path_factory.mktemp("ui-auth"), api_keys=f"{TOKEN}:cardiology")
     settings = settings.model_copy(
         update={"server": settings.server.model_copy(update={"default_collection": "papers"})}
     )
-    collection = open_collection("papers", settings)
+    collection = open_collection("papers", settings, embedder=minilm)
     IngestPipeline(collection).ingest_files([PDF], acl=["cardiology"])
     app = create_app(settings, store=collection.store, embedder=collection.embedder)
     with serve_app(lambda port: app) as port:

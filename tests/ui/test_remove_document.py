@@ -14,6 +14,7 @@ from web.standin import serve_app
 
 from deepcite.config import ServerSettings, Settings
 from deepcite.retrieval.collection import open_collection
+from deepcite.retrieval.embedders import Embedder
 from deepcite.server.app import create_app
 from ui.conftest import screenshot
 from ui.test_changed_sources import ASPIRIN, COLLECTION, QUESTION, WARFARIN_P2, pdf, upload
@@ -22,10 +23,10 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def served(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) -> Iterator[str]:
     data_dir = tmp_path_factory.mktemp("ui-remove")
     settings = Settings(data_dir=data_dir, server=ServerSettings(default_collection=COLLECTION))
-    collection = open_collection(COLLECTION, settings)
+    collection = open_collection(COLLECTION, settings, embedder=minilm)
     app = create_app(settings, store=collection.store, embedder=collection.embedder)
     files = tmp_path_factory.mktemp("ui-remove-files")
     with serve_app(lambda port: app) as port:

@@ -104,10 +104,12 @@ def test_the_evidence_table_downloads_as_csv_matching_the_citations(page: Any, l
 
 
 @pytest.fixture(scope="module")
-def keyed_data_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Embedder]]:
+def keyed_data_dir(
+    tmp_path_factory: pytest.TempPathFactory, minilm: Embedder
+) -> Iterator[tuple[Path, Embedder]]:
     """A data dir holding the server corpus (with its ACL groups), closed again so each app opens it."""
     data_dir = tmp_path_factory.mktemp("saved-ui")
-    collection = open_collection("demo", Settings(data_dir=data_dir))
+    collection = open_collection("demo", Settings(data_dir=data_dir), embedder=minilm)
     IngestPipeline(collection).ingest(SERVER_CORPUS)
     embedder = collection.embedder
     collection.store.close()

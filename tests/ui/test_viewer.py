@@ -24,6 +24,7 @@ from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.ingest.readers import read_file
 from deepcite.models import Chunk
 from deepcite.retrieval.collection import open_collection
+from deepcite.retrieval.embedders import Embedder
 from deepcite.server.app import create_app
 from deepcite.server.ui import PDFJS_DIR
 from ui.conftest import screenshot
@@ -71,7 +72,9 @@ def crossing_pdf(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def viewer_url(tmp_path_factory: pytest.TempPathFactory, crossing_pdf: Path) -> Iterator[str]:
+def viewer_url(
+    tmp_path_factory: pytest.TempPathFactory, crossing_pdf: Path, minilm: Embedder
+) -> Iterator[str]:
     """A server with auth on: the PDF, HTML and DOCX fixtures and the crossing PDF shared with group
     cardiology only."""
     settings = Settings(
@@ -80,7 +83,7 @@ def viewer_url(tmp_path_factory: pytest.TempPathFactory, crossing_pdf: Path) -> 
     settings = settings.model_copy(
         update={"server": settings.server.model_copy(update={"default_collection": COLLECTION})}
     )
-    collection = open_collection(COLLECTION, settings)
+    collection = open_collection(COLLECTION, settings, embedder=minilm)
     IngestPipeline(collection).ingest_files([PDF, HTML, DOCX, crossing_pdf], acl=["cardiology"])
     app = create_app(settings, store=collection.store, embedder=collection.embedder)
     with serve_app(lambda port: app) as port:
