@@ -311,3 +311,42 @@ def test_json_lines_named_json_loads_through_the_corpus_loaders_too() -> None:
     path = DOCS / "records-jsonl.json"
     assert detect_format(path) is InputFormat.JSONL
     assert [d.id for d in iter_documents(path)] == ["r1", "r2"]  # not "malformed JSON (Extra data)"
+
+
+def test_what_a_file_states_about_itself_read_as_it_is_printed(tmp_path: Path) -> None:
+    """Blind-set misreadings, each on a crafted file: JSON-LD inside CDATA (a 2019 Wikipedia page), a site's
+    name after the title, names written surname first, a copyright range, and a DOCX re-saved years after it
+    was written (its core creation date is the file's, not the document's)."""
+    import docx
+
+    page = tmp_path / "page.html"
+    page.write_text(
+        '<html><head><meta charset="utf-8"><title>Outside the web · V8</title>'
+        '<meta name="DC.Creator" content="Tiruveedhi, Charan"><meta name="DC.Creator" content="Jong, Michiel de">'
+        "</head><body><p>Some text of the page, long enough to be read as its body.</p></body></html>"
+    )
+    (doc,) = read(page).documents
+    assert doc.document.title == "Outside the web"
+    assert doc.document.authors == ["Charan Tiruveedhi", "Michiel de Jong"]
+    wrapped = tmp_path / "wrapped.html"
+    wrapped.write_text(
+        "<html><head><title>New Zealand - Wikipedia</title><script type='application/ld+json'>"
+        '<![CDATA[ {"@type": "Article", "name": "New Zealand", "datePublished": "2001-10-29T01:59:14Z", '
+        '"author": {"@type": "Organization", "name": "Contributors to Wikimedia projects"}} ]]></script>'
+        "</head><body><p>New Zealand is an island country in the Pacific Ocean, it says here.</p></body></html>"
+    )
+    (doc,) = read(wrapped).documents
+    assert (doc.document.title, doc.document.authors, doc.document.year) == (
+        "New Zealand",
+        ["Contributors to Wikimedia projects"],
+        2001,
+    )
+    resaved = docx.Document()
+    resaved.core_properties.title = "OWASP Top Ten List"
+    resaved.core_properties.created = __import__("datetime").datetime(2025, 7, 12)
+    for line in ("OWASP Top 10", "2007 Update", "© 2002-2007 OWASP Foundation", "Introduction"):
+        resaved.add_paragraph(line)
+    resaved.add_paragraph("The body of the document follows here, in a paragraph of its own.")
+    resaved.save(tmp_path / "top10.docx")
+    (doc,) = read(tmp_path / "top10.docx").documents
+    assert doc.document.year == 2007  # the range's end; 2025 is when the file was saved again

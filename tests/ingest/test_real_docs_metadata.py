@@ -1,6 +1,7 @@
-"""Title, authors and year of the project's real documents as the readers find them, against a list checked by
-hand (fixtures/real_docs_metadata.json): right for at least 0.90 of the documents that state each, and no year
-where the document states none (a year is never guessed)."""
+"""Title, authors and year of the project's real documents as the readers find them, against lists checked by
+hand: the shared set (fixtures/real_docs_metadata.json) and the blind sets' files (fixtures/blind_docs_metadata.json,
+read by hand before deepcite's reading was looked at). Right for at least 0.90 of the documents that state each,
+and no year where the document states none (a year is never guessed)."""
 
 from __future__ import annotations
 
@@ -21,54 +22,79 @@ from deepcite.models import Document
 pytestmark = pytest.mark.slow
 
 FILES = Path("/work/shared/datasets/real_docs/files")
-CHECKED = json.loads((Path(__file__).parent / "fixtures" / "real_docs_metadata.json").read_text())[
-    "documents"
-]
-SHARE = 0.90
+EVAL = Path(__file__).parents[2] / "eval"  # blind*/files: not committed, rebuilt as each set's README says
+FIXTURES = Path(__file__).parent / "fixtures"
+# each list: the folder its names are under, and the checked list
+LISTS = {"shared": (FILES, "real_docs_metadata.json"), "blind": (EVAL, "blind_docs_metadata.json")}
+SHARE = 0.90  # the target of issue 47, met on the shared list
+# the blind sets' files as read today: the target is not met there (docs/benchmarks/documents.md, issue 47);
+# these floors keep what is read right from going back
+FLOORS = {
+    "shared": {"title": SHARE, "authors": SHARE, "year": SHARE},
+    "blind": {"title": 0.70, "authors": 0.39, "year": 0.55},  # read right: 29/40, 13/33, 18/31
+}
 
 
 def words(text: str) -> str:
-    """A text compared as its words: accents, case, punctuation and single letters (initials) aside."""
-    plain = unicodedata.normalize("NFKD", text).encode("ascii", "ignore").decode().lower()
+    """A text compared as its words: accents, case, punctuation (a curly apostrophe as a straight one) and single
+    letters (initials) aside."""
+    plain = unicodedata.normalize("NFKD", text.replace("’", "'")).encode("ascii", "ignore").decode().lower()
     return " ".join(w for w in re.findall(r"[a-z0-9]+", plain) if len(w) > 1)
 
 
-def title_right(found: str, expected: str) -> bool:
-    """The title as stated, or it with a short label before it (a report number: 'GAO-23-106826, …')."""
-    found, expected = words(found), words(expected)
-    return found.endswith(expected) and len(found) - len(expected) <= 20
+def title_right(found: str, checked: dict[str, Any]) -> bool:
+    """The title as stated, with a short label before it (a report number: 'GAO-23-106826, …') or not, and
+    followed by all or the first words of its subtitle, if it has one."""
+    found, title = words(found), words(checked["title"])
+    subtitle = words(checked.get("subtitle") or "").split()
+    ends = [" ".join([title, *subtitle[:n]]) for n in range(len(subtitle) + 1)]
+    return any(found.endswith(end) and len(found) - len(end) <= 20 for end in ends)
 
 
-@pytest.fixture(scope="module")
-def read() -> dict[str, Document]:
+Checked = tuple[str, dict[str, Any], dict[str, Document]]  # a list's name, its documents, what is read
+
+
+@pytest.fixture(scope="module", params=sorted(LISTS))
+def checked(request: pytest.FixtureRequest) -> Checked:
+    """One checked list's name, its documents and what the readers find in its files."""
+    folder, listing = LISTS[request.param]
+    documents = json.loads((FIXTURES / listing).read_text())["documents"]
+    missing = [n for n in documents if not (folder / n).is_file()]
+    if missing:
+        pytest.skip(f"{len(missing)} files of the {request.param} list are not here ({missing[0]}, …)")
     settings = Settings().ingest
     found = {}
-    for name in CHECKED:
-        result = read_file(FILES / name, doc_id=name, name=name, settings=settings)
+    for name in documents:
+        result = read_file(folder / name, doc_id=name, name=Path(name).name, settings=settings)
         assert result.documents, (name, result)
         found[name] = result.documents[0].document
-    return found
+    return request.param, documents, found
 
 
-def score(read: dict[str, Document], field: str, right: Any) -> tuple[float, list[str]]:
-    stated = {n: c[field] for n, c in CHECKED.items() if c[field] is not None}
-    wrong = [f"{n}: {getattr(read[n], field)!r}" for n, want in stated.items() if not right(read[n], want)]
+def score(checked: Checked, field: str, right: Any) -> tuple[float, list[str]]:
+    _, documents, read = checked
+    stated = {n: c for n, c in documents.items() if c[field] is not None}
+    wrong = [f"{n}: {getattr(read[n], field)!r}" for n, c in stated.items() if not right(read[n], c)]
     return 1 - len(wrong) / len(stated), wrong
 
 
-def test_titles_authors_and_years_as_the_documents_state_them(read: dict[str, Document]) -> None:
-    titles, bad_titles = score(read, "title", lambda d, want: title_right(d.title, want))
+def test_titles_authors_and_years_as_the_documents_state_them(checked: Checked) -> None:
+    floor = FLOORS[checked[0]]
+    titles, bad_titles = score(checked, "title", lambda d, c: title_right(d.title, c))
     authors, bad_authors = score(
-        read, "authors", lambda d, want: [words(a) for a in d.authors] == [words(a) for a in want]
+        checked, "authors", lambda d, c: [words(a) for a in d.authors] == [words(a) for a in c["authors"]]
     )
-    years, bad_years = score(read, "year", lambda d, want: d.year == want)
-    assert titles >= SHARE, bad_titles
-    assert authors >= SHARE, bad_authors
-    assert years >= SHARE, bad_years
+    years, bad_years = score(checked, "year", lambda d, c: d.year == c["year"])
+    assert titles >= floor["title"], bad_titles
+    assert authors >= floor["authors"], bad_authors
+    assert years >= floor["year"], bad_years
 
 
-def test_no_year_is_invented(read: dict[str, Document]) -> None:
-    invented = {n: read[n].year for n, c in CHECKED.items() if c["year"] is None and read[n].year is not None}
+def test_no_year_is_invented(checked: Checked) -> None:
+    _, documents, read = checked
+    invented = {
+        n: read[n].year for n, c in documents.items() if c["year"] is None and read[n].year is not None
+    }
     assert not invented
 
 

@@ -27,15 +27,21 @@ _PLACEHOLDER = re.compile(
 _ACCOUNTS = frozenset(
     {"windows user", "microsoft office user", "user", "admin", "administrator", "author", "unknown"}
 )
+_NAME_SUFFIXES = frozenset(
+    {"inc", "ltd", "llc", "plc", "corp", "co", "jr", "sr", "ii", "iii", "iv", "phd", "md"}
+)
 _YEAR = r"((?:19|20)\d\d)"
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 # a line of the front matter that dates the document: proceedings, copyright, arXiv stamp, "Month [day,] year"
 _STATED_YEAR = (
     re.compile(rf"\bproceedings\b.*?\b{_YEAR}\b", re.I),
-    re.compile(rf"(?:©|\(c\)|\bc\s|copyright)\s*{_YEAR}\b", re.I),
+    re.compile(
+        rf"(?:©|\(c\)|\bc\s|copyright)\s*(?:(?:19|20)\d\d\s*[-–]\s*)?{_YEAR}\b", re.I
+    ),  # a range: its end
     re.compile(rf"\barxiv:\s*\d{{4}}\.\d{{4,5}}(?:v\d+)?.*?\b\d{{1,2}}\s+{_MONTH}\s+{_YEAR}\b", re.I),
     re.compile(
-        rf"^\s*(?:{_MONTH}\s+(?:\d{{1,2}}(?:\s*[-–]\s*\d{{1,2}})?,?\s+)?|\d{{1,2}}\s+{_MONTH}\s+){_YEAR}\s*\.?\s*$",
+        rf"^\s*(?:{_MONTH}\s+(?:\d{{1,2}}(?:st|nd|rd|th)?(?:\s*[-–]\s*\d{{1,2}})?,?\s+)?|\d{{1,2}}\s+{_MONTH}\s+)"
+        rf"{_YEAR}\s*\.?\s*$",
         re.I,
     ),
 )
@@ -75,11 +81,22 @@ def real_title(title: str | None) -> str:
     return "" if _FILE_NAME.match(text) or _PLACEHOLDER.match(text) else text
 
 
+def given_first(name: str) -> str:
+    """A name a metadata field writes surname first ('Tiruveedhi, Charan', 'Jong, Michiel de') as it is
+    printed ('Charan Tiruveedhi'); other names ('Google, Inc.', 'Smith, Jr.', 'A, B, C') as they are."""
+    surname, comma, given = name.partition(",")
+    words = (surname.split(), given.split())
+    if not comma or "," in given or given.strip(" .").lower() in _NAME_SUFFIXES:
+        return name
+    return f"{given.strip()} {surname.strip()}" if all(1 <= len(w) <= 3 for w in words) else name
+
+
 def real_authors(names: Iterable[str]) -> list[str]:
-    """The names that are people or organisations: no account names, web addresses or blanks; each once."""
+    """The names that are people or organisations: no account names, web addresses or blanks; each once, given
+    name first."""
     kept: list[str] = []
     for name in names:
-        name = " ".join(name.split()).strip(" ,;")
+        name = given_first(" ".join(name.split()).strip(" ,;"))
         if (
             name
             and name.lower() not in _ACCOUNTS

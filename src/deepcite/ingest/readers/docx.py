@@ -113,13 +113,17 @@ class DocxReader:
             current.append(repair_inline_hyphens(text, vocabulary))
         flush()
         core = document.core_properties
+        front = _front_matter(document)
+        created = core.created.year if core.created and real_title(core.title) else None
         stated = Bibliographic(
             title=real_title(core.title),
             authors=real_authors((core.author or "").split(";")),
-            year=core.created.year if core.created and real_title(core.title) else None,
+            year=None
+            if front.year
+            else created,  # the file's creation date only where the text dates nothing
         )
         shown = title or (first if first and len(first) <= _MAX_TITLE_CHARS else "")
-        about = stated.merged(_front_matter(document)).merged(Bibliographic(title=shown))
+        about = stated.merged(front).merged(Bibliographic(title=shown))
         return document_from_blocks(blocks, doc_id=doc_id, name=name, about=about)
 
 

@@ -35,6 +35,7 @@ _DATE_TAGS = (
     "citation_date",
     "citation_online_date",
     "dc.date",
+    "dc.date.issued",
     "dcterms.issued",
     "dcterms.date",
     "article:published_time",
@@ -42,6 +43,21 @@ _DATE_TAGS = (
 _VENUE_TAGS = ("citation_journal_title", "citation_conference_title", "citation_publisher", "dc.publisher")
 _SITE_TAGS = ("og:site_name",)
 _MAX_AUTHOR_CHARS = 80  # a longer "author" is page furniture, not a name
+
+
+# a script's text wrapped as XHTML character data (``<![CDATA[ … ]]>``, maybe inside a JS comment)
+_CDATA = re.compile(r"^\s*(?:/\*\s*)?<!\[CDATA\[(?:\s*\*/)?|(?:/\*\s*)?\]\]>(?:\s*\*/)?\s*$")
+# a page title's last part naming the site after " | " or " · " ("… | AutoGen", "… · V8"): at most three words
+_SITE_SUFFIX = re.compile(r"\s+[|·]\s+[^|·]{1,40}$")
+
+
+def _without_site(title: str, site: str) -> str:
+    """``title`` without the site's name after it: a short last part after '|' or '·', or the page's own site
+    name (og:site_name) after ' - '."""
+    if site and title.endswith(f" - {site}"):
+        return title.removesuffix(f" - {site}")
+    found = _SITE_SUFFIX.search(title)
+    return title[: found.start()] if found and len(found.group(0).split()) <= 4 else title
 
 
 def page_metadata(tree: lxml_html.HtmlElement) -> Bibliographic:
@@ -56,12 +72,15 @@ def page_metadata(tree: lxml_html.HtmlElement) -> Bibliographic:
     authors = next((tags[n] for n in _AUTHOR_TAGS if tags.get(n)), []) or _ld_names(linked.get("author"))
     publisher = _ld_names(linked.get("publisher"))
     title_tag = tree.find(".//title")
-    return Bibliographic(
-        title=real_title(first(_TITLE_TAGS[:1]))
+    title = (
+        real_title(first(_TITLE_TAGS[:1]))
         or real_title(_ld_text(linked.get("name")) or _ld_text(linked.get("headline")))
         or real_title(first(_TITLE_TAGS[1:]))
         or filing.title
-        or real_title(title_tag.text_content() if title_tag is not None else ""),
+        or real_title(" ".join(title_tag.text_content().split()) if title_tag is not None else "")
+    )
+    return Bibliographic(
+        title=_without_site(title, first(_SITE_TAGS)),
         authors=[a for a in real_authors(authors) if len(a) <= _MAX_AUTHOR_CHARS],
         year=year_of(first(_DATE_TAGS) or _ld_text(linked.get("datePublished"))) or filing.year,
         venue=first(_VENUE_TAGS) or (publisher[0] if publisher else "") or filing.venue or first(_SITE_TAGS),
@@ -85,7 +104,7 @@ def _json_ld(tree: lxml_html.HtmlElement) -> dict[str, Any]:
         if (script.get("type") or "").strip().lower() != "application/ld+json":
             continue
         try:
-            data = json.loads(script.text or "")
+            data = json.loads(_CDATA.sub("", script.text or ""))
         except ValueError:
             continue
         for item in _items(data):
