@@ -24,7 +24,7 @@ import pytest
 from deepcite.config import Settings
 from deepcite.errors import ConfigError, EmbedderError, IngestError
 from deepcite.ingest.pipeline import IngestPipeline
-from deepcite.ingest.report import IngestProgress, IngestReport
+from deepcite.ingest.report import FileStage, IngestProgress, IngestReport
 from deepcite.retrieval.collection import Collection, open_collection
 from deepcite.retrieval.embedders import Embedder, resolve_precision
 
@@ -87,8 +87,9 @@ def ingest(
     col = open_collection("c", settings, embedder=embedder)
     run = Ingested(col, IngestReport(collection="c"))
 
-    def on_file(event: IngestProgress) -> None:
-        run.files.append((event.done, event.total, event.file.file, event.file.status.value))
+    def on_file(event: IngestProgress) -> None:  # each file as it is done (not its reading and read stages)
+        if event.stage is FileStage.DONE and event.file is not None:
+            run.files.append((event.done, event.total, event.file.file, event.file.status.value))
 
     run.report = IngestPipeline(col).ingest(
         source,
