@@ -188,6 +188,8 @@ class _StandinCluster(BaseHTTPRequestHandler):
             self._answer({"operation_id": 1, "status": "completed"})
         elif path.endswith("/points/query"):
             self._answer({"points": []})
+        elif path.endswith("/points/count"):  # no points stored: an empty dense result is no damage
+            self._answer({"count": 0})
         else:
             self.send_response(404)
             self.end_headers()
