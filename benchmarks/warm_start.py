@@ -2,16 +2,21 @@
 
     .venv/bin/python benchmarks/warm_start.py                 # the shipped default (server.warm_start on)
     .venv/bin/python benchmarks/warm_start.py --cold          # server.warm_start off: models load on first use
+    .venv/bin/python benchmarks/warm_start.py --orders 1      # one server, the questions in their listed order
 
 A real ``deepcite serve`` process on a free loopback port, over a data dir holding the test fixture corpus (22
 abstracts, ingested once into ``.data/warm``). The clock starts when the process is spawned: ``ready_s`` is when
 ``/healthz`` first answers. Then six different questions, one at a time, through the research page's stream
-(``/api/unified-search/stream``): for each, the time to its first hop event and to its ``done`` event. Reported:
-the first question's figures, the median of the next five, and their ratio (target: first ≤ 2× the median); and
-the first question asked again at the end (``first_again``), which tells what the question costs warm from what
-the start costs (the questions differ: the first asks two things, the others one).
+(``/api/unified-search/stream``): for each, the time to its first hop event and to its ``done`` event; and the
+first question asked again at the end (``first_again``), which tells what the question costs warm from what the
+start costs.
 
-Results go to ``benchmarks/results/warm_start/<date>_<commit>[_cold].json``.
+The questions differ in weight (the first listed asks two things), so one order would measure the question as
+much as the start: ``--orders n`` (all six by default) starts n servers, one after the other, the k-th asking the
+questions rotated so that the k-th goes first. Reported: for each server, the first question's figures, the
+median of the next five and their ratio; over the servers, the median ratio (target: at most 2).
+
+Results go to ``benchmarks/results/warm_start/<date>_<commit>[_cold][_<label>].json``.
 """
 
 from __future__ import annotations
@@ -77,24 +82,8 @@ def timed_question(client: httpx.Client, question: str) -> dict[str, float]:
     return {"first_hop_s": round(first_hop if first_hop is not None else total, 3), "done_s": round(total, 3)}
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
-    parser.add_argument("--cold", action="store_true", help="server.warm_start off (the baseline)")
-    args = parser.parse_args()
-
-    env = {
-        **os.environ,
-        "HF_HUB_OFFLINE": "1",
-        "TRANSFORMERS_OFFLINE": "1",
-        "DEEPCITE_DATA_DIR": str(args.data_dir),
-        "DEEPCITE_SERVER_DEFAULT_COLLECTION": COLLECTION,
-        "DEEPCITE_SERVER_WARM_START": "false" if args.cold else "true",
-    }
-    args.data_dir.mkdir(parents=True, exist_ok=True)
-    ensure_corpus(env)
+def serve_and_ask(env: dict[str, str], questions: list[str]) -> dict[str, Any]:
+    """One ``deepcite serve`` process: seconds to ready, then ``questions`` one at a time and the first again."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     spawned = time.perf_counter()
@@ -111,19 +100,16 @@ def main() -> None:
                 time.sleep(0.1)
         ready = time.perf_counter() - spawned
         with httpx.Client(base_url=url, timeout=600) as client:
-            runs = [timed_question(client, q) for q in QUESTIONS]
-            again = timed_question(client, QUESTIONS[0])  # the first question's own cost, warm
+            runs = [timed_question(client, q) for q in questions]
+            again = timed_question(client, questions[0])  # the first question's own cost, warm
     finally:
         server.terminate()
         server.wait(timeout=60)
     first, rest = runs[0], runs[1:]
     result: dict[str, Any] = {
-        "benchmark": "warm_start",
-        "command": " ".join(["benchmarks/warm_start.py", *(["--cold"] if args.cold else [])]),
-        "warm_start": not args.cold,
         "ready_s": round(ready, 2),
         "health": health,
-        "questions": [{"question": q, **r} for q, r in zip(QUESTIONS, runs, strict=True)],
+        "questions": [{"question": q, **r} for q, r in zip(questions, runs, strict=True)],
     }
     for key in ("first_hop_s", "done_s"):
         median = statistics.median(r[key] for r in rest)
@@ -134,8 +120,55 @@ def main() -> None:
             "first_again": again[key],
             "ratio_to_again": round(first[key] / again[key], 2),
         }
-    path = write_result("warm_start", result, "cold" if args.cold else "")
-    print(json.dumps({k: result[k] for k in ("ready_s", "first_hop_s", "done_s")}, indent=2))
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--data-dir", type=Path, default=DEFAULT_DATA_DIR)
+    parser.add_argument("--cold", action="store_true", help="server.warm_start off (the baseline)")
+    parser.add_argument(
+        "--orders",
+        type=int,
+        default=len(QUESTIONS),
+        choices=range(1, len(QUESTIONS) + 1),
+        metavar=f"1-{len(QUESTIONS)}",
+        help="servers started, each asking the questions rotated one further (question n first in the n-th)",
+    )
+    parser.add_argument("--label", default="", help="a word added to the result file's name")
+    args = parser.parse_args()
+
+    env = {
+        **os.environ,
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "DEEPCITE_DATA_DIR": str(args.data_dir),
+        "DEEPCITE_SERVER_DEFAULT_COLLECTION": COLLECTION,
+        "DEEPCITE_SERVER_WARM_START": "false" if args.cold else "true",
+    }
+    args.data_dir.mkdir(parents=True, exist_ok=True)
+    ensure_corpus(env)
+    orders = []
+    for n in range(args.orders):
+        order = serve_and_ask(env, QUESTIONS[n:] + QUESTIONS[:n])
+        print(json.dumps({k: order[k] for k in ("ready_s", "first_hop_s", "done_s")}), flush=True)
+        orders.append(order)
+    result: dict[str, Any] = {
+        "benchmark": "warm_start",
+        "command": " ".join(
+            ["benchmarks/warm_start.py", *(["--cold"] if args.cold else []), f"--orders {args.orders}"]
+        ),
+        "warm_start": not args.cold,
+        "orders": orders,
+    }
+    for key in ("first_hop_s", "done_s"):
+        ratios = [order[key]["ratio"] for order in orders]
+        result[key] = {"ratios": ratios, "median_ratio": statistics.median(ratios)}
+    suffix = "_".join(part for part in ("cold" if args.cold else "", args.label) if part)
+    path = write_result("warm_start", result, suffix)
+    print(json.dumps({k: result[k] for k in ("first_hop_s", "done_s")}, indent=2))
     print(f"written to {path.relative_to(ROOT)}")
 
 
