@@ -213,6 +213,17 @@ class BridgeSettings(Section):
     # docs/benchmarks/multihop.md); the `decompose` evaluation profile measures it
     decompose: bool = False
     decompose_max_depth: int = Field(default=3, ge=0)
+    # the chain's length sets the beam's depth without its step queries: a question the rules (or the LLM,
+    # `llm_decompose`) read as a chain of n steps gets up to min(n - 1, `decompose_max_depth`) beam hops (at least
+    # `max_depth`), so a three- or four-hop chain is followed to its end, each hop's candidates read from the
+    # passages found for the candidate before (its own page first when it was read from it: a bridge hop never
+    # selects the passage its candidate was read from again); while the beam has a candidate left to follow, rounds
+    # without new evidence do not stop the research (research.stopping.no_novelty_streak)
+    chain_depth: bool = False
+    # candidates of each reading kept past the beam's width (0: none): when a beam hop finds nothing to go on
+    # (no followed candidate's name is in a passage its queries found, or the winners' passages give no new
+    # candidate), the next round follows the next-best of them instead of leaving the chain
+    reserve: int = Field(default=0, ge=0)
     step_k: int = Field(default=5, ge=1)
     step_residual: bool = True
     step_max_words: int = Field(default=15, ge=1)

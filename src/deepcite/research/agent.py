@@ -23,7 +23,13 @@ from pydantic import BaseModel, ConfigDict
 from deepcite.config import ResearchSettings
 from deepcite.llm.client import LLMClient
 from deepcite.models import AspectCoverage, CoverageReport, EvidencePack, Filters, RoundReport
-from deepcite.research.hoplog import format_chain_step, format_hop, format_next_hop, format_plan
+from deepcite.research.hoplog import (
+    format_bridge_hop,
+    format_chain_step,
+    format_hop,
+    format_next_hop,
+    format_plan,
+)
 from deepcite.research.nodes import Adapters
 from deepcite.research.nodes.should_continue import check_hop_budget
 from deepcite.research.pipeline import RESEARCH_PIPELINE, Pipeline
@@ -175,6 +181,9 @@ class ResearchAgent:
             for hop, step in enumerate(state.chain, start=1):
                 if step.round == report.round:
                     log.info(format_chain_step(step, hop))
+            for bridge in state.bridge_hops:
+                if bridge.round == report.round:
+                    log.info(format_bridge_hop(bridge))
             for choice in state.hop_choices:
                 if choice.round == report.round:
                     log.info(format_next_hop(choice))

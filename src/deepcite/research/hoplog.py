@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from deepcite.models import ChainStep, RoundReport, coverage_percent
-from deepcite.research.state import HopChoice, ResearchPlan
+from deepcite.research.state import BridgeHop, HopChoice, ResearchPlan
 
 
 def format_plan(plan: ResearchPlan) -> str:
@@ -24,6 +24,21 @@ def format_chain_step(step: ChainStep, hop: int) -> str:
     answers = ", ".join(step.answers) or "none"
     titles = "; ".join(title for _, title in step.passages) or "none"
     return f"chain hop {hop} (round {step.round}): {step.query!r} -> answer {answers} | passages: {titles}"
+
+
+def format_bridge_hop(hop: BridgeHop) -> str:
+    """One line per beam hop: each chain it followed (the candidates of the hops before, then the one followed),
+    the page found naming it or "nothing found", its support and whether it stayed; then what the next hop
+    follows, read from the passages found for the winners, or the next-best candidates tried after a hop that
+    found nothing to go on."""
+    links = "; ".join(
+        f"{' -> '.join(link.path)}: {repr(link.title) if link.title is not None else 'nothing found'} "
+        f"(support {link.support:.2f}, {'kept' if link.kept else 'dropped'})"
+        for link in hop.links
+    )
+    names = ", ".join(hop.next) or "none"
+    following = f"found nothing to go on, next-best: {names}" if hop.retry else f"next: {names}"
+    return f"bridge hop (round {hop.round}): {links} | {following}"
 
 
 def format_next_hop(choice: HopChoice) -> str:

@@ -69,7 +69,7 @@ class QueryPlanner:
         bridge = self.settings.bridge
         decomposed = (
             self._decompose(taken.question, errors)
-            if self.settings.chain.enabled or (bridge.enabled and bridge.decompose)
+            if self.settings.chain.enabled or (bridge.enabled and (bridge.decompose or bridge.chain_depth))
             else []
         )
         return ResearchPlan(
@@ -84,6 +84,7 @@ class QueryPlanner:
                 if bridge.enabled and (bridge.type_weight or bridge.type_mismatch_weight)
                 else ()
             ),
+            hops=len(decomposed) if bridge.enabled and bridge.chain_depth else 0,
         )
 
     def _followable(self, steps: list[str]) -> bool:
@@ -196,7 +197,6 @@ class QueryPlanner:
         (:func:`next_step`, ``step_k`` hits). They count as followed entities."""
         s = self.settings
         pending = [e for e in state.beam if e.followed_round == 0]
-        state.beam_depth += 1
         words = keywords_of(state.plan.question)
         queries: list[RoundQuery] = []
         for entry in pending:

@@ -35,6 +35,7 @@ class ResearchPlan:
     )  # the same, the beam follows them (research.bridge.decompose)
     # the kinds of answer the question's words name (research/answer_types.py; research.bridge.type_weight)
     answer_types: tuple[Wanted, ...] = ()
+    hops: int = 0  # the steps of the question's chain as read (research.bridge.chain_depth; 0: not read)
 
     @property
     def question(self) -> str:
@@ -91,6 +92,30 @@ class BeamEntry:
     ] = ()  # the candidates of the hops before, whose follow-up found it (first hop first)
 
 
+@dataclass(frozen=True)
+class BridgeLink:
+    """One followed candidate of a beam hop, for the hop log: the chain it continues (the candidates of the hops
+    before, then its own name), the title of the best passage found naming it (``None``: none was), its support,
+    and whether it stayed in the beam."""
+
+    path: tuple[str, ...]
+    title: str | None
+    support: float
+    kept: bool
+
+
+@dataclass(frozen=True)
+class BridgeHop:
+    """What one beam hop did (research/nodes/read_bridge.py): the round that followed the beam, the candidates it
+    followed, the candidates read next from the winners' passages, and whether those are the next-best candidates
+    of an earlier reading (``retry``: the hop found nothing to go on)."""
+
+    round: int
+    links: tuple[BridgeLink, ...]
+    next: tuple[str, ...] = ()
+    retry: bool = False
+
+
 @dataclass
 class QueryResult:
     """The hits of one query in one mode."""
@@ -122,8 +147,10 @@ class ExecutorState:
     graph_bridges: list[str] = field(default_factory=list)  # entities the graph proposes for the next hop
     hop_choices: list[HopChoice] = field(default_factory=list)  # the LLM's next hops, one per round it ran
     beam: list[BeamEntry] = field(default_factory=list)  # bridge candidates read and not yet dropped
-    beam_depth: int = 0  # beam hops run so far
     beam_read: list[BeamEntry] = field(default_factory=list)  # every candidate the beam held, in order read
+    # a reading's candidates past the beam's width (research.bridge.reserve), followed when a beam hop finds nothing
+    beam_reserve: list[BeamEntry] = field(default_factory=list)
+    bridge_hops: list[BridgeHop] = field(default_factory=list)  # each beam hop's followed chains, for the log
     skipped_queries: list[SkippedQuery] = field(default_factory=list)  # noisy follow-ups not run, by round
     no_novelty: int = 0
     top_keys: list[tuple[str, str]] = field(

@@ -28,7 +28,6 @@ def skipped_note(skipped: list[SkippedQuery], round_: int) -> str:
         "hop_choices",
         "skipped_queries",
         "beam",
-        "beam_depth",
     ),
     writes=(
         "round",
@@ -48,7 +47,6 @@ def skipped_note(skipped: list[SkippedQuery], round_: int) -> str:
         "graph_bridges",
         "skipped_queries",
         "beam",
-        "beam_depth",
     ),
 )
 def prepare_round_queries(state: ExecutorState, adapters: Adapters) -> ExecutorState:

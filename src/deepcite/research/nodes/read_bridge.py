@@ -22,7 +22,7 @@ from deepcite.research.followup import (
 )
 from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.nodes.select_evidence import page_named
-from deepcite.research.state import BeamEntry, ExecutorState
+from deepcite.research.state import BeamEntry, BridgeHop, BridgeLink, ExecutorState
 from deepcite.research.vectors import passage_text
 from deepcite.text import tokenize
 
@@ -49,10 +49,10 @@ def step_relation(state: ExecutorState, depth: int) -> str | None:
 
 
 def max_depth(state: ExecutorState, adapters: Adapters) -> int:
-    """Beam hops for the question: ``max_depth``, or for a decomposed question of n steps up to n - 1
-    (``decompose_max_depth`` at most)."""
+    """Beam hops for the question: ``max_depth``, or for a question read as a chain of n steps (decomposed, or with
+    ``chain_depth`` its length alone) up to n - 1 (``decompose_max_depth`` at most)."""
     s = adapters.settings.bridge
-    steps = len(state.plan.steps)
+    steps = len(state.plan.steps) or state.plan.hops
     return max(s.max_depth, min(steps - 1, s.decompose_max_depth)) if steps else s.max_depth
 
 
@@ -92,7 +92,8 @@ def _read(
 ) -> list[BeamEntry]:
     """The beam read from ``passages``, each reading's score scaled to the best one times ``weight``; the
     question's words the ``spent`` passage holds (the hop before's) are no relation words any more, unless the
-    hop has a step of its own (:func:`step_relation`). ``path``: the candidates the readings follow on from."""
+    hop has a step of its own (:func:`step_relation`). ``path``: the candidates the readings follow on from.
+    Up to ``beam + reserve`` readings, best first (:func:`_hold` splits them)."""
     s, followup = adapters.settings.bridge, adapters.settings.followup
     pages = adapters.titles.aliases(adapters.retriever)
     documents = _documents(state)
@@ -132,7 +133,7 @@ def _read(
         own_aliases=(adapters.settings.ranking.alias_max_words, adapters.settings.ranking.alias_lead_chars),
         fit=candidate_fit(wanted, pages, types) if wanted else None,
         readable=readable,
-        settings=s,
+        settings=s.model_copy(update={"beam": s.beam + s.reserve}) if s.reserve else s,
     )
     top = readings[0].score if readings else 1.0
     return [BeamEntry(r.name, weight * r.score / top, r.parent, depth=depth, path=path) for r in readings]
@@ -171,21 +172,47 @@ def _chosen_entry(state: ExecutorState, depth: int, path: tuple[str, ...]) -> li
     return [BeamEntry(name, 1.0, best[0].key, depth=depth, path=path)] if best else []
 
 
+def _hold(state: ExecutorState, readings: list[BeamEntry], width: int) -> None:
+    """The best ``width`` of ``readings`` (best first) join the beam, each name once; the rest not in the beam or
+    followed already are the reserve, which replaces the one of the reading before."""
+    held = {e.name.lower() for e in state.beam} | {n.lower() for n in state.used_entities}
+    state.beam_reserve = []
+    for entry in readings:
+        if entry.name.lower() in held:
+            continue
+        held.add(entry.name.lower())
+        if sum(e.followed_round == 0 for e in state.beam) < width:
+            state.beam.append(entry)
+            state.beam_read.append(replace(entry))
+        else:
+            state.beam_reserve.append(entry)
+
+
+def _retry(state: ExecutorState, width: int) -> list[BeamEntry]:
+    """A beam hop found nothing to go on: the next-best ``width`` candidates of the reserve join the beam (they
+    are followed next round, at the depth they were read for); the others stay in reserve."""
+    retried, state.beam_reserve = state.beam_reserve[:width], state.beam_reserve[width:]
+    state.beam.extend(retried)
+    state.beam_read.extend(replace(e) for e in retried)
+    return retried
+
+
 @node(
     reads=(
         "plan",
         "round",
         "selected",
         "beam",
-        "beam_depth",
         "used_entities",
         "evidence",
         "beam_read",
         "hop_choices",
         "candidates",
         "skipped_queries",
+        "beam_reserve",
+        "bridge_hops",
     ),  # fmt: skip
-    writes=("beam", "evidence", "beam_read", "skipped_queries"),
+    writes=("beam", "evidence", "beam_read", "skipped_queries", "beam_reserve", "bridge_hops"),
 )
 def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     """With ``research.bridge.enabled``: after round 1, the beam is the best ``bridge.beam`` candidate answers
@@ -195,7 +222,9 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     ``drop_ratio`` of the best drop out (their new passages' pack scores times ``loser_decay``), and, until
     ``max_depth`` beam hops ran, the next beam is read from the winners' passages, each reading weighed by its
     winner's support. The entity an LLM chose to follow (``research.next_hop``) joins each newly read beam as a
-    branch of its own (:func:`_chosen_entry`)."""
+    branch of its own (:func:`_chosen_entry`). A hop that finds nothing to go on (no winner, or no new candidate
+    in the winners' passages) follows the next-best candidates of the reading before instead (``reserve``). Each
+    beam hop's followed chains are recorded for the hop log (``bridge_hops``)."""
     s = adapters.settings.bridge
     if not s.enabled:
         return state
@@ -204,15 +233,23 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         if state.plan.steps and s.step_passages_first:  # the innermost step's own finds hold its answer
             passages = sorted(passages, key=lambda c: not any(p.kind == "chain" for p in c.hits_in(1)))
         if max_depth(state, adapters):
-            state.beam = _read(state, adapters, passages, depth=1, weight=1.0)
-            state.beam.extend(_chosen_entry(state, depth=1, path=()))
-        state.beam_read.extend(replace(e) for e in state.beam)  # a record: later rounds update the beam's own
+            _hold(state, _read(state, adapters, passages, depth=1, weight=1.0), s.beam)
+            for entry in _chosen_entry(state, depth=1, path=()):
+                state.beam.append(entry)
+                state.beam_read.append(replace(entry))  # a record: later rounds update the beam's own
         return state
     followed = [e for e in state.beam if e.followed_round == state.round]
     if not followed:
         return state
     prefix_min_words = adapters.settings.ranking.alias_prefix_min_words
     found = {e.name: _found_for(state, e.name, prefix_min_words) for e in followed}
+    if (
+        s.chain_depth
+    ):  # a candidate read from its own page goes on from that page (a bridge hop never reselects it)
+        for e in followed:
+            own = state.evidence.get(e.parent)
+            if own is not None and page_named(own.chunk.title, e.name, prefix_min_words):
+                found[e.name] = [own, *(c for c in found[e.name] if c.key != own.key)]
     for e in followed:
         e.support = _support(state, e, found[e.name], s.support_residual_weight, s.relation_cues)
     best = max(e.support for e in followed)
@@ -227,7 +264,17 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
                 if held is not None and cand.key not in kept and held.first_round == state.round:
                     held.score *= s.loser_decay
     state.beam = [e for e in state.beam if e.followed_round == 0]
-    if not winners or state.beam_depth >= max_depth(state, adapters):
+    links = tuple(
+        BridgeLink(
+            path=(*e.path, e.name),
+            title=found[e.name][0].chunk.title if found[e.name] else None,
+            support=e.support,
+            kept=e in winners,
+        )
+        for e in followed
+    )
+    if winners and max(e.depth for e in winners) >= max_depth(state, adapters):
+        state.bridge_hops.append(BridgeHop(state.round, links))
         return state
     following: list[BeamEntry] = []
     for e in winners:
@@ -243,14 +290,16 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
             )
         )
     following.sort(key=lambda e: -e.score)
-    seen: set[str] = set()
-    for entry in following:  # two winners may read the same name: it is followed once
-        if entry.name.lower() not in seen and len(seen) < s.beam:
-            seen.add(entry.name.lower())
-            state.beam.append(entry)
-            state.beam_read.append(replace(entry))
+    if not following:  # nothing to go on: the next-best candidates of the reading before, if any are left
+        retried = _retry(state, s.beam)
+        state.bridge_hops.append(BridgeHop(state.round, links, tuple(e.name for e in retried), bool(retried)))
+        return state
+    _hold(state, following, s.beam)  # two winners may read the same name: it is followed once
     top = max(winners, key=lambda e: e.support)
     for entry in _chosen_entry(state, depth=top.depth + 1, path=(*top.path, top.name)):
         state.beam.append(entry)
         state.beam_read.append(replace(entry))
+    state.bridge_hops.append(
+        BridgeHop(state.round, links, tuple(e.name for e in state.beam if e.followed_round == 0))
+    )
     return state

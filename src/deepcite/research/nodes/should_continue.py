@@ -27,10 +27,11 @@ def stop_decision(
     no_novelty_streak: int = 0,
     evidence_quality: float = 0.0,
     has_evidence: bool = True,
+    chain_pending: bool = False,
 ) -> tuple[bool, str]:
     """Whether to run another hop after ``hop`` hops, and why. In order: no evidence at all once
-    ``min_hops`` ran; the hop cap (``max_hops``); the minimum (``min_hops``); ``no_novelty_streak`` rounds
-    without new evidence; then,
+    ``min_hops`` ran; the hop cap (``max_hops``); the minimum (``min_hops``); a chain the beam has a candidate
+    left to follow (``chain_pending``); ``no_novelty_streak`` rounds without new evidence; then,
     with aspect coverage on, every core aspect covered and the weighted coverage at its threshold; with
     coverage off, the best question-evidence cosine at ``quality_stop_score``."""
     s = settings
@@ -40,6 +41,8 @@ def stop_decision(
         return False, f"reached the hop limit ({hop}/{s.stopping.max_hops})"
     if hop < s.stopping.min_hops:
         return True, f"below the minimum hops ({hop}/{s.stopping.min_hops})"
+    if chain_pending:
+        return True, "the chain has a candidate left to follow"
     if no_novelty_streak >= s.stopping.no_novelty_streak:
         return False, f"no new evidence for {no_novelty_streak} rounds"
     if s.coverage.enabled and coverage.aspects:
@@ -86,6 +89,7 @@ def stop_decision(
         "skipped_queries",
         "results",
         "beam_read",
+        "beam",
     ),
     writes=("no_novelty", "reports", "done", "stop_reason", "top_keys", "vectors"),
 )
@@ -108,6 +112,7 @@ def should_continue(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         no_novelty_streak=state.no_novelty,
         evidence_quality=state.quality,
         has_evidence=bool(state.evidence),
+        chain_pending=settings.bridge.chain_depth and any(e.followed_round == 0 for e in state.beam),
     )
     threshold = settings.coverage.threshold
     state.reports.append(
