@@ -45,13 +45,25 @@ _STATED_YEAR = (
         re.I,
     ),
 )
+_COPYRIGHT = re.compile(rf"(?:©|&copy;|\(c\)|\bcopyright\b)\s*(?:(?:19|20)\d\d\s*[-–]\s*)?{_YEAR}\b", re.I)
 _VENUE = re.compile(r"\b(Proceedings of (?:the )?[^,\n]{8,160}?)(?:,|\s+pages\b|\s+\d|$)", re.I)
 # the marks that tie an author to an affiliation: symbols, digits, Greek letters, superscript letters
-_NAME_MARKS = re.compile(r"[∗*†‡§¶‖♠♢♡♣♦♥⋆★#\d\u0391-\u03c9\u02b0-\u02ff\u2070-\u209f˘]+")
-_AFFILIATION = re.compile(
+NAME_MARKS = re.compile(r"[∗*†‡§¶‖♠♢♡♣♦♥⋆★#\d\u0391-\u03c9\u02b0-\u02ff\u2070-\u209f˘]+")
+AFFILIATION = re.compile(
     r"@|https?://|www\.|\b(?:universit\w*|institut\w*|college|school|department|dept|laborator\w*|lab|labs|"
     r"research|inc|ltd|corp\w*|foundation|centre|center|hospital|faculty|academy|abstract|résumé|introduction)\b",
     re.I,
+)
+# a byline's tokens: words (letters, apostrophes, dots, hyphens; "Passel24" is "Passel" and "24"), "&", ","
+_BYLINE_TOKEN = re.compile(r"[^\W\d_](?:[^\W\d_]|['’.-])*|[&,]|\S")
+_BYLINE_WORD = re.compile(
+    r"^(?:[A-ZÀ-ÖØ-Þ][^\W\d_]+(?:['’-][^\W\d_]+)*\.?|[A-Z]\.(?:[A-Z]\.)*|de|van|von|der|da|di|le|la)$"
+)
+# the words that follow a name in a byline: a role, an action, a link's label
+_ROLE_WORDS = frozenset(
+    "editor edited senior principal staff lead chief associate assistant contributing contributor reporter "
+    "correspondent writer columnist researcher engineer scientist director manager professor fellow analyst "
+    "author posted published updated view follow profile on at in for from with rss email twitter".split()
 )
 _NAME = re.compile(r"^[A-Z][\w'’.-]*(?:\s+[A-Za-z][\w'’.-]*){1,4}$")  # two to five words
 
@@ -123,6 +135,13 @@ def stated_year(front: str) -> int | None:
     return None
 
 
+def copyright_line_year(text: str) -> int | None:
+    """The year of the last copyright line of ``text`` ('Copyright © 2017 Google, Inc.', '© 2002-2007 …': its
+    end), or None: a page that dates itself nowhere else is dated by its own copyright."""
+    found = _COPYRIGHT.findall(text)
+    return int(found[-1]) if found else None
+
+
 def stated_venue(front: str) -> str:
     """The proceedings a first page names ("Proceedings of the 58th Annual Meeting of the ACL"), or ""."""
     found = _VENUE.search(" ".join(front.split()))
@@ -131,8 +150,34 @@ def stated_venue(front: str) -> str:
 
 def author_names(line: str) -> list[str]:
     """The names on an author line: split at commas, "and" and affiliation marks, the marks dropped."""
-    parts = re.split(r",|;|\band\b|&|\s{2,}", _NAME_MARKS.sub(",", line))
+    parts = re.split(r",|;|\band\b|&|\s{2,}", NAME_MARKS.sub(",", line))
     return [p for p in (" ".join(part.split()) for part in parts) if _NAME.match(p)]
+
+
+def byline_names(byline: str) -> list[str]:
+    """The names a byline gives, without the words around them: 'Posted by Alon Zakai.', 'By Jens Manuel
+    Krogstad and Jeffrey S. Passel24 comments', 'Chi Wang Principal Researcher at Microsoft Research', 'Written by
+    Rob Ewaschuk Edited by Betsy Beyer', 'View all posts by Daniel Lemire' (the names after the last "by" before
+    them, each two to four capitalised words, up to the first word of a role or anything else)."""
+    text = " ".join(byline.split())
+    by = list(re.finditer(r"\bby\s+(?=[A-Z])", text, re.I))
+    if by:
+        text = text[by[0].end() :]
+    names: list[str] = []
+    current: list[str] = []
+    for token in _BYLINE_TOKEN.findall(text):
+        if token.lower() in ("and", "&", ","):
+            if not current:
+                break
+            names.append(" ".join(current))
+            current = []
+            continue
+        if not _BYLINE_WORD.match(token) or token.lower().strip(".") in _ROLE_WORDS or len(current) == 4:
+            break
+        current.append(token)
+    names.append(" ".join(current))
+    people = [n.rstrip(".") if len(n.rsplit(" ", 1)[-1]) > 2 else n for n in names if len(n.split()) >= 2]
+    return real_authors(people)
 
 
 def front_authors(lines: Sequence[str], most_lines: int = 10) -> list[str]:
@@ -141,12 +186,12 @@ def front_authors(lines: Sequence[str], most_lines: int = 10) -> list[str]:
     those lines are not names but prose."""
     kept: list[str] = []
     for line in lines[:most_lines]:
-        if _AFFILIATION.search(line) or stated_year(line):
+        if AFFILIATION.search(line) or stated_year(line):
             break
         kept.append(line)
     text = ",".join(kept)
     names = author_names(text)
-    words = len(re.findall(r"[^\W\d_]+", _NAME_MARKS.sub(" ", text)))
+    words = len(re.findall(r"[^\W\d_]+", NAME_MARKS.sub(" ", text)))
     if not names or sum(len(n.split()) for n in names) < 0.6 * words:
         return []  # prose, not a list of names
     return real_authors(names)

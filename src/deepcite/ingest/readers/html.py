@@ -20,16 +20,15 @@ from lxml import html as lxml_html
 
 from deepcite.config import IngestSettings
 from deepcite.ingest.readers.base import Block, ReadResult, document_from_blocks
-from deepcite.ingest.readers.bibliographic import Bibliographic, real_authors
+from deepcite.ingest.readers.bibliographic import Bibliographic, byline_names, copyright_line_year
 from deepcite.ingest.readers.clean import drop_note_markers
-from deepcite.ingest.readers.html_front import front_matter
+from deepcite.ingest.readers.html_front import front_lines, front_matter
 from deepcite.ingest.readers.html_meta import page_metadata
 from deepcite.ingest.readers.markup import inline_text, tree_blocks
 
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
 _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGNORECASE)
 _DROP_TAGS = frozenset({"script", "style", "noscript", "template"})
-_MAX_AUTHOR_CHARS = 80  # a longer "author" is page furniture trafilatura took for a byline
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _XML = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
 _BLOCKS = frozenset({"p", "div", "li", "tr", "blockquote", "pre", "dd", "dt", "td", "th", "section", "br"})
@@ -40,9 +39,10 @@ class HtmlReader:
 
     def read(self, path: Path, *, doc_id: str, name: str, settings: IngestSettings) -> ReadResult:
         data = path.read_bytes()
-        about = page_metadata(lxml_html.document_fromstring(data))  # before the scripts and hidden facts go
         tree = parse_html(data)
         metadata = trafilatura.extract_metadata(tree)
+        # before the scripts and hidden facts go
+        about = page_metadata(lxml_html.document_fromstring(data), metadata.title if metadata else "")
         xml = trafilatura.extract(
             tree,
             output_format="xml",
@@ -53,15 +53,19 @@ class HtmlReader:
         )
         blocks = tree_blocks(etree.fromstring(xml.encode("utf-8"), _XML)) if xml else []
         main_text = " ".join(b.text for b in blocks)
-        if lines := front_matter(tree, main_text, settings.html_front_matter_chars):
+        front = front_lines(tree, settings.html_front_matter_chars)
+        if lines := front_matter(front, main_text):
             blocks.insert(0, Block("\n\n".join(lines), None, blocks[0].section if blocks else None))
-        # trafilatura's byline where the metadata names no author; never its date, which it guesses from the text
-        byline = [
-            a
-            for a in ((metadata.author or "") if metadata else "").split(";")
-            if len(a.strip()) <= _MAX_AUTHOR_CHARS
+        # the page's byline, else trafilatura's, where the metadata names no author; the date its date element
+        # states, else its copyright line, where the metadata states none; never trafilatura's date, which it
+        # guesses from the text
+        byline = byline_names(front.byline) or [
+            name
+            for part in ((metadata.author or "") if metadata else "").split(";")
+            for name in byline_names(part)
         ]
-        about = about.merged(Bibliographic(authors=real_authors(byline)))
+        copyright_year = copyright_line_year(tree.text_content())
+        about = about.merged(Bibliographic(authors=byline, year=front.year or copyright_year))
         return document_from_blocks(blocks, doc_id=doc_id, name=name, about=about)
 
 

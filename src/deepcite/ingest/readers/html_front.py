@@ -17,8 +17,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass
 
 from lxml import html as lxml_html
+
+from deepcite.ingest.readers.bibliographic import year_of
 
 _OUTSIDE = frozenset({"nav", "aside", "form", "menu"})
 _ARTICLE = frozenset({"article", "main"})
@@ -31,27 +34,44 @@ _BY_LINE_TAGS = frozenset({"p", "div", "span", "address"})
 _BY_LINE = re.compile(r"^(?:posted |written |published |created )?by\s+[A-Z]", re.I)
 
 
-def front_matter(tree: lxml_html.HtmlElement, main_text: str, max_chars: int) -> list[str]:
-    """The page's date line and byline, those not already in ``main_text`` (module docstring)."""
+@dataclass
+class FrontLines:
+    """A page's date line and byline as it prints them ("" where it has none), and the year its date element
+    states (its ``datetime`` or ``content`` attribute, else its own text)."""
+
+    date: str = ""
+    byline: str = ""
+    year: int | None = None
+
+
+def front_lines(tree: lxml_html.HtmlElement, max_chars: int) -> FrontLines:
+    """The page's date line and byline (module docstring)."""
     if max_chars <= 0:
-        return []
+        return FrontLines()
     body = tree.find("body") if tree.find("body") is not None else tree
     elements = list(_inside(body))
+    date, year = _date_line(elements, max_chars)
+    return FrontLines(date=date, byline=_byline(elements, max_chars) or "", year=year)
+
+
+def front_matter(found: FrontLines, main_text: str) -> list[str]:
+    """The page's date line and byline, those not already in ``main_text``."""
     main = " ".join(main_text.split())
     lines: list[str] = []
-    for found in (_date_line(elements, max_chars), _byline(elements, max_chars)):
-        if found and " ".join(found.split()) not in main and found not in lines:
-            lines.append(found)
+    for line in (found.date, found.byline):
+        if line and " ".join(line.split()) not in main and line not in lines:
+            lines.append(line)
     return lines
 
 
-def _date_line(elements: list[lxml_html.HtmlElement], max_chars: int) -> str | None:
+def _date_line(elements: list[lxml_html.HtmlElement], max_chars: int) -> tuple[str, int | None]:
     for el in elements:
         if el.tag == "time" or (el.get("itemprop") or "").lower() in _DATE_PROP:
             block = next((a for a in _ancestors(el) if a.tag in _BLOCK), el)
             text = _text(block)
-            return text if 0 < len(text) <= max_chars else _text(el) or None
-    return None
+            year = year_of(el.get("datetime") or el.get("content") or _text(el))
+            return (text if 0 < len(text) <= max_chars else _text(el)), year
+    return "", None
 
 
 def _byline(elements: list[lxml_html.HtmlElement], max_chars: int) -> str | None:

@@ -12,7 +12,7 @@ in this order, the first that names a field wins:
 - an SEC filing's inline XBRL cover facts (``dei:EntityRegistrantName``, ``dei:DocumentType``,
   ``dei:DocumentPeriodEndDate``, ``dei:DocumentFiscalYearFocus``): "Galaxy Gaming, Inc. Form 10-K for the
   period ended December 31, 2021", published by the registrant, dated by its fiscal year;
-- the ``<title>`` last (a file name there is no title).
+- the page's own heading (trafilatura's title), then the ``<title>`` last (a file name there is no title).
 
 No date is guessed from the text: a page that states no date of its own has no year.
 """
@@ -60,8 +60,10 @@ def _without_site(title: str, site: str) -> str:
     return title[: found.start()] if found and len(found.group(0).split()) <= 4 else title
 
 
-def page_metadata(tree: lxml_html.HtmlElement) -> Bibliographic:
-    """The page's title, authors, year and publisher from its metadata (module docstring)."""
+def page_metadata(tree: lxml_html.HtmlElement, headline: str = "") -> Bibliographic:
+    """The page's title, authors, year and publisher from its metadata (module docstring); ``headline``, the
+    title the page's own heading gives (trafilatura's: the part of ``<title>`` its first heading repeats, else
+    that heading), stands before the ``<title>``, which often names the site alone."""
     tags = _meta_tags(tree)
     linked = _json_ld(tree)
     filing = _xbrl_cover(tree)
@@ -77,6 +79,7 @@ def page_metadata(tree: lxml_html.HtmlElement) -> Bibliographic:
         or real_title(_ld_text(linked.get("name")) or _ld_text(linked.get("headline")))
         or real_title(first(_TITLE_TAGS[1:]))
         or filing.title
+        or real_title(headline)
         or real_title(" ".join(title_tag.text_content().split()) if title_tag is not None else "")
     )
     return Bibliographic(

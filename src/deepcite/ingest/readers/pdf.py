@@ -40,6 +40,7 @@ from deepcite.ingest.readers.bibliographic import (
 )
 from deepcite.ingest.readers.pdf_cells import with_table
 from deepcite.ingest.readers.pdf_figures import find_figures, with_figures
+from deepcite.ingest.readers.pdf_front import layout_authors
 from deepcite.ingest.readers.pdf_layout import Line, clean, reading_order, text_segments
 from deepcite.ingest.readers.pdf_tables import TableGrid, find_tables
 from deepcite.ingest.readers.pdf_text import drop_running_lines, page_blocks
@@ -208,26 +209,31 @@ def _bibliographic(pdf: pdfium.PdfDocument, first: list[Line], *, scanned: bool)
     )
     if scanned:
         return found
-    raw = pdf[0].get_textpage().get_text_range()  # every line of page 1, the margin's arXiv stamp too
-    run = _title(first)
-    page = Bibliographic(
-        title=real_title(run),
-        # the names under the title as the file holds its lines: the layout pass drops the marks between names
-        authors=authors_after(raw, run) if run else [],
-        year=stated_year(raw),
-        venue=stated_venue(raw),
-    )
+    textpage = pdf[0].get_textpage()
+    raw = textpage.get_text_range()  # every line of page 1, the margin's arXiv stamp too
+    run, bottom = _title(first)
+    # the names under the title from the page's layout (a grid of names and affiliations), else as the file
+    # holds its lines: the layout pass drops the marks between names
+    laid = (layout_authors(textpage, bottom) or authors_after(raw, run)) if run else []
+    page = Bibliographic(title=real_title(run), authors=laid, year=stated_year(raw), venue=stated_venue(raw))
     return Bibliographic(
         title=found.title or page.title,
-        authors=found.authors or page.authors,
+        authors=page.authors if _among(found.authors, page.authors) else found.authors or page.authors,
         year=page.year or found.year,  # what the page states before the file's own date
         venue=page.venue,
     )
 
 
-def _title(lines: list[Line]) -> str:
+def _among(some: list[str], names: list[str]) -> bool:
+    """Whether every name of ``some`` (the metadata's author, often the one who saved the file) is one of
+    ``names`` (the page's author list), which then names more."""
+    listed = {" ".join(n.lower().split()) for n in names}
+    return len(names) > len(some) and all(" ".join(n.lower().split()) in listed for n in some)
+
+
+def _title(lines: list[Line]) -> tuple[str, float]:
     """The tallest run of lines at the top of the first page that reads like a title (a few words, not the
-    letters of a figure), when the metadata has none."""
+    letters of a figure), and where its last line ends (the page's y of its bottom); ("", 0.0) when none does."""
     top = [line for line in lines[:_TITLE_LINES] if len(line.text) > 3 and not (line.table or line.figure)]
     for tallest in sorted({line.height for line in top}, reverse=True):
         start = next(i for i, line in enumerate(top) if line.height >= tallest * _TITLE_START)
@@ -242,8 +248,8 @@ def _title(lines: list[Line]) -> str:
             previous = line
         title = " ".join(run)
         if len(title.split()) >= _TITLE_MIN_WORDS:
-            return title[:_TITLE_MAX_CHARS]
-    return ""
+            return title[:_TITLE_MAX_CHARS], previous.top - previous.height
+    return "", 0.0
 
 
 def _first(pattern: re.Pattern[str], text: str) -> str | None:
