@@ -75,3 +75,14 @@ def test_a_chain_left_to_follow_outlasts_rounds_without_new_evidence() -> None:
     go_on, why = stop_decision(settings, coverage, 4, no_novelty_streak=2, chain_pending=True)
     assert go_on and "chain" in why
     assert stop_decision(settings, coverage, settings.stopping.max_hops, chain_pending=True)[0] is False
+
+
+def test_without_a_reserve_no_reading_is_kept_past_the_beam(chain_collection: Collection) -> None:
+    """The shipped default (reserve 0): however many candidates the winners' passages give, none waits past the
+    beam's width for a retry, so a dead hop ends the beam as before."""
+    settings = chain_collection.settings.research.tuned(bridge={"chain_depth": True, "min_ratio": 0.0})
+    reserves: list[int] = []
+    ResearchAgent(chain_collection, settings).process(
+        QUESTION, on_round=lambda state, _: reserves.append(len(state.beam_reserve))
+    )
+    assert len(reserves) > 2 and set(reserves) == {0}

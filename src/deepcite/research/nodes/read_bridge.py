@@ -172,9 +172,9 @@ def _chosen_entry(state: ExecutorState, depth: int, path: tuple[str, ...]) -> li
     return [BeamEntry(name, 1.0, best[0].key, depth=depth, path=path)] if best else []
 
 
-def _hold(state: ExecutorState, readings: list[BeamEntry], width: int) -> None:
-    """The best ``width`` of ``readings`` (best first) join the beam, each name once; the rest not in the beam or
-    followed already are the reserve, which replaces the one of the reading before."""
+def _hold(state: ExecutorState, readings: list[BeamEntry], width: int, reserve: int) -> None:
+    """The best ``width`` of ``readings`` (best first) join the beam, each name once; the next ``reserve`` not in
+    the beam or followed already are the reserve, which replaces the one of the reading before."""
     held = {e.name.lower() for e in state.beam} | {n.lower() for n in state.used_entities}
     state.beam_reserve = []
     for entry in readings:
@@ -184,7 +184,7 @@ def _hold(state: ExecutorState, readings: list[BeamEntry], width: int) -> None:
         if sum(e.followed_round == 0 for e in state.beam) < width:
             state.beam.append(entry)
             state.beam_read.append(replace(entry))
-        else:
+        elif len(state.beam_reserve) < reserve:
             state.beam_reserve.append(entry)
 
 
@@ -233,7 +233,7 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         if state.plan.steps and s.step_passages_first:  # the innermost step's own finds hold its answer
             passages = sorted(passages, key=lambda c: not any(p.kind == "chain" for p in c.hits_in(1)))
         if max_depth(state, adapters):
-            _hold(state, _read(state, adapters, passages, depth=1, weight=1.0), s.beam)
+            _hold(state, _read(state, adapters, passages, depth=1, weight=1.0), s.beam, s.reserve)
             for entry in _chosen_entry(state, depth=1, path=()):
                 state.beam.append(entry)
                 state.beam_read.append(replace(entry))  # a record: later rounds update the beam's own
@@ -243,9 +243,8 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         return state
     prefix_min_words = adapters.settings.ranking.alias_prefix_min_words
     found = {e.name: _found_for(state, e.name, prefix_min_words) for e in followed}
-    if (
-        s.chain_depth
-    ):  # a candidate read from its own page goes on from that page (a bridge hop never reselects it)
+    # with chain_depth, a candidate read from its own page goes on from that page (a bridge hop never reselects it)
+    if s.chain_depth:
         for e in followed:
             own = state.evidence.get(e.parent)
             if own is not None and page_named(own.chunk.title, e.name, prefix_min_words):
@@ -294,7 +293,7 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         retried = _retry(state, s.beam)
         state.bridge_hops.append(BridgeHop(state.round, links, tuple(e.name for e in retried), bool(retried)))
         return state
-    _hold(state, following, s.beam)  # two winners may read the same name: it is followed once
+    _hold(state, following, s.beam, s.reserve)  # two winners may read the same name: it is followed once
     top = max(winners, key=lambda e: e.support)
     for entry in _chosen_entry(state, depth=top.depth + 1, path=(*top.path, top.name)):
         state.beam.append(entry)
