@@ -61,6 +61,9 @@ def test_who_the_care_is_for_follows_the_latest_turn() -> None:
     assert find_population(conversation("back pain", "I'm 7 months pregnant"), CATALOGUE) == "pregnancy"
     # a new mother speaks of herself: the baby is no patient here
     assert find_population(conversation("feeling low since my baby was born"), CATALOGUE) == "pregnancy"
+    # a pregnancy outranks a child's cue in the same turn: the baby here is the unborn one
+    assert find_population(conversation("I'm pregnant and the baby is breech"), CATALOGUE) == "pregnancy"
+    assert find_population(conversation("I'm pregnant", "my baby has a rash"), CATALOGUE) == "child"
 
 
 @pytest.mark.parametrize(
@@ -76,7 +79,39 @@ def test_who_the_care_is_for_follows_the_latest_turn() -> None:
         (("I keep thinking about killing myself",), "crisis"),
         (("I keep thinking about my weight",), "routine"),
         (("I tried to kill myself last year",), "crisis"),  # a crisis cue is never read as past
+        (("my 14 year old son has been cutting himself",), "crisis"),  # told by a parent
+        # a faint is an emergency when it is happening now, not a feeling or a past event
+        (("I sometimes feel like I'm passing out when I stand up too fast",), "routine"),
+        (("I passed out last week at work",), "routine"),
+        (("my mother passed out a few minutes ago",), "emergency"),
     ],
 )
 def test_urgency_fits_what_is_happening_now(turns: tuple[str, ...], level: str) -> None:
     assert offline_insights(conversation(*turns), CATALOGUE, SETTINGS, []).urgency == level
+
+
+def test_lay_mood_words_reach_prescribers_and_talk_therapists() -> None:
+    found = [m.intent.id for m in match_intents("so anxious lately and I can't stop worrying", CATALOGUE)]
+    assert {"psychiatry", "talk_therapy"} <= set(found)
+    found = [m.intent.id for m in match_intents("I still have nightmares and flashbacks", CATALOGUE)]
+    assert {"psychiatry", "talk_therapy"} <= set(found)
+
+
+def test_grief_is_talk_therapy_not_hospice() -> None:
+    found = [m.intent.id for m in match_intents("someone to talk to since my husband died", CATALOGUE)]
+    assert found[0] == "talk_therapy"
+    assert "hospice_palliative" not in found
+
+
+def test_a_pregnancy_need_points_to_obstetrics_or_midwives() -> None:
+    first = [
+        m.intent.id
+        for m in match_intents("I'm pregnant and the baby is breech, maybe a c-section", CATALOGUE)
+    ]
+    assert first[0] == "obstetric_care"
+    assert CATALOGUE.by_id["obstetric_care"].specialties == ["OBSTETRICS/GYNECOLOGY"]
+    first = [m.intent.id for m in match_intents("I want a natural birth with a midwife", CATALOGUE)]
+    assert first[0] == "midwifery"
+    assert CATALOGUE.by_id["midwifery"].specialties == ["CERTIFIED NURSE MIDWIFE (CNM)"]
+    first = [m.intent.id for m in match_intents("just found out I'm pregnant", CATALOGUE)]
+    assert first[0] == "pregnancy"  # both care for an ordinary pregnancy

@@ -143,6 +143,8 @@ class PopulationRule(BaseModel):
     variants: dict[str, str] = Field(default_factory=dict)
     not_for: list[str] = Field(default_factory=list)
     excludes_intents: list[str] = Field(default_factory=list)  # intents its cue words may trigger wrongly
+    # populations whose cues in the same turn it wins over (a pregnancy's "baby" is no child of the patient's)
+    outranks: list[str] = Field(default_factory=list)
     reason: str = ""  # "cares for children"
     not_for_reason: str = ""  # "mostly cares for adults"
 

@@ -160,17 +160,19 @@ def stated_age(text: str) -> int | None:
 
 def find_population(conversation: Conversation, catalogue: Catalogue) -> str | None:
     """Who the care is for, from the patient's words: the latest turn that says so wins, so a follow-up such
-    as "actually, it's for my daughter" changes it; within a turn a stated age wins over a cue word, and the
-    last cue over earlier ones."""
+    as "actually, it's for my daughter" changes it; within a turn a stated age wins over a cue word, a
+    population over those it ``outranks`` ("I'm pregnant and the baby is breech" is a pregnancy), and the last
+    cue over earlier ones."""
     for turn in reversed(conversation.user_turns):
         age = stated_age(turn)
         if age is not None:
             rule = next((r for r in catalogue.populations if r.fits_age(age)), None)
             if rule is not None:
                 return rule.label
-        found = catalogue.population_matcher.find_in(turn)
+        found = [rules[0] for _, _, rules in catalogue.population_matcher.find_in(turn)]
         if found:
-            return found[-1][2][0].label
+            kept = [rule for rule in found if not any(rule.label in r.outranks for r in found)]
+            return (kept or found)[-1].label
     return None
 
 
