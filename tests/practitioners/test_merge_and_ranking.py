@@ -134,3 +134,17 @@ def test_parse_location(text: str, city: str | None, state: str | None, zip_code
 def test_unknown_state_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown US state"):
         Location(state="Atlantis")
+
+
+def test_intent_terms_count_up_to_their_cap() -> None:
+    clinical = ClinicalIntent(expansion_terms=["pregnancy", "childbirth", "postpartum", "labor", "newborn"])
+    merged = merge_intent("q", GeneralIntent(specificity="symptom", confidence=0.6), clinical, SETTINGS)
+    wordy = "pregnancy, childbirth, postpartum, labor and newborn care"
+    many = _candidate("1000000003", wordy)
+    stage_b([many], merged, SETTINGS)
+    assert SETTINGS.ranking.max_intent_terms == 4
+    assert len(many.matched_terms) == 5 and many.score == pytest.approx(4 * 0.3)
+    uncapped = PractitionerSettings(ranking={"max_intent_terms": None})
+    every = _candidate("1000000003", wordy)
+    stage_b([every], merged, uncapped)
+    assert every.score == pytest.approx(5 * 0.3)

@@ -48,6 +48,7 @@ class PractitionerRankingSettings(Section):
 
     stage_a_k: int = 50
     intent_term_boost: float = 0.3
+    max_intent_terms: int | None = 4  # intent terms a profile is boosted for (None: every one it contains)
     anchor_phrase_boost: float = 0.5
     negative_penalty_min: float = 1.0
     negative_penalty_max: float = 3.0
