@@ -22,30 +22,44 @@ from dataclasses import dataclass, field
 
 _FILE_NAME = re.compile(r"^[\w.+-]+\.(?:html?|xhtml|pdf|docx?|pptx?|epub|txt|md|json|xml)$", re.I)
 _PLACEHOLDER = re.compile(
-    r"^(?:slide \d+|untitled(?: document)?|document\d*|presentation\d*|microsoft word - .*)$", re.I
+    r"^(?:slide \d+|untitled(?: document)?|document\d*|presentation\d*|microsoft word - .*|page \d+(?: of \d+)?"
+    r"|(?:doi:\s*)?10\.\d{4,9}/\S+|[\w.-]*_[\w.-]*)$",  # a page number, a DOI, a file name ("FedRAMP_OSCAL_Vendor")
+    re.I,
 )
 _ACCOUNTS = frozenset(
     {"windows user", "microsoft office user", "user", "admin", "administrator", "author", "unknown"}
 )
+_ACCOUNT_SUFFIX = re.compile(
+    r"\s+-\s+[a-z0-9]{1,8}$"
+)  # a login after the name: "United States Copyright Office - jmf"
 _NAME_SUFFIXES = frozenset(
     {"inc", "ltd", "llc", "plc", "corp", "co", "jr", "sr", "ii", "iii", "iv", "phd", "md"}
 )
 _YEAR = r"((?:19|20)\d\d)"
 _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
-# a line of the front matter that dates the document: proceedings, copyright, arXiv stamp, "Month [day,] year"
+_WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+"
+_DATE = rf"(?:{_MONTH}\s+(?:\d{{1,2}}(?:st|nd|rd|th)?(?:\s*[-–]\s*\d{{1,2}})?,?\s+)?|\d{{1,2}}\s+{_MONTH}\s+){_YEAR}"
+# a copyright line: its year after the mark ("© 2020", "Copyright, 1916"), maybe after the holder ("© Copyright IBM
+# Corp. 2014"); a range ("© 2002-2007"): its end
+_COPYRIGHT_YEAR = (
+    rf"(?:©|&copy;|\(c\)|copyright)[\s,]*(?:copyright\s+)?(?-i:[A-Z][\w.&]*,?\s+){{0,4}}?"
+    rf"(?:(?:19|20)\d\d\s*[-–]\s*)?{_YEAR}\b"
+)
+# a line of the front matter that dates the document: proceedings, copyright, arXiv stamp, a journal's citation
+# line ("Journal of Hydrology 310 (2005) 253–265"), a date line ("Thursday, August 6, 2020", "January 2020 -
+# MyDevSecOps", "Last Updated: Nov. 12, 2020")
 _STATED_YEAR = (
     re.compile(rf"\bproceedings\b.*?\b{_YEAR}\b", re.I),
-    re.compile(
-        rf"(?:©|\(c\)|\bc\s|copyright)\s*(?:(?:19|20)\d\d\s*[-–]\s*)?{_YEAR}\b", re.I
-    ),  # a range: its end
+    re.compile(rf"{_COPYRIGHT_YEAR}|\bc\s(?:(?:19|20)\d\d\s*[-–]\s*)?{_YEAR}\b", re.I),
     re.compile(rf"\barxiv:\s*\d{{4}}\.\d{{4,5}}(?:v\d+)?.*?\b\d{{1,2}}\s+{_MONTH}\s+{_YEAR}\b", re.I),
+    re.compile(rf"^[A-Z][A-Za-z &]+\s\d{{1,4}}\s\({_YEAR}\)\s\d+\s*[-–]\s*\d+\s*$"),
     re.compile(
-        rf"^\s*(?:{_MONTH}\s+(?:\d{{1,2}}(?:st|nd|rd|th)?(?:\s*[-–]\s*\d{{1,2}})?,?\s+)?|\d{{1,2}}\s+{_MONTH}\s+)"
-        rf"{_YEAR}\s*\.?\s*$",
+        rf"^\s*(?:(?:last\s+)?(?:updated|revised|published|issued|released|dated?)\s*:?\s*)?(?:{_WEEKDAY})?{_DATE}"
+        rf"\s*(?:\.|\s[-–|·]\s.*)?\s*$",
         re.I,
     ),
 )
-_COPYRIGHT = re.compile(rf"(?:©|&copy;|\(c\)|\bcopyright\b)\s*(?:(?:19|20)\d\d\s*[-–]\s*)?{_YEAR}\b", re.I)
+_COPYRIGHT = re.compile(_COPYRIGHT_YEAR, re.I)
 _VENUE = re.compile(r"\b(Proceedings of (?:the )?[^,\n]{8,160}?)(?:,|\s+pages\b|\s+\d|$)", re.I)
 # the marks that tie an author to an affiliation: symbols, digits, Greek letters, superscript letters
 NAME_MARKS = re.compile(r"[∗*†‡§¶‖♠♢♡♣♦♥⋆★#\d\u0391-\u03c9\u02b0-\u02ff\u2070-\u209f˘]+")
@@ -108,7 +122,7 @@ def real_authors(names: Iterable[str]) -> list[str]:
     name first."""
     kept: list[str] = []
     for name in names:
-        name = given_first(" ".join(name.split()).strip(" ,;"))
+        name = given_first(_ACCOUNT_SUFFIX.sub("", " ".join(name.split())).strip(" ,;"))
         if (
             name
             and name.lower() not in _ACCOUNTS
@@ -119,9 +133,16 @@ def real_authors(names: Iterable[str]) -> list[str]:
     return kept
 
 
+def names_among(some: list[str], names: list[str]) -> bool:
+    """Whether every name of ``some`` is one of ``names`` (case and white space aside)."""
+    listed = {" ".join(n.lower().split()) for n in names}
+    return all(" ".join(n.lower().split()) in listed for n in some)
+
+
 def year_of(date: str | None) -> int | None:
     """The year of a date written by a metadata field (``2021-03-04``, ``D:20200502…``, ``March 2021``)."""
-    found = re.search(rf"(?<!\d){_YEAR}(?!\d)", (date or "").removeprefix("D:")[:40])
+    date = date or ""
+    found = re.match(rf"D:{_YEAR}", date) or re.search(rf"(?<!\d){_YEAR}(?!\d)", date[:40])
     return int(found.group(1)) if found else None
 
 
@@ -131,14 +152,14 @@ def stated_year(front: str) -> int | None:
         for line in front.splitlines():
             found = pattern.search(line)
             if found:
-                return int(found.group(1))
+                return int(next(g for g in found.groups() if g))
     return None
 
 
 def copyright_line_year(text: str) -> int | None:
     """The year of the last copyright line of ``text`` ('Copyright © 2017 Google, Inc.', '© 2002-2007 …': its
     end), or None: a page that dates itself nowhere else is dated by its own copyright."""
-    found = _COPYRIGHT.findall(text)
+    found = [y for y in _COPYRIGHT.findall(text) if y]
     return int(found[-1]) if found else None
 
 

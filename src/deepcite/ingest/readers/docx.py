@@ -28,6 +28,7 @@ from deepcite.ingest.readers.base import Block, ReadResult, TextKind, document_f
 from deepcite.ingest.readers.bibliographic import (
     Bibliographic,
     front_authors,
+    names_among,
     real_authors,
     real_title,
     stated_year,
@@ -123,7 +124,15 @@ class DocxReader:
             else created,  # the file's creation date only where the text dates nothing
         )
         shown = title or (first if first and len(first) <= _MAX_TITLE_CHARS else "")
-        about = stated.merged(front).merged(Bibliographic(title=shown))
+        # the cover's title and author line before the core properties', which are often a template's or the
+        # last editor's ('Adam Fourney' for a paper by fourteen authors); but where the cover lists the core's
+        # names, the core's list stands, and a cover title that starts the core title is one set in two sizes,
+        # which the core holds whole
+        partial = " ".join(stated.title.lower().split()).startswith(" ".join(front.title.lower().split()))
+        agree = names_among(stated.authors, front.authors)
+        cover = Bibliographic(title="" if partial else front.title, authors=[] if agree else front.authors)
+        about = cover.merged(stated).merged(front)
+        about = about.merged(Bibliographic(title=shown))
         return document_from_blocks(blocks, doc_id=doc_id, name=name, about=about)
 
 

@@ -11,7 +11,13 @@ from lxml import etree
 from deepcite.config import IngestSettings
 from deepcite.ingest.readers.archive import zip_bomb
 from deepcite.ingest.readers.base import Block, ReadResult, SkipReason, document_from_blocks
-from deepcite.ingest.readers.bibliographic import Bibliographic, real_authors, real_title, year_of
+from deepcite.ingest.readers.bibliographic import (
+    Bibliographic,
+    copyright_line_year,
+    real_authors,
+    real_title,
+    year_of,
+)
 from deepcite.ingest.readers.html import html_blocks, parse_html
 
 _NS = {
@@ -19,6 +25,7 @@ _NS = {
     "opf": "http://www.idpf.org/2007/opf",
     "dc": "http://purl.org/dc/elements/1.1/",
 }
+_FRONT_CHARS = 5000  # a book's front matter (title page, copyright notice) lies within its first characters
 _XML = etree.XMLParser(resolve_entities=False, no_network=True)
 
 
@@ -50,7 +57,9 @@ class EpubReader:
         about = Bibliographic(
             title=real_title(opf.findtext(".//dc:title", namespaces=_NS)),
             authors=real_authors(c.text or "" for c in opf.iterfind(".//dc:creator", _NS)),
-            year=year_of(opf.findtext(".//dc:date", namespaces=_NS)),
+            # the OPF's date, else the copyright line of the book's front (its title page: "Copyright, 1916")
+            year=year_of(opf.findtext(".//dc:date", namespaces=_NS))
+            or copyright_line_year("\n".join(b.text for b in blocks)[:_FRONT_CHARS]),
             venue=" ".join((opf.findtext(".//dc:publisher", namespaces=_NS) or "").split()),
         )
         return document_from_blocks(blocks, doc_id=doc_id, name=name, about=about)

@@ -32,6 +32,8 @@ from deepcite.ingest.readers.base import ReadResult, SkipReason, document_from_b
 from deepcite.ingest.readers.bibliographic import (
     Bibliographic,
     authors_after,
+    copyright_line_year,
+    names_among,
     real_authors,
     real_title,
     stated_venue,
@@ -48,9 +50,11 @@ from deepcite.ingest.readers.pdf_text import drop_running_lines, page_blocks
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>]+[^\s\"<>.,;)\]])")
 _INCH = 72.0
 # the title: looked for in the first 15 lines of page 1; starts at a line within 95% of the tallest height,
-# keeps lines within 75% of it that follow within 1.6 line heights; at least 3 words, at most 300 chars
+# keeps lines within 75% of it that follow within 1.6 line heights (2.6 for lines in capitals); at least 3
+# words, at most 300 chars
 _TITLE_LINES, _TITLE_MIN_WORDS, _TITLE_MAX_CHARS = 15, 3, 300
 _TITLE_START, _TITLE_KEEP, _TITLE_GAP = 0.95, 0.75, 1.6
+_TITLE_CAPS_GAP = 2.6  # a title in capitals: its lines may be this many line heights apart
 
 
 class PdfReader:
@@ -130,7 +134,7 @@ class PdfReader:
             doc_id=doc_id,
             name=name,
             doi=_first(_DOI, first_page),
-            about=_bibliographic(pdf, pages[0], scanned=0 in scanned),
+            about=_bibliographic(pdf, pages[0], pages[1:2], scanned=0 in scanned),
         )
         result.pages = n_pages
         result.ocr_pages = ocr_pages
@@ -195,10 +199,13 @@ def _is_scanned(
     return invisible * 2 >= len(texts)
 
 
-def _bibliographic(pdf: pdfium.PdfDocument, first: list[Line], *, scanned: bool) -> Bibliographic:
+def _bibliographic(
+    pdf: pdfium.PdfDocument, first: list[Line], then: list[list[Line]], *, scanned: bool
+) -> Bibliographic:
     """Title, authors, year and venue from the PDF's metadata, else its first page (a scanned page states
     nothing the reader trusts): the title run, the names under it, the year a proceedings or copyright line, an
-    arXiv stamp or a date line states, and the proceedings named. The metadata's creation date dates the
+    arXiv stamp or a date line states (else the copyright line of the page after it, ``then``: a report's
+    notices page), and the proceedings named. The metadata's creation date dates the
     document only when the metadata names its title too (an authored export, not a scanner's or a
     converter's file)."""
     metadata = pdf.get_metadata_dict()
@@ -215,20 +222,22 @@ def _bibliographic(pdf: pdfium.PdfDocument, first: list[Line], *, scanned: bool)
     # the names under the title from the page's layout (a grid of names and affiliations), else as the file
     # holds its lines: the layout pass drops the marks between names
     laid = (layout_authors(textpage, bottom) or authors_after(raw, run)) if run else []
-    page = Bibliographic(title=real_title(run), authors=laid, year=stated_year(raw), venue=stated_venue(raw))
+    notices = "\n".join(line.text for page in then for line in page)
+    page = Bibliographic(
+        title=real_title(run),
+        authors=laid,
+        year=stated_year(raw) or copyright_line_year(notices),
+        venue=stated_venue(raw),
+    )
     return Bibliographic(
         title=found.title or page.title,
-        authors=page.authors if _among(found.authors, page.authors) else found.authors or page.authors,
+        # the page's list where it names the metadata's author (often the one who saved the file) and more
+        authors=page.authors
+        if len(page.authors) > len(found.authors) and names_among(found.authors, page.authors)
+        else found.authors or page.authors,
         year=page.year or found.year,  # what the page states before the file's own date
         venue=page.venue,
     )
-
-
-def _among(some: list[str], names: list[str]) -> bool:
-    """Whether every name of ``some`` (the metadata's author, often the one who saved the file) is one of
-    ``names`` (the page's author list), which then names more."""
-    listed = {" ".join(n.lower().split()) for n in names}
-    return len(names) > len(some) and all(" ".join(n.lower().split()) in listed for n in some)
 
 
 def _title(lines: list[Line]) -> tuple[str, float]:
@@ -242,7 +251,12 @@ def _title(lines: list[Line]) -> tuple[str, float]:
         run = [top[start].text]
         previous = top[start]
         for line in top[start + 1 :]:
-            if line.height < tallest * _TITLE_KEEP or previous.top - line.top > _TITLE_GAP * tallest:
+            # a title set in capitals may be spaced wider: its next capitals line of its height continues it
+            capitals = (
+                line.text.isupper() and previous.text.isupper() and line.height >= previous.height * 0.95
+            )
+            gap = (_TITLE_CAPS_GAP if capitals else _TITLE_GAP) * tallest
+            if line.height < tallest * _TITLE_KEEP or previous.top - line.top > gap:
                 break  # smaller text, or a gap: the authors
             run.append(line.text)
             previous = line

@@ -37,6 +37,9 @@ _END = re.compile(
 _PARTICLES = frozenset(
     {"de", "da", "di", "do", "dos", "du", "del", "der", "den", "la", "le", "van", "von", "ter", "bin"}
 )
+_AFFILIATED = re.compile(
+    rf"{AFFILIATION.pattern}|\.(?:com|org|edu|net)\b", re.I
+)  # an affiliation or an address
 _NAME_WORD = re.compile(r"^[A-ZÀ-ÖØ-Þ][\w'’.-]*$")
 
 
@@ -79,9 +82,13 @@ def layout_authors(textpage: pdfium.PdfTextPage, below: float) -> list[str]:
     if not named:
         return []
     font = named[0][0].font
+    named = [(run, names) for run, names in named if run.font == font]
+    after = zone[zone.index(named[0][0]) + 1 :]
+    if len(named) == 1 and len(named[0][1]) == 1 and not any(_AFFILIATED.search(r.text) for r in after):
+        return []  # one "name" with no affiliation or address after it: a subtitle ("Vendor Resource Summary")
     cells: list[list[list[str]]] = []
     below_names: list[tuple[_Run, list[list[str]]]] = []  # the last name run of each cell, and the cell
-    for row in _split_rows([(run, names) for run, names in named if run.font == font]):
+    for row in _split_rows(named):
         for run, names in row:
             # a name alone on its row, right under a name: the same cell ("Kyle Lo" over "Doug Downey")
             cell = (

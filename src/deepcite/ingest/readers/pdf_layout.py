@@ -174,12 +174,24 @@ def reading_order(
     else:
         ordered = []
         bands = sorted({s.top for s in spanning}, reverse=True)
+        # a column's segment on a spanning segment's line is read with it ("T" "ABLE" "F" "ORMER" in small
+        # capitals left of the middle, ": Robust Transformer …" across it: one title line)
+        beside = {
+            id(s): cut
+            for column in in_column
+            for s in column
+            for cut in bands
+            if any(
+                not p.whole and p.top == cut and abs(p.top - s.top) < (p.top - p.bottom) / 2 for p in spanning
+            )
+        }
         upper = float("inf")
         for cut in [*bands, float("-inf")]:
-            band = lambda s, lo=cut, hi=upper: lo < s.top <= hi  # noqa: E731
+            band = lambda s, lo=cut, hi=upper: lo < s.top <= hi and id(s) not in beside  # noqa: E731
             for column in in_column:
                 ordered += segment_lines([s for s in column if band(s)])
-            ordered += segment_lines([s for s in spanning if s.top == cut])
+            with_line = [s for column in in_column for s in column if beside.get(id(s)) == cut]
+            ordered += segment_lines([s for s in spanning if s.top == cut] + with_line)
             upper = cut
     margin = settings.margin_share * height
     for line in ordered:
