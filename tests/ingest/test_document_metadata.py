@@ -133,6 +133,7 @@ def test_a_byline_gives_its_names_without_the_words_around_them(byline: str, nam
 def test_a_copyright_line_dates_by_its_last_year() -> None:
     assert copyright_line_year("Chapter text.\nCopyright © 2017 Google, Inc. Published by O'Reilly") == 2017
     assert copyright_line_year("© 2002-2007 The OWASP Foundation") == 2007
+    assert copyright_line_year("Copyright © 2008–2019, 2021, 2022 Anthony Green and Red Hat, Inc.") == 2022
     assert copyright_line_year("In 2017 the copyright office said so.") is None
 
 
@@ -172,7 +173,12 @@ def test_the_year_a_front_page_states(front: str, year: int | None) -> None:
 
 def test_a_pdf_date_and_titles_that_are_no_titles() -> None:
     assert year_of("D:20171211093519-06'00'") == 2017
-    for name in ("FedRAMP_OSCAL_Vendor_Resources", "doi:10.1016/j.jhydrol.2005.01.006", "Page 1 of 205"):
+    for name in (
+        "FedRAMP_OSCAL_Vendor_Resources",
+        "doi:10.1016/j.jhydrol.2005.01.006",
+        "Page 1 of 205",
+        "Abstract¶",
+    ):
         assert real_title(name) == ""
     assert real_title("OWASP Top 10 - 2017") == "OWASP Top 10 - 2017"
 

@@ -1,7 +1,9 @@
 """Title, authors and year of the project's real documents as the readers find them, against lists checked by
-hand: the shared set (fixtures/real_docs_metadata.json) and the blind sets' files (fixtures/blind_docs_metadata.json,
-read by hand before deepcite's reading was looked at). Right for at least 0.90 of the documents that state each,
-and no year where the document states none (a year is never guessed)."""
+hand: the shared set (fixtures/real_docs_metadata.json), the blind sets' files (fixtures/blind_docs_metadata.json,
+read by hand before deepcite's reading was looked at) and ten files of Debian's documentation
+(fixtures/unseen_docs_metadata.json, written before the readers were run on them). Right for at least 0.90 of the
+documents that state each where the floors say so, and no year where the document states none (a year is never
+guessed)."""
 
 from __future__ import annotations
 
@@ -23,15 +25,22 @@ pytestmark = pytest.mark.slow
 
 FILES = Path("/work/shared/datasets/real_docs/files")
 EVAL = Path(__file__).parents[2] / "eval"  # blind*/files: not committed, rebuilt as each set's README says
+DOCS = Path("/usr/share/doc")  # Debian's package documentation (the unseen list names each file's package)
 FIXTURES = Path(__file__).parent / "fixtures"
 # each list: the folder its names are under, and the checked list
-LISTS = {"shared": (FILES, "real_docs_metadata.json"), "blind": (EVAL, "blind_docs_metadata.json")}
-SHARE = 0.90  # the target of issue 47, met on the shared list
-# the blind sets' files as read today: the target is not met there (docs/benchmarks/documents.md, issue 47);
-# these floors keep what is read right from going back
+LISTS = {
+    "shared": (FILES, "real_docs_metadata.json"),
+    "blind": (EVAL, "blind_docs_metadata.json"),
+    "unseen": (DOCS, "unseen_docs_metadata.json"),
+}
+SHARE = 0.90  # the target of issue 47
+# the shared and blind lists meet it (the blind list is the one the readers' rules were worked out on); the
+# unseen list (written before the readers were run on it, docs/benchmarks/document-metadata.md) does not: its
+# floors keep what is read right from going back
 FLOORS = {
-    "shared": {"title": SHARE, "authors": SHARE, "year": SHARE},
-    "blind": {"title": 0.70, "authors": 0.39, "year": 0.55},  # read right: 29/40, 13/33, 18/31
+    "shared": {"title": SHARE, "authors": SHARE, "year": SHARE},  # read right: 17/17, 12/12, 11/11
+    "blind": {"title": SHARE, "authors": 0.96, "year": 0.96},  # read right: 36/40, 32/33, 30/31
+    "unseen": {"title": 0.9, "authors": 0.14, "year": 0.55},  # read right: 9/10, 1/7, 5/9
 }
 
 

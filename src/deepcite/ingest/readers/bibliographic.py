@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 _FILE_NAME = re.compile(r"^[\w.+-]+\.(?:html?|xhtml|pdf|docx?|pptx?|epub|txt|md|json|xml)$", re.I)
 _PLACEHOLDER = re.compile(
     r"^(?:slide \d+|untitled(?: document)?|document\d*|presentation\d*|microsoft word - .*|page \d+(?: of \d+)?"
-    r"|(?:doi:\s*)?10\.\d{4,9}/\S+|[\w.-]*_[\w.-]*)$",  # a page number, a DOI, a file name ("FedRAMP_OSCAL_Vendor")
+    r"|(?:doi:\s*)?10\.\d{4,9}/\S+|[\w.-]*_[\w.-]*"  # a page number, a DOI, a file name ("FedRAMP_OSCAL_Vendor")
+    r"|abstract|(?:table of )?contents|introduction|summary|overview|preface|index)$",  # a section's heading
     re.I,
 )
 _ACCOUNTS = frozenset(
@@ -40,10 +41,10 @@ _MONTH = r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?"
 _WEEKDAY = r"(?:mon|tues|wednes|thurs|fri|satur|sun)day,?\s+"
 _DATE = rf"(?:{_MONTH}\s+(?:\d{{1,2}}(?:st|nd|rd|th)?(?:\s*[-–]\s*\d{{1,2}})?,?\s+)?|\d{{1,2}}\s+{_MONTH}\s+){_YEAR}"
 # a copyright line: its year after the mark ("© 2020", "Copyright, 1916"), maybe after the holder ("© Copyright IBM
-# Corp. 2014"); a range ("© 2002-2007"): its end
+# Corp. 2014"); a range or a list ("© 2002-2007", "© 2008–2019, 2021, 2022"): its last
 _COPYRIGHT_YEAR = (
     rf"(?:©|&copy;|\(c\)|copyright)[\s,]*(?:copyright\s+)?(?-i:[A-Z][\w.&]*,?\s+){{0,4}}?"
-    rf"(?:(?:19|20)\d\d\s*[-–]\s*)?{_YEAR}\b"
+    rf"(?:(?:19|20)\d\d\s*[-–,]\s*)*{_YEAR}\b"
 )
 # a line of the front matter that dates the document: proceedings, copyright, arXiv stamp, a journal's citation
 # line ("Journal of Hydrology 310 (2005) 253–265"), a date line ("Thursday, August 6, 2020", "January 2020 -
@@ -102,8 +103,9 @@ class Bibliographic:
 
 
 def real_title(title: str | None) -> str:
-    """``title`` with white space collapsed, or "" when it is a file name or a placeholder."""
-    text = " ".join((title or "").split())
+    """``title`` with white space collapsed, or "" when it is a file name, a placeholder or a section's heading
+    ('Abstract¶', the first heading of a page whose title is in its ``<title>``)."""
+    text = " ".join((title or "").split()).removesuffix("¶").rstrip()  # a heading's permalink mark
     return "" if _FILE_NAME.match(text) or _PLACEHOLDER.match(text) else text
 
 
