@@ -22,6 +22,8 @@ from .helpers import ingested_collection
 PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "graph" / "chain_pages.jsonl"
 # four steps: studio that made The Amber Tide -> founder of #1 -> birthplace of #2 -> What river flows through #3
 QUESTION = "What river flows through the birthplace of the founder of the studio that made The Amber Tide?"
+# the chain followed to its end: depth from the chain, on from a candidate's own page, no stop while one is left
+FOLLOW = {"chain_depth": True, "own_page": True, "finish_chain": True}
 
 
 @pytest.fixture(scope="module")
@@ -46,10 +48,14 @@ def test_a_four_step_chain_is_followed_to_its_end(
     shallow = _bridges(chain_collection, beam=1, min_ratio=0.0, reserve=1)
     assert ("Ashcombe", 3) not in shallow
     with caplog.at_level(logging.INFO, logger="deepcite.research.agent"):
-        deep = _bridges(chain_collection, beam=1, min_ratio=0.0, reserve=1, chain_depth=True)
+        deep = _bridges(chain_collection, beam=1, min_ratio=0.0, reserve=1, **FOLLOW)
     assert ("Kestrel Pictures", 1) in deep and ("Maren Holloway", 2) in deep and ("Ashcombe", 3) in deep
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("bridge hop")]
     assert any("Kestrel Pictures -> Maren Holloway -> Ashcombe: 'Ashcombe'" in line for line in lines), lines
+    # the founder was read from his own page, which his follow-up cannot select again: without own_page the next
+    # reading misses the birthplace his page names
+    blind = _bridges(chain_collection, beam=1, min_ratio=0.0, reserve=1, chain_depth=True, finish_chain=True)
+    assert ("Maren Holloway", 2) in blind and ("Ashcombe", 3) not in blind
 
 
 def test_a_hop_that_finds_nothing_new_tries_the_next_best_candidate(
@@ -59,12 +65,12 @@ def test_a_hop_that_finds_nothing_new_tries_the_next_best_candidate(
     names nothing the research has not met. With a reserve the next round follows the next-best reading, the
     studio, and the chain goes on from its page; without one the beam ends at the actor."""
     with caplog.at_level(logging.INFO, logger="deepcite.research.agent"):
-        retried = _bridges(chain_collection, beam=1, min_ratio=0.0, reserve=1, chain_depth=True)
+        retried = _bridges(chain_collection, beam=1, min_ratio=0.0, reserve=1, **FOLLOW)
     assert retried[0] == ("Corran Vale", 1)
     assert ("Kestrel Pictures", 1) in retried and ("Maren Holloway", 2) in retried
     lines = [r.getMessage() for r in caplog.records if r.getMessage().startswith("bridge hop")]
     assert any("Corran Vale:" in line and "next-best: Kestrel Pictures" in line for line in lines), lines
-    ended = _bridges(chain_collection, beam=1, min_ratio=0.0, chain_depth=True)
+    ended = _bridges(chain_collection, beam=1, min_ratio=0.0, **FOLLOW)
     assert ended == [("Corran Vale", 1)]
 
 
@@ -80,7 +86,7 @@ def test_a_chain_left_to_follow_outlasts_rounds_without_new_evidence() -> None:
 def test_without_a_reserve_no_reading_is_kept_past_the_beam(chain_collection: Collection) -> None:
     """The shipped default (reserve 0): however many candidates the winners' passages give, none waits past the
     beam's width for a retry, so a dead hop ends the beam as before."""
-    settings = chain_collection.settings.research.tuned(bridge={"chain_depth": True, "min_ratio": 0.0})
+    settings = chain_collection.settings.research.tuned(bridge={**FOLLOW, "min_ratio": 0.0})
     reserves: list[int] = []
     ResearchAgent(chain_collection, settings).process(
         QUESTION, on_round=lambda state, _: reserves.append(len(state.beam_reserve))

@@ -216,10 +216,14 @@ class BridgeSettings(Section):
     # the chain's length sets the beam's depth without its step queries: a question the rules (or the LLM,
     # `llm_decompose`) read as a chain of n steps gets up to min(n - 1, `decompose_max_depth`) beam hops (at least
     # `max_depth`), so a three- or four-hop chain is followed to its end, each hop's candidates read from the
-    # passages found for the candidate before (its own page first when it was read from it: a bridge hop never
-    # selects the passage its candidate was read from again); while the beam has a candidate left to follow, rounds
-    # without new evidence do not stop the research (research.stopping.no_novelty_streak)
+    # passages found for the candidate before
     chain_depth: bool = False
+    # a candidate read from its own page goes on from that page too (a bridge hop never selects the passage its
+    # candidate was read from again, so the next reading misses it)
+    own_page: bool = False
+    # while the beam has a candidate left to follow, rounds without new evidence do not stop the research
+    # (research.stopping.no_novelty_streak)
+    finish_chain: bool = False
     # candidates of each reading kept past the beam's width (0: none): when a beam hop finds nothing to go on
     # (no followed candidate's name is in a passage its queries found, or the winners' passages give no new
     # candidate), the next round follows the next-best of them instead of leaving the chain

@@ -243,8 +243,9 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         return state
     prefix_min_words = adapters.settings.ranking.alias_prefix_min_words
     found = {e.name: _found_for(state, e.name, prefix_min_words) for e in followed}
-    # with chain_depth, a candidate read from its own page goes on from that page (a bridge hop never reselects it)
-    if s.chain_depth:
+    if (
+        s.own_page
+    ):  # a candidate read from its own page goes on from that page (a bridge hop never reselects it)
         for e in followed:
             own = state.evidence.get(e.parent)
             if own is not None and page_named(own.chunk.title, e.name, prefix_min_words):

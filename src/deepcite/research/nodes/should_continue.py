@@ -112,7 +112,7 @@ def should_continue(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         no_novelty_streak=state.no_novelty,
         evidence_quality=state.quality,
         has_evidence=bool(state.evidence),
-        chain_pending=settings.bridge.chain_depth and any(e.followed_round == 0 for e in state.beam),
+        chain_pending=settings.bridge.finish_chain and any(e.followed_round == 0 for e in state.beam),
     )
     threshold = settings.coverage.threshold
     state.reports.append(
