@@ -6,7 +6,6 @@ from deepcite.config import Settings
 from deepcite.errors import ConfigError
 from deepcite.llm.client import LLMClient
 from deepcite.llm.modes import StructuredOutputMemory
-from deepcite.llm.openai_client import OpenAICompatClient
 
 
 def get_llm(settings: Settings) -> LLMClient | None:
@@ -22,4 +21,6 @@ def get_llm(settings: Settings) -> LLMClient | None:
         if llm.remember_structured_output
         else None
     )
+    from deepcite.llm.openai_client import OpenAICompatClient  # the SDK loads only when an LLM is configured
+
     return OpenAICompatClient(llm, memory=memory)

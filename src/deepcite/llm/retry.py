@@ -11,6 +11,9 @@ errors and honours Retry-After, but not these rules: its backoff bounds are fixe
 settings), a Retry-After above two minutes is replaced by its own short backoff where deepcite gives up at once
 and says so, and its waits cannot be recorded by a test; so tenacity drives the retries and the SDK makes
 single attempts (``max_retries=0``).
+
+The SDK is imported where an error is classified, not with this module, which every embedder imports: a process
+that calls no endpoint (a CLI search, a Ray ingest worker) would otherwise spend about a second of CPU on it.
 """
 
 from __future__ import annotations
@@ -22,7 +25,6 @@ import time
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
 
-import openai
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt
 from tenacity.wait import wait_random_exponential
 
@@ -36,6 +38,8 @@ NO_KEY = "not-needed"
 
 def retry_after_seconds(error: BaseException | None) -> float | None:
     """Seconds a 429/5xx response asks the client to wait (``retry-after-ms`` or ``Retry-After``)."""
+    import openai
+
     if not isinstance(error, openai.APIStatusError):
         return None
     headers = error.response.headers
@@ -61,11 +65,15 @@ def retry_after_seconds(error: BaseException | None) -> float | None:
 
 def is_unreachable(error: BaseException) -> bool:
     """A refused or dropped connection (not a slow server: a timeout is not one)."""
+    import openai
+
     return isinstance(error, openai.APIConnectionError) and not isinstance(error, openai.APITimeoutError)
 
 
 def is_transient(error: BaseException) -> bool:
     """429, 5xx, timeouts and dropped connections may succeed when tried again."""
+    import openai
+
     if isinstance(error, openai.APIConnectionError):  # includes APITimeoutError
         return True
     return isinstance(error, openai.APIStatusError) and (error.status_code == 429 or error.status_code >= 500)

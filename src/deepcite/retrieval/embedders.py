@@ -29,17 +29,19 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from functools import partial
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Literal, Protocol, runtime_checkable
 
 import anyio
 import numpy as np
-import openai
 
 from deepcite.config import EmbedderSettings, Settings
 from deepcite.errors import ConfigError, EmbedderError
 from deepcite.llm.portal import BackgroundLoop
 from deepcite.llm.retry import NO_KEY, RetryPolicy
 from deepcite.models import EmbedderPrecision, VectorSource
+
+if TYPE_CHECKING:
+    import openai  # imported where an endpoint is called: about a second of CPU in every process otherwise
 
 log = logging.getLogger(__name__)
 
@@ -293,6 +295,8 @@ class OpenAIEmbedder:
         return self._dim
 
     def _post(self, batch: list[str]) -> np.ndarray:
+        import openai
+
         end = time.monotonic() + self._call_deadline_s
         try:
             data = self._loop.call(self._aembed_until, batch, end)
@@ -320,6 +324,8 @@ class OpenAIEmbedder:
     async def _aembed_until(self, batch: list[str], end: float) -> list[Any]:
         """One batch's embeddings, retried by the shared policy, ended at ``end`` (monotonic time)."""
         if self._async is None:
+            import openai
+
             self._async = openai.AsyncOpenAI(**self._client_kwargs)
         extra = {"dimensions": self._dimensions} if self._dimensions else {}
         call = partial(self._async.embeddings.create, model=self._model, input=batch, **extra)
