@@ -165,7 +165,7 @@ def main() -> None:
     }
     for key in ("first_hop_s", "done_s"):
         ratios = [order[key]["ratio"] for order in orders]
-        result[key] = {"ratios": ratios, "median_ratio": statistics.median(ratios)}
+        result[key] = {"ratios": ratios, "median_ratio": round(statistics.median(ratios), 3)}
     suffix = "_".join(part for part in ("cold" if args.cold else "", args.label) if part)
     path = write_result("warm_start", result, suffix)
     print(json.dumps({k: result[k] for k in ("first_hop_s", "done_s")}, indent=2))
