@@ -124,13 +124,17 @@ def test_creation_never_removes_a_live_creators_folder(tmp_path: Path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == sorted([live.name, "demo"])
 
 
+# BM25 searches and no warm start: the server process never loads the embedding model (warm start: tests/server)
+BM25_SERVER = {"DEEPCITE_SEARCH_DEFAULT_MODE": "bm25", "DEEPCITE_SERVER_WARM_START": "false"}
+
+
 def test_cli_and_server_share_a_data_dir(settings: Settings) -> None:
     data = settings.data_dir
     bm25_collection(settings, "notes", TEXTS)
     bm25_collection(settings, "other", TEXTS)
     bm25_collection(settings, "hurt", TEXTS)
     truncate_payload(settings.edge_path / "hurt")
-    with serve(data, DEEPCITE_SEARCH_DEFAULT_MODE="bm25") as (url, server):
+    with serve(data, **BM25_SERVER) as (url, server):
         body = {"query": "heparin trauma", "collection": "notes", "mode": "bm25"}
         assert (
             httpx.post(f"{url}/api/search", json=body, timeout=60).status_code == 200
