@@ -173,7 +173,10 @@ class BridgeSettings(Section):
 
     enabled: bool = True
     beam: int = Field(default=3, ge=1)  # bridge candidates kept and followed
-    max_depth: int = Field(default=2, ge=0)  # beam hops per question (each one research round)
+    # beam hops per question (each one research round). 3 (profile beam_depth3) gained a four-hop MuSiQue train
+    # question (0.788 / 0.858 / 0.710 -> 0.791 / 0.860 / 0.720) and lost a HotpotQA train one (0.965 / 0.990 /
+    # 0.980 -> 0.960 / 0.985 / 0.970): 2 kept (docs/benchmarks/multihop.md, issue 49)
+    max_depth: int = Field(default=2, ge=0)
     passages: int = Field(default=3, ge=1)  # a hop's best passages the candidates are read from
     min_ratio: float = 0.3  # a candidate is kept when it scores at least this share of the best one
     # hits of a candidate's name query (0: research.retrieval.bridge_k, as every other follow-up of a name)
@@ -216,17 +219,21 @@ class BridgeSettings(Section):
     # the chain's length sets the beam's depth without its step queries: a question the rules (or the LLM,
     # `llm_decompose`) read as a chain of n steps gets up to min(n - 1, `decompose_max_depth`) beam hops (at least
     # `max_depth`), so a three- or four-hop chain is followed to its end, each hop's candidates read from the
-    # passages found for the candidate before
+    # passages found for the candidate before. Off: on the train samples it changed no figure (the rules read two
+    # of MuSiQue train's five four-hop questions as four steps or more; docs/benchmarks/multihop.md)
     chain_depth: bool = False
     # a candidate read from its own page goes on from that page too (a bridge hop never selects the passage its
     # candidate was read from again, so the next reading misses it)
     own_page: bool = False
     # while the beam has a candidate left to follow, rounds without new evidence do not stop the research
-    # (research.stopping.no_novelty_streak)
+    # (research.stopping.no_novelty_streak). Off, with own_page: the two with chain_depth (profile chain_follow)
+    # moved MuSiQue train 0.788 / 0.858 / 0.710 -> 0.793 / 0.854 / 0.700 and HotpotQA train 0.965 / 0.990 / 0.980
+    # -> 0.965 / 0.985 / 0.970
     finish_chain: bool = False
     # candidates of each reading kept past the beam's width (0: none): when a beam hop finds nothing to go on
     # (no followed candidate's name is in a passage its queries found, or the winners' passages give no new
-    # candidate), the next round follows the next-best of them instead of leaving the chain
+    # candidate), the next round follows the next-best of them instead of leaving the chain. Off: 3 cost MuSiQue
+    # train recall@5 0.788 -> 0.785 (a three-hop question), with or without chain_follow
     reserve: int = Field(default=0, ge=0)
     step_k: int = Field(default=5, ge=1)
     step_residual: bool = True
