@@ -80,6 +80,7 @@ from deepcite.answer.findings import (
 )
 from deepcite.answer.generators import require_any, require_selected, section_titles, subquery_chunks
 from deepcite.answer.lead_guard import lead_fault, never_quoted
+from deepcite.answer.opening import best_opening
 from deepcite.answer.question_fit import not_stated_note, with_cue, with_row
 from deepcite.answer.question_kind import (
     AnswerKind,
@@ -191,7 +192,8 @@ class ExtractiveGenerator:
         ]
         scores = self._score(targets, ctx.selected_chunks, first, self._keeps_statistics(kind))
         scores = with_cue(self._settings.kinds, scores, ctx.query, kind)
-        answering = self._answering(scores)
+        learned = self._settings.opening.enabled and len(parts) <= 1
+        answering = self._learned_opening(scores, ctx.query, kind) if learned else self._answering(scores)
         if sides:  # a finding per side and the contrast; the contrast first when it states the comparison
             chosen = self._compare(scores)
             if answering is not None:
@@ -199,7 +201,9 @@ class ExtractiveGenerator:
             return scores, [chosen]
         if answering is not None:  # the sentence that states what was asked opens, its own study goes on
             rest = self._pick(scores, 0, limit - 1, self._eligible(scores, 0), [answering], answering)
-            return scores, [self._with_row(scores, [answering, *rest], ctx.query, kind, limit)]
+            return scores, [
+                self._with_row(scores, [answering, *rest], ctx.query, kind, limit, lead=not learned)
+            ]
         if len(parts) > 1:
             per_part = max(1, limit // len(parts))
             pieces: list[list[int]] = []
@@ -213,15 +217,22 @@ class ExtractiveGenerator:
         return scores, [self._with_row(scores, chosen, ctx.query, kind, limit)]
 
     def _with_row(
-        self, scores: SentenceScores, chosen: list[int], question: str, kind: AnswerKind, limit: int
+        self,
+        scores: SentenceScores,
+        chosen: list[int],
+        question: str,
+        kind: AnswerKind,
+        limit: int,
+        *,
+        lead: bool = True,
     ) -> list[int]:
-        """``chosen`` with the table row that fits the question (:func:`with_row`); with ``decision.row_leads``
-        the chosen row that fits the question best (``kinds.row_min_fit``) and bears the answer's cue
+        """``chosen`` with the table row that fits the question (:func:`with_row`); with ``lead`` (an opening
+        the opening model did not choose) and ``decision.row_leads`` the chosen row that fits the question best (``kinds.row_min_fit``) and bears the answer's cue
         (``kinds.cue_min``: a duration asked for, not a row's "2.5B") opens the summary, as the unit that states
         the amount or name asked for."""
         rowed = with_row(self._settings.kinds, scores, chosen, question, kind, limit)
         d = self._settings.decision
-        if not (d.enabled and d.row_leads) or kind not in (AnswerKind.AMOUNT, AnswerKind.NAME):
+        if not (lead and d.enabled and d.row_leads) or kind not in (AnswerKind.AMOUNT, AnswerKind.NAME):
             return rowed
         fits = {i: row_fit(scores.sentences[i].text, question) for i in rowed}
         k = self._settings.kinds
@@ -238,6 +249,10 @@ class ExtractiveGenerator:
     def _legacy_note(self, scores: SentenceScores, pieces: list[list[int]], kind: AnswerKind) -> str:
         """With the decision off (``decision.enabled``): the earlier note before a summary that may not answer."""
         return not_stated_note(self._settings.kinds, scores, [i for p in pieces for i in p], kind)
+
+    def _learned_opening(self, scores: SentenceScores, question: str, kind: AnswerKind) -> int | None:
+        """The opening model's first sentence (:mod:`deepcite.answer.opening`); None when none may open."""
+        return best_opening(scores, self._eligible(scores, 0), question, kind, self._settings)
 
     def _answering(self, scores: SentenceScores) -> int | None:
         """The most valuable sentence that may lead, is relevant (``kinds.cue_min_relevance``) and bears the

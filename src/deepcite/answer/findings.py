@@ -145,6 +145,11 @@ def finding_score(sentence: str, section: str | None, settings: AnswerSettings) 
     return min(1.0, max(0.0, score))
 
 
+def states_an_aim(sentence: str) -> bool:
+    """Whether the sentence's own words set out an aim ("The aim of this study was to …", "We sought to …")."""
+    return bool(_AIM_CUE.match(split_inline_label(sentence)[1]))
+
+
 def is_decisive(sentence: str) -> bool:
     """Whether the sentence states an effect, an association, a comparison or a statistical test: the
     kind of finding that decides a yes/no question."""

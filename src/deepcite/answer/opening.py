@@ -1,0 +1,106 @@
+"""The quick summary's first sentence: of the sentences that may open it, the one a fitted linear model scores
+highest for stating what was asked.
+
+The writer's own order (a sentence's value for the question, :mod:`deepcite.answer.extractive`) weighs a few
+signals by hand. The opening model weighs more of what the writer already knows of each sentence (its value,
+relevance, support and own fit, the question's word pairs it holds, the answer's cue, a table row's fit, its
+passage's place in the context, its length and role) by weights fitted on the dev sets
+(``answer.opening``, :class:`~deepcite.config.answer.AnswerOpeningSettings`). A sentence may open the summary
+when it is quotable for the question and has no lead fault, or is a table row that fits the question.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from deepcite.answer.findings import states_an_aim
+from deepcite.answer.question_kind import AnswerKind, phrase_overlaps
+from deepcite.answer.sentence_scores import SentenceScores
+from deepcite.answer.table_rows import caption_mismatch, is_row, row_fit
+from deepcite.config.answer import AnswerOpeningSettings, AnswerSettings
+
+
+def opening_candidates(
+    scores: SentenceScores, eligible: Sequence[int], question: str, kind: AnswerKind, settings: AnswerSettings
+) -> list[int]:
+    """The sentences of ``eligible`` that may open the summary: no lead fault, or (``decision.row_leads``) a table
+    row that fits the question and whose caption is not about something else. For a question that asks for findings (a yes/no
+    question), not an aim, a method or background (its section or its own words say so, and its finding score is
+    under ``extractive.opening_min_finding``) while another may; for a kind whose answer the decision requires to
+    bear its cue (``decision.require_cue_for``: a number for an amount), one bearing it (``kinds.cue_min``) while
+    one does."""
+    may = [
+        i
+        for i in eligible
+        if scores.sentences[i].lead_fault is None
+        or (
+            settings.decision.row_leads
+            and row_fit(scores.sentences[i].text, question) > 0
+            and not caption_mismatch(scores.sentences[i].caption, question)
+        )
+    ]
+    if scores.findings_first[0]:
+        floor = settings.extractive.opening_min_finding
+        may = [
+            i
+            for i in may
+            if not (
+                (scores.sentences[i].role_known or states_an_aim(scores.sentences[i].text))
+                and scores.sentences[i].finding < floor
+            )
+        ] or may
+    if scores.cue is not None and kind.value in settings.decision.require_cue_for:
+        may = [i for i in may if scores.cue[i] >= settings.kinds.cue_min] or may
+    return may
+
+
+def opening_scores(
+    scores: SentenceScores,
+    candidates: Sequence[int],
+    question: str,
+    cue_min: float,
+    weights: AnswerOpeningSettings,
+) -> np.ndarray:
+    """Each candidate's opening score for the question (target 0), in the order of ``candidates``."""
+    idx = list(candidates)
+    sentences = [scores.sentences[i] for i in idx]
+    texts = [x.text for x in sentences]
+    # the word pairs weigh by their rarity among all the evidence's sentences, not the candidates alone
+    phrase = phrase_overlaps([x.text for x in scores.sentences], question)[idx]
+    value = scores.value[idx, 0]
+    own = scores.alone[idx, 0] if scores.alone is not None else np.zeros(len(idx))
+    fit = scores.fit[idx, 0] if scores.fit is not None else np.zeros(len(idx))
+    cue = scores.cue[idx] if scores.cue is not None else np.full(len(idx), -1.0)
+    w = weights
+    return (
+        w.value * value
+        + w.below_best * (value - value.max())
+        + w.relevance * scores.relevance[idx, 0]
+        + w.support * scores.support[idx, 0]
+        + w.alone * own
+        + w.fit * fit
+        + w.finding * np.array([x.finding for x in sentences])
+        + w.row_fit * np.array([row_fit(t, question) for t in texts])
+        + w.phrase * phrase
+        + w.cued * (cue >= cue_min)
+        + w.may_lead * np.array([x.lead_fault is None for x in sentences])
+        + w.table_row * np.array([is_row(t) for t in texts])
+        + w.context_rank * np.array([1.0 / x.cite for x in sentences])
+        + w.front_matter * np.array([x.opening for x in sentences])
+        + w.role_known * np.array([x.role_known for x in sentences])
+        + w.log_words * np.log1p([len(t.split()) for t in texts])
+        + w.decisive * np.array([x.decisive for x in sentences])
+    )
+
+
+def best_opening(
+    scores: SentenceScores, eligible: Sequence[int], question: str, kind: AnswerKind, settings: AnswerSettings
+) -> int | None:
+    """The candidate with the highest opening score (the earliest on a tie); None when none may open."""
+    candidates = opening_candidates(scores, eligible, question, kind, settings)
+    if not candidates:
+        return None
+    ranked = opening_scores(scores, candidates, question, settings.kinds.cue_min, settings.opening)
+    return candidates[int(np.argmax(ranked))]
