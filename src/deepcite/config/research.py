@@ -102,11 +102,15 @@ class SelectionSettings(Section):
 
     max_docs_per_round: int = 10
     max_total_docs: int = 30
-    # a long document's answer often sits in its third to sixth best passage (a table row beside the prose that
-    # names it, a passage the question's other parts' searches also reach): 6 per document, chosen on the 88
-    # real-document questions and the first blind set (research hit@5 0.784 at 2, 0.886 at 4, 0.898 at 6); the
-    # multi-hop pools and PubMedQA (one paragraph or section a document) do not change (docs/benchmarks/documents.md)
-    per_document_cap: int = 6
+    # a long document's answer often sits in its third to tenth best passage (a table row beside the prose that
+    # names it, a passage the question's other parts' searches also reach): at 6 per document (chosen on the 88
+    # and the first blind set: research hit@5 0.784 at 2, 0.886 at 4, 0.898 at 6) the pack filled up with other
+    # documents' passages while plain search's top 10 held the answer; 12 (the answer's context, answer.context.
+    # max_chunks) chosen on the dev sets: answer phrase in the context, the 88 0.898 -> 0.977, reader words
+    # 0.722 -> 0.861, blind4 0.676 -> 0.803;
+    # the multi-hop pools and PubMedQA (one paragraph or section a document) do not change
+    # (docs/benchmarks/answer-decision.md, seventeenth session)
+    per_document_cap: int = 12
     mmr_lambda: float = 0.7
     must_preserve_boost: float = 0.1
     # MMR runs over the round's best `pool` candidates; the best passage of each query not yet represented
