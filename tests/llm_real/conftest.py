@@ -43,6 +43,10 @@ CONTEXT_TOKENS = 4096  # the server's window: room for the tests' prompts (answe
 START_TIMEOUT_S = 120.0  # loading the 93 MB model takes about a second on an idle machine
 # replies are kept short so the whole folder runs in a few minutes (SmolLM2 writes about 150 tokens/s here)
 MAX_OUTPUT_TOKENS = 96
+# the prompt is read on one thread, as the reply is written (llama_cpp.server's n_threads on 2 cores; its
+# n_threads_batch defaults to every core): two threads that wait for each other on busy cores took 2-3.5x the
+# wall time and CPU of one for the same replies (docs/benchmarks/test-suite-speed.md)
+PROMPT_THREADS = 1
 
 
 @dataclass
@@ -163,6 +167,7 @@ def llama_server(folder: Path) -> Iterator[tuple[LlamaServer, subprocess.Popen[b
     command = [
         sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", MODEL_NAME,
         "--host", "127.0.0.1", "--port", str(port), "--n_ctx", str(CONTEXT_TOKENS),
+        "--n_threads_batch", str(PROMPT_THREADS),
     ]  # fmt: skip
     with log.open("wb") as out:
         process = subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT)
