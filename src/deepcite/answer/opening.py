@@ -56,6 +56,61 @@ def opening_candidates(
     return may
 
 
+# the features the weights of ``answer.opening`` are named after, in this order
+FEATURES = (
+    "value",
+    "below_best",
+    "relevance",
+    "support",
+    "alone",
+    "fit",
+    "finding",
+    "row_fit",
+    "phrase",
+    "cued",
+    "may_lead",
+    "table_row",
+    "context_rank",
+    "front_matter",
+    "role_known",
+    "log_words",
+    "decisive",
+)
+
+
+def opening_features(
+    scores: SentenceScores, candidates: Sequence[int], question: str, cue_min: float
+) -> np.ndarray:
+    """Each candidate's features (:data:`FEATURES`) for the question (target 0): (candidates, features)."""
+    idx = list(candidates)
+    sentences = [scores.sentences[i] for i in idx]
+    texts = [x.text for x in sentences]
+    # the word pairs weigh by their rarity among all the evidence's sentences, not the candidates alone
+    phrase = phrase_overlaps([x.text for x in scores.sentences], question)[idx]
+    value = scores.value[idx, 0]
+    n = len(idx)
+    columns = [
+        value,
+        value - value.max(),
+        scores.relevance[idx, 0],
+        scores.support[idx, 0],
+        scores.alone[idx, 0] if scores.alone is not None else np.zeros(n),
+        scores.fit[idx, 0] if scores.fit is not None else np.zeros(n),
+        [x.finding for x in sentences],
+        [row_fit(t, question) for t in texts],
+        phrase,
+        (scores.cue[idx] if scores.cue is not None else np.full(n, -1.0)) >= cue_min,
+        [x.lead_fault is None for x in sentences],
+        [is_row(t) for t in texts],
+        [1.0 / x.cite for x in sentences],
+        [x.opening for x in sentences],
+        [x.role_known for x in sentences],
+        np.log1p([len(t.split()) for t in texts]),
+        [x.decisive for x in sentences],
+    ]
+    return np.column_stack([np.asarray(c, dtype=np.float64) for c in columns])
+
+
 def opening_scores(
     scores: SentenceScores,
     candidates: Sequence[int],
@@ -64,35 +119,8 @@ def opening_scores(
     weights: AnswerOpeningSettings,
 ) -> np.ndarray:
     """Each candidate's opening score for the question (target 0), in the order of ``candidates``."""
-    idx = list(candidates)
-    sentences = [scores.sentences[i] for i in idx]
-    texts = [x.text for x in sentences]
-    # the word pairs weigh by their rarity among all the evidence's sentences, not the candidates alone
-    phrase = phrase_overlaps([x.text for x in scores.sentences], question)[idx]
-    value = scores.value[idx, 0]
-    own = scores.alone[idx, 0] if scores.alone is not None else np.zeros(len(idx))
-    fit = scores.fit[idx, 0] if scores.fit is not None else np.zeros(len(idx))
-    cue = scores.cue[idx] if scores.cue is not None else np.full(len(idx), -1.0)
-    w = weights
-    return (
-        w.value * value
-        + w.below_best * (value - value.max())
-        + w.relevance * scores.relevance[idx, 0]
-        + w.support * scores.support[idx, 0]
-        + w.alone * own
-        + w.fit * fit
-        + w.finding * np.array([x.finding for x in sentences])
-        + w.row_fit * np.array([row_fit(t, question) for t in texts])
-        + w.phrase * phrase
-        + w.cued * (cue >= cue_min)
-        + w.may_lead * np.array([x.lead_fault is None for x in sentences])
-        + w.table_row * np.array([is_row(t) for t in texts])
-        + w.context_rank * np.array([1.0 / x.cite for x in sentences])
-        + w.front_matter * np.array([x.opening for x in sentences])
-        + w.role_known * np.array([x.role_known for x in sentences])
-        + w.log_words * np.log1p([len(t.split()) for t in texts])
-        + w.decisive * np.array([x.decisive for x in sentences])
-    )
+    vector = np.array([getattr(weights, name) for name in FEATURES])
+    return opening_features(scores, candidates, question, cue_min) @ vector
 
 
 def best_opening(

@@ -269,28 +269,28 @@ class AnswerOpeningSettings(Section):
     the highest linear score over what the writer knows of each (the weights below, one per feature). Fitted by
     logistic regression (scikit-learn, C 0.3, balanced classes) on whether the sentence states the answer phrase,
     over the dev sets' research contexts: the 88, the reader-words set and blind sets 1-4 (401 answerable
-    questions); left-one-set-out it chose a stating sentence for 0.529 of them against 0.461 for the writer's
-    own order (docs/benchmarks/answer-decision.md, seventeenth session). A multi-part question keeps one opening
-    per part, as before."""
+    questions, 392 with a sentence that may open); left-one-set-out it chose a stating sentence for 0.515 of them
+    against 0.469 for the writer's own order (``benchmarks/opening_model.py``; docs/benchmarks/answer-decision.md,
+    seventeenth session). A multi-part question keeps one opening per part, as before."""
 
     enabled: bool = True
-    value: float = 7.685  # the sentence's value for the question (extractive.py, with_cue)
-    below_best: float = 3.928  # its value minus the best value among the sentences that may open
-    relevance: float = 1.079
-    support: float = -2.747
-    alone: float = -1.62  # its own support without its study's share
-    fit: float = 2.392  # its own fit to the question (lexical and embedding)
-    finding: float = -1.224
-    row_fit: float = 0.308  # a table row's fit (answer/table_rows.py)
-    phrase: float = 0.548  # the question's word pairs it holds
-    cued: float = 0.271  # it bears the cue of the answer asked for (kinds.cue_min)
-    may_lead: float = -1.607  # no lead fault (answer/lead_guard.py)
-    table_row: float = -2.063
-    context_rank: float = 2.013  # 1 / its passage's number in the context
-    front_matter: float = -0.179
-    role_known: float = -0.358
-    log_words: float = -0.38  # log(1 + its words)
-    decisive: float = -0.302  # it states an effect, a comparison or a test
+    value: float = 5.02  # the sentence's value for the question (extractive.py, with_cue)
+    below_best: float = 3.721  # its value minus the best value among the sentences that may open
+    relevance: float = 1.565
+    support: float = -3.426
+    alone: float = -0.47  # its own support without its study's share
+    fit: float = 2.314  # its own fit to the question (lexical and embedding)
+    finding: float = -1.013
+    row_fit: float = 1.107  # a table row's fit (answer/table_rows.py)
+    phrase: float = 1.399  # the question's word pairs it holds
+    cued: float = 0.128  # it bears the cue of the answer asked for (kinds.cue_min)
+    may_lead: float = -1.255  # no lead fault (answer/lead_guard.py)
+    table_row: float = -2.179
+    context_rank: float = 1.881  # 1 / its passage's number in the context
+    front_matter: float = 0.174
+    role_known: float = -0.253
+    log_words: float = -0.451  # log(1 + its words)
+    decisive: float = -0.199  # it states an effect, a comparison or a test
 
 
 class AnswerSettings(Section):
