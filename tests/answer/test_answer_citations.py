@@ -162,6 +162,8 @@ def test_property_no_unresolved_citation_survives(text: str, valid: set[int], po
 @settings(max_examples=300, deadline=None)
 @given(text=document, valid=valid_sets, policy=policies)
 @example(text="[1] vs. . [0]", valid={1}, policy="replace")  # found by a CI run: pysbd cut "vs.." in two
+@example(text="Stroke\n[0] . . . Stroke [4]", valid={4}, policy="replace")  # a clean-clone run: stops left
+@example(text="Unknown based on provided sources. : [1] Stroke", valid={1}, policy="replace")
 def test_property_check_is_idempotent(text: str, valid: set[int], policy: str) -> None:
     clean, _ = check_citations(text, valid, policy)  # type: ignore[arg-type]
     again, check = check_citations(clean, valid, policy)  # type: ignore[arg-type]

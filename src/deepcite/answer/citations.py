@@ -78,6 +78,9 @@ _HEADING_RE = re.compile(r"^\s{0,3}#{1,6}\s")
 _RULE_RE = re.compile(r"^\s*([-*_])(\s*\1){2,}\s*$")
 _BOLD_LINE_RE = re.compile(r"^\s*\*\*[^*]+\*\*\s*:?\s*$")
 _LIST_MARKER_RE = re.compile(r"^(\s*(?:[-*+•]|\d+[.)])\s+)")
+# stops and commas left at a sentence's start once a marker before them is removed ("[0] . . . Stroke [4]"):
+# the splitter would cut them off as a sentence of their own when the text is checked again
+_LEADING_STOPS_RE = re.compile(r"^[\s.,;:!?…]+(?=[^\W_])")
 _REMOVED = "\x00"  # stands for a removed marker while cleaning
 # bare form -> canonical: the unknown and insufficient phrases, and the summary's "not stated" sentence for
 # each kind of question (said of no passage, so cited by none)
@@ -245,6 +248,7 @@ def check_citations(
         kept: list[str] = []
         for sentence in split_sentences(body):
             cleaned, ids = _clean_markers(sentence, valid, check, max_range_width)
+            cleaned = _LEADING_STOPS_RE.sub("", cleaned)
             if not re.search(r"[A-Za-z0-9]", CITATION_RE.sub("", cleaned)):
                 continue  # a stray marker or punctuation: nothing to say or check
             check.sentences += 1
