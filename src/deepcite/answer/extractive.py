@@ -227,9 +227,9 @@ class ExtractiveGenerator:
         lead: bool = True,
     ) -> list[int]:
         """``chosen`` with the table row that fits the question (:func:`with_row`); with ``lead`` (an opening
-        the opening model did not choose) and ``decision.row_leads`` the chosen row that fits the question best (``kinds.row_min_fit``) and bears the answer's cue
-        (``kinds.cue_min``: a duration asked for, not a row's "2.5B") opens the summary, as the unit that states
-        the amount or name asked for."""
+        the opening model did not choose) and ``decision.row_leads`` the chosen row that fits the question best
+        (``kinds.row_min_fit``) and bears the answer's cue (``kinds.cue_min``: a duration asked for, not a row's
+        "2.5B") opens the summary, as the unit that states the amount or name asked for."""
         rowed = with_row(self._settings.kinds, scores, chosen, question, kind, limit)
         d = self._settings.decision
         if not (lead and d.enabled and d.row_leads) or kind not in (AnswerKind.AMOUNT, AnswerKind.NAME):

@@ -6,7 +6,8 @@ signals by hand. The opening model weighs more of what the writer already knows 
 relevance, support and own fit, the question's word pairs it holds, the answer's cue, a table row's fit, its
 passage's place in the context, its length and role) by weights fitted on the dev sets
 (``answer.opening``, :class:`~deepcite.config.answer.AnswerOpeningSettings`). A sentence may open the summary
-when it is quotable for the question and has no lead fault, or is a table row that fits the question.
+when it is quotable for the question and has no lead fault, or is a table row that fits the question
+(:func:`opening_candidates`).
 """
 
 from __future__ import annotations
@@ -26,11 +27,11 @@ def opening_candidates(
     scores: SentenceScores, eligible: Sequence[int], question: str, kind: AnswerKind, settings: AnswerSettings
 ) -> list[int]:
     """The sentences of ``eligible`` that may open the summary: no lead fault, or (``decision.row_leads``) a table
-    row that fits the question and whose caption is not about something else. For a question that asks for findings (a yes/no
-    question), not an aim, a method or background (its section or its own words say so, and its finding score is
-    under ``extractive.opening_min_finding``) while another may; for a kind whose answer the decision requires to
-    bear its cue (``decision.require_cue_for``: a number for an amount), one bearing it (``kinds.cue_min``) while
-    one does."""
+    row that fits the question and whose caption is not about something else. For a question that asks for
+    findings (a yes/no question), not an aim, a method or background (its section or its own words say so, and
+    its finding score is under ``extractive.opening_min_finding``) while another may; for a kind whose answer the
+    decision requires to bear its cue (``decision.require_cue_for``: a number for an amount), one bearing it
+    (``kinds.cue_min``) while one does."""
     may = [
         i
         for i in eligible
