@@ -212,7 +212,7 @@ def main() -> None:
     from mcp import Client
 
     from deepcite.engine import Engine
-    from deepcite.mcp_server import build_server
+    from deepcite.mcp_server.server import build_server
 
     settings = prepare(args.data_dir)
     col = open_collection(COLLECTION, settings)

@@ -22,7 +22,7 @@ from server.fuzz_cases import LEAK_MARKERS, tool_arguments
 
 from deepcite.config import Settings
 from deepcite.engine import Engine
-from deepcite.mcp_server import build_server
+from deepcite.mcp_server.server import build_server
 from deepcite.server.app import create_app
 
 pytestmark = pytest.mark.slow

@@ -10,7 +10,7 @@ import pytest
 from mcp import Client
 
 from deepcite.config import Settings
-from deepcite.mcp_server import build_server
+from deepcite.mcp_server.server import build_server
 
 pytestmark = pytest.mark.slow
 

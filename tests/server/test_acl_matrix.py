@@ -18,7 +18,8 @@ from mcp.shared._httpx_utils import create_mcp_http_client
 from deepcite.config import Settings
 from deepcite.engine import Engine
 from deepcite.errors import ConfigError
-from deepcite.mcp_server import caller_groups, http_app
+from deepcite.mcp_server.callers import caller_groups
+from deepcite.mcp_server.transport import http_app
 from deepcite.retrieval.store import open_store
 from deepcite.saved_answers import SavedAnswers
 from deepcite.server.app import create_app

@@ -41,7 +41,7 @@ from deepcite.config import LLMSettings, Settings
 from deepcite.engine import Engine
 from deepcite.ingest.jobs import IngestJobs
 from deepcite.llm.openai_client import OpenAICompatClient
-from deepcite.mcp_server import build_server
+from deepcite.mcp_server.server import build_server
 from deepcite.models import Document
 from deepcite.practitioners.api import PractitionerQuery
 from deepcite.practitioners.finder import PractitionerFinder

@@ -12,7 +12,7 @@ from mcp import Client
 
 from deepcite.config import Settings
 from deepcite.ingest.pipeline import IngestPipeline
-from deepcite.mcp_server import build_server
+from deepcite.mcp_server.server import build_server
 from deepcite.retrieval.collection import open_collection
 from deepcite.retrieval.store import open_store
 from server.conftest import Index

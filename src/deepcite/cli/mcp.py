@@ -17,7 +17,7 @@ def mcp(
     Without --http it speaks MCP on stdin/stdout (what desktop clients start); logs go to stderr.
     """
     from deepcite.errors import InputError
-    from deepcite.mcp_server import run
+    from deepcite.mcp_server.transport import run
 
     with user_errors():
         if port is not None and not (http and 0 < port < 65536):
