@@ -130,6 +130,35 @@ def test_docx_keeps_headings_as_sections_and_core_properties() -> None:
     assert all(b.page is None for b in doc.blocks)
 
 
+def test_docx_headings_found_by_style_name_when_word_localises_the_style_ids(tmp_path: Path) -> None:
+    """A Word set to French saves its heading styles with ids "Titre1", "Titre2" (their names stay "heading 1"):
+    the headings are still headings, so a "References" section ends at the next one and the prose after it
+    is prose, not reference entries (a blind-set file lost every answer past its references this way)."""
+    import docx
+
+    written = docx.Document()
+    for style in written.styles:
+        if style.name in ("Heading 1", "Heading 2"):
+            style.element.set(docx.oxml.ns.qn("w:styleId"), "Titre" + style.name[-1])
+    written.add_heading("References", level=1)
+    written.add_paragraph("ONNX IR specification https://github.com/onnx/onnx/blob/main/docs/IR.md")
+    written.add_heading("Function vs Operator", level=1)
+    written.add_heading("Opset resolution", level=2)
+    written.add_paragraph("There is no clear rationale to choose between each possibility of the two.")
+    written.save(tmp_path / "notes.docx")
+    assert {p._p.style for p in docx.Document(str(tmp_path / "notes.docx")).paragraphs} == {
+        "Titre1",
+        "Titre2",
+        None,
+    }
+
+    (doc,) = read(tmp_path / "notes.docx").documents
+    kinds = {b.text: b.kind.value for b in doc.blocks}
+    assert kinds["Function vs Operator"] == kinds["Opset resolution"] == "heading"
+    assert kinds["There is no clear rationale to choose between each possibility of the two."] == "prose"
+    assert kinds["ONNX IR specification https://github.com/onnx/onnx/blob/main/docs/IR.md"] == "reference"
+
+
 def test_pptx_slides_are_pages_titled_by_their_slide() -> None:
     (doc,) = read(DOCS / "directorate.pptx").documents
     assert [(b.page, b.section) for b in doc.blocks] == [

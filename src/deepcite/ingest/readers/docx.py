@@ -18,6 +18,7 @@ from pathlib import Path
 
 import docx
 from docx.document import Document as DocxDocument
+from docx.enum.style import WD_STYLE_TYPE
 from docx.oxml.ns import qn
 from docx.table import Table
 from docx.text.paragraph import Paragraph
@@ -67,12 +68,14 @@ class DocxReader:
         document = docx.Document(str(path))
         # ("table", grid) | ("heading", text) | ("text", text) | ("contents", text)
         items: list[tuple[str, object]] = []
+        style_names = _style_names(document)
         for item in document.iter_inner_content():
             if isinstance(item, Table):
                 items.append(("table", _grid(item)))
             elif text := paragraph_text(item).strip():
-                heading = _is_heading(item) or bool(REFERENCE_HEADINGS.match(text))
-                toc = (item._p.style or "").lower().startswith(_TOC_STYLE)
+                style = style_names.get(item._p.style or "", "")
+                heading = style.startswith(_HEADING_STYLES) or bool(REFERENCE_HEADINGS.match(text))
+                toc = style.startswith(_TOC_STYLE)
                 items.append(("contents" if toc else "heading" if heading else "text", text))
         items = _mark_contents(items)
         vocabulary = word_forms(text for what, text in items if what == "text")
@@ -211,9 +214,14 @@ def _toc_entry(items: list[tuple[str, object]], index: int) -> bool:
     return any(w != "table" and _PAGE_REF.search(str(v)) for w, v in ahead)
 
 
-def _is_heading(paragraph: Paragraph) -> bool:
-    """A paragraph in a Title or Heading style (by style id: resolving style names is slow)."""
-    return (paragraph._p.style or "").lower().startswith(_HEADING_STYLES)
+def _style_names(document: DocxDocument) -> dict[str, str]:
+    """Each paragraph style's id -> its built-in name, lower case: a Word set to French names its heading styles'
+    ids "Titre1" while their names stay "heading 1" (resolved once per document: per paragraph it is slow)."""
+    return {
+        style.style_id: (style.name or "").lower()
+        for style in document.styles
+        if style.type == WD_STYLE_TYPE.PARAGRAPH and style.style_id
+    }
 
 
 def _grid(table: Table) -> list[list[str]]:
