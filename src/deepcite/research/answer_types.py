@@ -16,7 +16,7 @@ place where only people are) does not (-1); a page or question whose type is not
 Places are told apart by their nouns (country, state, county, city, river: a district is no country); people,
 organisations and works by their kind alone (a "director" wanted, an "actor and filmmaker" found: both people).
 Dates and numbers ("when", "what year", "how many") are never a bridge, which is a name: they want nothing of it.
-The lexicon is general English, not a data set's.
+The lexicon (:mod:`deepcite.research.answer_type_words`) is general English, not a data set's.
 """
 
 from __future__ import annotations
@@ -25,275 +25,11 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 
+from deepcite.research.answer_type_words import ANY_PLACE, KIND, PLACE_LEVELS
 from deepcite.retrieval.graph.aliases import AliasTable
 from deepcite.retrieval.graph.extract import entity_key
 from deepcite.text import STOP_WORDS
 
-# place nouns that name the same level of thing: a town answers "what city", a province "which state"
-_PLACE_GROUPS: tuple[tuple[str, ...], ...] = (
-    (
-        "country",
-        "nation",
-        "kingdom",
-        "republic",
-        "empire",
-        "state",
-        "principality",
-        "emirate",
-        "sultanate",
-        "territory",
-        "dependency",
-        "colony",
-    ),
-    ("state", "province", "territory", "region", "prefecture", "canton", "oblast", "governorate"),
-    ("county", "district", "parish", "borough", "shire", "municipality", "township", "department"),
-    (
-        "city",
-        "town",
-        "village",
-        "municipality",
-        "commune",
-        "borough",
-        "suburb",
-        "capital",
-        "metropolis",
-        "hamlet",
-        "settlement",
-        "community",
-        "neighbourhood",
-        "neighborhood",
-        "township",
-        "locality",
-        "seat",
-    ),
-    ("river", "stream", "tributary", "creek", "brook", "waterway"),
-    ("lake", "reservoir", "lagoon", "loch"),
-    ("waterfall", "falls", "cascade"),
-    ("mountain", "peak", "mount", "volcano", "hill", "range"),
-    ("island", "archipelago", "isle", "atoll"),
-    ("continent",),
-    ("sea", "ocean", "gulf", "bay", "strait"),
-)
-# place nouns that want any place ("the area where", "X's birthplace")
-_ANY_PLACE = ("place", "area", "location", "birthplace", "hometown")
-_OTHER_PLACES = (
-    "airport",
-    "stadium",
-    "arena",
-    "park",
-    "desert",
-    "valley",
-    "peninsula",
-    "forest",
-    "castle",
-    "palace",
-    "museum",
-    "building",
-    "bridge",
-    "street",
-    "square",
-    "station",
-    "port",
-    "harbour",
-    "harbor",
-    "canal",
-    "coast",
-    "basin",
-    "plateau",
-    "glacier",
-    "neighborhood",
-    "microstate",
-)
-PERSON_NOUNS: tuple[str, ...] = (
-    "person",
-    "man",
-    "woman",
-    "people",
-    "who",
-    "whom",
-    "actor",
-    "actress",
-    "singer",
-    "songwriter",
-    "musician",
-    "guitarist",
-    "drummer",
-    "pianist",
-    "rapper",
-    "vocalist",
-    "composer",
-    "conductor",
-    "painter",
-    "sculptor",
-    "photographer",
-    "designer",
-    "architect",
-    "writer",
-    "author",
-    "poet",
-    "novelist",
-    "playwright",
-    "screenwriter",
-    "journalist",
-    "editor",
-    "director",
-    "filmmaker",
-    "politician",
-    "statesman",
-    "diplomat",
-    "president",
-    "governor",
-    "mayor",
-    "senator",
-    "minister",
-    "chancellor",
-    "king",
-    "queen",
-    "prince",
-    "princess",
-    "emperor",
-    "empress",
-    "monarch",
-    "ruler",
-    "duke",
-    "duchess",
-    "earl",
-    "lord",
-    "pope",
-    "bishop",
-    "priest",
-    "saint",
-    "admiral",
-    "officer",
-    "soldier",
-    "commander",
-    "footballer",
-    "cricketer",
-    "athlete",
-    "boxer",
-    "wrestler",
-    "cyclist",
-    "swimmer",
-    "pitcher",
-    "quarterback",
-    "coach",
-    "manager",
-    "player",
-    "scientist",
-    "physicist",
-    "chemist",
-    "biologist",
-    "mathematician",
-    "philosopher",
-    "historian",
-    "economist",
-    "engineer",
-    "inventor",
-    "explorer",
-    "astronaut",
-    "physician",
-    "surgeon",
-    "lawyer",
-    "judge",
-    "teacher",
-    "professor",
-    "academic",
-    "businessman",
-    "businesswoman",
-    "entrepreneur",
-    "executive",
-    "activist",
-    "comedian",
-    "presenter",
-    "dancer",
-    "spouse",
-    "wife",
-    "husband",
-    "father",
-    "mother",
-    "son",
-    "daughter",
-    "child",
-    "parent",
-    "sibling",
-    "brother",
-    "sister",
-    "founder",
-    "leader",
-    "chairman",
-    "successor",
-    "predecessor",
-    "character",
-)
-# a role a person or an organisation may fill ("the performers of Brother": a band; "the producer of …")
-AGENT_NOUNS: tuple[str, ...] = (
-    "performer",
-    "artist",
-    "producer",
-    "creator",
-    "owner",
-    "developer",
-    "publisher",
-    "manufacturer",
-    "operator",
-    "distributor",
-    "sponsor",
-    "employer",
-)
-ORGANISATION_NOUNS: tuple[str, ...] = (
-    "company",
-    "corporation",
-    "firm",
-    "band",
-    "duo",
-    "trio",
-    "team",
-    "club",
-    "university",
-    "college",
-    "school",
-    "academy",
-    "institute",
-    "party",
-    "organization",
-    "organisation",
-    "association",
-    "agency",
-    "network",
-    "channel",
-    "label",
-    "airline",
-    "newspaper",
-    "magazine",
-    "brand",
-    "league",
-    "federation",
-    "army",
-    "navy",
-)
-WORK_NOUNS: tuple[str, ...] = (
-    "film",
-    "movie",
-    "song",
-    "album",
-    "novel",
-    "book",
-    "series",
-    "sitcom",
-    "opera",
-    "musical",
-    "episode",
-    "poem",
-    "painting",
-    "soundtrack",
-    "videogame",
-    "game",
-    "programme",
-    "program",
-    "comic",
-    "manga",
-    "anime",
-)
 # a copula the lead sentence states its subject's type after, and the words that end that type's phrase
 _COPULA = re.compile(r"\b(?:is|was|are|were)\b", re.IGNORECASE)
 _PHRASE_END = frozenset(
@@ -310,22 +46,14 @@ _WORD = re.compile(r"[A-Za-z][A-Za-z'.-]*")
 def singular(word: str) -> str:
     """``word`` lower-cased, an English plural folded when the singular is a type noun ("districts", "cities")."""
     low = word.lower().strip(".'")
-    if low in _KIND or not low.endswith("s"):
+    if low in KIND or not low.endswith("s"):
         return low
     for cut, add in (("ies", "y"), ("es", ""), ("s", "")):
-        if low.endswith(cut) and low[: -len(cut)] + add in _KIND:
+        if low.endswith(cut) and low[: -len(cut)] + add in KIND:
             return low[: -len(cut)] + add
     return low
 
 
-_KIND: dict[str, str] = {
-    **{w: "place" for w in [*(w for g in _PLACE_GROUPS for w in g), *_ANY_PLACE, *_OTHER_PLACES]},
-    **{w: "person" for w in PERSON_NOUNS},
-    **{w: "organisation" for w in ORGANISATION_NOUNS},
-    **{w: "agent" for w in AGENT_NOUNS},
-    **{w: "work" for w in WORK_NOUNS},
-}
-_GROUPS: tuple[frozenset[str], ...] = tuple(frozenset(g) for g in _PLACE_GROUPS)
 _ASKED_WITHIN = 3  # words from "which" / "what" to the noun it asks for ("what U.S. state")
 # a question's opening word that names the kind of its answer
 _OPENING = {"who": "person", "whom": "person", "where": "place"}
@@ -355,12 +83,12 @@ class PageType:
 
 def _wanted_of(word: str) -> Wanted | None:
     noun = singular(word)
-    kind = _KIND.get(noun)
+    kind = KIND.get(noun)
     if kind is None:
         return None
-    if kind != "place" or noun in _ANY_PLACE:
+    if kind != "place" or noun in ANY_PLACE:
         return Wanted(kind)
-    levels = [g for g in _GROUPS if noun in g]
+    levels = [g for g in PLACE_LEVELS if noun in g]
     return Wanted(kind, frozenset().union(*levels) if levels else frozenset([noun]))
 
 
@@ -395,7 +123,7 @@ def _heads(text: str) -> list[str]:
     heads: list[str] = []
     for part in text.replace(" or ", " and ").split(" and "):
         words = [singular(w) for w in _WORD.findall(part)]
-        known = [w for w in words if w in _KIND]
+        known = [w for w in words if w in KIND]
         if known or words:
             heads.append(known[-1] if known else words[-1])
     return heads
@@ -407,9 +135,9 @@ def title_type(title: str) -> PageType | None:
     head, _, rest = title.partition("(")
     name = head.split(",")[0].split()
     for text in (rest.rsplit(")", 1)[0], name[-1] if name else ""):
-        known = [h for h in _heads(text) if h in _KIND]
+        known = [h for h in _heads(text) if h in KIND]
         if known:
-            return PageType(frozenset(known), _KIND[known[0]])
+            return PageType(frozenset(known), KIND[known[0]])
     return None
 
 
@@ -439,7 +167,7 @@ def _lead_type(title: str, sentence: str, max_words: int) -> PageType | None:
             break
         phrase.append(word)
     heads = _heads(" ".join(phrase))
-    kind = next((_KIND[h] for h in heads if h in _KIND), None)
+    kind = next((KIND[h] for h in heads if h in KIND), None)
     if kind is None and _YEAR.search(" ".join(_PARENS.findall(sentence))):
         kind = "person"
     return PageType(frozenset(heads), kind) if heads or kind else None
