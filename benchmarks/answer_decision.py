@@ -30,7 +30,7 @@ from deepcite.answer.support import CitationSupport
 from deepcite.config import Settings
 from deepcite.engine import Engine
 from deepcite.evaluation.answer_check import AnswerCheck, ContractCheck, states_answer
-from deepcite.evaluation.answers import offline_settings
+from deepcite.evaluation.answerer import offline_settings
 from deepcite.evaluation.documents import load_questions
 from deepcite.retrieval.embedders import build_embedder
 

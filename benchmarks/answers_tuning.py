@@ -41,15 +41,11 @@ from deepcite.answer.sentence_scores import findings_first
 from deepcite.config import AnswerSettings, Settings
 from deepcite.engine import Engine
 from deepcite.evaluation.answer_check import AnswerCheck, ContractCheck, states_answer
-from deepcite.evaluation.answers import (
-    SystemScores,
-    _first_last,
-    load_pubmedqa,
-    offline_settings,
-    pubmedqa_collection,
-    score_summary,
-)
+from deepcite.evaluation.answer_scores import SystemScores, score_summary
+from deepcite.evaluation.answerer import offline_settings
 from deepcite.evaluation.documents import CheckQuestion, load_questions
+from deepcite.evaluation.pubmedqa import load_pubmedqa, pubmedqa_collection
+from deepcite.evaluation.pubmedqa_run import first_last
 from deepcite.service import QuestionRequest
 
 PQAL = Path("/work/shared/datasets/pubmedqa_pqal")
@@ -114,7 +110,7 @@ def pubmedqa(args: argparse.Namespace, engine: Engine) -> dict[str, Any]:
     )
     lead = SystemScores()
     for item in items:
-        lead.add_text(_first_last(item.contexts, 2, 0), item.long_answer, item.question)
+        lead.add_text(first_last(item.contexts, 2, 0), item.long_answer, item.question)
     print("own_abstract_lead_2", lead.summary(), flush=True)
     rows = []
     shared = ExtractiveGenerator(engine.resources.embedder, engine.settings.answer)

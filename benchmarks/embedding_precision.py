@@ -305,13 +305,8 @@ def answers_bench(folder: Path, split: str, limit: int | None) -> None:
     from deepcite.answer.context import ResponseContext
     from deepcite.answer.pipeline import answer_context
     from deepcite.config import Settings
-    from deepcite.evaluation.answers import (
-        OFFLINE,
-        PUBMEDQA_COLLECTION,
-        Answerer,
-        load_pubmedqa,
-        pubmedqa_collection,
-    )
+    from deepcite.evaluation.answerer import OFFLINE, Answerer
+    from deepcite.evaluation.pubmedqa import PUBMEDQA_COLLECTION, load_pubmedqa, pubmedqa_collection
     from deepcite.retrieval.collection import open_collection
     from deepcite.text import _sentences, sentence_spans
 

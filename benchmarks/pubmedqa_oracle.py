@@ -33,7 +33,8 @@ from pathlib import Path
 from results_path import result_path
 
 from deepcite.answer.findings import SentenceRole, role_of_section
-from deepcite.evaluation.answers import load_pubmedqa, rouge_l
+from deepcite.evaluation.answer_figures import rouge_l
+from deepcite.evaluation.pubmedqa import load_pubmedqa
 from deepcite.text import split_sentences
 
 TARGET_MARGIN = 0.03  # issue 33: the summary's ROUGE-L F1 at least this above lead-2

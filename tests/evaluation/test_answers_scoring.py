@@ -1,7 +1,7 @@
 """How ``eval answers`` scores a summary against a reference: citations and the unknown phrase never count."""
 
 from deepcite.answer.prompts import UNKNOWN
-from deepcite.evaluation.answers import plain, rouge_l
+from deepcite.evaluation.answer_figures import plain, rouge_l
 
 
 def test_citations_and_the_unknown_phrase_are_not_scored() -> None:

@@ -11,7 +11,9 @@ import pytest
 
 from deepcite.config import AnswerBudgetSettings, AnswerSettings, Settings
 from deepcite.engine import Engine
-from deepcite.evaluation.answers import LLM, OFFLINE, evaluate_pubmedqa, load_pubmedqa, pubmedqa_collection
+from deepcite.evaluation.answerer import LLM, OFFLINE
+from deepcite.evaluation.pubmedqa import load_pubmedqa, pubmedqa_collection
+from deepcite.evaluation.pubmedqa_run import evaluate_pubmedqa
 from llm_real.conftest import LlamaServer
 
 pytestmark = pytest.mark.real_llm

@@ -103,7 +103,10 @@ def eval_answers(
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from deepcite.errors import ConfigError
-    from deepcite.evaluation import answers
+    from deepcite.evaluation.answer_tables import figure_tables
+    from deepcite.evaluation.hotpotqa import evaluate_hotpotqa
+    from deepcite.evaluation.pubmedqa import load_pubmedqa, pubmedqa_collection
+    from deepcite.evaluation.pubmedqa_run import evaluate_pubmedqa
 
     if pubmedqa is None and hotpotqa is None:
         console.print("[red]error:[/] give --pubmedqa FOLDER, --hotpotqa FILE or both")
@@ -117,15 +120,15 @@ def eval_answers(
         if llm and not engine.settings.llm.configured:
             raise ConfigError("--llm needs a model: set DEEPCITE_LLM_BASE_URL and DEEPCITE_LLM_MODEL")
         if pubmedqa is not None:
-            items = answers.load_pubmedqa(pubmedqa, split, limit)
-            collection = answers.pubmedqa_collection(pubmedqa, engine)
+            items = load_pubmedqa(pubmedqa, split, limit)
+            collection = pubmedqa_collection(pubmedqa, engine)
             task = bar.add_task(f"pubmedqa {split}", total=len(items))
-            results[f"pubmedqa_{split}"] = answers.evaluate_pubmedqa(
+            results[f"pubmedqa_{split}"] = evaluate_pubmedqa(
                 engine, collection, items, llm=llm, progress=lambda done, _: bar.update(task, completed=done)
             )
         if hotpotqa is not None:
             task = bar.add_task("hotpotqa", total=limit or 500)
-            results["hotpotqa"] = answers.evaluate_hotpotqa(
+            results["hotpotqa"] = evaluate_hotpotqa(
                 engine,
                 hotpotqa,
                 limit=limit,
@@ -135,7 +138,7 @@ def eval_answers(
     for name, systems in results.items():
         assert isinstance(systems, dict)
         if not json_out:
-            for table in answers.figure_tables(name, systems):
+            for table in figure_tables(name, systems):
                 console.print(table)
     emit(results, json_out=json_out, out=out)
 

@@ -18,7 +18,7 @@ from typing import Any
 from deepcite.engine import Engine
 from deepcite.errors import NotFoundError
 from deepcite.evaluation.answer_check import AnswerCheck, ContractCheck
-from deepcite.evaluation.answers import offline_settings
+from deepcite.evaluation.answerer import offline_settings
 from deepcite.evaluation.documents import (
     CheckQuestion,
     QuoteCheck,
