@@ -5,7 +5,7 @@ from __future__ import annotations
 from deepcite.config import FollowupSettings
 from deepcite.models import Candidate
 from deepcite.names import names_in
-from deepcite.research.followup import followup_terms
+from deepcite.research.followup_terms import followup_terms
 from research.helpers import chunk
 
 FILM = (

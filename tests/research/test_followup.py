@@ -18,11 +18,9 @@ from deepcite.research.followup import (
     STATISTICS_FRAGMENT,
     STRAY_ACRONYM,
     WHOLE_TITLE,
-    followup_subquestion,
-    followup_terms,
     noise_reason,
-    noun_phrases,
 )
+from deepcite.research.followup_terms import followup_subquestion, followup_terms, noun_phrases
 from deepcite.research.nodes import prepare_round_queries
 from research.helpers import adapters, chunk, new_state
 

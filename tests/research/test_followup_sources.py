@@ -4,7 +4,7 @@ none drifts from the question (issue 33).
 Forty questions: twenty of PubMedQA PQA-L (train split) over their own abstract sections, and twenty
 real-document-style questions over passages written like the shared real documents as the readers give them
 (fixtures and their sources: tests/fixtures/research/followup/README.md). Every passage of a question's
-documents is read as the parent of a bridge hop (:func:`deepcite.research.followup.followup_terms`), and
+documents is read as the parent of a bridge hop (:func:`deepcite.research.followup_terms.followup_terms`), and
 each follow-up is checked against what the fixture says each document's title, authors and venue are.
 """
 
@@ -18,13 +18,8 @@ import pytest
 
 from deepcite.config import FollowupSettings
 from deepcite.models import Candidate, Chunk
-from deepcite.research.followup import (
-    DOCUMENT_TITLE,
-    DRIFT,
-    REFERENCE_LIST,
-    followup_subquestion,
-    followup_terms,
-)
+from deepcite.research.followup import DOCUMENT_TITLE, DRIFT, REFERENCE_LIST
+from deepcite.research.followup_terms import followup_subquestion, followup_terms
 from deepcite.text import tokenize
 
 FIXTURES = Path(__file__).parent.parent / "fixtures" / "research" / "followup"

@@ -14,11 +14,11 @@ from deepcite.research.followup import (
     VERSION_TAG,
     bearing_names,
     document_names,
-    followup_terms,
     kind_reason,
     names_a_document,
     noise_reason,
 )
+from deepcite.research.followup_terms import followup_terms
 from deepcite.research.nodes import read_bridge
 from deepcite.research.planner import QueryPlanner
 from deepcite.research.state import ExecutorState, HopChoice

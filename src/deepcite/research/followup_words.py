@@ -1,4 +1,5 @@
-"""Word lists that tell a follow-up query's noise from its content (read by :mod:`deepcite.research.followup`).
+"""Word lists that tell a follow-up query's noise from its content (read by :mod:`deepcite.research.followup`,
+:mod:`deepcite.research.followup_shapes` and :mod:`deepcite.research.followup_terms`).
 
 Each list names one kind of token that never makes a follow-up query by itself: the abbreviations of reported
 statistics ("CI 0.91", "OR = 9.2", "p < 0.05"), the words of dates ("March 2001"), references to a document's

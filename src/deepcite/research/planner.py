@@ -21,7 +21,8 @@ from deepcite.research import llm_adapters
 from deepcite.research.answer_types import wanted_types
 from deepcite.research.aspects import heuristic_aspects, keywords_of, subquestion_for
 from deepcite.research.chain import decompose, fill, is_linear, llm_decompose
-from deepcite.research.followup import document_names, followup_subquestion, followup_terms
+from deepcite.research.followup import document_names
+from deepcite.research.followup_terms import followup_subquestion, followup_terms
 from deepcite.research.intake import intake
 from deepcite.research.state import BeamEntry, ExecutorState, ResearchPlan, RoundQuery
 from deepcite.research.vectors import passage_text
@@ -286,7 +287,7 @@ class QueryPlanner:
 
     def _bridge_hop(self, state: ExecutorState) -> tuple[str, list[RoundQuery]] | None:
         """Follow the entities and noun phrases of the best passages not yet bridged from
-        (:func:`~deepcite.research.followup.followup_terms`): each is searched by name (``bridge_modes``), and
+        (:func:`~deepcite.research.followup_terms.followup_terms`): each is searched by name (``bridge_modes``), and
         each parent adds a residual query of the question's words it lacks. Candidates that would be noise are
         not searched; they are recorded in ``state.skipped_queries`` for the report."""
         s = self.settings
