@@ -49,6 +49,9 @@ class PractitionerRankingSettings(Section):
     stage_a_k: int = 50
     intent_term_boost: float = 0.3
     max_intent_terms: int | None = 4  # intent terms a profile is boosted for (None: every one it contains)
+    # an intent term only a secondary offline intent brought (not the best intent's, not the patient's words)
+    # boosts by intent_term_boost times this
+    secondary_term_factor: float = 0.5
     anchor_phrase_boost: float = 0.5
     negative_penalty_min: float = 1.0
     negative_penalty_max: float = 3.0
@@ -64,6 +67,11 @@ class PractitionerRankingSettings(Section):
     # factor); off when an LLM names the specialties
     intent_specialty_boost: float = 1.0
     secondary_intent_factor: float = 0.5
+    # the specialties that also treat the offline intent (its related_specialties) get intent_specialty_boost
+    # times this, and count as specialties the request points to for a population's variants
+    related_specialty_factor: float = 1.0
+    # the population's own boosts are multiplied by this when a crisis or an emergency names specialties
+    population_urgency_factor: float = 0.5
     # stage A is "short" when fewer than the requested results fit the intent (at least this many intent
     # terms, or an anchor phrase): the candidate set is then filled by BM25 searches on the intent terms
     fill_min_intent_matches: int = 2

@@ -8,7 +8,7 @@ from pydantic import Field
 
 from deepcite.config import PractitionerSettings
 from deepcite.practitioners.api import IntentTerms, SpecialtyMatch
-from deepcite.practitioners.catalogue import Catalogue, contains_phrase, phrase_key
+from deepcite.practitioners.catalogue import Catalogue, Intent, contains_phrase, phrase_key
 from deepcite.practitioners.schemas import ClinicalIntent, GeneralIntent, Insights
 from deepcite.practitioners.semantic import SpecialtySimilarity
 from deepcite.practitioners.taxonomy import Taxonomy
@@ -29,6 +29,8 @@ class MergedIntent(IntentTerms):
     confidence: float = 0.0
     specialties: list[SpecialtyMatch] = Field(default_factory=list)
     request_specialties: list[str] = Field(default_factory=list)  # what the stage-B floor protects
+    # intent terms that only a secondary offline intent brought (see :func:`secondary_terms`)
+    secondary_terms: list[str] = Field(default_factory=list)
 
 
 def _dedupe(terms: Iterable[str], exclude: set[tuple[str, ...]] | None = None) -> list[str]:
@@ -77,6 +79,15 @@ def merge_intent(
     )
 
 
+def secondary_terms(terms: list[str], top: Intent | None, patient_terms: list[str]) -> list[str]:
+    """The intent terms that are neither the best intent's (its expansion terms and specialties) nor the
+    patient's own trigger phrases: what only a secondary intent brought, weighed less in stage B."""
+    if top is None:
+        return []
+    primary = {phrase_key(t) for t in [*top.expansion_terms, *top.specialties, *patient_terms]}
+    return [t for t in terms if phrase_key(t) not in primary]
+
+
 def specialty_matches(
     proposals: list[SpecialtySimilarity],
     *,
@@ -96,9 +107,12 @@ def specialty_matches(
     ``semantic.strong_similarity``: a near-verbatim match of a specialty's cue stands on its own); the LLM's likely specialties that the
     directory holds get the scaled boost; the population's and the urgency level's specialties get
     ``ranking.population_boost`` (``ranking.population_symptom_boost`` when the request names no procedure or
-    diagnosis) and ``ranking.urgency_boost``; a population's variant of a specialty the request
-    points to (a child's "PEDIATRIC MEDICINE" for "FAMILY PRACTICE") gets ``ranking.population_variant_boost``, and
-    the specialties not for that population lose ``ranking.population_penalty``.
+    diagnosis; both times ``ranking.population_urgency_factor`` when a crisis or an emergency names specialties of
+    its own) and ``ranking.urgency_boost``; a population's variant of a specialty the request points to, or that
+    also treats the offline intent (a child's "PEDIATRIC MEDICINE" for "FAMILY PRACTICE"), gets
+    ``ranking.population_variant_boost`` (times the same factor), and the specialties not for that population
+    lose ``ranking.population_penalty``. The offline intent's ``related_specialties`` get
+    ``ranking.intent_specialty_boost * ranking.related_specialty_factor`` unless a kept intent names them.
     """
     confident = (
         clinical.primary_intent != "unknown" and general.confidence >= settings.semantic.catalogue_confidence
@@ -120,6 +134,7 @@ def specialty_matches(
         )
     named: list[tuple[str, str, float]] = []
     r = settings.ranking
+    related: list[str] = []
     if clinical_from_llm:
         boost = settings.semantic.boost * settings.semantic.catalogue_factor
         named += [(name, "llm", boost) for name in clinical.likely_subspecialties]
@@ -135,18 +150,24 @@ def specialty_matches(
             )
             for name in clinical.likely_subspecialties
         ]
+        # the specialties that also treat what the request is mostly about, after its best fits
+        related = top.related_specialties if top else []
+        named += [(name, "intent", r.intent_specialty_boost * r.related_specialty_factor) for name in related]
+    rule = catalogue.urgency_rule(insights.urgency)
     population = catalogue.population_of(insights.population)
     if population is not None:
-        # a named procedure or diagnosis goes to its specialist first; a symptom to those who care for them
+        # a named procedure or diagnosis goes to its specialist first; a symptom to those who care for them;
+        # what a crisis or an emergency calls for comes before who the patient is
         own = r.population_boost if general.specificity in CLEAR_SPECIFICITIES else r.population_symptom_boost
-        named += [(name, "population", own) for name in population.specialties]
+        scale = r.population_urgency_factor if rule is not None and rule.specialties else 1.0
+        named += [(name, "population", own * scale) for name in population.specialties]
         asked = {m.specialty for m in out} | {
-            s.strip().upper() for s in [*clinical.likely_subspecialties, *general.likely_subspecialties]
+            s.strip().upper()
+            for s in [*clinical.likely_subspecialties, *general.likely_subspecialties, *related]
         }
         variants = {v for base, v in population.variants.items() if base.strip().upper() in asked}
-        named += [(variant, "population", r.population_variant_boost) for variant in sorted(variants)]
+        named += [(variant, "population", r.population_variant_boost * scale) for variant in sorted(variants)]
         named += [(name, "population", -r.population_penalty) for name in population.not_for]
-    rule = catalogue.urgency_rule(insights.urgency)
     if rule is not None:
         named += [(name, "urgency", settings.ranking.urgency_boost) for name in rule.specialties]
     summed: dict[tuple[str, str], float] = {}  # a specialty named twice by one source (a population's own

@@ -9,8 +9,9 @@ Stage A score = BM25 / best BM25 in the list (0..1) + rating boost + reviews boo
 so quality never adds more than the three maxima together (0.7 by default). Candidates added from the
 intent terms (the fill) have no BM25 part: they did not match the patient's words.
 
-Stage B adds ``ranking.intent_term_boost`` per intent term (the first ``ranking.max_intent_terms`` the profile
-contains, so a specialty whose definition repeats many of them does not outrank the one the request is for) and ``ranking.anchor_phrase_boost`` per anchor phrase found in
+Stage B adds ``ranking.intent_term_boost`` per intent term (times ``ranking.secondary_term_factor`` for a term only
+a secondary offline intent brought; the ``ranking.max_intent_terms`` weightiest the profile contains, so a specialty
+whose definition repeats many of them does not outrank the one the request is for) and ``ranking.anchor_phrase_boost`` per anchor phrase found in
 the profile, each specialty match's boost to the practitioners of that specialty (semantic stage, LLM,
 population, urgency), and, only when the query is clear, subtracts per negative term found a penalty that
 grows linearly from ``ranking.negative_penalty_min`` at ``analysis.clear_confidence`` to ``ranking.negative_penalty_max`` at
@@ -211,11 +212,20 @@ def stage_b(
 ) -> list[PractitionerCandidate]:
     """Add intent and anchor boosts (and negative penalties when the query is clear); best first."""
     penalty = negative_penalty(merged.confidence, settings)
+    secondary = {phrase_key(t) for t in merged.secondary_terms}
+
+    def weight(term: str) -> float:
+        return settings.ranking.secondary_term_factor if phrase_key(term) in secondary else 1.0
+
     for candidate in candidates:
         match_intent(candidate, merged)
-        for term in candidate.matched_terms[: settings.ranking.max_intent_terms]:
+        for term in sorted(candidate.matched_terms, key=lambda t: -weight(t))[
+            : settings.ranking.max_intent_terms
+        ]:
             candidate.adjustments.append(
-                Adjustment(kind="intent_term", term=term, value=settings.ranking.intent_term_boost)
+                Adjustment(
+                    kind="intent_term", term=term, value=settings.ranking.intent_term_boost * weight(term)
+                )
             )
         for anchor in candidate.matched_anchors:
             candidate.adjustments.append(

@@ -25,7 +25,12 @@ from deepcite.practitioners.context import (
     response_of,
     stage,
 )
-from deepcite.practitioners.merge import merge_intent, request_specialties, specialty_matches
+from deepcite.practitioners.merge import (
+    merge_intent,
+    request_specialties,
+    secondary_terms,
+    specialty_matches,
+)
 from deepcite.practitioners.ranking import (
     fill_candidates,
     match_intent,
@@ -92,6 +97,9 @@ def merge_analyses(state: FinderState, context: FinderContext) -> None:
     merged.request_specialties = request_specialties(
         merged.specialties, analyses.general, analyses.clinical, known
     )
+    if analyses.used["clinical"].source != "llm":
+        top = catalogue.by_id.get(analyses.clinical.primary_intent)
+        merged.secondary_terms = secondary_terms(merged.intent_terms, top, analyses.general.expansion_terms)
     note = catalogue.urgency_note(analyses.insights.urgency)
     if note:
         state.notes.append(note)
