@@ -87,6 +87,29 @@ def test_a_shared_name_lifts_less_than_a_title_link_and_ties_keep_the_rounds_ord
     assert rank_evidence("anything", question_vector, [], vectors[:0], settings) == []
 
 
+def test_a_page_the_top_passage_names_rises_over_a_passage_naming_the_top_page() -> None:
+    """The soundtrack's page names its producer's page (the chain's next link); a song's page names the film
+    the soundtrack is of (another passage about the question's subject). Both are title-linked to the top
+    passage; with ``backlink_weight`` under 1 only the page the top passage names gets the whole lift."""
+    pack = _pack(
+        ("album", "Natural Born Killers (soundtrack)", "The album was produced by Trent Reznor."),
+        ("song", "Burn (song)", "Burn is a song recorded for the film Natural Born Killers."),
+        ("producer", "Trent Reznor", "Michael Trent Reznor (born 1965) is an American musician."),
+    )
+    question = "The soundtrack of Natural Born Killers was produced by a man born in what year?"
+    question_vector = _unit([1, 0])[0]
+    vectors = _unit([1, 0.1], [0.8, 0.6], [0.6, 0.8])
+    both_ways = EvidenceRankingSettings(pack_weight=0.0)
+
+    ranked = rank_evidence(question, question_vector, pack, vectors, both_ways)
+    assert [c.chunk.chunk_id for c in ranked] == ["album", "song", "producer"]
+    assert [c.link.edge if c.link else None for c in ranked[1:]] == ["title_link", "title_link"]
+    forward = both_ways.model_copy(update={"backlink_weight": 0.3})
+    ranked = rank_evidence(question, question_vector, pack, vectors, forward)
+    assert [c.chunk.chunk_id for c in ranked] == ["album", "producer", "song"]
+    assert ranked[1].link is not None and ranked[1].link.entity == "trent reznor"
+
+
 def test_the_research_pack_ranks_the_chain_together_and_says_which_link_lifted(chain_collection) -> None:  # noqa: ANN001
     """The default engine over a real collection (the chain corpus, real MiniLM): the passages of the chain
     album -> performer -> spouse rank above passages that only share the question's words, which the rounds'
@@ -272,4 +295,4 @@ def test_a_link_names_the_same_entity_in_every_process() -> None:
         ).stdout.strip()
         for seed in range(8)
     }
-    assert chosen == {"('shared_name', 'lake vell')"}
+    assert chosen == {"('shared_name', 'lake vell', True, True)"}

@@ -296,6 +296,14 @@ class EvidenceRankingSettings(Section):
     pack_weight: float = 3.0  # x 1 / (pack_k + rank in the rounds' order)
     pack_k: float = 1.0
     link_weight: float = 0.5  # x the score of a passage it shares a title link with
+    # a title or alias link lifts the page a passage names by `link_weight` x that passage's score, and the
+    # passage naming the page by `backlink_weight` x that much: a chain runs from a passage to the page of a name
+    # it states, while the passages naming a page are often only other passages about its subject (1: both alike)
+    backlink_weight: float = Field(default=1.0, ge=0.0)
+    # the page of the first hop's answer (the page titled after the beam's best candidate read after round 1,
+    # research.bridge) is placed no lower than this in the pack's order (0: off): the chain's second passage,
+    # which shares few words with the question, beside the passages that share them
+    first_answer_page_within: int = Field(default=0, ge=0)
     shared_name_weight: float = 0.1  # x the score of a passage mentioning a name it mentions
     iterations: int = 2  # rounds of link lifting (2 carries a score two links down a chain)
     # names to pages (retrieval/graph/aliases.py): a passage's title keys are its page's aliases (the title, its

@@ -75,22 +75,29 @@ def _names_title(question_key: str, titles: frozenset[str]) -> bool:
     return any(f" {t} " in padded for t in titles)
 
 
-def _link(a: _Keys, b: _Keys, bridges: frozenset[str] = frozenset()) -> tuple[str, str] | None:
-    """How passage ``a`` links to ``b``: ``(edge, entity)``, a title link before an alias link (a name's
-    shorter form is the other's alias) before a shared bridge name (one of ``bridges``) before another
-    shared name, or ``None``. Of several, the longest name, then the first in alphabetical order (a set's own
-    order changes from process to process, and the name chosen sets the link's weight)."""
-    title = (a.names & b.titles) or (b.names & a.titles)
-    if title:
-        return "title_link", min(title)
-    alias = (a.prefixes & b.titles) or (b.prefixes & a.titles)
-    if alias:
-        return "alias_link", _longest(alias)
+def _link(a: _Keys, b: _Keys, bridges: frozenset[str] = frozenset()) -> tuple[str, str, bool, bool] | None:
+    """How passage ``a`` links to ``b``: ``(edge, entity, a names b, b names a)``, a title link before an alias link
+    (a name's shorter form is the other's alias) before a shared bridge name (one of ``bridges``) before another
+    shared name, or ``None``; the two flags say which passage names the other's page (both for a shared name).
+    Of several, the longest name, then the first in alphabetical order (a set's own order changes from process
+    to process, and the name chosen sets the link's weight)."""
+    for edge, forward, backward in (
+        ("title_link", a.names & b.titles, b.names & a.titles),
+        ("alias_link", a.prefixes & b.titles, b.prefixes & a.titles),
+    ):
+        if forward or backward:
+            names = forward or backward
+            return (
+                edge,
+                min(names) if edge == "title_link" else _longest(names),
+                bool(forward),
+                bool(backward),
+            )
     shared = a.names & b.names
     if shared & bridges:
-        return "bridge_name", _longest(shared & bridges)
+        return "bridge_name", _longest(shared & bridges), True, True
     if shared:
-        return "shared_name", _longest(shared)
+        return "shared_name", _longest(shared), True, True
     return None
 
 
@@ -134,7 +141,7 @@ def bridge_link_weights(
 
 
 def _hub_link_weights(
-    links: Sequence[Sequence[tuple[int, str, str]]],
+    links: Sequence[Sequence[tuple[int, str, str, bool]]],
     keys: Sequence[_Keys],
     frequency: Mapping[str, int],
     settings: EvidenceRankingSettings,
@@ -149,7 +156,7 @@ def _hub_link_weights(
     base = {"title_link": settings.link_weight, "alias_link": settings.alias_link_weight}
     out: dict[tuple[str, str], float] = {}
     for linked in links:
-        for _, edge, entity in linked:
+        for _, edge, entity, _ in linked:
             if edge not in base or (edge, entity) in out:
                 continue
             named = sum(entity in k.names or entity in k.prefixes for k in keys)
@@ -191,13 +198,15 @@ def rank_evidence(
             for i in range(len(evidence))
         ]
     )
-    links: list[list[tuple[int, str, str]]] = [[] for _ in evidence]
+    # per passage, the passages it links to: (index, edge, entity, whether that passage names this one's page)
+    links: list[list[tuple[int, str, str, bool]]] = [[] for _ in evidence]
     for i in range(len(evidence)):
         for j in range(i + 1, len(evidence)):
             found = _link(keys[i], keys[j], bridge_keys)
             if found:
-                links[i].append((j, *found))
-                links[j].append((i, *found))
+                edge, entity, i_names_j, j_names_i = found
+                links[i].append((j, edge, entity, j_names_i))
+                links[j].append((i, edge, entity, i_names_j))
     weight = {
         "title_link": settings.link_weight,
         "alias_link": settings.alias_link_weight,
@@ -216,10 +225,11 @@ def rank_evidence(
                         if edge == "bridge_name"
                         else hub.get((edge, entity), weight[edge])
                     )
+                    * (1.0 if names_it else settings.backlink_weight)
                     * previous[j],
                     (j, edge, entity),
                 )
-                for j, edge, entity in linked
+                for j, edge, entity, names_it in linked
             ]
             lift, via = max(lifts, key=lambda x: x[0], default=(0.0, None))
             scores[i] = relevance[i] + max(lift, 0.0)

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from deepcite.models import BridgeCandidate, Candidate, EvidencePack
 from deepcite.research.linking import rank_evidence
 from deepcite.research.nodes.base import Adapters, node
+from deepcite.research.nodes.select_evidence import page_named
 from deepcite.research.state import ExecutorState
 from deepcite.research.vectors import candidate_vectors, text_vectors
 from deepcite.retrieval.graph.extract import entity_key
@@ -58,10 +59,35 @@ def pack_order(state: ExecutorState, adapters: Adapters) -> list[Candidate]:
             frequency,
             frozenset(read_in),
         )
+    final = first_answer_page_placed(state, final, adapters)
     return [
         cand.model_copy(update={"llm_read_rounds": read_in[cand.key]}) if cand.key in read_in else cand
         for cand in final
     ]
+
+
+def first_answer_page_placed(
+    state: ExecutorState, final: list[Candidate], adapters: Adapters
+) -> list[Candidate]:
+    """``final`` with the best passage of the page of the first hop's best answer (the beam's best candidate read
+    after round 1, :func:`~deepcite.research.nodes.select_evidence.page_named`) moved up to place
+    ``ranking.first_answer_page_within`` when it ranks below it (0: off); the passages between move down one."""
+    ranking = adapters.settings.ranking
+    within = ranking.first_answer_page_within
+    best = next((e for e in state.beam_read if e.depth == 1), None)
+    if not within or best is None:
+        return final
+    at = next(
+        (
+            i
+            for i, cand in enumerate(final)
+            if page_named(cand.chunk.title, best.name, ranking.alias_prefix_min_words)
+        ),
+        None,
+    )
+    if at is None or at < within:
+        return final
+    return [*final[: within - 1], final[at], *final[within - 1 : at], *final[at + 1 :]]
 
 
 def llm_read_rounds(state: ExecutorState) -> dict[tuple[str, str], list[int]]:
