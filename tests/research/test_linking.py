@@ -90,7 +90,7 @@ def test_a_shared_name_lifts_less_than_a_title_link_and_ties_keep_the_rounds_ord
 def test_a_page_the_top_passage_names_rises_over_a_passage_naming_the_top_page() -> None:
     """The soundtrack's page names its producer's page (the chain's next link); a song's page names the film
     the soundtrack is of (another passage about the question's subject). Both are title-linked to the top
-    passage; with ``backlink_weight`` under 1 only the page the top passage names gets the whole lift."""
+    passage; with ``backlink_weight`` under 1 (as shipped) only the page the top passage names gets the whole lift."""
     pack = _pack(
         ("album", "Natural Born Killers (soundtrack)", "The album was produced by Trent Reznor."),
         ("song", "Burn (song)", "Burn is a song recorded for the film Natural Born Killers."),
@@ -99,12 +99,13 @@ def test_a_page_the_top_passage_names_rises_over_a_passage_naming_the_top_page()
     question = "The soundtrack of Natural Born Killers was produced by a man born in what year?"
     question_vector = _unit([1, 0])[0]
     vectors = _unit([1, 0.1], [0.8, 0.6], [0.6, 0.8])
-    both_ways = EvidenceRankingSettings(pack_weight=0.0)
+    both_ways = EvidenceRankingSettings(pack_weight=0.0, backlink_weight=1.0)
 
     ranked = rank_evidence(question, question_vector, pack, vectors, both_ways)
     assert [c.chunk.chunk_id for c in ranked] == ["album", "song", "producer"]
     assert [c.link.edge if c.link else None for c in ranked[1:]] == ["title_link", "title_link"]
-    forward = both_ways.model_copy(update={"backlink_weight": 0.3})
+    forward = EvidenceRankingSettings(pack_weight=0.0)  # the shipped backlink_weight, 0.5
+    assert forward.backlink_weight < 1.0
     ranked = rank_evidence(question, question_vector, pack, vectors, forward)
     assert [c.chunk.chunk_id for c in ranked] == ["album", "producer", "song"]
     assert ranked[1].link is not None and ranked[1].link.entity == "trent reznor"
@@ -250,7 +251,8 @@ def test_a_hub_page_many_passages_name_lifts_them_less_than_the_chain_s_page() -
     question = "Where was the composer of Aschenbrödel born?"
     question_vector = np.array([1.0, 0.0], dtype=np.float32)
     vectors = _unit(*[[c, (1 - c * c) ** 0.5] for c in (0.9, 0.8, 0.7, 0.4)])
-    settings = EvidenceRankingSettings(pack_weight=0.0, link_specificity=0.0)  # before_hub_links
+    # before_hub_links, and links lifting both ways alike (Boston names the hub's page: a backlink)
+    settings = EvidenceRankingSettings(pack_weight=0.0, link_specificity=0.0, backlink_weight=1.0)
     frequency = {"united states": 500, "johann strauss ii": 2}
 
     plain = [
