@@ -44,13 +44,23 @@ def boosts(matches: list[SpecialtyMatch], source: str) -> dict[str, float]:
 def test_the_specialties_that_also_treat_the_intent_are_boosted_after_its_best_fits() -> None:
     heart = CATALOGUE.by_id["heart_failure"]
     assert "CARDIOVASCULAR DISEASE (CARDIOLOGY)" in heart.related_specialties
-    settings = PractitionerSettings(ranking={"related_specialty_factor": 0.5})
-    intent = boosts(matches_for("my heart failure is getting worse", settings=settings), "intent")
-    assert intent["ADVANCED HEART FAILURE AND TRANSPLANT CARDIOLOGY"] == pytest.approx(1.0)
-    assert intent["CARDIOVASCULAR DISEASE (CARDIOLOGY)"] == pytest.approx(0.5)
+    r = SETTINGS.ranking
+    symptom = boosts(matches_for("I have swollen ankles"), "intent")
+    assert symptom["ADVANCED HEART FAILURE AND TRANSPLANT CARDIOLOGY"] == pytest.approx(
+        r.intent_specialty_boost
+    )
+    assert symptom["CARDIOVASCULAR DISEASE (CARDIOLOGY)"] == pytest.approx(
+        r.intent_specialty_boost * r.related_specialty_factor
+    )
+    # a named diagnosis goes to its best fits first
+    diagnosis = boosts(matches_for("my heart failure is getting worse"), "intent")
+    assert diagnosis["CARDIOVASCULAR DISEASE (CARDIOLOGY)"] == pytest.approx(
+        r.intent_specialty_boost * r.related_specialty_clear_factor
+    )
+    assert r.related_specialty_clear_factor < r.related_specialty_factor
     off = PractitionerSettings(ranking={"related_specialty_factor": 0.0})
     assert "CARDIOVASCULAR DISEASE (CARDIOLOGY)" not in boosts(
-        matches_for("my heart failure is getting worse", settings=off), "intent"
+        matches_for("I have swollen ankles", settings=off), "intent"
     )
 
 

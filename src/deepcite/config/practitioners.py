@@ -70,6 +70,7 @@ class PractitionerRankingSettings(Section):
     # the specialties that also treat the offline intent (its related_specialties) get intent_specialty_boost
     # times this, and count as specialties the request points to for a population's variants
     related_specialty_factor: float = 1.0
+    related_specialty_clear_factor: float = 0.5  # the same when the request names a procedure or diagnosis
     # the population's own boosts are multiplied by this when a crisis or an emergency names specialties
     population_urgency_factor: float = 0.5
     # stage A is "short" when fewer than the requested results fit the intent (at least this many intent

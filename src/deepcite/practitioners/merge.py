@@ -112,7 +112,8 @@ def specialty_matches(
     also treats the offline intent (a child's "PEDIATRIC MEDICINE" for "FAMILY PRACTICE"), gets
     ``ranking.population_variant_boost`` (times the same factor), and the specialties not for that population
     lose ``ranking.population_penalty``. The offline intent's ``related_specialties`` get
-    ``ranking.intent_specialty_boost * ranking.related_specialty_factor`` unless a kept intent names them.
+    ``ranking.intent_specialty_boost * ranking.related_specialty_factor`` (``related_specialty_clear_factor`` when
+    the request names a procedure or diagnosis) unless a kept intent names them.
     """
     confident = (
         clinical.primary_intent != "unknown" and general.confidence >= settings.semantic.catalogue_confidence
@@ -150,9 +151,12 @@ def specialty_matches(
             )
             for name in clinical.likely_subspecialties
         ]
-        # the specialties that also treat what the request is mostly about, after its best fits
+        # the specialties that also treat what the request is mostly about, after its best fits (a named
+        # procedure or diagnosis goes to its best fits first)
         related = top.related_specialties if top else []
-        named += [(name, "intent", r.intent_specialty_boost * r.related_specialty_factor) for name in related]
+        clear = general.specificity in CLEAR_SPECIFICITIES
+        factor = r.related_specialty_clear_factor if clear else r.related_specialty_factor
+        named += [(name, "intent", r.intent_specialty_boost * factor) for name in related]
     rule = catalogue.urgency_rule(insights.urgency)
     population = catalogue.population_of(insights.population)
     if population is not None:
