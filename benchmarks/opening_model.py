@@ -4,7 +4,8 @@
     HF_HUB_OFFLINE=1 .venv/bin/python benchmarks/opening_model.py \
         --set 88:eval/real_docs_questions.jsonl:.data/tune88 --set rw:/tmp/rw.jsonl:.data/tunerw \
         --set b1:eval/blind/questions.jsonl:.data/new-blind --set b2:eval/blind2/questions.jsonl:.data/new-blind2 \
-        --set b3:eval/blind3/questions.jsonl:.data/new-blind3 --set b4:eval/blind4/questions.jsonl:.data/new-blind4
+        --set b3:eval/blind3/questions.jsonl:.data/new-blind3 --set b4:eval/blind4/questions.jsonl:.data/new-blind4 \
+        --set b5:eval/blind5/questions.jsonl:.data/blind5
 
 Each ``--set name:questions:data-dir`` names a set whose research contexts ``benchmarks/answer_decision.py``
 cached (``<data-dir>/documents-contexts.json``). For every answerable question, every sentence that may open

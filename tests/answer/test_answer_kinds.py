@@ -13,7 +13,7 @@ from deepcite.answer.context import ContextChunk, ResponseContext
 from deepcite.answer.extractive import ExtractiveGenerator, spelled
 from deepcite.answer.lead_guard import CAPITALISED, CAPTION, HEADING, NO_VERB, lead_fault, never_quoted
 from deepcite.answer.question_fit import with_cue
-from deepcite.answer.question_kind import AnswerKind, answer_cue, phrase_overlaps, question_kind
+from deepcite.answer.question_kind import AnswerKind, answer_cue, figures, phrase_overlaps, question_kind
 from deepcite.answer.sentence_scores import refers_back
 from deepcite.answer.table_rows import caption_mismatch, row_captions, row_fit
 from deepcite.config import AnswerSettings
@@ -481,3 +481,21 @@ def test_refers_back_reads_the_first_words_only() -> None:
     )  # "itself" is late
     assert not refers_back("DPR beats BM25 on four of five data sets, and it is faster.", 4)
     assert not refers_back("It is small.", 0)
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "5.1 Main Results Table 2 compares DPR and BM25 on retrieval accuracy.",
+        "As Figure 3 and Section 4.2 show, the retriever is fast.",
+        "See Eq. 7 and Appendix 2 for the derivation.",
+    ],
+)
+def test_a_number_naming_a_part_of_the_document_is_no_amount(sentence: str) -> None:
+    """A table's, figure's or section's number, or a section number opening the sentence, answers no "how
+    many": the sentence bears no amount's cue and states no figure; a number beside them still does."""
+    question = "How many questions per second does the retriever answer?"
+    settings = AnswerSettings().kinds
+    assert answer_cue(AnswerKind.AMOUNT, sentence, question, settings) == 0.0
+    assert figures(sentence, question) == frozenset()
+    assert answer_cue(AnswerKind.AMOUNT, sentence + " It answers 995 of them.", question, settings) > 0

@@ -11,28 +11,28 @@ from deepcite.config import AnswerSettings
 from deepcite.config.answer import AnswerOpeningSettings
 
 QUESTION = "How fast is the dense retriever at answering questions once it uses FAISS?"
-CHUNKS = [
-    ContextChunk(
-        id=i,
-        chunk_id=f"c{i}",
-        doc_id="dpr.pdf",
-        file="dpr.pdf",
-        title="Dense Passage Retrieval",
-        text=text,
-        score=1 - i / 10,
-    )
-    for i, text in enumerate(
-        [
-            "The dense retriever encodes every passage once with the passage encoder before questions arrive.",
-            "With the FAISS in-memory index, DPR processes 995.0 questions per second at top 100 passages.",
-            "BM25 with an inverted index processes 23.7 questions per second per CPU thread.",
-        ],
-        start=1,
-    )
-]
+
+
+def _chunks(doc: str, title: str, texts: list[str]) -> list[ContextChunk]:
+    """One passage per text, of one document, in the context's order."""
+    return [
+        ContextChunk(id=i, chunk_id=f"c{i}", doc_id=doc, file=doc, title=title, text=text, score=1 - i / 10)
+        for i, text in enumerate(texts, start=1)
+    ]
+
+
+CHUNKS = _chunks(
+    "dpr.pdf",
+    "Dense Passage Retrieval",
+    [
+        "The dense retriever encodes every passage once with the passage encoder before questions arrive.",
+        "With the FAISS in-memory index, DPR processes 995.0 questions per second at top 100 passages.",
+        "BM25 with an inverted index processes 23.7 questions per second per CPU thread.",
+    ],
+)
 # the hashing embedder's similarities are no measure of fit: the decision's fit bar (set on MiniLM) is off
 BASE = AnswerSettings().tuned(decision={"min_fit": 0.0})
-ZERO = {name: 0.0 for name in AnswerOpeningSettings.model_fields if name != "enabled"}
+ZERO = {name: 0.0 for name in AnswerOpeningSettings.model_fields if name not in ("enabled", "ranks_rest")}
 
 
 def _summary(settings: AnswerSettings) -> str:
@@ -61,3 +61,42 @@ def test_turned_off_the_writer_orders_as_before() -> None:
     off = _summary(BASE.tuned(opening={**ZERO, "context_rank": -1.0, "enabled": False}))
     assert on.startswith("BM25 with an inverted index")
     assert off.startswith("With the FAISS in-memory index")  # the writer's own order: the best cued sentence
+
+
+def test_a_table_row_holding_the_question_s_terms_may_open_and_its_weight_decides() -> None:
+    """A reader asks in plain words ("private schools in 2021") with no capitalised name a row could match
+    (the row fit's test): a row holding enough of the question's terms (``kinds.row_open_coverage``) may open,
+    and the ``row_coverage`` weight brings it first; with the share out of reach, or weighed against, the prose
+    sentence opens."""
+    question = "What pupil to teacher ratio is expected for private schools in 2021?"
+    texts = [
+        "Pupil to teacher ratios in private schools are expected to fall by about 2 over the decade.",
+        "Year: 2021 | Pupil Teacher Ratio, Public: 14.4 | Private Schools: 11.7",
+    ]
+    chunks = _chunks("nces.pdf", "Projections", texts)
+    ctx = ResponseContext(request_id="r", query=question, selected_chunks=chunks)
+    weights = {**ZERO, "row_coverage": 5.0}
+    opens = ExtractiveGenerator(HashingEmbedder(), BASE.tuned(opening=weights)).summary(ctx)
+    assert opens.startswith("Year: 2021 | Pupil Teacher Ratio")
+    out_of_reach = BASE.tuned(opening=weights, kinds={"row_open_coverage": 1.0})  # a row is no sentence
+    assert ExtractiveGenerator(HashingEmbedder(), out_of_reach).summary(ctx).startswith("Pupil to teacher")
+    prose = ExtractiveGenerator(HashingEmbedder(), BASE.tuned(opening={**ZERO, "table_row": -5.0})).summary(
+        ctx
+    )
+    assert prose.startswith("Pupil to teacher ratios in private schools")
+
+
+def test_the_summary_s_further_sentences_follow_the_model_s_ranking() -> None:
+    """After the opening, the further sentences are the ones the opening model ranks next (``opening.ranks_rest``):
+    of two sentences for the one place left, the cued one when the cue weighs positively, the other when it
+    weighs negatively (the opening itself must bear the amount's cue either way)."""
+    # no sentence is a repeat of another here (the hashing embedder's similarities are no measure of that)
+    two = {
+        "length": {"extractive_summary_sentences": 2},
+        "extractive": {"continue_ratio": 0.0, "redundancy_threshold": 1.01},
+    }
+    cued = _summary(BASE.tuned(opening={**ZERO, "cued": 5.0, "context_rank": -1.0}, **two))
+    uncued = _summary(BASE.tuned(opening={**ZERO, "cued": -5.0, "context_rank": -1.0}, **two))
+    assert cued.startswith("BM25 with an inverted index") and uncued.startswith("BM25 with an inverted index")
+    assert "With the FAISS in-memory index" in cued and "The dense retriever encodes" not in cued
+    assert "The dense retriever encodes" in uncued and "With the FAISS in-memory index" not in uncued

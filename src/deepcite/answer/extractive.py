@@ -80,7 +80,7 @@ from deepcite.answer.findings import (
 )
 from deepcite.answer.generators import require_any, require_selected, section_titles, subquery_chunks
 from deepcite.answer.lead_guard import lead_fault, never_quoted
-from deepcite.answer.opening import best_opening
+from deepcite.answer.opening import best_opening, ranked_by_opening
 from deepcite.answer.question_fit import not_stated_note, with_cue, with_row
 from deepcite.answer.question_kind import (
     AnswerKind,
@@ -200,7 +200,11 @@ class ExtractiveGenerator:
                 chosen = [answering, *(i for i in chosen if i != answering)]
             return scores, [chosen]
         if answering is not None:  # the sentence that states what was asked opens, its own study goes on
-            rest = self._pick(scores, 0, limit - 1, self._eligible(scores, 0), [answering], answering)
+            eligible = self._eligible(scores, 0)
+            if learned and self._settings.opening.ranks_rest:
+                rest = self._pick_ranked(scores, limit - 1, eligible, answering, ctx.query)
+            else:
+                rest = self._pick(scores, 0, limit - 1, eligible, [answering], answering)
             return scores, [
                 self._with_row(scores, [answering, *rest], ctx.query, kind, limit, lead=not learned)
             ]
@@ -400,12 +404,35 @@ class ExtractiveGenerator:
             )
             if other_study and support[i] < s.extractive.other_study_ratio * support[opening]:
                 continue
-            similarity = [float(scores.vectors[i] @ scores.vectors[k]) for k in (*taken, *chosen)]
-            if not any(sim >= s.extractive.redundancy_threshold for sim in similarity) or self._new_figure(
-                scores, i, [*taken, *chosen]
+            if not self._redundant(scores, i, [*taken, *chosen]):
+                chosen.append(i)
+        return chosen
+
+    def _pick_ranked(
+        self, scores: SentenceScores, limit: int, candidates: Sequence[int], opening: int, question: str
+    ) -> list[int]:
+        """After the opening model's ``opening``, further sentences in the order the model ranks them
+        (:func:`~deepcite.answer.opening.ranked_by_opening`), each valuable enough (``continue_ratio`` of the
+        opening's value) and not redundant."""
+        s = self._settings
+        value = scores.value[:, 0]
+        pool = [i for i in candidates if i != opening]
+        chosen: list[int] = []
+        for i in ranked_by_opening(scores, pool, question, s.kinds.cue_min, s.opening):
+            if len(chosen) >= limit:
+                break
+            if value[i] >= s.extractive.continue_ratio * value[opening] and not self._redundant(
+                scores, i, [opening, *chosen]
             ):
                 chosen.append(i)
         return chosen
+
+    def _redundant(self, scores: SentenceScores, i: int, chosen: Sequence[int]) -> bool:
+        """Whether sentence ``i`` repeats one of ``chosen`` (cosine ``redundancy_threshold``) without stating a
+        new figure asked for (:meth:`_new_figure`)."""
+        threshold = self._settings.extractive.redundancy_threshold
+        repeats = any(float(scores.vectors[i] @ scores.vectors[k]) >= threshold for k in chosen)
+        return repeats and not self._new_figure(scores, i, chosen)
 
     @staticmethod
     def _new_figure(scores: SentenceScores, i: int, chosen: Sequence[int]) -> bool:

@@ -19,7 +19,7 @@ import numpy as np
 from deepcite.answer.findings import states_an_aim
 from deepcite.answer.question_kind import AnswerKind, phrase_overlaps
 from deepcite.answer.sentence_scores import SentenceScores
-from deepcite.answer.table_rows import caption_mismatch, is_row, row_fit
+from deepcite.answer.table_rows import caption_mismatch, is_row, row_coverage, row_fit
 from deepcite.config.answer import AnswerOpeningSettings, AnswerSettings
 
 
@@ -38,7 +38,11 @@ def opening_candidates(
         if scores.sentences[i].lead_fault is None
         or (
             settings.decision.row_leads
-            and row_fit(scores.sentences[i].text, question) > 0
+            and (
+                row_fit(scores.sentences[i].text, question) > 0
+                or row_coverage(scores.sentences[i].text, scores.sentences[i].caption, question)
+                >= settings.kinds.row_open_coverage
+            )
             and not caption_mismatch(scores.sentences[i].caption, question)
         )
     ]
@@ -76,6 +80,7 @@ FEATURES = (
     "role_known",
     "log_words",
     "decisive",
+    "row_coverage",
 )
 
 
@@ -108,6 +113,7 @@ def opening_features(
         [x.role_known for x in sentences],
         np.log1p([len(t.split()) for t in texts]),
         [x.decisive for x in sentences],
+        [row_coverage(x.text, x.caption, question) if is_row(x.text) else 0.0 for x in sentences],
     ]
     return np.column_stack([np.asarray(c, dtype=np.float64) for c in columns])
 
@@ -122,6 +128,17 @@ def opening_scores(
     """Each candidate's opening score for the question (target 0), in the order of ``candidates``."""
     vector = np.array([getattr(weights, name) for name in FEATURES])
     return opening_features(scores, candidates, question, cue_min) @ vector
+
+
+def ranked_by_opening(
+    scores: SentenceScores, pool: Sequence[int], question: str, cue_min: float, weights: AnswerOpeningSettings
+) -> list[int]:
+    """``pool`` from the highest opening score down (the earlier on a tie): after the opening, the summary's
+    further sentences in the order the same model says they state what was asked."""
+    if not pool:
+        return []
+    ranked = opening_scores(scores, pool, question, cue_min, weights)
+    return [pool[k] for k in np.argsort(-ranked, kind="stable")]
 
 
 def best_opening(

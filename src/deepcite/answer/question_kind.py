@@ -136,6 +136,15 @@ _SIDE_SPLIT = re.compile(r"\b(?:than|or|versus|vs\.?|compared? (?:to|with)|compa
 
 # -- cues in a sentence ----------------------------------------------------------------------------------------
 _NUMBER = re.compile(r"(?<![\w.])(\d+(?:[.,]\d+)*)(?:\s*(%|[-–]?\s*\d+(?:\.\d+)?%|[a-zA-Z]+\b))?")
+# a number that names a part of the document, not an amount: "Table 2", "Fig. 3", "Section 5.1", "Eq. 4"
+_PART_LABEL = re.compile(
+    r"\b(?:tables?|tab\.|figures?|figs?\.|sections?|sec\.|§|equations?|eqs?\.|chapters?|ch\.|appendix|"
+    r"steps?|parts?|pp?\.|slides?|lines?)\s*$",
+    re.I,
+)
+_HEADING_NUMBER = re.compile(
+    r"\s*\d+(?:\.\d+)*\.?\s+[A-Z]"
+)  # a section number opening it: "5.1 Main Results"
 _LABELLED = re.compile(r":\s*$")  # a labelled value, as a table row reads: "Recall@20: 0.0609"
 _DEFINES = re.compile(
     r"\b(?:is|are|was|were)\s+(?:a|an|the|one|any|defined|known|called|used)\b|\brefers? to\b|\bdefined as\b|"
@@ -217,7 +226,17 @@ def _question_numbers(question: str) -> set[str]:
 def figures(sentence: str, question: str) -> frozenset[str]:
     """The numbers ``sentence`` states that ``question`` does not hold ("37.78", "1212739")."""
     asked = _question_numbers(question)
-    return frozenset(v for m in _NUMBER.finditer(sentence) if (v := m.group(1).replace(",", "")) not in asked)
+    return frozenset(
+        v
+        for m in _NUMBER.finditer(sentence)
+        if (v := m.group(1).replace(",", "")) not in asked and not _names_a_part(sentence, m)
+    )
+
+
+def _names_a_part(sentence: str, number: re.Match[str]) -> bool:
+    """Whether the matched number labels a part of the document ("Table 2", "5.1 Main Results"), no amount."""
+    before = sentence[: number.start(1)]
+    return bool(_PART_LABEL.search(before)) or (not before.strip() and bool(_HEADING_NUMBER.match(sentence)))
 
 
 _ORDINAL_SUFFIXES = frozenset({"st", "nd", "rd", "th"})  # "45th anniversary": a rank, not an amount
@@ -235,7 +254,12 @@ def amount_cue(sentence: str, question: str, settings: AnswerKindSettings) -> fl
     for m in _NUMBER.finditer(sentence):
         value = m.group(1).replace(",", "")
         ordinal = m.end(1) == m.start(2) and m.group(2).lower() in _ORDINAL_SUFFIXES
-        if value in asked or ordinal or any(a <= m.start(1) < b for a, b in dated):
+        if (
+            value in asked
+            or ordinal
+            or any(a <= m.start(1) < b for a, b in dated)
+            or _names_a_part(sentence, m)
+        ):
             continue
         if units is not None:
             if states_unit(sentence, units):

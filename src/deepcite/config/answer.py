@@ -137,6 +137,8 @@ class AnswerKindSettings(Section):
     # an amount or a name: the table row that fits the question this well (answer/table_rows.py: 1 names the
     # question's name and the measure asked, 0.5 the name and a number) ends the summary
     row_min_fit: float = Field(default=0.5, ge=0.0, le=1.0)
+    # a table row may open the summary when it holds this share of the question's terms (with its caption's)
+    row_open_coverage: float = Field(default=0.34, ge=0.0, le=1.0)
     row_fit_weight: float = 0.2  # rows are ranked by their value for the question plus this times their fit
     # … plus this times the share of the question's terms the row and its table's caption hold
     row_coverage_weight: float = 0.3
@@ -268,29 +270,34 @@ class AnswerOpeningSettings(Section):
     """The quick summary's first sentence (answer/opening.py): of the sentences that may open it, the one with
     the highest linear score over what the writer knows of each (the weights below, one per feature). Fitted by
     logistic regression (scikit-learn, C 0.3, balanced classes) on whether the sentence states the answer phrase,
-    over the dev sets' research contexts: the 88, the reader-words set and blind sets 1-4 (401 answerable
-    questions, 392 with a sentence that may open); left-one-set-out it chose a stating sentence for 0.515 of them
-    against 0.469 for the writer's own order (``benchmarks/opening_model.py``; docs/benchmarks/answer-decision.md,
-    seventeenth session). A multi-part question keeps one opening per part, as before."""
+    over the dev sets' research contexts: the 88, the reader-words set and blind sets 1-5 (430 questions with a
+    sentence that may open); left-one-set-out it chose a stating sentence for 0.521 of them against 0.447 for the
+    writer's own order, and 0.500 without the table row's share of the question's terms (``row_coverage``;
+    ``benchmarks/opening_model.py``; docs/benchmarks/answer-decision.md, eighteenth session). A multi-part
+    question keeps one opening per part, as before."""
 
     enabled: bool = True
-    value: float = 5.02  # the sentence's value for the question (extractive.py, with_cue)
-    below_best: float = 3.721  # its value minus the best value among the sentences that may open
-    relevance: float = 1.565
-    support: float = -3.426
-    alone: float = -0.47  # its own support without its study's share
-    fit: float = 2.314  # its own fit to the question (lexical and embedding)
-    finding: float = -1.013
-    row_fit: float = 1.107  # a table row's fit (answer/table_rows.py)
-    phrase: float = 1.399  # the question's word pairs it holds
-    cued: float = 0.128  # it bears the cue of the answer asked for (kinds.cue_min)
-    may_lead: float = -1.255  # no lead fault (answer/lead_guard.py)
-    table_row: float = -2.179
-    context_rank: float = 1.881  # 1 / its passage's number in the context
-    front_matter: float = 0.174
-    role_known: float = -0.253
-    log_words: float = -0.451  # log(1 + its words)
-    decisive: float = -0.199  # it states an effect, a comparison or a test
+    # the summary's further sentences follow the model's ranking too (each valuable enough:
+    # extractive.continue_ratio), not the writer's value order
+    ranks_rest: bool = True
+    value: float = 3.493  # the sentence's value for the question (extractive.py, with_cue)
+    below_best: float = 3.405  # its value minus the best value among the sentences that may open
+    relevance: float = 2.199
+    support: float = -4.383
+    alone: float = -0.399  # its own support without its study's share
+    fit: float = 2.003  # its own fit to the question (lexical and embedding)
+    finding: float = -0.812
+    row_fit: float = 1.1  # a table row's fit (answer/table_rows.py)
+    phrase: float = 1.985  # the question's word pairs it holds
+    cued: float = 0.075  # it bears the cue of the answer asked for (kinds.cue_min)
+    may_lead: float = -0.781  # no lead fault (answer/lead_guard.py)
+    table_row: float = -4.047
+    context_rank: float = 2.051  # 1 / its passage's number in the context
+    front_matter: float = -0.036
+    role_known: float = -0.079
+    log_words: float = -0.331  # log(1 + its words)
+    decisive: float = -0.159  # it states an effect, a comparison or a test
+    row_coverage: float = 4.626  # a table row's share of the question's terms, with its caption's
 
 
 class AnswerSettings(Section):
