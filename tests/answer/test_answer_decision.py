@@ -51,6 +51,19 @@ def test_negation_counts_denials() -> None:
     assert not negated("A nut can be reused without impairing its efficiency.")
 
 
+def test_negation_is_read_in_the_main_clause() -> None:
+    """A reason, a relative clause, a condition or a parenthesis after the main clause does not turn it round,
+    and a leading subordinate clause is not the main one (blind-set verdicts read the wrong way: "It is not
+    possible …, because the user does not have …" said "Yes")."""
+    assert negated(
+        "It is not possible to invoke the endpoint, because the user does not have the permission."
+    )
+    assert negated("It is not rotated as long as the API server remains running.")
+    assert negated("When comparing ratios, the values should not be rounded (4.499:1 would not meet 4.5:1).")
+    assert not negated("Patients who did not respond were excluded.")
+    assert not negated("The token stays valid until the service is not running.")
+
+
 def test_a_fitting_sentence_states_the_answer() -> None:
     scores = _scores([("The library was founded in 1911 in New York.", "a", 0.6)], cue=[1.0])
     decision = decide("When was the library founded?", AnswerKind.TIME, scores, [0], SETTINGS)

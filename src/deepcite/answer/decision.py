@@ -51,6 +51,17 @@ _NEGATION = re.compile(
 )
 
 
+# where a sentence's main clause ends: a reason, a concession, a condition or a relative clause, or a semicolon
+_SUBORDINATE = re.compile(
+    r"[;:]|,?\s+\b(?:because|since|although|though|while|whereas|unless|until|as long as|so that|even if|"
+    r"which|who|whom|if|when)\b",
+    re.I,
+)
+_SUBORDINATE_START = re.compile(
+    r"\s*(?:because|since|although|though|while|whereas|unless|if|when|as)\b", re.I
+)
+_PARENTHESIS = re.compile(r"\([^()]*\)")
+
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 
 # how a yes/no summary's first sentence opens (Verdict.label and a colon): the citation check reads the sentence
@@ -108,8 +119,19 @@ class AnswerDecision(BaseModel):
 
 
 def negated(text: str) -> bool:
-    """Whether ``text`` denies what it says: an odd number of negations ("does not", "never", "isn't")."""
-    return len(_NEGATION.findall(text.replace("\u2019", "'"))) % 2 == 1
+    """Whether ``text`` denies what it says: an odd number of negations ("does not", "never", "isn't") in its main
+    clause (:func:`main_clause`): "It is not possible to invoke it, because the user does not have the
+    permission" denies, though it holds two."""
+    return len(_NEGATION.findall(main_clause(text).replace("\u2019", "'"))) % 2 == 1
+
+
+def main_clause(text: str) -> str:
+    """``text`` without a leading subordinate clause ("When comparing them, …"), a parenthesis, and what follows
+    a reason, a concession, a condition or a relative clause after its main clause."""
+    text = _PARENTHESIS.sub(" ", text)
+    if _SUBORDINATE_START.match(text) and "," in text:
+        text = text.split(",", 1)[1]
+    return _SUBORDINATE.split(text, maxsplit=1)[0]
 
 
 def decide(
