@@ -142,9 +142,8 @@ _PART_LABEL = re.compile(
     r"steps?|parts?|pp?\.|slides?|lines?)\s*$",
     re.I,
 )
-_HEADING_NUMBER = re.compile(
-    r"\s*\d+(?:\.\d+)*\.?\s+[A-Z]"
-)  # a section number opening it: "5.1 Main Results"
+# a section number opening the sentence: "5.1 Main Results …"
+_HEADING_NUMBER = re.compile(r"\s*\d+(?:\.\d+)*\.?\s+[A-Z]")
 _LABELLED = re.compile(r":\s*$")  # a labelled value, as a table row reads: "Recall@20: 0.0609"
 _DEFINES = re.compile(
     r"\b(?:is|are|was|were)\s+(?:a|an|the|one|any|defined|known|called|used)\b|\brefers? to\b|\bdefined as\b|"
