@@ -94,6 +94,30 @@ def test_a_beam_recovers_from_a_wrong_first_entity(beam_collection: Collection) 
     assert "dunmore-bay" in [c.chunk.doc_id for c in result.pack.final_evidence]
 
 
+def test_the_pack_reports_which_round_followed_each_candidate_and_its_support(
+    beam_collection: Collection,
+) -> None:
+    """The pack's bridge candidates are records taken when each was read; the round that followed one and the
+    support its evidence found reach them (they said "never followed", support 0, for every candidate)."""
+    settings = beam_collection.settings.research.tuned(
+        bridge={"enabled": True, "max_depth": 2, "beam": 2, "agree_weight": 3.0}
+    )
+    scored: dict[str, tuple[int, float]] = {}
+
+    def snapshot(state: ExecutorState, _report: object) -> None:
+        for bridge in state.bridge_hops:
+            for link in bridge.links:
+                scored[link.path[-1]] = (bridge.round, link.support)
+
+    result = ResearchAgent(beam_collection, settings).process(QUESTION, on_round=snapshot)
+    reported = {b.name: (b.followed_round, b.support) for b in result.pack.bridges}
+    assert {"Lenna Marsh", "Osric Pell"} <= set(scored)
+    for name, (round_no, support) in scored.items():
+        assert reported[name] == (round_no, pytest.approx(support))
+    assert reported["Osric Pell"][0] == 2 and reported["Osric Pell"][1] > reported["Lenna Marsh"][1]
+    assert all(b.followed_round == 0 for b in result.pack.bridges if b.name not in scored)
+
+
 def test_the_beam_is_on_by_default_and_can_be_turned_off(beam_collection: Collection) -> None:
     assert beam_collection.settings.research.bridge.enabled
     settings = beam_collection.settings.research.tuned(bridge={"enabled": False})

@@ -188,6 +188,15 @@ def _hold(state: ExecutorState, readings: list[BeamEntry], width: int, reserve: 
             state.beam_reserve.append(entry)
 
 
+def _recorded(state: ExecutorState, entry: BeamEntry) -> None:
+    """The round that followed ``entry`` and its support, set on its record in ``beam_read`` (the copy taken when it
+    was read, which the pack reports as its bridge candidates)."""
+    for record in state.beam_read:
+        if (record.name, record.depth, record.path) == (entry.name, entry.depth, entry.path):
+            record.followed_round, record.support = entry.followed_round, entry.support
+            return
+
+
 def _retry(state: ExecutorState, width: int) -> list[BeamEntry]:
     """A beam hop found nothing to go on: the next-best ``width`` candidates of the reserve join the beam (they
     are followed next round, at the depth they were read for); the others stay in reserve."""
@@ -252,6 +261,7 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
                 found[e.name] = [own, *(c for c in found[e.name] if c.key != own.key)]
     for e in followed:
         e.support = _support(state, e, found[e.name], s.support_residual_weight, s.relation_cues)
+        _recorded(state, e)
     best = max(e.support for e in followed)
     winners = [e for e in followed if best > 0 and e.support >= s.drop_ratio * best]
     if s.loser_decay != 1.0:
