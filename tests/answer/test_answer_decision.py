@@ -156,3 +156,14 @@ def test_long_answer_loses_sentences_from_its_longest_section() -> None:
     assert word_count(bounded) <= 30
     assert "## Second\nShort one here [2]." in bounded
     assert bounded.startswith("## First\nSentence 0 has five words [1].")
+
+
+def test_a_denying_word_or_a_qualification_after_but_is_read() -> None:
+    # a verb or adjective that denies what the question asks: "Is Switzerland included?"
+    assert negated("Of course, Switzerland is excluded from all comparisons in this project.")
+    assert negated("This law makes it illegal to circumvent a copy protection system.")
+    # what follows ", but" qualifies the main clause; it does not deny it
+    assert not negated(
+        "Legacy transactions will still work, but they will not benefit from the new fee market."
+    )
+    assert negated("It does not work, but a newer version will.")

@@ -44,17 +44,22 @@ from deepcite.answer.question_kind import (
 from deepcite.answer.sentence_scores import SentenceScores
 from deepcite.config import AnswerSettings
 
-# a word that turns a statement into its opposite; "without" and "only" are left out: they qualify more
-# often than they deny ("can be reused without impairing its efficiency")
+# a word that turns a statement into its opposite: a negation, or a verb or adjective that denies ("Switzerland
+# is excluded from all comparisons" answers "Is Switzerland included?"); "without" and "only" are left out: they
+# qualify more often than they deny ("can be reused without impairing its efficiency")
 _NEGATION = re.compile(
-    r"\b(?:not|no|never|none|neither|nor|cannot|nothing|nobody|unable|fails?\s+to|failed\s+to)\b|n't\b", re.I
+    r"\b(?:not|no|never|none|neither|nor|cannot|nothing|nobody|unable|fails?\s+to|failed\s+to|"
+    r"exclud(?:e|es|ed|ing)|lacks?|lacked|prohibit(?:s|ed)?|forbid(?:s|den)?|illegal|impossible|"
+    r"refus(?:e|es|ed)|reject(?:s|ed)?|den(?:ies|ied))\b|n't\b",
+    re.I,
 )
 
 
-# where a sentence's main clause ends: a reason, a concession, a condition or a relative clause, or a semicolon
+# where a sentence's main clause ends: a reason, a concession, a condition, a relative clause, a qualification
+# after a comma ("will still work, but they will not benefit"), or a semicolon
 _SUBORDINATE = re.compile(
-    r"[;:]|,?\s+\b(?:because|since|although|though|while|whereas|unless|until|as long as|so that|even if|"
-    r"which|who|whom|if|when)\b",
+    r"[;:]|,\s+but\b|,?\s+\b(?:because|since|although|though|while|whereas|unless|until|as long as|so that|"
+    r"even if|which|who|whom|if|when)\b",
     re.I,
 )
 _SUBORDINATE_START = re.compile(
