@@ -18,6 +18,7 @@ from deepcite.research.nodes import (
     run_retrieval,
     select_evidence,
 )
+from deepcite.research.nodes.finalize_evidence_pack import pack_order
 from deepcite.research.nodes.grade_coverage import keyword_score, similarity_score
 from deepcite.retrieval.collection import Collection, open_collection
 from deepcite.retrieval.mmr import mmr_order
@@ -101,6 +102,26 @@ def test_select_evidence_caps_documents_keeps_subquestion_evidence_and_scores_by
     )
     docs = [c.chunk.doc_id for c in state.selected]
     assert all(docs.count(d) <= settings.selection.per_document_cap for d in docs)
+
+
+@pytest.mark.slow
+def test_the_first_rounds_tail_joins_the_pack_at_the_end_only(research_collection: Collection) -> None:
+    """With ``first_round_tail`` the first round's next passages after its selection are kept apart: not
+    evidence (no hop reads them, coverage and the stop decision do not count them), in the final pack."""
+    settings = S.tuned(selection={"max_docs_per_round": 2, "first_round_tail": 3})
+    state, ctx = _round(research_collection, "statins LDL cholesterol", settings)
+    assert len(state.candidates) > 2
+    select_evidence(state, ctx)
+    assert len(state.selected) == 2 and set(state.evidence) == {c.key for c in state.selected}
+    assert 0 < len(state.tail) <= 3 and not {c.key for c in state.tail} & set(state.evidence)
+    assert max(c.score for c in state.tail) < min(c.score for c in state.selected)
+    assert {c.key for c in pack_order(state, ctx)} == set(state.evidence)
+    assert {c.key for c in pack_order(state, ctx, tail=True)} == set(state.evidence) | {
+        c.key for c in state.tail
+    }
+    untouched, ctx = _round(research_collection, "statins LDL cholesterol")
+    select_evidence(untouched, ctx)
+    assert untouched.tail == []  # 0 by default
 
 
 @pytest.mark.slow

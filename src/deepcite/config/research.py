@@ -101,6 +101,10 @@ class SelectionSettings(Section):
     """Which passages a round keeps, and how the evidence pack is ordered and capped."""
 
     max_docs_per_round: int = 10
+    # the first round's (the question's own search's) next `first_round_tail` passages after its selection, in
+    # the same MMR order, join the pack at the end (0: none): no hop reads them, coverage and the stop decision do
+    # not count them; the page of a later hop the question's words find often ranks 11-20 (issue 49's train misses)
+    first_round_tail: int = Field(default=0, ge=0)
     max_total_docs: int = 30
     # a long document's answer often sits in its third to tenth best passage (a table row beside the prose that
     # names it, a passage the question's other parts' searches also reach): at 6 per document (chosen on the 88

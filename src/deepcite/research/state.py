@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -125,6 +126,11 @@ class QueryResult:
     hits: list[SearchHit]
 
 
+def best_first(passages: Iterable[Candidate]) -> list[Candidate]:
+    """``passages`` by score, then the earlier round, then the chunk id (the evidence's one order)."""
+    return sorted(passages, key=lambda c: (-c.score, c.first_round, c.chunk.chunk_id))
+
+
 @dataclass
 class ExecutorState:
     """Everything the executor knows: the plan, the current round's work, and what has accumulated."""
@@ -138,6 +144,8 @@ class ExecutorState:
     selected: list[Candidate] = field(default_factory=list)  # chosen this round
     new_evidence: int = 0
     evidence: dict[tuple[str, str], Candidate] = field(default_factory=dict)  # every round, by key
+    # the first round's passages past its selection (research.selection.first_round_tail): the pack's, at the end
+    tail: list[Candidate] = field(default_factory=list)
     subquery_evidence: dict[str, list[Candidate]] = field(default_factory=dict)
     coverage: AspectCoverage = field(default_factory=AspectCoverage)
     asked: list[str] = field(default_factory=list)  # sub-questions already run
@@ -195,5 +203,5 @@ class ExecutorState:
     def best_evidence(self, n: int | None = None) -> list[Candidate]:
         """The evidence best first (the one order used everywhere): score, then the earlier round, then the
         chunk id; the first ``n`` when given."""
-        ranked = sorted(self.evidence.values(), key=lambda c: (-c.score, c.first_round, c.chunk.chunk_id))
+        ranked = best_first(self.evidence.values())
         return ranked if n is None else ranked[:n]

@@ -8,7 +8,7 @@ from deepcite.models import BridgeCandidate, Candidate, EvidencePack
 from deepcite.research.linking import rank_evidence
 from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.nodes.select_evidence import page_named
-from deepcite.research.state import ExecutorState
+from deepcite.research.state import ExecutorState, best_first
 from deepcite.research.vectors import candidate_vectors, text_vectors
 from deepcite.retrieval.graph.extract import entity_key
 
@@ -22,9 +22,10 @@ def bridge_names(state: ExecutorState, adapters: Adapters, frequency: Mapping[st
     return {e.name: frequency.get(entity_key(e.name), 0) for e in state.beam_read}
 
 
-def pack_order(state: ExecutorState, adapters: Adapters) -> list[Candidate]:
-    """Accumulated evidence by best score (at most ``per_document_cap`` per document), trimmed to
-    ``max_total_docs``, then (``ranking.enabled``) re-ordered by :func:`rank_evidence`.
+def pack_order(state: ExecutorState, adapters: Adapters, tail: bool = False) -> list[Candidate]:
+    """Accumulated evidence by best score (at most ``per_document_cap`` per document), with ``tail`` the first
+    round's passages past its selection too (``selection.first_round_tail``), trimmed to ``max_total_docs``,
+    then (``ranking.enabled``) re-ordered by :func:`rank_evidence`.
 
     A passage's score is its best selection score over the rounds, so the rounds' order interleaves them:
     every sub-question's best passage comes before any second-best (earlier rounds first on ties). The final
@@ -34,6 +35,9 @@ def pack_order(state: ExecutorState, adapters: Adapters) -> list[Candidate]:
     """
     settings = adapters.settings
     ranked = state.best_evidence()
+    if tail and state.tail:
+        extra = [c for c in state.tail if c.key not in state.evidence]
+        ranked = best_first([*ranked, *extra])
     per_doc: dict[str, int] = {}
     final: list[Candidate] = []
     for cand in ranked:
@@ -115,13 +119,14 @@ def llm_read_rounds(state: ExecutorState) -> dict[tuple[str, str], list[int]]:
         "vectors",
         "beam_read",
         "hop_choices",
+        "tail",
     ),
     writes=("vectors",),
 )
 def finalize_evidence_pack(state: ExecutorState, adapters: Adapters) -> EvidencePack:
-    """The pack: the evidence in :func:`pack_order`, with the coverage, the round reports, the chain and the
+    """The pack: the evidence (and the first round's tail) in :func:`pack_order`, with the coverage, the round reports, the chain and the
     bridge candidates the beam held."""
-    final = pack_order(state, adapters)
+    final = pack_order(state, adapters, tail=True)
     reason = state.stop_reason
     if not final:
         reason = f"no evidence found: {state.skip_reason or 'no passage matched any query of any round'}"

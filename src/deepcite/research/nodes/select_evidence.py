@@ -126,7 +126,7 @@ def bridge_relevance(
 
 @node(
     reads=("plan", "queries", "candidates", "evidence", "round", "subquestion", "vectors"),
-    writes=("candidates", "selected", "new_evidence", "evidence", "subquery_evidence", "vectors"),
+    writes=("candidates", "selected", "new_evidence", "evidence", "subquery_evidence", "vectors", "tail"),
 )
 def select_evidence(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     """Choose up to ``max_docs_per_round`` passages of this round and add them to the evidence.
@@ -136,7 +136,9 @@ def select_evidence(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     sub-question (bridge hops: each parent) not yet represented gets ``spread_bonus``; diversity is
     MMR with embedding cosine (``mmr_lambda``); at most ``per_document_cap`` passages per document
     across the whole evidence. A selected passage scores :func:`selection_score` by its rank in the
-    selection and its round, and the evidence keeps each passage's best score over the rounds.
+    selection and its round, and the evidence keeps each passage's best score over the rounds. In the first
+    round the next ``first_round_tail`` passages of the same order are kept apart, scored by their rank after
+    the selection's (``state.tail``: the pack's, at the end).
     """
     settings, retriever = adapters.settings, adapters.retriever
     parents = {q.parent for q in state.queries if q.parent is not None}
@@ -144,6 +146,7 @@ def select_evidence(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     if parents:  # a bridge hop weighs the passages reached through a followed entity, beyond its parents
         pool = [c for c in pool if c.key not in parents and _reached_by_bridge(c, state.round)]
     pool = pool[: settings.selection.pool]
+    first = state.round == 1 and not parents
     if not pool:
         state.selected, state.new_evidence = [], 0
         state.subquery_evidence.setdefault(state.subquestion, [])
@@ -169,7 +172,7 @@ def select_evidence(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         relevance,
         vectors,
         lam=settings.selection.mmr_lambda,
-        limit=settings.selection.max_docs_per_round,
+        limit=settings.selection.max_docs_per_round + (settings.selection.first_round_tail if first else 0),
         groups=[_group(c, state.round) for c in pool],
         spread_bonus=settings.selection.spread_bonus,
         doc_ids=[c.chunk.doc_id for c in pool],
@@ -177,13 +180,15 @@ def select_evidence(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         doc_cap=settings.selection.per_document_cap,
         counted=[c.key not in state.evidence for c in pool],
     )
-    state.selected = [pool[i] for i in chosen]
+    for rank, i in enumerate(chosen, start=1):
+        pool[i].selections.append(Selection(round=state.round, rank=rank, relevance=float(relevance[i])))
+        pool[i].score = selection_score(rank, state.round, settings)
+    kept = settings.selection.max_docs_per_round
+    state.selected = [pool[i] for i in chosen[:kept]]
+    if first:
+        state.tail = [pool[i].model_copy(deep=True) for i in chosen[kept:]]
     new = 0
-    for rank, cand in enumerate(state.selected, start=1):
-        cand.selections.append(
-            Selection(round=state.round, rank=rank, relevance=float(relevance[chosen[rank - 1]]))
-        )
-        cand.score = selection_score(rank, state.round, settings)
+    for cand in state.selected:
         new += state.add_evidence(cand)[1]
     state.new_evidence = new
     state.subquery_evidence[state.subquestion] = [c.model_copy(deep=True) for c in state.selected]
