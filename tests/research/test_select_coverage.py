@@ -119,9 +119,11 @@ def test_the_first_rounds_tail_joins_the_pack_at_the_end_only(research_collectio
     assert {c.key for c in pack_order(state, ctx, tail=True)} == set(state.evidence) | {
         c.key for c in state.tail
     }
-    untouched, ctx = _round(research_collection, "statins LDL cholesterol")
+    assert S.selection.first_round_tail == 10  # on by default; profile no_first_round_tail: off
+    off = S.tuned(selection={"first_round_tail": 0})
+    untouched, ctx = _round(research_collection, "statins LDL cholesterol", off)
     select_evidence(untouched, ctx)
-    assert untouched.tail == []  # 0 by default
+    assert untouched.tail == []
 
 
 @pytest.mark.slow

@@ -103,8 +103,11 @@ class SelectionSettings(Section):
     max_docs_per_round: int = 10
     # the first round's (the question's own search's) next `first_round_tail` passages after its selection, in
     # the same MMR order, join the pack at the end (0: none): no hop reads them, coverage and the stop decision do
-    # not count them; the page of a later hop the question's words find often ranks 11-20 (issue 49's train misses)
-    first_round_tail: int = Field(default=0, ge=0)
+    # not count them; the page of a later hop the question's words find often ranks 11-20 (issue 49's train
+    # misses). Chosen on the train samples, one run each: 0 / 5 / 10 gave MuSiQue recall@5 / @10 / all@10
+    # 0.797 / 0.855 / 0.710, 0.797 / 0.863 / 0.730, 0.797 / 0.863 / 0.730 and HotpotQA 0.975 / 0.990 / 0.980,
+    # the same, 0.975 / 0.995 / 0.990 (docs/benchmarks/multihop.md, nineteenth session; profile no_first_round_tail)
+    first_round_tail: int = Field(default=10, ge=0)
     max_total_docs: int = 30
     # a long document's answer often sits in its third to tenth best passage (a table row beside the prose that
     # names it, a passage the question's other parts' searches also reach): at 6 per document (chosen on the 88
