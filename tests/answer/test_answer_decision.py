@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from deepcite.answer.contract import bounded_long_answer, bounded_summary, clipped, sentence_units, word_count
-from deepcite.answer.decision import AnswerStatus, Verdict, decide, negated
+from deepcite.answer.decision import AnswerStatus, Verdict, decide, names_asked, negated
 from deepcite.answer.question_kind import AnswerKind
 from deepcite.answer.sentence_scores import EvidenceSentence, SentenceScores
 from deepcite.config import AnswerSettings
@@ -102,6 +102,34 @@ def test_a_year_the_question_names_must_be_in_the_stating_passage() -> None:
     assert decision.status is AnswerStatus.STATED
 
 
+def test_a_name_the_question_asks_about_must_be_in_the_context() -> None:
+    said = "Wild ducks are protected, and keeping one as a pet needs a permit."
+    scores = _scores([(said, "a", 0.6)])
+    evidence = f"{said} Ducks live on lakes and rivers. Duck - Wikipedia duck.html"
+    question = "Is it legal to keep a wild duck as a pet in Canada?"
+    decision = decide(question, AnswerKind.YES_NO, scores, [0], SETTINGS, evidence)
+    assert decision.status is AnswerStatus.NOT_STATED and "Canada" in decision.reason
+    # named in a passage, a title or a file name, or by its first letters ("Canadian"), it may be stated
+    for found in (evidence + " Canadian law protects them.", evidence + " canada-birds.pdf"):
+        assert decide(question, AnswerKind.YES_NO, scores, [0], SETTINGS, found).stated
+    off = SETTINGS.tuned(decision={"require_names_asked": False})
+    assert decide(question, AnswerKind.YES_NO, scores, [0], off, evidence).stated
+
+
+def test_the_names_a_question_asks_about() -> None:
+    assert names_asked(
+        "What four NLP-powered features does Paper Plain give O'Reilly's readers in 2019?"
+    ) == [
+        "NLP",
+        "Paper",
+        "Plain",
+        "O'Reilly",
+        "2019",
+    ]
+    assert names_asked("How many parameters does the T5 XL model have?") == ["T5", "XL"]
+    assert names_asked("Can I convert an e-book I bought?") == []
+
+
 @pytest.mark.parametrize(
     ("question", "sentence", "verdict"),
     [
@@ -167,3 +195,15 @@ def test_a_denying_word_or_a_qualification_after_but_is_read() -> None:
         "Legacy transactions will still work, but they will not benefit from the new fee market."
     )
     assert negated("It does not work, but a newer version will.")
+
+
+def test_an_amount_written_in_words_is_stated() -> None:
+    said = "She has been working in this field for ten years and has been with this company for four years."
+    scores = _scores([(said, "a", 0.6)], cue=[1.0])
+    question = "How long has the senior engineer worked at this company?"
+    decision = decide(question, AnswerKind.AMOUNT, scores, [0], SETTINGS)
+    assert decision.stated, decision.reason
+    # a number word the question holds itself is no answer
+    scores = _scores([("The two of them met in the field.", "a", 0.6)], cue=[1.0])
+    decision = decide("How long did the two of them work together?", AnswerKind.AMOUNT, scores, [0], SETTINGS)
+    assert decision.status is AnswerStatus.NOT_STATED

@@ -10,7 +10,8 @@ reads its opening sentence against the question:
   "how many", a date for "when": ``decision.require_cue_for``), a chosen sentence bears it, and for an amount
   asked in a unit ("how long does it take", "how much did it cost": ``asked_units``) in that unit, and for a
   question that names a year ("Who ran IBM in 2010?") with ``decision.require_years_asked`` (off) a chosen sentence's
-  passage names it;
+  passage names it, and for a question that names something ("… as a pet in Canada?") with
+  ``decision.require_names_asked`` the context mentions it (:func:`names_asked`);
 - else *not stated*: the summary opens with :meth:`AnswerDecision.not_stated_line` and quotes the closest
   evidence after it, marked as such;
 - a yes/no question (also one comparing without offering a choice: "Is A better than B?") gets a verdict: "no" when the stating sentence is negated and the question is not (or the
@@ -68,6 +69,14 @@ _SUBORDINATE_START = re.compile(
 _PARENTHESIS = re.compile(r"\([^()]*\)")
 
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
+# a word of a question; a name is one capitalised or holding a digit, after the question's first word
+_QUESTION_WORD = re.compile(r"[A-Za-z0-9][\w'\u2019.-]*[A-Za-z0-9]|[A-Za-z]")
+_NOT_NAMES = frozenset(
+    {"I", "A", "An", "The", "What", "Which", "Who", "How", "When", "Where", "Why", "According"}
+)
+# a name is found when the evidence holds its first letters ("American" in "North America", "Turtles")
+_NAME_STEM_DROP = 3
+_NAME_STEM_MIN = 4
 
 # how a yes/no summary's first sentence opens (Verdict.label and a colon): the citation check reads the sentence
 # after it
@@ -139,14 +148,46 @@ def main_clause(text: str) -> str:
     return _SUBORDINATE.split(text, maxsplit=1)[0]
 
 
+def names_asked(question: str) -> list[str]:
+    """The names ``question`` asks about: its words after the first that are capitalised, hold a digit and a
+    letter ("T5") or are a year ("in 2017"), each part of a hyphenated word apart ("NLP-powered" names "NLP"), a
+    possessive's "'s" off ("O'Reilly's")."""
+    names: list[str] = []
+    for word in _QUESTION_WORD.findall(question)[1:]:
+        word = re.sub(r"['\u2019]s$", "", word).rstrip(".")
+        for part in word.split("-"):
+            if (
+                part
+                and part not in _NOT_NAMES
+                and (
+                    part[0].isupper()
+                    or (re.search(r"\d", part) and re.search("[A-Za-z]", part))
+                    or _YEAR.fullmatch(part)
+                )
+            ):
+                names.append(part)
+    return names
+
+
+def _unmentioned(names: Sequence[str], evidence: str) -> list[str]:
+    """The ``names`` that ``evidence`` (lower-case) does not mention, by their first letters."""
+    return [
+        name
+        for name in names
+        if name.lower()[: max(_NAME_STEM_MIN, len(name) - _NAME_STEM_DROP)] not in evidence
+    ]
+
+
 def decide(
     question: str,
     kind: AnswerKind,
     scores: SentenceScores,
     chosen: Sequence[int],
     settings: AnswerSettings,
+    evidence: str = "",
 ) -> AnswerDecision:
-    """The decision for a summary that opens with ``chosen[0]`` (module docstring)."""
+    """The decision for a summary that opens with ``chosen[0]`` (module docstring); ``evidence`` is the context's
+    text (passages, titles, file names), for the names the question asks about."""
     if not chosen or scores.fit is None:
         return AnswerDecision(
             status=AnswerStatus.NOT_STATED,
@@ -157,7 +198,7 @@ def decide(
     fit = max(float(scores.fit[i, 0]) for i in chosen)  # a table row that leads fits less than its prose
     cue = float(scores.cue[first]) if scores.cue is not None else None
     sentence = scores.sentences[first]
-    missing = _missing(question, kind, scores, chosen, fit, settings)
+    missing = _missing(question, kind, scores, chosen, fit, settings, evidence.lower())
     if missing is not None:
         return AnswerDecision(
             status=AnswerStatus.NOT_STATED, kind=kind, fit=round(fit, 3), cue=cue, reason=missing
@@ -183,11 +224,14 @@ def _missing(
     chosen: Sequence[int],
     fit: float,
     settings: AnswerSettings,
+    evidence: str,
 ) -> str | None:
     """Why the chosen sentences do not state the answer (module docstring), or None when they do."""
     d = settings.decision
     if fit < d.min_fit:
         return f"the closest sentence fits the question {fit:.2f}, under {d.min_fit:.2f}"
+    if d.require_names_asked and evidence and (absent := _unmentioned(names_asked(question), evidence)):
+        return f"no passage found mentions {', '.join(absent)}"
     texts = [scores.sentences[i].text for i in chosen]
     if (
         kind.value in d.require_cue_for

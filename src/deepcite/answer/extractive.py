@@ -153,7 +153,8 @@ class ExtractiveGenerator:
         kind = question_kind(ctx.query) if self._settings.kinds.enabled else AnswerKind.OTHER
         scores, pieces = self._summary_choice(ctx, kind)
         chosen = [i for piece in pieces for i in piece]
-        decision = decide(ctx.query, kind, scores, chosen, self._settings)
+        evidence = " ".join(t for c in ctx.selected_chunks for t in (c.text, c.title, c.file or ""))
+        decision = decide(ctx.query, kind, scores, chosen, self._settings, evidence)
         s = self._settings
         if not s.decision.enabled:
             text = self._legacy_note(scores, pieces, kind) + " ".join(write(scores, p) for p in pieces)

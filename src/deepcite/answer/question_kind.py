@@ -436,6 +436,8 @@ _DATE_NUMBER = re.compile(
 
 def states_amount(sentence: str, question: str) -> bool:
     """Whether ``sentence`` states a number the question does not hold that is no part of a date (a year or a
-    day of a month answers no "how many")."""
+    day of a month answers no "how many"), in figures or in words ("ten inches high")."""
     dates = {n for m in _DATE_NUMBER.finditer(sentence) for n in re.findall(r"\d+", m.group(0))}
-    return any(v not in dates for v in figures(sentence, question))
+    return any(v not in dates for v in figures(sentence, question)) or bool(
+        _words(sentence) & NUMBER_WORDS - _words(question)
+    )
