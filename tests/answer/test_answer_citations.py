@@ -215,3 +215,12 @@ def test_a_cited_quote_keeps_its_citation_whatever_its_closing_punctuation(
     clean, check = check_citations(f"{cite(sentence, 1)} {cite('Another one here', 2)}", VALID)
     assert clean == f"{written} Another one here [2]."
     assert check.repaired == 0
+
+
+def test_a_table_row_whose_cell_ends_a_sentence_keeps_its_citation() -> None:
+    """A row "5.4 | Verify … the endpoint certificate. | ✓" once read as "… certificate." (uncited) and
+    "| ✓ [1]." once its marker was added, and the check replaced the summary's opening with the unknown phrase."""
+    row = "5.4 | Verify that the app either uses its own certificate store, or pins the endpoint certificate. | ✓"
+    clean, check = check_citations(f"Yes: {cite(row, 1)}", VALID)
+    assert UNKNOWN not in clean and check.repaired == 0
+    assert clean.startswith("Yes: 5.4 | Verify that the app") and "[1]" in clean

@@ -146,6 +146,7 @@ def overlap(sentence_terms: frozenset[str], target_terms: frozenset[str], weight
 
 
 _CLOSING = re.compile(r"(.*?)([.!?]*)$", re.S)
+_MARKER = re.compile(r"\[\d+\]")
 
 
 def cite(text: str, display_id: int) -> str:
@@ -155,6 +156,17 @@ def cite(text: str, display_id: int) -> str:
     pieces = split_sentences(text)
     if len(pieces) > 1:
         return " ".join(cite(piece, display_id) for piece in pieces)
+    cited = _cited(text, display_id)
+    # the marker may itself make the splitter see a sentence end inside: a table row whose cell ends with a
+    # full stop ("… the endpoint certificate. | ✓ [2]." reads as "… certificate." and "| ✓ [2].")
+    parts = split_sentences(cited)
+    if len(parts) > 1:
+        return " ".join(p if _MARKER.search(p) else _cited(p, display_id) for p in parts)
+    return cited
+
+
+def _cited(text: str, display_id: int) -> str:
+    """``text`` with ``[id]`` before its closing punctuation."""
     body, end = _CLOSING.match(text.rstrip()).groups()  # type: ignore[union-attr]
     if end == "..":  # a doubled full stop ("alloy only..", a source's typo) reads as two sentences
         end = "."
