@@ -36,6 +36,7 @@ KINDS = AnswerSettings().kinds
         ("How do L2 distance and dot product compare to cosine similarity in DPR?", AnswerKind.COMPARISON),
         ("Did natural paragraphs or fixed-length passages work better for DPR?", AnswerKind.COMPARISON),
         ("Is National Flag of Canada Day a public holiday?", AnswerKind.YES_NO),
+        ("In the public-computer scenario, is the browser still logged in an hour later?", AnswerKind.YES_NO),
         ("Which library provided the PyTorch implementations?", AnswerKind.NAME),
         ("Who do the PaperMage authors thank in the acknowledgements?", AnswerKind.NAME),
         ("When was IBM renamed International Business Machines?", AnswerKind.TIME),

@@ -86,7 +86,8 @@ _ASKED_FOR = {
 }
 
 _AUX = r"(?:does|do|did|is|are|was|were|can|could|should|would|will|has|have|had|may|might|must)"
-_YES_NO = re.compile(rf"^\s*{_AUX}\b", re.I)
+# an auxiliary verb first, or after a leading phrase ("In the public-computer scenario, is the browser …?")
+_YES_NO = re.compile(rf"^\s*(?:[^,?]{{1,80}},\s*)?{_AUX}\b", re.I)
 _MEASURES = "|".join(sorted(MEASURE_NOUNS, key=len, reverse=True))
 _AMOUNT = re.compile(
     r"\bhow (?:many|much|long|often|far|large|big|fast|slow|high|low|old|accurate|frequently|quickly|tall|heavy|"
