@@ -124,8 +124,8 @@ def llm_read_rounds(state: ExecutorState) -> dict[tuple[str, str], list[int]]:
     writes=("vectors",),
 )
 def finalize_evidence_pack(state: ExecutorState, adapters: Adapters) -> EvidencePack:
-    """The pack: the evidence (and the first round's tail) in :func:`pack_order`, with the coverage, the round reports, the chain and the
-    bridge candidates the beam held."""
+    """The pack: the evidence and the first round's tail in :func:`pack_order`, with the coverage, the round
+    reports, the chain and the bridge candidates the beam held."""
     final = pack_order(state, adapters, tail=True)
     reason = state.stop_reason
     if not final:
