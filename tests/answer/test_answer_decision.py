@@ -7,6 +7,7 @@ import pytest
 
 from deepcite.answer.contract import bounded_long_answer, bounded_summary, clipped, sentence_units, word_count
 from deepcite.answer.decision import AnswerStatus, Verdict, decide, names_asked, negated
+from deepcite.answer.pipeline import _summary_shape
 from deepcite.answer.question_kind import AnswerKind
 from deepcite.answer.sentence_scores import EvidenceSentence, SentenceScores
 from deepcite.config import AnswerSettings
@@ -207,3 +208,12 @@ def test_an_amount_written_in_words_is_stated() -> None:
     scores = _scores([("The two of them met in the field.", "a", 0.6)], cue=[1.0])
     decision = decide("How long did the two of them work together?", AnswerKind.AMOUNT, scores, [0], SETTINGS)
     assert decision.status is AnswerStatus.NOT_STATED
+
+
+def test_a_not_stated_line_whose_closest_evidence_was_unsupported_stands_alone() -> None:
+    decision = decide("How long does a duck live?", AnswerKind.AMOUNT, _scores([]), [], SETTINGS)
+    shape = _summary_shape(decision, SETTINGS)
+    checked = f"{decision.not_stated_line()}\n\nUnknown based on provided sources."
+    assert shape(checked, False) == decision.not_stated_line(closest=False)
+    kept = f"{decision.not_stated_line()}\nDucks live on lakes [1]."
+    assert shape(kept, False) == kept

@@ -41,7 +41,7 @@ from deepcite.answer.extractive import ExtractiveGenerator
 from deepcite.answer.generators import AnswerGenerator
 from deepcite.answer.guards import grounding_problem, kept_share
 from deepcite.answer.llm_generator import Draft, LLMGenerator
-from deepcite.answer.prompts import INSUFFICIENT
+from deepcite.answer.prompts import INSUFFICIENT, UNKNOWN
 from deepcite.answer.support import CitationSupport
 from deepcite.config import AnswerSettings
 from deepcite.errors import InsufficientEvidenceError
@@ -259,12 +259,17 @@ def decider(generator: AnswerGenerator) -> ExtractiveGenerator | None:
 
 def _summary_shape(decision: AnswerDecision | None, settings: AnswerSettings) -> Shape:
     """The summary's contract (:mod:`deepcite.answer.contract`); an LLM's summary of evidence that does not
-    state the answer opens with the decision's not-stated line."""
+    state the answer opens with the decision's not-stated line, and a not-stated line whose closest evidence
+    the citation check left unsupported stands alone ("… do not state …." not "… the closest passages say:
+    Unknown based on provided sources.")."""
 
     def shape(text: str, by_llm: bool) -> str:
-        if by_llm and decision is not None and not decision.stated and settings.decision.enabled:
+        if decision is not None and not decision.stated and settings.decision.enabled:
             line = decision.not_stated_line()
-            text = text if text.startswith(line) else f"{line}\n{text}"
+            if by_llm and not text.startswith(line):
+                text = f"{line}\n{text}"
+            if text.startswith(line) and text[len(line) :].strip() in ("", UNKNOWN):
+                text = decision.not_stated_line(closest=False)
         return bounded_summary(
             text, settings.length.summary_max_sentences, settings.decision.summary_max_words
         )
