@@ -9,6 +9,7 @@ from deepcite.practitioners.catalogue import (
     Catalogue,
     contains_phrase,
     match_intents,
+    named_specialties,
     phrase_key,
 )
 from deepcite.practitioners.profiles import profile_text
@@ -115,3 +116,15 @@ def test_anchor_phrases_reach_the_intents_best_specialists() -> None:
         if not any(contains_phrase(tokens, phrase_key(a)) for a in intent.anchor_phrases):
             missing.append(intent.id)
     assert missing == []
+
+
+def test_named_specialties_are_what_the_patient_asked_for_by_name() -> None:
+    asked = named_specialties("an anesthesiologist to talk about my epidural", CATALOGUE, ["specialty"])
+    assert "ANESTHESIOLOGY" in asked
+    # "vestibular therapy" is a procedure of physical therapy; "vertigo" a diagnosis the hearing intent shares
+    text = "balance and vestibular therapy for vertigo"
+    named = named_specialties(text, CATALOGUE, ["specialty", "procedure"])
+    assert "PHYSICAL THERAPIST IN PRIVATE PRACTICE" in named and "QUALIFIED AUDIOLOGIST" not in named
+    assert "QUALIFIED AUDIOLOGIST" in named_specialties(
+        text, CATALOGUE, ["specialty", "procedure", "diagnosis"]
+    )

@@ -95,7 +95,7 @@ async def test_follow_ups_are_asked_as_conversations_and_urgency_is_scored(engin
         EvalQuery(
             id="follow",
             messages=["I need SVT ablation"],
-            query="in Portland please",
+            query="who do you suggest?",
             relevant={"CARDIAC ELECTROPHYSIOLOGY": 3},
         ),
     ]

@@ -12,11 +12,14 @@ from server.conftest import ADMIN, LiveServer, headers, server_settings
 from deepcite.config import PractitionerSettings
 from deepcite.models import Chunk
 from deepcite.practitioners.api import Adjustment, ChatMessage, PractitionerQuery, SpecialtyMatch
+from deepcite.practitioners.context import FinderContext, FinderState, Stage, merged_of
 from deepcite.practitioners.finder import PractitionerFinder
 from deepcite.practitioners.merge import MergedIntent
+from deepcite.practitioners.pipeline import FINDER_PIPELINE
 from deepcite.practitioners.ranking import PractitionerCandidate, stage_b
 from deepcite.practitioners.records import Practitioner
 from deepcite.practitioners.semantic import SemanticStage
+from deepcite.practitioners.stages import refuse_unknown_location
 from deepcite.retrieval.embedders import Embedder
 from practitioners.conftest import MAINE
 
@@ -54,8 +57,10 @@ def test_specialty_vectors_are_stored_once_with_the_directory(shared_finder: Pra
     assert again.sync() == 0  # a second stage over the same file embeds nothing
 
 
-async def test_semantic_specialty_reaches_results_with_its_reason(shared_finder: PractitionerFinder) -> None:
-    response = await ask(shared_finder, "spinal adjustment for lower back pain")
+async def test_semantic_specialty_reaches_results_with_its_reason(
+    beside_catalogue: PractitionerFinder,
+) -> None:
+    response = await ask(beside_catalogue, "spinal adjustment for lower back pain")
     assert any(m.specialty == "CHIROPRACTIC" and m.source == "semantic" for m in response.specialties)
     chiro = [r for r in response.results if r.primary_specialty == "CHIROPRACTIC"]
     assert chiro, [r.primary_specialty for r in response.results]
@@ -73,16 +78,37 @@ async def test_semantic_stage_can_be_switched_off(settings_off_finder: Practitio
     assert response.timings_ms.semantic == 0.0
 
 
-@pytest.fixture
-def settings_off_finder(shared_finder: PractitionerFinder) -> PractitionerFinder:
+async def test_semantic_stage_decides_nothing_where_the_catalogue_reads_the_intent(
+    shared_finder: PractitionerFinder,
+) -> None:
+    # the default semantic.catalogue_factor is 0: a request the catalogue reads ("spinal adjustment" is a
+    # procedure) is ranked by it, the semantic proposals are listed with no boost and explain no score part
+    response = await ask(shared_finder, "spinal adjustment for lower back pain")
+    proposed = [m for m in response.specialties if m.source == "semantic"]
+    assert proposed and all(m.boost == 0 for m in proposed)
+    assert not [a for r in response.results for a in r.adjustments if "(semantic)" in (a.term or "")]
+
+
+def _tuned_finder(shared_finder: PractitionerFinder, **sections: dict[str, object]) -> PractitionerFinder:
     s = shared_finder.settings
-    off = s.model_copy(update={"practitioners": s.practitioners.tuned(semantic={"enabled": False})})
+    tuned = s.model_copy(update={"practitioners": s.practitioners.tuned(**sections)})
     return PractitionerFinder(
-        off,
+        tuned,
         directory=shared_finder.directory,
         store=shared_finder.store,
         embedder=shared_finder.semantic.embedder,
     )
+
+
+@pytest.fixture
+def settings_off_finder(shared_finder: PractitionerFinder) -> PractitionerFinder:
+    return _tuned_finder(shared_finder, semantic={"enabled": False})
+
+
+@pytest.fixture
+def beside_catalogue(shared_finder: PractitionerFinder) -> PractitionerFinder:
+    """The semantic stage weighing in beside a confident catalogue intent (half its boost)."""
+    return _tuned_finder(shared_finder, semantic={"catalogue_factor": 0.5})
 
 
 # -- the stage-B floor ----------------------------------------------------------------------------------------
@@ -141,6 +167,60 @@ def test_floor_keeps_a_strong_literal_stage_a_match_near_the_top() -> None:
     assert ranked[0] is literal  # lifted to the best score, first on its stronger stage-A part
     unfloored = _floor_case(PractitionerSettings().tuned(floor={"ratio": 0.0}))
     assert [c.npi for c in unfloored].index("1000000001") == 3  # buried under the intent-filled records
+
+
+def test_floor_keeps_only_an_anchor_phrase_the_patient_wrote() -> None:
+    # "interventional cardiology" is the intent's anchor, not the patient's words ("my cardiologist retired")
+    def ranked(settings: PractitionerSettings) -> list[PractitionerCandidate]:
+        literal = _candidate(
+            "1000000021", "INTERVENTIONAL CARDIOLOGY", "Interventional cardiology: stents.", "stage_a", 1.0
+        )
+        earned = _candidate(
+            "1000000022", "CARDIOVASCULAR DISEASE (CARDIOLOGY)", "Cardiology.", "intent_fill", None
+        )
+        earned.adjustments.append(Adjustment(kind="specialty", value=2.0))
+        merged = MergedIntent(
+            q_patient="cardiologist retired follow heart",
+            anchor_phrases=["interventional cardiology"],
+            patient_anchors=[],
+        )
+        return stage_b([literal, earned], merged, settings)
+
+    own = ranked(PractitionerSettings())
+    assert [c.npi for c in own] == ["1000000022", "1000000021"]
+    assert not [a for a in own[1].adjustments if a.kind == "floor"]
+    any_anchor = ranked(PractitionerSettings().tuned(floor={"patient_anchors_only": False}))
+    assert [a.term for a in any_anchor[0].adjustments if a.kind == "floor"] == ["interventional cardiology"]
+
+
+async def test_floor_protects_what_the_patient_asked_for(shared_finder: PractitionerFinder) -> None:
+    seen: list[MergedIntent] = []
+
+    def record(state: FinderState, context: FinderContext) -> None:
+        seen.append(merged_of(state))
+        refuse_unknown_location(state, context)
+
+    def recording(finder: PractitionerFinder) -> PractitionerFinder:
+        pipeline = FINDER_PIPELINE.replaced("refuse_unknown_location", Stage("record", record, "stage_a"))
+        return PractitionerFinder(
+            finder.settings,
+            directory=finder.directory,
+            store=finder.store,
+            embedder=finder.semantic.embedder,
+            pipeline=pipeline,
+        )
+
+    text = "balance and vestibular therapy for vertigo"
+    await recording(shared_finder).search(PractitionerQuery(user_query=text))
+    await recording(_tuned_finder(shared_finder, floor={"named_by": None})).search(
+        PractitionerQuery(user_query=text)
+    )
+    named, pointed = seen
+    # the procedure the patient named; not the specialties the request only points to
+    assert "PHYSICAL THERAPIST IN PRIVATE PRACTICE" in named.request_specialties
+    assert set(named.request_specialties) <= {"PHYSICAL THERAPIST IN PRIVATE PRACTICE", "PHYSICAL THERAPY"}
+    assert set(named.request_specialties) <= set(pointed.request_specialties)
+    assert named.patient_anchors == ["vestibular therapy"]  # the intent's own "physical therapist" is not
 
 
 def test_floor_lift_is_bounded() -> None:

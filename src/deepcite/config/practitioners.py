@@ -37,9 +37,12 @@ class PractitionerSemanticSettings(Section):
     max_specialties: int = 5
     definition_sentences: int = 3  # NUCC definition sentences embedded per specialty
     boost: float = 1.0
-    catalogue_factor: float = 0.5
+    # 0: where the catalogue knows the intent, the semantic stage decides nothing (it proposes for the requests
+    # the catalogue cannot read)
+    catalogue_factor: float = 0.0
     catalogue_confidence: float = 0.6
-    strong_similarity: float = 0.85  # a proposal this similar keeps its full boost regardless
+    # a proposal this similar keeps its full boost regardless, and gets a reserved place (None: none does)
+    strong_similarity: float | None = None
     fill_k: int = 15  # practitioners added per proposed specialty (nearest location filter applied)
 
 
@@ -69,7 +72,7 @@ class PractitionerRankingSettings(Section):
     secondary_intent_factor: float = 0.5
     # the specialties that also treat the offline intent (its related_specialties) get intent_specialty_boost
     # times this, and count as specialties the request points to for a population's variants
-    related_specialty_factor: float = 1.0
+    related_specialty_factor: float = 0.75
     related_specialty_clear_factor: float = 0.5  # the same when the request names a procedure or diagnosis
     # the population's own boosts are multiplied by this when a crisis or an emergency names specialties
     population_urgency_factor: float = 0.5
@@ -100,6 +103,13 @@ class PractitionerFloorSettings(Section):
     results gets its best one moved to ``reserved_slot_position`` (at most ``reserved_slots_max``)."""
 
     min_bm25_share: float = 0.8
+    # only an anchor phrase the patient's own words hold keeps the floor, not one the intent brought (a
+    # specialty's name the patient never wrote)
+    patient_anchors_only: bool = True
+    # None: every specialty the request points to keeps the floor; else only the best fits of the intents the
+    # patient named by a catalogue trigger of these kinds ("an anesthesiologist" is a specialty word, "breast
+    # reconstruction" a procedure), or an LLM's likely specialties
+    named_by: list[str] | None = Field(default_factory=lambda: ["specialty", "procedure"])
     ratio: float = 1.0
     max_lift: float = 3.0
     reserved_slot_position: int = 4

@@ -323,6 +323,19 @@ def match_intents(text: str, catalogue: Catalogue) -> list[IntentMatch]:
     return sorted(found.values(), key=lambda m: (-m.score, order[m.intent.id]))
 
 
+def named_specialties(text: str, catalogue: Catalogue, kinds: Iterable[str]) -> list[str]:
+    """The best-fit specialties of each intent the text names by a trigger of one of ``kinds`` ("an
+    anesthesiologist" is a specialty word, "breast reconstruction" a procedure): what the patient asked for."""
+    wanted = set(kinds)
+    named = [
+        specialty.strip().upper()
+        for match in match_intents(text, catalogue)
+        if any(t.kind in wanted for t in match.triggers)
+        for specialty in match.intent.specialties
+    ]
+    return list(dict.fromkeys(named))
+
+
 @lru_cache(maxsize=1)
 def _packaged_catalogue() -> Catalogue:
     return Catalogue.model_validate(read_data_file("clinical_intents.json"))

@@ -31,6 +31,8 @@ class MergedIntent(IntentTerms):
     request_specialties: list[str] = Field(default_factory=list)  # what the stage-B floor protects
     # intent terms that only a secondary offline intent brought (see :func:`secondary_terms`)
     secondary_terms: list[str] = Field(default_factory=list)
+    # the anchor phrases the patient's own words hold (read as meant), not only those the intent brought
+    patient_anchors: list[str] = Field(default_factory=list)
 
 
 def _dedupe(terms: Iterable[str], exclude: set[tuple[str, ...]] | None = None) -> list[str]:
@@ -122,7 +124,8 @@ def specialty_matches(
     out: list[SpecialtyMatch] = []
     best = proposals[0].similarity if proposals else 0.0
     for p in proposals:
-        scale = 1.0 if p.similarity >= settings.semantic.strong_similarity else factor
+        strong = settings.semantic.strong_similarity
+        scale = 1.0 if strong is not None and p.similarity >= strong else factor
         out.append(
             SpecialtyMatch(
                 specialty=p.specialty,

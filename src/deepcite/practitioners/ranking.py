@@ -16,9 +16,9 @@ the profile, each specialty match's boost to the practitioners of that specialty
 population, urgency), and, only when the query is clear, subtracts per negative term found a penalty that
 grows linearly from ``ranking.negative_penalty_min`` at ``analysis.clear_confidence`` to ``ranking.negative_penalty_max`` at
 confidence 1. Then the floor: a stage-A candidate with a strong BM25 part (at least
-``floor.min_bm25_share``) whose profile literally contains an anchor phrase of the request, or whose
-specialty the request points to, is lifted to ``floor.ratio`` of the best score (by at most
-``floor.max_lift``), so stage B never buries a strong literal match.
+``floor.min_bm25_share``) whose profile literally contains an anchor phrase the patient wrote, or whose
+specialty the patient asked for by name (see ``floor.named_by``), is lifted to ``floor.ratio`` of the best
+score (by at most ``floor.max_lift``), so stage B never buries a strong literal match of what was asked for.
 """
 
 from __future__ import annotations
@@ -233,7 +233,7 @@ def stage_b(
             )
         specialty = (candidate.practitioner.primary_specialty or "").upper()
         for match in merged.specialties:
-            if match.specialty == specialty:
+            if match.specialty == specialty and match.boost:
                 candidate.adjustments.append(
                     Adjustment(
                         kind="specialty", term=f"{match.specialty} ({match.source})", value=match.boost
@@ -253,8 +253,10 @@ def floor_reason(
     share = sum(a.value for a in candidate.adjustments if a.kind == "bm25")
     if candidate.source != "stage_a" or share < settings.floor.min_bm25_share:
         return None
-    if candidate.matched_anchors:
-        return candidate.matched_anchors[0]
+    own = merged.patient_anchors if settings.floor.patient_anchors_only else candidate.matched_anchors
+    anchor = next((a for a in candidate.matched_anchors if a in own), None)
+    if anchor is not None:
+        return anchor
     specialty = (candidate.practitioner.primary_specialty or "").upper()
     return specialty if specialty and specialty in merged.request_specialties else None
 
@@ -279,14 +281,16 @@ def apply_floor(
 def reserve_slots(
     ranked: list[PractitionerCandidate], merged: MergedIntent, limit: int, settings: PractitionerSettings
 ) -> list[PractitionerCandidate]:
-    """A specialty the request names strongly (a semantic match of at least ``semantic.strong_similarity``,
-    or the urgency level's) that has no practitioner in the top ``limit`` gets its best practitioner moved to
+    """A specialty the request names strongly (a semantic match of at least ``semantic.strong_similarity`` when
+    set, or the urgency level's) that has no practitioner in the top ``limit`` gets its best practitioner moved to
     position ``floor.reserved_slot_position``: a request about two things ("spinal adjustment for lower back pain")
     shows both. Moved candidates carry a zero ``reserved_slot`` adjustment that says why."""
+    strong_similarity = settings.semantic.strong_similarity
     strong = [
         m.specialty
         for m in merged.specialties
-        if m.source == "urgency" or (m.similarity or 0.0) >= settings.semantic.strong_similarity
+        if m.source == "urgency"
+        or (strong_similarity is not None and (m.similarity or 0.0) >= strong_similarity)
     ]
     shown = {(c.practitioner.primary_specialty or "").upper() for c in ranked[:limit]}
     moved: list[PractitionerCandidate] = []

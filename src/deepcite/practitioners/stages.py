@@ -16,6 +16,7 @@ from deepcite.models import Filters
 from deepcite.practitioners import replies
 from deepcite.practitioners.analysis import run_analyses
 from deepcite.practitioners.api import PractitionerSearchResponse, Timings
+from deepcite.practitioners.catalogue import contains_phrase, named_specialties, phrase_key
 from deepcite.practitioners.context import (
     EXAMPLES,
     FinderContext,
@@ -100,6 +101,14 @@ def merge_analyses(state: FinderState, context: FinderContext) -> None:
     if analyses.used["clinical"].source != "llm":
         top = catalogue.by_id.get(analyses.clinical.primary_intent)
         merged.secondary_terms = secondary_terms(merged.intent_terms, top, analyses.general.expansion_terms)
+    words = phrase_key(catalogue.reading.meant_text(state.conversation.patient_text))
+    merged.patient_anchors = [a for a in merged.anchor_phrases if contains_phrase(words, phrase_key(a))]
+    if s.floor.named_by is not None:  # the floor protects only what the patient asked for by name
+        from_llm = (
+            analyses.clinical.likely_subspecialties if analyses.used["clinical"].source == "llm" else []
+        )
+        named = [*named_specialties(state.conversation.patient_text, catalogue, s.floor.named_by), *from_llm]
+        merged.request_specialties = sorted({n.strip().upper() for n in named} & known)
     note = catalogue.urgency_note(analyses.insights.urgency)
     if note:
         state.notes.append(note)
