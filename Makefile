@@ -57,10 +57,13 @@ demo: $(STAMP) pdfjs
 	DEEPCITE_DATA_DIR=$(DEMO_DIR) $(VENV)/bin/deepcite search "atrial fibrillation stroke risk" --collection demo -k 5
 	DEEPCITE_DATA_DIR=$(DEMO_DIR) $(VENV)/bin/deepcite ask "Does atrial fibrillation increase the risk of stroke, and how is it treated?" --collection demo
 
+# the suite on two workers (pytest-xdist): one waits on a browser, the llama.cpp server or a CLI process while
+# the other computes; a file, and tests/ui and tests/llm_real whole, run on one worker (tests/conftest.py)
+TEST_WORKERS ?= 2
 test: $(STAMP) pdfjs browser ocr llm
 	$(VENV)/bin/ruff check src tests benchmarks
 	$(VENV)/bin/ruff format --check src tests benchmarks
-	$(PY) -m pytest -q
+	$(PY) -m pytest -q -n $(TEST_WORKERS)
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check src tests benchmarks
