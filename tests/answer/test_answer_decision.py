@@ -128,6 +128,8 @@ def test_the_names_a_question_asks_about() -> None:
         "2019",
     ]
     assert names_asked("How many parameters does the T5 XL model have?") == ["T5", "XL"]
+    # an acronym's plural is found as the acronym: "Did any of the test PDFs fail?" over "0 PDF parsing failure"
+    assert names_asked("Did any of the test PDFs or GPUs fail on Kubernetes?") == ["PDF", "GPU", "Kubernetes"]
     assert names_asked("Can I convert an e-book I bought?") == []
 
 

@@ -151,10 +151,11 @@ def main_clause(text: str) -> str:
 def names_asked(question: str) -> list[str]:
     """The names ``question`` asks about: its words after the first that are capitalised, hold a digit and a
     letter ("T5") or are a year ("in 2017"), each part of a hyphenated word apart ("NLP-powered" names "NLP"), a
-    possessive's "'s" off ("O'Reilly's")."""
+    possessive's "'s" and an acronym's plural "s" off ("O'Reilly's", "PDFs")."""
     names: list[str] = []
     for word in _QUESTION_WORD.findall(question)[1:]:
-        word = re.sub(r"['\u2019]s$", "", word).rstrip(".")
+        # a possessive's "'s" off, and an acronym's plural "s" ("PDFs" is found as "PDF")
+        word = re.sub(r"(?<=[A-Z0-9])s$", "", re.sub(r"['\u2019]s$", "", word).rstrip("."))
         for part in word.split("-"):
             if (
                 part
