@@ -272,7 +272,7 @@ def amount_cue(sentence: str, question: str, settings: AnswerKindSettings) -> fl
         if _LABELLED.search(sentence[: m.start()]):
             return settings.number_with_unit_cue
         best = max(best, settings.bare_number_cue)
-    if best == 0.0 and _words(sentence) & NUMBER_WORDS - _words(question):
+    if best == 0.0 and _number_words(sentence, question):
         best = (
             settings.number_with_unit_cue
             if units and states_unit(sentence, units)
@@ -439,6 +439,9 @@ def states_amount(sentence: str, question: str) -> bool:
     """Whether ``sentence`` states a number the question does not hold that is no part of a date (a year or a
     day of a month answers no "how many"), in figures or in words ("ten inches high")."""
     dates = {n for m in _DATE_NUMBER.finditer(sentence) for n in re.findall(r"\d+", m.group(0))}
-    return any(v not in dates for v in figures(sentence, question)) or bool(
-        _words(sentence) & NUMBER_WORDS - _words(question)
-    )
+    return any(v not in dates for v in figures(sentence, question)) or bool(_number_words(sentence, question))
+
+
+def _number_words(sentence: str, question: str) -> set[str]:
+    """The numbers ``sentence`` writes as words ("ten", "twelve") that ``question`` does not hold."""
+    return _words(sentence) & NUMBER_WORDS - _words(question)
