@@ -54,13 +54,41 @@ def test_a_passage_the_question_names_by_title_comes_first() -> None:
     question_vector = _unit([1, 0])[0]
     vectors = _unit([1, 0.2], [0.6, 0.8])
 
-    settings = EvidenceRankingSettings(pack_weight=0.0)
+    settings = EvidenceRankingSettings(pack_weight=0.0, question_name_weight=0.0)  # the title's weight alone
     ranked = rank_evidence(QUESTION, question_vector, pack, vectors, settings)
     assert [c.chunk.chunk_id for c in ranked] == ["named", "near"]
     untitled = rank_evidence(
         QUESTION, question_vector, pack, vectors, settings.model_copy(update={"title_weight": 0.0})
     )
     assert [c.chunk.chunk_id for c in untitled] == ["near", "named"]
+
+
+def test_the_order_places_a_page_of_each_name_the_question_gives_before_a_second_passage_on_one() -> None:
+    """Two passages on the euro outscore the page of the other name the question gives; with
+    ``question_name_weight`` the second euro passage waits until a passage on Signmark is placed, and the scores
+    still fall down the order (each the score its place was won with)."""
+    question = "What currency predated the Euro in the country Signmark is from?"
+    pack = _pack(
+        ("euro1", "Euro", "The currency is used by most member states of the union."),
+        ("euro2", "Euro", "The currency replaced older coins and notes in 2002."),
+        ("belgium", "Belgium", "A federal state in western Europe with three regions."),
+        ("signmark", "Signmark", "A rapper who raps in sign language, from Helsinki."),
+    )
+    question_vector = _unit([1, 0])[0]
+    vectors = _unit([0.9, 0.1], [0.85, 0.15], [0.6, 0.8], [0.4, 0.9])
+    plain = EvidenceRankingSettings(pack_weight=0.0, question_name_weight=0.0)
+    # as shipped; the profile before_question_names is the order without it
+    assert EvidenceRankingSettings().question_name_weight == 1.0
+
+    ranked = rank_evidence(question, question_vector, pack, vectors, plain)
+    assert [c.chunk.chunk_id for c in ranked] == ["euro1", "euro2", "signmark", "belgium"]
+    covering = plain.model_copy(update={"question_name_weight": 1.0})
+    ranked = rank_evidence(question, question_vector, pack, vectors, covering)
+    assert [c.chunk.chunk_id for c in ranked] == ["euro1", "signmark", "euro2", "belgium"]
+    scores = [c.score for c in ranked]
+    assert scores == sorted(scores, reverse=True)
+    unnamed = rank_evidence("Which currency came first?", question_vector, pack, vectors, covering)
+    assert [c.chunk.chunk_id for c in unnamed] == ["euro1", "euro2", "belgium", "signmark"]
 
 
 def test_a_shared_name_lifts_less_than_a_title_link_and_ties_keep_the_rounds_order() -> None:

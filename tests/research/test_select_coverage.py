@@ -127,6 +127,34 @@ def test_the_first_rounds_tail_joins_the_pack_at_the_end_only(research_collectio
 
 
 @pytest.mark.slow
+def test_a_later_round_selecting_a_tail_passage_meets_a_new_record_not_the_tails(
+    research_collection: Collection,
+) -> None:
+    """The tail holds copies: a later round that selects one of its passages selects that round's own record of it
+    (merge_candidates builds new ones each round), so the tail's copy keeps its one first-round selection and
+    score, and the pack holds the passage once, as the evidence has it (no selection counted twice)."""
+    settings = S.tuned(selection={"max_docs_per_round": 2, "first_round_tail": 3})
+    state, ctx = _round(research_collection, "statins LDL cholesterol", settings)
+    select_evidence(state, ctx)
+    kept = [(c.key, c.score, list(c.selections)) for c in state.tail]
+    state.round = 2  # the same searches again as a later round, the passages held already left out
+    merge_candidates(state, ctx)
+    state.candidates = [c for c in state.candidates if c.key not in state.evidence]
+    select_evidence(state, ctx)
+    met = {c.key for c in state.selected} & {c.key for c in state.tail}
+    assert met  # the later round selected a passage of the tail
+    assert all(t is not c for t in state.tail for c in [*state.selected, *state.evidence.values()])
+    assert [(c.key, c.score, c.selections) for c in state.tail] == kept
+    assert all(len(c.selections) == 1 and c.selections[0].round == 1 for c in state.tail)
+    pack = pack_order(state, ctx, tail=True)
+    keys = [c.key for c in pack]
+    assert len(keys) == len(set(keys)) and set(keys) == set(state.evidence) | {c.key for c in state.tail}
+    for cand in pack:
+        if cand.key in met:
+            assert [s.round for s in cand.selections] == [2]  # the evidence's record, not the tail's copy
+
+
+@pytest.mark.slow
 def test_must_preserve_passages_come_first(research_collection: Collection) -> None:
     settings = S.tuned(selection={"must_preserve_boost": 1.0, "max_docs_per_round": 3})
     state, ctx = _round(research_collection, "Which drug lowers LDL, e.g. evolocumab?", settings)

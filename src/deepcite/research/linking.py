@@ -167,6 +167,34 @@ def _hub_link_weights(
     return out
 
 
+def _covering_order(
+    question: str, keys: Sequence[_Keys], scores: np.ndarray, weight: float
+) -> tuple[list[int], np.ndarray]:
+    """The order of the passages and their scores: each place goes to the passage with the best score plus
+    ``weight`` for each name of the question it mentions or is the page of that no passage placed above it
+    does, and that sum becomes its score (so the scores still fall down the order). The pack's top holds a
+    passage on every entity the question names before a second one on any of them. With ``weight`` 0, or a
+    question naming nothing, the order is by score alone; ties keep the rounds' order."""
+    order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
+    asked = name_keys(question, max_entities=_MAX_NAMES) if weight else frozenset()
+    if not asked:
+        return order, scores
+    held = [(k.names | k.titles) & asked for k in keys]
+    covered: set[str] = set()
+    placed: list[int] = []
+    won = scores.copy()
+    left = order
+    while left:
+        gains = [scores[i] + weight * len(held[i] - covered) for i in left]
+        at = max(range(len(left)), key=lambda n: (gains[n], -n))
+        best = left[at]
+        won[best] = gains[at]
+        placed.append(best)
+        covered |= held[best]
+        left = left[:at] + left[at + 1 :]
+    return placed, won
+
+
 def rank_evidence(
     question: str,
     question_vector: np.ndarray,
@@ -182,7 +210,8 @@ def rank_evidence(
     ``bridges`` (the bridge candidates the research's beam read, each with the number of the collection's
     passages that mention it) are linked by its :func:`bridge_link_weights` weight. The link that lifted a
     passage most is set on its ``link``; ties keep the rounds' order. A passage in ``picked`` (one an LLM
-    reading the evidence said states a fact the answer needs) adds ``reader_weight`` to its relevance."""
+    reading the evidence said states a fact the answer needs) adds ``reader_weight`` to its relevance. With
+    ``question_name_weight`` the order covers the question's names first (:func:`_covering_order`)."""
     if not evidence:
         return []
     keys = [_keys(c.chunk, settings) for c in evidence]
@@ -234,7 +263,7 @@ def rank_evidence(
             lift, via = max(lifts, key=lambda x: x[0], default=(0.0, None))
             scores[i] = relevance[i] + max(lift, 0.0)
             best[i] = via if lift > 0 else None
-    order = sorted(range(len(evidence)), key=lambda i: (-scores[i], i))
+    order, scores = _covering_order(question, keys, scores, settings.question_name_weight)
     ranked = []
     for i in order:
         cand = evidence[i].model_copy()
