@@ -82,6 +82,19 @@ def test_longest_phrase_wins() -> None:
     assert [m.intent.id for m in matches] == ["coronary_chest_pain"]  # not chronic_pain for "pain"
 
 
+def test_two_word_triggers_match_in_either_order_within_the_window() -> None:
+    def first(text: str, window: int | None) -> list[str]:
+        return [m.intent.id for m in match_intents(text, CATALOGUE, window)][:2]
+
+    assert first("someone to help me plan meals for my kidney disease", 1)[0] == "nutrition"  # "meal plan"
+    assert first("someone to help me plan meals for my kidney disease", None)[0] == "kidney"
+    surgery = "I need surgery to remove a cancerous lump in my breast"  # "cancer surgery", "lump removal"
+    assert set(first(surgery, 1)) == {"general_surgery", "surgical_oncology"}
+    # words further apart than the window are no phrase: a drooping face and an arm he can't lift
+    assert "plastic_surgery" not in first("my dad's face is drooping and he can't lift his arm", 1)
+    assert first("chest pain", 1) == ["coronary_chest_pain"]  # a contiguous phrase still wins
+
+
 def test_abbreviation_expansions_are_triggers_of_the_same_intent() -> None:
     loose = []
     for intent in CATALOGUE.intents:

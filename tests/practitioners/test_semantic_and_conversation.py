@@ -221,6 +221,14 @@ async def test_floor_protects_what_the_patient_asked_for(shared_finder: Practiti
     assert set(named.request_specialties) <= {"PHYSICAL THERAPIST IN PRIVATE PRACTICE", "PHYSICAL THERAPY"}
     assert set(named.request_specialties) <= set(pointed.request_specialties)
     assert named.patient_anchors == ["vestibular therapy"]  # the intent's own "physical therapist" is not
+    # a symptom's words the patient wrote ("back pain") name no one: no floor for a profile that holds them
+    text = "my back hurts and the pain shoots down my leg"
+    await recording(shared_finder).search(PractitionerQuery(user_query=text))
+    await recording(_tuned_finder(shared_finder, floor={"named_by": None})).search(
+        PractitionerQuery(user_query=text)
+    )
+    assert "back pain" in seen[3].patient_anchors
+    assert "back pain" not in seen[2].patient_anchors
 
 
 def test_floor_lift_is_bounded() -> None:

@@ -22,6 +22,10 @@ class PractitionerAnalysisSettings(Section):
     # an emergency cue with a catalogue past_before word at most this many words before it is a past event
     # ("a checkup after a heart attack"): no emergency guidance
     past_window: int = 3
+    # a two-word trigger phrase also matches its words in either order with at most this many other words
+    # between them ("plan meals" is a "meal plan", "surgery to remove a cancerous lump" a "cancer surgery"); None: in
+    # the catalogue's order only
+    trigger_window: int | None = 1
 
 
 class PractitionerSemanticSettings(Section):
@@ -108,7 +112,8 @@ class PractitionerFloorSettings(Section):
     patient_anchors_only: bool = True
     # None: every specialty the request points to keeps the floor; else only the best fits of the intents the
     # patient named by a catalogue trigger of these kinds ("an anesthesiologist" is a specialty word, "breast
-    # reconstruction" a procedure), or an LLM's likely specialties
+    # reconstruction" a procedure), or an LLM's likely specialties; and no anchor phrase that is the patient's
+    # trigger of another kind keeps it (a symptom's "back pain" found in a rheumatologist's profile)
     named_by: list[str] | None = Field(default_factory=lambda: ["specialty", "procedure"])
     ratio: float = 1.0
     max_lift: float = 3.0

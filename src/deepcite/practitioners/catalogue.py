@@ -6,7 +6,8 @@ abbreviations, the CMS specialties that treat it, expansion terms, anchor phrase
 matching runs on the request as :class:`~deepcite.practitioners.words.Reading` reads it (contractions whole and
 expanded, lay words read clinically, then stemmed with stop words dropped but phrasal particles kept) as
 contiguous token sequences, so "palpitation" finds "palpitations", "SVT" finds "svt" and "running" is no
-"run down". Cues (urgency, preferences, uncertainty, populations) keep their stop words ("hurt myself" keeps
+"run down"; a two-word trigger also in either order, a few words apart (``analysis.trigger_window``: "plan
+meals" is a "meal plan"). Cues (urgency, preferences, uncertainty, populations) keep their stop words ("hurt myself" keeps
 its "myself") but skip the catalogue's ``cue_skip_words`` ("my face is drooping" meets "face drooping");
 location cues are matched on raw lower-case words.
 """
@@ -62,24 +63,54 @@ class PhraseMatcher(Generic[T]):
                 self._table.setdefault(tokens, []).append(payload)
         self._longest = max((len(k) for k in self._table), default=0)
 
-    def find(self, tokens: Sequence[str]) -> list[tuple[int, tuple[str, ...], list[T]]]:
-        """Each match as (start position, token key, payloads of every phrase with that key), in order."""
+    def find(self, tokens: Sequence[str], window: int = 0) -> list[tuple[int, tuple[str, ...], list[T]]]:
+        """Each match as (start position, token key, payloads of every phrase with that key), in order.
+
+        With a ``window`` (0 or more) a two-word phrase also matches its two words in either order with at most ``window``
+        other words between them, where no phrase of two or more contiguous words starts: "plan meals" meets
+        "meal plan", "surgery to remove a cancerous lump" meets "cancer surgery" and "lump removal"."""
         out: list[tuple[int, tuple[str, ...], list[T]]] = []
-        i = 0
-        while i < len(tokens):
-            for size in range(min(self._longest, len(tokens) - i), 0, -1):
-                key = tuple(tokens[i : i + size])
-                if key in self._table:
-                    out.append((i, key, self._table[key]))
-                    i += size
-                    break
-            else:
-                i += 1
+        used: set[int] = set()
+        for i in range(len(tokens)):
+            if i in used:
+                continue
+            hit = self._contiguous(tokens, i, used, 2) or self._spread(tokens, i, used, window)
+            hit = hit or self._contiguous(tokens, i, used, 1, longest=1)
+            if hit is not None:
+                key, positions = hit
+                used.update(positions)
+                out.append((i, key, self._table[key]))
         return out
 
-    def find_in(self, text: str) -> list[tuple[int, tuple[str, ...], list[T]]]:
+    def _contiguous(
+        self, tokens: Sequence[str], i: int, used: set[int], shortest: int, longest: int | None = None
+    ) -> tuple[tuple[str, ...], range] | None:
+        """The longest phrase of ``shortest`` to ``longest`` contiguous unused words starting at ``i``."""
+        top = min(longest or self._longest, len(tokens) - i)
+        for size in range(top, shortest - 1, -1):
+            key = tuple(tokens[i : i + size])
+            if key in self._table and not used.intersection(range(i, i + size)):
+                return key, range(i, i + size)
+        return None
+
+    def _spread(
+        self, tokens: Sequence[str], i: int, used: set[int], window: int | None
+    ) -> tuple[tuple[str, ...], tuple[int, int]] | None:
+        """A two-word phrase made of the word at ``i`` and an unused word at most ``window`` words further on,
+        in either order (the nearest first); None without a window."""
+        if window is None:
+            return None
+        for j in range(i + 1, min(len(tokens), i + window + 2)):
+            if j in used:
+                continue
+            for key in ((tokens[i], tokens[j]), (tokens[j], tokens[i])):
+                if key in self._table:
+                    return key, (i, j)
+        return None
+
+    def find_in(self, text: str, window: int | None = None) -> list[tuple[int, tuple[str, ...], list[T]]]:
         """:meth:`find` over ``text`` tokenised with this matcher's key function."""
-        return self.find(self.key(text))
+        return self.find(self.key(text), window)
 
 
 def contains_phrase(tokens: Sequence[str], phrase_tokens: Sequence[str]) -> bool:
@@ -310,10 +341,11 @@ class IntentMatch:
     triggers: list[Trigger]
 
 
-def match_intents(text: str, catalogue: Catalogue) -> list[IntentMatch]:
-    """Intents triggered by ``text``, best first (ties keep catalogue order)."""
+def match_intents(text: str, catalogue: Catalogue, window: int | None = None) -> list[IntentMatch]:
+    """Intents triggered by ``text``, best first (ties keep catalogue order); ``window``: see
+    :meth:`PhraseMatcher.find` (a two-word trigger in either order, words apart)."""
     found: dict[str, IntentMatch] = {}
-    for _start, _key, triggers in catalogue.trigger_matcher.find_in(text):
+    for _start, _key, triggers in catalogue.trigger_matcher.find_in(text, window):
         for intent_id in dict.fromkeys(t.intent_id for t in triggers):
             trigger = next(t for t in triggers if t.intent_id == intent_id)
             match = found.setdefault(intent_id, IntentMatch(catalogue.by_id[intent_id], 0.0, []))
@@ -323,13 +355,15 @@ def match_intents(text: str, catalogue: Catalogue) -> list[IntentMatch]:
     return sorted(found.values(), key=lambda m: (-m.score, order[m.intent.id]))
 
 
-def named_specialties(text: str, catalogue: Catalogue, kinds: Iterable[str]) -> list[str]:
+def named_specialties(
+    text: str, catalogue: Catalogue, kinds: Iterable[str], window: int | None = None
+) -> list[str]:
     """The best-fit specialties of each intent the text names by a trigger of one of ``kinds`` ("an
     anesthesiologist" is a specialty word, "breast reconstruction" a procedure): what the patient asked for."""
     wanted = set(kinds)
     named = [
         specialty.strip().upper()
-        for match in match_intents(text, catalogue)
+        for match in match_intents(text, catalogue, window)
         if any(t.kind in wanted for t in match.triggers)
         for specialty in match.intent.specialties
     ]

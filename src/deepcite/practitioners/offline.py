@@ -61,7 +61,9 @@ def kept_intents(
     the population the care is for excludes (a baby's yellow skin is no pregnancy)."""
     rule = catalogue.population_of(find_population(conversation, catalogue))
     excluded = set(rule.excludes_intents) if rule is not None else set()
-    matches = [m for m in match_intents(conversation.patient_text, catalogue) if m.intent.id not in excluded]
+    window = settings.analysis.trigger_window
+    found = match_intents(conversation.patient_text, catalogue, window)
+    matches = [m for m in found if m.intent.id not in excluded]
     if not matches:
         return []
     floor = matches[0].score * settings.analysis.secondary_intent_ratio
@@ -210,7 +212,7 @@ def offline_insights(
 ) -> Insights:
     """Symptoms, preferences, urgency, specialty and location from the catalogue's cue lists."""
     text = conversation.patient_text
-    all_matches = match_intents(text, catalogue)
+    all_matches = match_intents(text, catalogue, settings.analysis.trigger_window)
     symptoms = [t.phrase for m in all_matches for t in m.triggers if t.kind == "symptom"]
     preferences = [label for _, _, labels in catalogue.preference_matcher.find_in(text) for label in labels]
     levels = {rule.level for rule, _ in urgency_cues(conversation, catalogue, settings)}

@@ -16,7 +16,7 @@ from deepcite.models import Filters
 from deepcite.practitioners import replies
 from deepcite.practitioners.analysis import run_analyses
 from deepcite.practitioners.api import PractitionerSearchResponse, Timings
-from deepcite.practitioners.catalogue import contains_phrase, named_specialties, phrase_key
+from deepcite.practitioners.catalogue import contains_phrase, match_intents, named_specialties, phrase_key
 from deepcite.practitioners.context import (
     EXAMPLES,
     FinderContext,
@@ -103,12 +103,17 @@ def merge_analyses(state: FinderState, context: FinderContext) -> None:
         merged.secondary_terms = secondary_terms(merged.intent_terms, top, analyses.general.expansion_terms)
     words = phrase_key(catalogue.reading.meant_text(state.conversation.patient_text))
     merged.patient_anchors = [a for a in merged.anchor_phrases if contains_phrase(words, phrase_key(a))]
+    text, window = state.conversation.patient_text, s.analysis.trigger_window
     if s.floor.named_by is not None:  # the floor protects only what the patient asked for by name
         from_llm = (
             analyses.clinical.likely_subspecialties if analyses.used["clinical"].source == "llm" else []
         )
-        named = [*named_specialties(state.conversation.patient_text, catalogue, s.floor.named_by), *from_llm]
+        named = [*named_specialties(text, catalogue, s.floor.named_by, window), *from_llm]
         merged.request_specialties = sorted({n.strip().upper() for n in named} & known)
+        # a symptom's words ("back pain") found in a rheumatologist's profile ask for no one by name
+        fired = [t for m in match_intents(text, catalogue, window) for t in m.triggers]
+        weak = {phrase_key(t.expansion or t.phrase) for t in fired if t.kind not in s.floor.named_by}
+        merged.patient_anchors = [a for a in merged.patient_anchors if phrase_key(a) not in weak]
     note = catalogue.urgency_note(analyses.insights.urgency)
     if note:
         state.notes.append(note)
