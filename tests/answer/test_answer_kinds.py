@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import re
 
+import numpy as np
 import pytest
 
 from answer.conftest import HashingEmbedder
 from deepcite.answer.context import ContextChunk, ResponseContext
 from deepcite.answer.extractive import ExtractiveGenerator, spelled
 from deepcite.answer.lead_guard import CAPITALISED, CAPTION, HEADING, NO_VERB, lead_fault, never_quoted
+from deepcite.answer.opening import opening_candidates
 from deepcite.answer.question_fit import with_cue
 from deepcite.answer.question_kind import AnswerKind, answer_cue, figures, phrase_overlaps, question_kind
-from deepcite.answer.sentence_scores import refers_back
+from deepcite.answer.sentence_scores import EvidenceSentence, SentenceScores, refers_back
 from deepcite.answer.table_rows import caption_mismatch, row_captions, row_fit
 from deepcite.config import AnswerSettings
 from deepcite.evaluation.answer_check import AnswerCheck, states_answer
@@ -71,6 +73,10 @@ def test_cues_mark_the_shape_of_the_answer() -> None:
     assert answer_cue(AnswerKind.COMPARISON, both, q, KINDS) == 1.0
     one = "Cosine similarity performs worse in our runs."
     assert answer_cue(AnswerKind.COMPARISON, one, q, KINDS) == KINDS.comparative_cue
+    # a count written as a word answers "how many" as a bare number does
+    q = "From how many newspapers were the articles collected?"
+    worded = "We used twelve newspapers published mainly in the U.S."
+    assert answer_cue(AnswerKind.AMOUNT, worded, q, KINDS) >= KINDS.cue_min
 
 
 def test_word_pairs_weigh_the_rare_pair_most() -> None:
@@ -90,6 +96,8 @@ def test_word_pairs_weigh_the_rare_pair_most() -> None:
         ("Papers w/ ACL IDs | 42k", NO_VERB),
         ("DPR outperforms BM25 by 9%-19% absolute in top-20 accuracy.", None),
         ("13 papers mention that expert annotators are necessary.", None),
+        # an irregular past form is a verb too
+        ("He came in with a teacup in one hand and a piece of bread and butter in the other.", None),
     ],
 )
 def test_lead_guard(sentence: str, fault: str | None) -> None:
@@ -149,6 +157,44 @@ def test_an_amount_question_opens_with_the_sentence_holding_the_number() -> None
     text = _summary("How much better is DPR than BM25 at top-20 retrieval accuracy?", chunks)
     assert text.startswith("DPR beats BM25")
     assert "5.1 Main Results" not in text.split(".")[0]
+
+
+def test_a_line_without_a_verb_opens_when_it_bears_the_cue_and_fits_best() -> None:
+    question = "How long was each simulation run?"
+    texts = [
+        "The simulation is based on ns-2 and compares two routing protocols.",
+        "Parameter: Simulation Time | Value: 100 sec",
+        "Parameter: Node Velocity | Value: 10 km/h",
+    ]
+    sentences = [
+        EvidenceSentence(
+            text=t,
+            cite=1,
+            position=n,
+            terms=frozenset(),
+            finding=0.0,
+            study="zbr",
+            title="",
+            decisive=False,
+            lead_fault=lead_fault(t, KINDS),
+        )
+        for n, t in enumerate(texts)
+    ]
+    assert [x.lead_fault is None for x in sentences] == [True, False, False]
+    column = np.array([[0.6], [1.0], [0.5]], dtype=np.float32)  # the row fits best, as MiniLM found it
+    scores = SentenceScores(
+        sentences,
+        np.zeros((3, 1), np.float32),
+        column,
+        column,
+        column,
+        np.zeros(1, bool),
+        cue=np.array([0.0, 1.0, 1.0]),
+    )
+    settings = CHOOSING
+    assert opening_candidates(scores, [0, 1, 2], question, AnswerKind.AMOUNT, settings) == [1]
+    off = CHOOSING.tuned(decision={"min_fit": 0.0, "fragment_open_relevance": 1.1})
+    assert opening_candidates(scores, [0, 1, 2], question, AnswerKind.AMOUNT, off) == [0]
 
 
 def test_a_question_asking_for_figures_keeps_the_parenthesised_statistics_that_hold_them() -> None:

@@ -78,7 +78,10 @@ def test_a_table_row_holding_the_question_s_terms_may_open_and_its_weight_decide
     weights = {**ZERO, "row_coverage": 5.0}
     opens = ExtractiveGenerator(HashingEmbedder(), BASE.tuned(opening=weights)).summary(ctx)
     assert opens.startswith("Year: 2021 | Pupil Teacher Ratio")
-    out_of_reach = BASE.tuned(opening=weights, kinds={"row_open_coverage": 1.0})  # a row is no sentence
+    # a row is no sentence: out of reach by its terms, and by its fit with the amount's cue
+    out_of_reach = BASE.tuned(
+        opening=weights, kinds={"row_open_coverage": 1.0}, decision={"fragment_open_relevance": 1.1}
+    )
     assert ExtractiveGenerator(HashingEmbedder(), out_of_reach).summary(ctx).startswith("Pupil to teacher")
     prose = ExtractiveGenerator(HashingEmbedder(), BASE.tuned(opening={**ZERO, "table_row": -5.0})).summary(
         ctx

@@ -64,6 +64,14 @@ _BASE_VERBS = frozenset(
     remain become mean refer perform compare achieve reach outperform improve reduce increase run train
     process produce lead cause apply pay send deliver accept enclose start differ work""".split()
 )
+# a verb in an irregular past form, which no suffix marks either ("He came in with a teacup …")
+_IRREGULAR_PAST = frozenset(
+    """came went said told made found took gave got saw knew thought began ran wrote held left kept put brought
+    bought built felt stood sat spoke became grew won lost met paid sent meant heard chose drove ate fell flew
+    forgot hid hit hurt laid lay rode rose sang sank shot shut slept spent spread stole struck swam threw
+    understood woke wore caught fought taught sought dealt drew fed fled hung lit led broke chosen given known
+    seen taken written done gone begun""".split()
+)
 
 
 def never_quoted(sentence: str) -> bool:
@@ -78,7 +86,7 @@ def never_quoted(sentence: str) -> bool:
 
 def _verb_like(word: str) -> bool:
     low = word.lower()
-    if low in _AUX or low in _BASE_VERBS or low.endswith("n't"):
+    if low in _AUX or low in _BASE_VERBS or low in _IRREGULAR_PAST or low.endswith("n't"):
         return True
     if not word[:1].islower() or len(low) < 4:
         return False

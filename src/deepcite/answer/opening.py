@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from deepcite.answer.findings import states_an_aim
+from deepcite.answer.lead_guard import CAPITALISED, NO_VERB
 from deepcite.answer.question_kind import AnswerKind, phrase_overlaps
 from deepcite.answer.sentence_scores import SentenceScores
 from deepcite.answer.table_rows import caption_mismatch, is_row, row_coverage, row_fit
@@ -32,10 +33,17 @@ def opening_candidates(
     its finding score is under ``extractive.opening_min_finding``) while another may; for a kind whose answer the
     decision requires to bear its cue (``decision.require_cue_for``: a number for an amount), one bearing it
     (``kinds.cue_min``) while one does."""
+    fragment = settings.decision.fragment_open_relevance
     may = [
         i
         for i in eligible
         if scores.sentences[i].lead_fault is None
+        or (
+            scores.sentences[i].lead_fault in (NO_VERB, CAPITALISED)
+            and scores.cue is not None
+            and scores.cue[i] >= settings.kinds.cue_min
+            and scores.relevance[i, 0] >= fragment
+        )
         or (
             settings.decision.row_leads
             and (

@@ -156,7 +156,9 @@ class AnswerKindSettings(Section):
     number_with_unit_cue: float = 1.0
     bare_number_cue: float = 0.6
     unasked_unit_cue: float = Field(default=0.3, ge=0.0, le=1.0)
-    word_number_cue: float = 0.4
+    # a number written as a word ("twelve newspapers", "nine global variables") answers "how many" as a bare
+    # number does (0.4, under cue_min, until the twentieth session: 7 dev answers written in words could not open)
+    word_number_cue: float = 0.6
     # the cue of a comparison: a comparative, plus this when it names a word of each side of the question
     comparative_cue: float = 0.6
     both_sides_cue: float = 0.4
@@ -190,7 +192,10 @@ class ExtractiveSettings(Section):
     relevance_floor: float = 0.35
     redundancy_threshold: float = 0.8
     min_sentence_tokens: int = 3  # evidence sentences with fewer stemmed terms are never quoted
-    max_embedded_sentences: int = 40  # per answer part, most lexically similar first; 0 embeds all
+    # per answer part, most lexically similar first; 0 embeds all. 0 since the twentieth session: a reader's words
+    # share few terms with the sentence that answers, which then went unembedded (dev: 5 more summaries state
+    # the answer over 9 sets; the writer's time 1.7x, docs/benchmarks/answer-decision.md)
+    max_embedded_sentences: int = 0
     finding_weight: float = 0.3
     descriptive_finding_weight: float = 0.1  # for what/how questions, which a description answers
     elide_statistics: bool = (
@@ -266,6 +271,10 @@ class AnswerDecisionSettings(Section):
     # an amount or a name: the table row that fits the question (kinds.row_min_fit) opens the summary, as the
     # unit that states it, instead of ending it
     row_leads: bool = True
+    # a line without a verb or of mostly capitalised words (a table row, a date line: "Parameter: Simulation Time |
+    # Value: 100 sec", "July 19, 2024") may open the summary when it bears the cue of the answer asked for
+    # (kinds.cue_min) and its relevance reaches this (1 for the context's best sentence; above 1 turns it off)
+    fragment_open_relevance: float = Field(default=0.7, ge=0.0)
     summary_max_words: int = Field(default=120, ge=10)
     long_answer_max_words: int = Field(default=400, ge=20)
     # the sentences a not-stated summary quotes after saying so: the closest evidence, marked as such
