@@ -12,7 +12,15 @@ import pytest
 from answer.conftest import HashingEmbedder
 from deepcite.answer.context import ContextChunk, ResponseContext
 from deepcite.answer.extractive import ExtractiveGenerator, spelled
-from deepcite.answer.lead_guard import CAPITALISED, CAPTION, HEADING, NO_VERB, lead_fault, never_quoted
+from deepcite.answer.lead_guard import (
+    CAPITALISED,
+    CAPTION,
+    HEADING,
+    NO_VERB,
+    lead_fault,
+    never_quoted,
+    without_list_number,
+)
 from deepcite.answer.opening import opening_candidates
 from deepcite.answer.question_fit import with_cue
 from deepcite.answer.question_kind import AnswerKind, answer_cue, figures, phrase_overlaps, question_kind
@@ -102,6 +110,23 @@ def test_word_pairs_weigh_the_rare_pair_most() -> None:
 )
 def test_lead_guard(sentence: str, fault: str | None) -> None:
     assert lead_fault(sentence, KINDS) == fault
+
+
+def test_a_list_item_is_quoted_without_its_number() -> None:
+    """A numbered item's number is no part of what it says; quoted with it, "No: 6. Officers …" reads to the
+    citation check as an uncited sentence "No: 6." that it replaces with the unknown line."""
+    assert without_list_number("6. Officers shall not force individuals to take any medications.") == (
+        "Officers shall not force individuals to take any medications."
+    )
+    assert without_list_number("(b) The court may extend the period.") == "The court may extend the period."
+    for kept in ("5.1 Main Results Table 2 compares five systems.", "J. Smith wrote the report in 2020."):
+        assert without_list_number(kept) == kept
+    chunks = [
+        _chunk(1, "6. Officers shall not force individuals to take any medications.", doc="procedure.pdf"),
+        _chunk(2, "Officers transport individuals to the nearest hospital.", doc="procedure.pdf"),
+    ]
+    text = _summary("Are officers allowed to make someone take their medication?", chunks)
+    assert text.startswith("No: Officers shall not force individuals to take any medications [1].")
 
 
 @pytest.mark.parametrize(

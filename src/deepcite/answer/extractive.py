@@ -79,7 +79,7 @@ from deepcite.answer.findings import (
     split_inline_label,
 )
 from deepcite.answer.generators import require_any, require_selected, section_titles, subquery_chunks
-from deepcite.answer.lead_guard import lead_fault, never_quoted
+from deepcite.answer.lead_guard import lead_fault, never_quoted, without_list_number
 from deepcite.answer.opening import best_opening, ranked_by_opening
 from deepcite.answer.question_fit import not_stated_note, with_cue, with_row
 from deepcite.answer.question_kind import (
@@ -582,6 +582,8 @@ class ExtractiveGenerator:
                 shown = elide_statistics(text) if elide else text
                 if never_quoted(shown):
                     continue  # a copyright, venue or running-head line, or a reference entry
+                fault = lead_fault(shown, self._settings.kinds)  # "6. Officers …" keeps its heading's fault
+                shown = without_list_number(shown)
                 terms = tokenize(spelled(shown))
                 if len(terms) >= self._settings.extractive.min_sentence_tokens and shown not in seen:
                     seen.add(shown)  # the same sentence in two chunks is cited from the first (best) one
@@ -597,7 +599,7 @@ class ExtractiveGenerator:
                             study=chunk.pmid or chunk.doi or chunk.doc_id,
                             title=chunk.title,
                             decisive=is_decisive(text),
-                            lead_fault=lead_fault(shown, self._settings.kinds),
+                            lead_fault=fault,
                             caption=captions.get(raw, ""),
                             role_known=role_of_section(section) is not SentenceRole.UNKNOWN,
                             opening=chunk.position == 0 and n < self._settings.kinds.front_matter_sentences,

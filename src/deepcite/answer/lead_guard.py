@@ -74,6 +74,17 @@ _IRREGULAR_PAST = frozenset(
 )
 
 
+# a list item's number or letter before its first word: "6. Officers shall not …", "(b) The court may …"
+_LIST_NUMBER = re.compile(r"^\s*(?:\d{1,2}[.)]|\(\d{1,2}\)|\(?[a-z]\))\s+(?=[A-Z])")
+
+
+def without_list_number(sentence: str) -> str:
+    """``sentence`` without the number or letter of the list item it opens ("6. Officers shall not force …" ->
+    "Officers shall not force …"): no part of what it says, and a summary's sentence splitter would cut it off as
+    a sentence of its own ("No: 6." with no citation)."""
+    return _LIST_NUMBER.sub("", sentence, count=1)
+
+
 def never_quoted(sentence: str) -> bool:
     """Whether ``sentence`` is a copyright, venue or running-head line, a wiki page's hatnote or tagline
     ("For other uses, see Magnetic Hill (disambiguation).") or a reference entry (module docstring)."""
