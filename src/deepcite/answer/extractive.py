@@ -582,16 +582,15 @@ class ExtractiveGenerator:
                 shown = elide_statistics(text) if elide else text
                 if never_quoted(shown):
                     continue  # a copyright, venue or running-head line, or a reference entry
-                fault = lead_fault(shown, self._settings.kinds)  # "6. Officers …" keeps its heading's fault
-                shown = without_list_number(shown)
-                terms = tokenize(spelled(shown))
-                if len(terms) >= self._settings.extractive.min_sentence_tokens and shown not in seen:
-                    seen.add(shown)  # the same sentence in two chunks is cited from the first (best) one
+                quoted = without_list_number(shown)
+                terms = tokenize(spelled(quoted))
+                if len(terms) >= self._settings.extractive.min_sentence_tokens and quoted not in seen:
+                    seen.add(quoted)  # the same sentence in two chunks is cited from the first (best) one
                     kept[n] = len(out)
                     section = label or chunk.section
                     out.append(
                         EvidenceSentence(
-                            text=shown,
+                            text=quoted,
                             cite=chunk.id,
                             position=len(out),
                             terms=frozenset(terms),
@@ -599,12 +598,13 @@ class ExtractiveGenerator:
                             study=chunk.pmid or chunk.doi or chunk.doc_id,
                             title=chunk.title,
                             decisive=is_decisive(text),
-                            lead_fault=fault,
+                            # read with a list item's number: "6. Officers …" keeps its heading's fault
+                            lead_fault=lead_fault(shown, self._settings.kinds),
                             caption=captions.get(raw, ""),
                             role_known=role_of_section(section) is not SentenceRole.UNKNOWN,
                             opening=chunk.position == 0 and n < self._settings.kinds.front_matter_sentences,
                             previous=kept.get(n - 1)
-                            if refers_back(shown, self._settings.extractive.neighbour_reference_words)
+                            if refers_back(quoted, self._settings.extractive.neighbour_reference_words)
                             else None,
                         )
                     )

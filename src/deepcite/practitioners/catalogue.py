@@ -63,10 +63,12 @@ class PhraseMatcher(Generic[T]):
                 self._table.setdefault(tokens, []).append(payload)
         self._longest = max((len(k) for k in self._table), default=0)
 
-    def find(self, tokens: Sequence[str], window: int = 0) -> list[tuple[int, tuple[str, ...], list[T]]]:
+    def find(
+        self, tokens: Sequence[str], window: int | None = 0
+    ) -> list[tuple[int, tuple[str, ...], list[T]]]:
         """Each match as (start position, token key, payloads of every phrase with that key), in order.
 
-        With a ``window`` (0 or more) a two-word phrase also matches its two words in either order with at most ``window``
+        With a ``window`` (0 or more; None: contiguous words only) a two-word phrase also matches its two words in either order with at most ``window``
         other words between them, where no phrase of two or more contiguous words starts: "plan meals" meets
         "meal plan", "surgery to remove a cancerous lump" meets "cancer surgery" and "lump removal"."""
         out: list[tuple[int, tuple[str, ...], list[T]]] = []
