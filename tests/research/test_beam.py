@@ -191,9 +191,12 @@ def test_a_page_the_question_names_restated_by_another_name_is_no_candidate() ->
     names = [r.name for r in read_bridge(question, [keeper], own_aliases=aliases, settings=skip)]
     assert "Tobin Alaric Varr" not in names
     assert "Marrow Rovers" in names
-    assert not BridgeSettings().skip_own_aliases  # off by default (profile beam_reading)
+    assert BridgeSettings().skip_own_aliases  # on by default (profile before_own_aliases: off)
     assert "Tobin Alaric Varr" in [
-        r.name for r in read_bridge(question, [keeper], own_aliases=aliases, settings=BridgeSettings())
+        r.name
+        for r in read_bridge(
+            question, [keeper], own_aliases=aliases, settings=BridgeSettings(skip_own_aliases=False)
+        )
     ]
     other = "Who scored the first goal of last season for the goalkeeper born in Quellport's team?"
     assert "Tobin Alaric Varr" in [
@@ -238,6 +241,8 @@ def test_a_name_in_the_disambiguation_of_a_title_the_question_names_is_read() ->
         )
     ]
     assert "Marla Quint" in names
+    default = BridgeSettings(beam=10, min_ratio=0.0)  # on by default (profile before_own_aliases: off)
+    assert "Marla Quint" in [r.name for r in read_bridge(question, [*filler, song], settings=default)]
     off = BridgeSettings(beam=10, min_ratio=0.0, qualifier_weight=0.0)
     assert "Marla Quint" not in [r.name for r in read_bridge(question, [*filler, song], settings=off)]
     other = "Who played the singer of the ballad of 1957 in the film about her life?"
