@@ -9,10 +9,12 @@ from pathlib import Path
 import pytest
 
 from deepcite.research.agent import ResearchAgent
+from deepcite.research.nodes.finalize_evidence_pack import hop_answers
+from deepcite.research.state import BeamEntry
 from deepcite.retrieval.collection import Collection
 from deepcite.retrieval.embedders import Embedder
 
-from .helpers import ingested_collection
+from .helpers import ingested_collection, new_state
 
 PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "graph" / "answer_page.jsonl"
 QUESTION = "Who composed the score of the film The Salt Lantern?"
@@ -42,3 +44,17 @@ def test_the_first_answers_page_moves_up_to_its_place(answer_page_collection: Co
     assert [t for t in placed if t != "Edda Thorne"] == [t for t in default if t != "Edda Thorne"]
     _, wide = _pack(answer_page_collection, 3)  # already within three: nothing moves
     assert wide == default
+
+
+def test_each_hops_answer_is_the_candidate_of_its_depth_whose_evidence_scored_best() -> None:
+    """Of the candidates read at a depth the best-supported one answers that hop (the first read on ties); a depth
+    whose candidates found nothing (support 0) has no answer."""
+    state, _ = new_state("Who composed the score of the film The Salt Lantern?")
+    parent = ("salt-lantern", "salt-lantern")
+    state.beam_read = [
+        BeamEntry("Edda Thorne", 1.0, parent, depth=1, support=0.6),
+        BeamEntry("Lantern Press", 0.8, parent, depth=1, support=0.9),
+        BeamEntry("Orla Venn", 0.7, parent, depth=1, support=0.9),
+        BeamEntry("Quellport", 1.0, ("lantern-press", "lantern-press"), depth=2, support=0.0),
+    ]
+    assert hop_answers(state) == {"Lantern Press": 1}

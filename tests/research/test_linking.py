@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from deepcite.config import EvidenceRankingSettings
-from deepcite.models import Candidate
+from deepcite.models import Candidate, Provenance
 from deepcite.research.linking import rank_evidence
 from research.helpers import chunk
 
@@ -326,3 +326,49 @@ def test_a_link_names_the_same_entity_in_every_process() -> None:
         for seed in range(8)
     }
     assert chosen == {"('shared_name', 'lake vell', True, True)"}
+
+
+def _found_for(cand: Candidate, name: str) -> Candidate:
+    """``cand`` as a bridge round's query on ``name`` found it."""
+    hit = Provenance(round=2, query=name, mode="hybrid", subquestion="", rank=1, score=1.0, focus=name)
+    return cand.model_copy(update={"provenance": [hit]})
+
+
+def test_the_order_places_a_passage_for_each_hop_of_the_beam_before_a_second_one_of_any() -> None:
+    """The beam's hop answered "Finland": the first passage a query on it found gains ``hop_weight`` until one is
+    placed, so it comes before a second passage on a subject already placed; a passage found for a name that was
+    no hop's answer gains nothing, and the scores still fall down the order."""
+    question = "What currency predated the Euro in the country Signmark is from?"
+    euro1, euro2, belgium, markka, other = _pack(
+        ("euro1", "Euro", "The currency is used by most member states of the union."),
+        ("euro2", "Euro", "The currency replaced older coins and notes in 2002."),
+        ("belgium", "Belgium", "Belgium's currency was the franc."),
+        ("markka", "Finnish markka", "The markka was the currency until 2002."),
+        ("other", "Finnish markka", "The markka was divided into 100 pennies."),
+    )
+    pack = [
+        euro1,
+        euro2,
+        _found_for(belgium, "Belgium"),
+        _found_for(markka, "Finland"),
+        _found_for(other, "Finland"),
+    ]
+    question_vector = _unit([1, 0])[0]
+    vectors = _unit([1, 0], [0.9, 0.3], [0.85, 0.4], [0.65, 0.75], [0.6, 0.8])
+    plain = EvidenceRankingSettings(
+        pack_weight=0.0, title_weight=0.0, question_name_weight=0.0, hop_weight=0.0
+    )
+    assert (
+        EvidenceRankingSettings().hop_weight == 0.3
+    )  # as shipped; profile before_hop_cover is the order without it
+    hops = {"Finland": 1}
+
+    ranked = rank_evidence(question, question_vector, pack, vectors, plain, hop_answers=hops)
+    assert [c.chunk.chunk_id for c in ranked] == ["euro1", "euro2", "belgium", "markka", "other"]
+    covering = plain.model_copy(update={"hop_weight": 0.3})
+    ranked = rank_evidence(question, question_vector, pack, vectors, covering, hop_answers=hops)
+    assert [c.chunk.chunk_id for c in ranked] == ["euro1", "markka", "euro2", "belgium", "other"]
+    scores = [c.score for c in ranked]
+    assert scores == sorted(scores, reverse=True)
+    unanswered = rank_evidence(question, question_vector, pack, vectors, covering)
+    assert [c.chunk.chunk_id for c in unanswered] == ["euro1", "euro2", "belgium", "markka", "other"]

@@ -168,29 +168,40 @@ def _hub_link_weights(
 
 
 def _covering_order(
-    question: str, keys: Sequence[_Keys], scores: np.ndarray, weight: float
+    question: str,
+    keys: Sequence[_Keys],
+    scores: np.ndarray,
+    weight: float,
+    hops: Sequence[frozenset[int]] = (),
+    hop_weight: float = 0.0,
 ) -> tuple[list[int], np.ndarray]:
     """The order of the passages and their scores: each place goes to the passage with the best score plus
-    ``weight`` for each name of the question it mentions or is the page of that no passage placed above it
-    does, and that sum becomes its score (so the scores still fall down the order). The pack's top holds a
-    passage on every entity the question names before a second one on any of them. With ``weight`` 0, or a
-    question naming nothing, the order is by score alone; ties keep the rounds' order."""
+    ``weight`` for each name of the question it mentions or is the page of, and ``hop_weight`` for each beam hop
+    (``hops``: per passage, the depths whose answer's queries found it) it stands for, that no passage placed above
+    it does; that sum becomes its score (so the scores still fall down the order). The pack's top holds a
+    passage on every entity the question names and one for every hop of the chain before a second one on any of
+    them. With both weights 0, or nothing to cover, the order is by score alone; ties keep the rounds' order."""
     order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
     asked = name_keys(question, max_entities=_MAX_NAMES) if weight else frozenset()
-    if not asked:
+    found = hops if hop_weight and any(hops) else [frozenset()] * len(scores)
+    if not asked and not any(found):
         return order, scores
     held = [(k.names | k.titles) & asked for k in keys]
     covered: set[str] = set()
+    spanned: set[int] = set()
     placed: list[int] = []
     won = scores.copy()
     left = order
     while left:
-        gains = [scores[i] + weight * len(held[i] - covered) for i in left]
+        gains = [
+            scores[i] + weight * len(held[i] - covered) + hop_weight * len(found[i] - spanned) for i in left
+        ]
         at = max(range(len(left)), key=lambda n: (gains[n], -n))
         best = left[at]
         won[best] = gains[at]
         placed.append(best)
         covered |= held[best]
+        spanned |= found[best]
         left = left[:at] + left[at + 1 :]
     return placed, won
 
@@ -204,6 +215,7 @@ def rank_evidence(
     bridges: Mapping[str, int] | None = None,
     frequency: Mapping[str, int] | None = None,
     picked: frozenset[tuple[str, str]] = frozenset(),
+    hop_answers: Mapping[str, int] | None = None,
 ) -> list[Candidate]:
     """``evidence`` (in the rounds' order, with unit ``vectors`` row by row) re-ordered by relevance to the
     whole question plus the score of the passages it links to. Two passages that both name one of
@@ -211,7 +223,9 @@ def rank_evidence(
     passages that mention it) are linked by its :func:`bridge_link_weights` weight. The link that lifted a
     passage most is set on its ``link``; ties keep the rounds' order. A passage in ``picked`` (one an LLM
     reading the evidence said states a fact the answer needs) adds ``reader_weight`` to its relevance. With
-    ``question_name_weight`` the order covers the question's names first (:func:`_covering_order`)."""
+    ``question_name_weight`` the order covers the question's names first, and with ``hop_weight`` the beam's hops:
+    ``hop_answers`` names each hop's answer (the name a query followed) with its depth, and a passage a query on it
+    found stands for that hop (:func:`_covering_order`)."""
     if not evidence:
         return []
     keys = [_keys(c.chunk, settings) for c in evidence]
@@ -263,7 +277,11 @@ def rank_evidence(
             lift, via = max(lifts, key=lambda x: x[0], default=(0.0, None))
             scores[i] = relevance[i] + max(lift, 0.0)
             best[i] = via if lift > 0 else None
-    order, scores = _covering_order(question, keys, scores, settings.question_name_weight)
+    answers = hop_answers or {}
+    hops = [frozenset(answers[p.focus] for p in c.provenance if p.focus in answers) for c in evidence]
+    order, scores = _covering_order(
+        question, keys, scores, settings.question_name_weight, hops, settings.hop_weight
+    )
     ranked = []
     for i in order:
         cand = evidence[i].model_copy()

@@ -8,7 +8,7 @@ from deepcite.models import BridgeCandidate, Candidate, EvidencePack
 from deepcite.research.linking import rank_evidence
 from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.nodes.select_evidence import page_named
-from deepcite.research.state import ExecutorState, best_first
+from deepcite.research.state import BeamEntry, ExecutorState, best_first
 from deepcite.research.vectors import candidate_vectors, text_vectors
 from deepcite.retrieval.graph.extract import entity_key
 
@@ -20,6 +20,16 @@ def bridge_names(state: ExecutorState, adapters: Adapters, frequency: Mapping[st
     if not state.beam_read or not adapters.settings.ranking.bridge_link_weight:
         return {}
     return {e.name: frequency.get(entity_key(e.name), 0) for e in state.beam_read}
+
+
+def hop_answers(state: ExecutorState) -> dict[str, int]:
+    """Each beam hop's answer as the research found it: of the candidates read at a depth, the one whose evidence
+    scored best (its support; the first read on ties, none when no candidate's evidence scored), with its depth."""
+    best: dict[int, BeamEntry] = {}
+    for entry in state.beam_read:
+        if entry.support > 0 and (entry.depth not in best or entry.support > best[entry.depth].support):
+            best[entry.depth] = entry
+    return {entry.name: depth for depth, entry in best.items()}
 
 
 def pack_order(state: ExecutorState, adapters: Adapters, tail: bool = False) -> list[Candidate]:
@@ -62,6 +72,7 @@ def pack_order(state: ExecutorState, adapters: Adapters, tail: bool = False) -> 
             bridge_names(state, adapters, frequency),
             frequency,
             frozenset(read_in),
+            hop_answers(state) if settings.ranking.hop_weight else None,
         )
     final = first_answer_page_placed(state, final, adapters)
     return [
