@@ -116,7 +116,7 @@ def pubmedqa(args: argparse.Namespace, engine: Engine) -> dict[str, Any]:
     shared = ExtractiveGenerator(engine.resources.embedder, engine.settings.answer)
     for label, answer_settings in candidates(args.set, args.grid):
         generator = ExtractiveGenerator(engine.resources.embedder, answer_settings)
-        generator._cache = shared._cache  # noqa: SLF001 - one cache across candidates (a tuning script)
+        generator._scorer._cache = shared._scorer._cache  # noqa: SLF001 - one cache across candidates (a tuning script)
         scores = SystemScores()
         started = time.perf_counter()
         for item, ctx in zip(items, contexts, strict=True):
@@ -178,7 +178,7 @@ def documents(args: argparse.Namespace, engine: Engine) -> dict[str, Any]:
     shared = ExtractiveGenerator(engine.resources.embedder, engine.settings.answer)
     for n, (label, answer_settings) in enumerate(candidates(args.set, args.grid)):
         generator = ExtractiveGenerator(engine.resources.embedder, answer_settings)
-        generator._cache = shared._cache  # noqa: SLF001 - one cache across candidates (a tuning script)
+        generator._scorer._cache = shared._scorer._cache  # noqa: SLF001 - one cache across candidates (a tuning script)
         tally, by_kind, contract = AnswerCheck(), AnswerCheck(), ContractCheck()
         started = time.perf_counter()
         for q, ctx in zip(checks, contexts, strict=True):

@@ -52,8 +52,8 @@ def question_rows(name: str, questions: Path, data_dir: Path, writer: Extractive
         candidates = opening_candidates(scores, writer._eligible(scores, 0), ctx.query, kind, settings)  # noqa: SLF001
         if not candidates:
             continue
-        plain = ExtractiveGenerator(writer._embedder, off)  # noqa: SLF001
-        plain._cache = writer._cache  # noqa: SLF001 - one embedding cache
+        plain = ExtractiveGenerator(writer._scorer._embedder, off)  # noqa: SLF001
+        plain._scorer = writer._scorer  # noqa: SLF001 - one embedding cache
         base_scores, base_pieces = plain._summary_choice(ctx, kind)  # noqa: SLF001
         first = [i for p in base_pieces for i in p][:1]
         rows.append(

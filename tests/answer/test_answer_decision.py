@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from deepcite.answer.contract import bounded_long_answer, bounded_summary, clipped, sentence_units, word_count
-from deepcite.answer.decision import AnswerStatus, Verdict, decide, names_asked, negated
+from deepcite.answer.decision import AnswerStatus, Verdict, decide, denial_first, names_asked, negated
 from deepcite.answer.pipeline import _summary_shape
 from deepcite.answer.question_kind import AnswerKind
 from deepcite.answer.sentence_scores import EvidenceSentence, SentenceScores
@@ -50,6 +50,20 @@ def test_negation_counts_denials() -> None:
     assert negated("WASI doesn't support POSIX permissions.")
     assert not negated("It is not true that it never rains.")  # two denials
     assert not negated("A nut can be reused without impairing its efficiency.")
+
+
+def test_removal_exemption_and_zero_deny() -> None:
+    """A feature removed, a case exempted, a thing to avoid or counted as zero denies what a question asks of it
+    ("Can I still write a plugin for Python 2?" over "Support for Python 2.7 based plugins was removed")."""
+    assert negated("Support for Python 2.7 based plugins was removed in Sigil 0.9.7.")
+    assert negated("Text used as part of a logo is exempted from contrast requirements.")
+    assert negated("For now, avoid storing PII in client certificates.")
+    assert negated("Critical issues 0")
+    assert negated("0 PDF parsing failures")
+    assert negated("There were zero failures.")
+    assert negated("The page numbers are missing.")
+    assert not negated("Does the lion say the missing prince is alive?")  # an attribute, not a denial
+    assert not negated("The ratio was 0.5 on version 2.0.")
 
 
 def test_negation_is_read_in_the_main_clause() -> None:
@@ -162,6 +176,32 @@ def test_documents_that_say_opposite_things_disagree() -> None:
         decide("Does coffee raise blood pressure?", AnswerKind.YES_NO, scores, [0], off).verdict
         is Verdict.YES
     )
+
+
+def test_a_denial_that_fits_nearly_as_well_opens_a_yes_no_summary() -> None:
+    """An on-topic sentence that takes no stance gives way to a chosen one that denies what was asked and fits
+    nearly as well (``decision.denial_open_fit_ratio``); a weaker denial, an affirming sentence or another kind of
+    question keeps the order."""
+    question = "Should the pages of the final paper be numbered?"
+    scores = _scores(
+        [
+            ("Remove the header and the footer for the final version.", "a", 0.83),
+            ("Page limits apply to the final version.", "a", 0.80),
+            ("Do not number the pages in the final version.", "a", 0.75),
+        ]
+    )
+    ratio = SETTINGS.decision.denial_open_fit_ratio
+    assert denial_first(question, AnswerKind.YES_NO, scores, [1, 2], ratio) == [2, 1]
+    assert decide(question, AnswerKind.YES_NO, scores, [2, 1], SETTINGS).verdict is Verdict.NO
+    assert denial_first(question, AnswerKind.YES_NO, scores, [1, 2], 1.01) == [1, 2]  # off
+    assert denial_first(question, AnswerKind.OTHER, _scores([("x y z.", "a", 0.8)] * 3), [1, 2], ratio) == [
+        1,
+        2,
+    ]
+    weak = _scores([("Page limits apply.", "a", 0.80), ("Do not number the pages.", "a", 0.60)])
+    assert denial_first(question, AnswerKind.YES_NO, weak, [0, 1], ratio) == [0, 1]
+    # the opening denies already: a later denial does not displace it
+    assert denial_first(question, AnswerKind.YES_NO, scores, [0, 2], ratio) == [0, 2]
 
 
 def test_summary_contract_keeps_order_within_sentences_and_words() -> None:

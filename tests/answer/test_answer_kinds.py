@@ -11,7 +11,7 @@ import pytest
 
 from answer.conftest import HashingEmbedder
 from deepcite.answer.context import ContextChunk, ResponseContext
-from deepcite.answer.extractive import ExtractiveGenerator, spelled
+from deepcite.answer.extractive import ExtractiveGenerator
 from deepcite.answer.lead_guard import (
     CAPITALISED,
     CAPTION,
@@ -24,6 +24,7 @@ from deepcite.answer.lead_guard import (
 from deepcite.answer.opening import opening_candidates
 from deepcite.answer.question_fit import with_cue
 from deepcite.answer.question_kind import AnswerKind, answer_cue, figures, phrase_overlaps, question_kind
+from deepcite.answer.sentence_scorer import SentenceScorer, spelled
 from deepcite.answer.sentence_scores import EvidenceSentence, SentenceScores, refers_back
 from deepcite.answer.table_rows import caption_mismatch, row_captions, row_fit
 from deepcite.config import AnswerSettings
@@ -457,8 +458,7 @@ def test_a_yes_no_question_over_unlabelled_text_weighs_its_word_pairs() -> None:
         chunks = [
             _chunk(i, t, "flag.html").model_copy(update={"section": section}) for i, t in enumerate(texts, 1)
         ]
-        gen = ExtractiveGenerator(HashingEmbedder(), settings)
-        scores = gen._score([question], chunks, [True])  # noqa: SLF001 - the value before and after the fit
+        scores = SentenceScorer(HashingEmbedder(), settings).score([question], chunks, [True])
         scores = with_cue(settings.kinds, scores, question, question_kind(question))
         return [float(v) for v in scores.value[:, 0]]
 

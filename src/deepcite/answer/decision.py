@@ -15,7 +15,8 @@ reads its opening sentence against the question:
 - else *not stated*: the summary opens with :meth:`AnswerDecision.not_stated_line` and quotes the closest
   evidence after it, marked as such;
 - a yes/no question (also one comparing without offering a choice: "Is A better than B?") gets a verdict: "no" when the stating sentence is negated and the question is not (or the
-  other way round), else "yes"; "the sources disagree" when a sentence of another document that fits the
+  other way round), else "yes"; a chosen sentence that denies and fits nearly as well as the opening
+  (``decision.denial_open_fit_ratio``) opens instead (:func:`denial_first`); "the sources disagree" when a sentence of another document that fits the
   question almost as well (``decision.disagree_fit_ratio``) says the opposite.
 
     decision = decide(question, kind, scores, chosen, settings)
@@ -46,12 +47,15 @@ from deepcite.answer.sentence_scores import SentenceScores
 from deepcite.config import AnswerSettings
 
 # a word that turns a statement into its opposite: a negation, or a verb or adjective that denies ("Switzerland
-# is excluded from all comparisons" answers "Is Switzerland included?"); "without" and "only" are left out: they
-# qualify more often than they deny ("can be reused without impairing its efficiency")
+# is excluded from all comparisons" answers "Is Switzerland included?"), a removal, an exemption, a thing to
+# avoid, a predicate "missing" (not "the missing prince") and a count of zero ("Critical issues 0" answers "Did
+# they find any critical problems?"); "without" and "only" are left out: they qualify more often than they deny
+# ("can be reused without impairing its efficiency")
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|neither|nor|cannot|nothing|nobody|unable|fails?\s+to|failed\s+to|"
     r"exclud(?:e|es|ed|ing)|lacks?|lacked|prohibit(?:s|ed)?|forbid(?:s|den)?|illegal|impossible|"
-    r"refus(?:e|es|ed)|reject(?:s|ed)?|den(?:ies|ied))\b|n't\b",
+    r"refus(?:e|es|ed)|reject(?:s|ed)?|den(?:ies|ied)|remov(?:e|es|ed|al)|exempt(?:s|ed)?|avoid(?:s|ed)?|"
+    r"(?:is|are|was|were)\s+missing|absent|zero)\b|n't\b|(?<![\w.,])0(?![\w.,%])",
     re.I,
 )
 
@@ -253,6 +257,28 @@ def _missing(
         if absent := sorted(years - _years(said)):
             return f"no passage found speaks of {', '.join(absent)}"
     return None
+
+
+def denial_first(
+    question: str, kind: AnswerKind, scores: SentenceScores, chosen: Sequence[int], ratio: float
+) -> list[int]:
+    """``chosen`` for a yes/no question, with its first later sentence that says the opposite of what the question
+    asks (:func:`negated`) and fits the question at least ``ratio`` of the opening's fit moved to open it: a
+    sentence that denies takes a stance where an on-topic one may take none ("Do not number the pages in the
+    camera-ready version." for "Should the pages of the final paper be numbered?"). Any other question, or
+    ``ratio`` above 1, keeps ``chosen`` as it is."""
+    order = list(chosen)
+    yes_no = kind is AnswerKind.YES_NO or asks_yes_or_no(question)
+    if not yes_no or len(order) < 2 or scores.fit is None or ratio > 1:
+        return order
+    asked = negated(question)
+    if negated(scores.sentences[order[0]].text) != asked:
+        return order  # the opening denies already
+    bar = ratio * float(scores.fit[order[0], 0])
+    for i in order[1:]:
+        if negated(scores.sentences[i].text) != asked and float(scores.fit[i, 0]) >= bar:
+            return [i, *(j for j in order if j != i)]
+    return order
 
 
 def _years(text: str) -> set[str]:

@@ -5,21 +5,8 @@ Usage::
     gen = ExtractiveGenerator(embedder, settings.answer)
     text = gen.summary(ctx)          # "Atrial fibrillation raises stroke risk fivefold [1]. …"
 
-A sentence's *support* for a target (the question, a part or side of it, an aspect with its keywords, a
-sub-question) is ``lexical_weight * lexical + (1 - lexical_weight) * cosine`` (``answer.extractive``):
-``lexical`` is the share of the target's stemmed terms (:func:`deepcite.text.tokenize`)
-the sentence contains, each term weighted by its rarity among the evidence's sentences (``lexical_idf``),
-``cosine`` the embedding similarity (negative taken as 0; only the ``max_embedded_sentences`` most
-lexically similar sentences are embedded); a sentence with a pronoun among its first
-``neighbour_reference_words`` words ("it", "they") has at least ``neighbour_support_share`` of the support of
-the sentence before it in its passage, which names what the pronoun stands for. A sentence also earns
-``study_support_share`` of its study's support (the best of its study's sentences and title): a study that
-bears on the question lends that to its results, which rarely repeat the question's words. Only sentences
-whose support clears ``support_threshold`` may be quoted. Among those, a sentence's *relevance* blends its support
-(0 at ``relevance_floor``, 1 for the target's best-supported sentence) with its own support before the study's
-share (relative to the best; ``sentence_relevance_weight``), and its *value* is ``(1 - finding_weight) *
-relevance + finding_weight * finding`` where ``finding`` (:mod:`deepcite.answer.findings`) says how much it
-reports a result rather than an aim, background or method.
+A sentence's *support*, *relevance* and *value* for each target (the question, a part or side of it, an aspect
+with its keywords, a sub-question) are :mod:`deepcite.answer.sentence_scorer`'s.
 
 An answer part is written by :meth:`ExtractiveGenerator._findings`: it opens with the sentence of highest
 value among those that are findings (``opening_min_finding``) and relevant (``opening_min_relevance``; any
@@ -58,71 +45,45 @@ citation id then sentence position, so output is deterministic.
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Iterable, Sequence
 
-import numpy as np
 from cachetools import LRUCache
 
-from deepcite.answer.citations import CITATION_RE
 from deepcite.answer.context import ContextChunk, ResponseContext
 from deepcite.answer.contract import bounded_summary
-from deepcite.answer.decision import AnswerDecision, decide
-from deepcite.answer.findings import (
-    LABEL_ONLY,
-    SentenceRole,
-    elide_statistics,
-    finding_score,
-    is_decisive,
-    role_of_section,
-    split_inline_label,
-)
+from deepcite.answer.decision import AnswerDecision, decide, denial_first
 from deepcite.answer.generators import require_any, require_selected, section_titles, subquery_chunks
-from deepcite.answer.lead_guard import lead_fault, never_quoted, without_list_number
 from deepcite.answer.opening import best_opening, ranked_by_opening
 from deepcite.answer.question_fit import not_stated_note, with_cue, with_row
 from deepcite.answer.question_kind import (
     AnswerKind,
     question_kind,
 )
-from deepcite.answer.question_words import GREEK_NAMES
+from deepcite.answer.sentence_scorer import SentenceScorer
 from deepcite.answer.sentence_scores import (
     CONTRAST,
-    EvidenceSentence,
     SentenceScores,
     aspect_target,
     cite,
     comparison_sides,
     findings_first,
     heading,
-    overlap,
-    refers_back,
-    term_weights,
     write,
 )
-from deepcite.answer.table_rows import row_captions, row_fit
+from deepcite.answer.table_rows import row_fit
 from deepcite.config import AnswerSettings
 from deepcite.models import QueryAspect, question_parts
 from deepcite.retrieval.embedders import Embedder
-from deepcite.text import tokenize
-
-_GREEK = re.compile(f"[{''.join(GREEK_NAMES)}]")
-
-
-def spelled(text: str) -> str:
-    """``text`` with each Greek letter also spelled out ("λ = 1.1" -> "λ lambda = 1.1"), as questions name them."""
-    return _GREEK.sub(lambda m: f"{m.group(0)} {GREEK_NAMES[m.group(0)]} ", text)
 
 
 class ExtractiveGenerator:
     """Deterministic, offline :class:`deepcite.answer.generators.Generator` (see the module docstring)."""
 
     def __init__(self, embedder: Embedder, settings: AnswerSettings) -> None:
-        self._embedder = embedder
         self._settings = settings
-        self._cache: LRUCache[tuple[str, str], np.ndarray] = LRUCache(maxsize=settings.embedding_cache_size)
-        self._cache_lock = threading.Lock()
+        self._scorer = SentenceScorer(embedder, settings)
+        self._decided_lock = threading.Lock()
         self._decided: LRUCache[tuple[object, ...], tuple[AnswerDecision, str]] = LRUCache(maxsize=64)
 
     def summary(self, ctx: ResponseContext) -> str:
@@ -141,21 +102,23 @@ class ExtractiveGenerator:
         """The decision and the summary written from it (the last few are kept: the pipeline asks for both)."""
         require_selected(ctx)
         key = (ctx.request_id, ctx.query, tuple((c.id, c.doc_id, c.chunk_id) for c in ctx.selected_chunks))
-        with self._cache_lock:
+        with self._decided_lock:
             found = self._decided.get(key)
         if found is None:
             found = self._decide_and_write(ctx)
-            with self._cache_lock:
+            with self._decided_lock:
                 self._decided[key] = found
         return found
 
     def _decide_and_write(self, ctx: ResponseContext) -> tuple[AnswerDecision, str]:
         kind = question_kind(ctx.query) if self._settings.kinds.enabled else AnswerKind.OTHER
         scores, pieces = self._summary_choice(ctx, kind)
+        s = self._settings
+        if len(pieces) == 1:
+            pieces = [denial_first(ctx.query, kind, scores, pieces[0], s.decision.denial_open_fit_ratio)]
         chosen = [i for piece in pieces for i in piece]
         evidence = " ".join(t for c in ctx.selected_chunks for t in (c.text, c.title, c.file or ""))
-        decision = decide(ctx.query, kind, scores, chosen, self._settings, evidence)
-        s = self._settings
+        decision = decide(ctx.query, kind, scores, chosen, s, evidence)
         if not s.decision.enabled:
             text = self._legacy_note(scores, pieces, kind) + " ".join(write(scores, p) for p in pieces)
         elif decision.stated:
@@ -191,7 +154,7 @@ class ExtractiveGenerator:
             *([True] * len(sides)),
             *(findings_first(a.aspect, a.aspect_type) for a in parts),
         ]
-        scores = self._score(targets, ctx.selected_chunks, first, self._keeps_statistics(kind))
+        scores = self._scorer.score(targets, ctx.selected_chunks, first, self._keeps_statistics(kind))
         scores = with_cue(self._settings.kinds, scores, ctx.query, kind)
         learned = self._settings.opening.enabled and len(parts) <= 1
         answering = self._learned_opening(scores, ctx.query, kind) if learned else self._answering(scores)
@@ -301,7 +264,7 @@ class ExtractiveGenerator:
             findings_first(ctx.query, None)
         ]
         kind = question_kind(ctx.query) if self._settings.kinds.enabled else AnswerKind.OTHER
-        scores = self._score(targets, ctx.selected_chunks, first, self._keeps_statistics(kind))
+        scores = self._scorer.score(targets, ctx.selected_chunks, first, self._keeps_statistics(kind))
         if (
             sections == 1 and self._settings.kinds.enabled
         ):  # one section answers the question itself: as asked
@@ -335,7 +298,7 @@ class ExtractiveGenerator:
     def subanswer(self, ctx: ResponseContext, subquestion: str) -> str:
         """Up to ``subanswer_max_sentences`` sentences from the sub-question's own evidence, findings first."""
         require_any(ctx)
-        scores = self._score(
+        scores = self._scorer.score(
             [subquestion], subquery_chunks(ctx, subquestion), [findings_first(subquestion, None)]
         )
         return write(scores, self._findings(scores, 0, self._settings.length.subanswer_max_sentences))
@@ -473,160 +436,6 @@ class ExtractiveGenerator:
         """Whether a question of ``kind`` is answered by figures, so its sentences keep their statistics."""
         return kind.value in self._settings.kinds.statistics_kept_for
 
-    def _score(
-        self,
-        targets: list[str],
-        chunks: Sequence[ContextChunk],
-        findings_first: list[bool],
-        keep_statistics: bool = False,
-    ) -> SentenceScores:
-        """Every evidence sentence's support and value for every target (see the module docstring); with
-        ``keep_statistics`` the sentences are quoted with their parenthesised statistics.
-
-        Only the ``max_embedded_sentences`` sentences with the most lexical overlap are embedded (0: all);
-        the others keep their lexical support alone. Embedding is the answer stage's main cost.
-        """
-        s = self._settings
-        sentences = self._sentences(chunks, keep_statistics)
-        if not sentences:
-            empty = np.zeros((0, len(targets)), np.float32)
-            return SentenceScores(
-                [], np.zeros((0, 1), np.float32), empty, empty, empty, np.zeros(len(targets), bool)
-            )
-        target_terms = [frozenset(tokenize(t)) for t in targets]
-        weights = term_weights(sentences, s.extractive.lexical_idf)
-        lexical = np.array(
-            [[overlap(x.terms, t, weights) for t in target_terms] for x in sentences], dtype=np.float32
-        )
-        cap = s.extractive.max_embedded_sentences or len(sentences)
-        best_lexical = lexical.max(axis=1)
-        embed = sorted(range(len(sentences)), key=lambda i: (-best_lexical[i], i))[:cap]
-        target_vecs = self._vectors(targets, "query")
-        vectors = np.zeros((len(sentences), target_vecs.shape[1]), dtype=np.float32)
-        vectors[embed] = self._vectors([sentences[i].text for i in embed], "passage")
-        cosine = np.clip(vectors @ target_vecs.T, 0.0, None)
-        own = s.extractive.lexical_weight * lexical + (1.0 - s.extractive.lexical_weight) * cosine
-        if share := s.extractive.neighbour_support_share:
-            after = [(i, x.previous) for i, x in enumerate(sentences) if x.previous is not None]
-            if after:
-                rows, before = (list(t) for t in zip(*after, strict=True))
-                own[rows] = np.maximum(own[rows], share * own[before])
-        support = np.maximum(
-            own,
-            s.extractive.study_support_share
-            * self._study_support(sentences, own, target_terms, target_vecs, weights),
-        )
-        first = np.array(findings_first, dtype=bool)
-        weight = np.where(
-            first,
-            s.extractive.finding_weight,
-            s.extractive.descriptive_finding_weight,
-        )[None, :]
-        finding = np.array([x.finding for x in sentences], dtype=np.float32)[:, None]
-        decisive = np.array([x.decisive for x in sentences], dtype=np.float32)[:, None]
-        finding = np.minimum(1.0, finding + s.extractive.decisive_bonus * decisive * first[None, :])
-        floor = s.extractive.relevance_floor
-        best = np.maximum(support.max(axis=0, keepdims=True), floor + 1e-6)
-        boosted = np.clip((support - floor) / (best - floor), 0.0, 1.0)
-        alone = own / np.maximum(own.max(axis=0, keepdims=True), 1e-6)  # what the sentence itself says
-        relevance = (
-            1.0 - s.extractive.sentence_relevance_weight
-        ) * boosted + s.extractive.sentence_relevance_weight * alone
-        value = (1.0 - weight) * relevance + weight * finding
-        return SentenceScores(sentences, vectors, support, relevance, value, first, alone, fit=own)
-
-    def _study_support(
-        self,
-        sentences: list[EvidenceSentence],
-        own: np.ndarray,
-        target_terms: list[frozenset[str]],
-        target_vecs: np.ndarray,
-        weights: dict[str, float],
-    ) -> np.ndarray:
-        """Per sentence and target: the support of the study it comes from, the best of its sentences'
-        and its title's (a study titled after the question bears on it, whatever each result says)."""
-        s = self._settings
-        titles = {x.study: x.title for x in sentences if x.title}
-        names = list(titles)
-        best: dict[str, np.ndarray] = {}
-        for i, x in enumerate(sentences):
-            best[x.study] = np.maximum(best.get(x.study, own[i]), own[i])
-        if names:
-            title_vecs = self._vectors([titles[n] for n in names], "passage")
-            cosine = np.clip(title_vecs @ target_vecs.T, 0.0, None)
-            for k, name in enumerate(names):
-                terms = frozenset(tokenize(titles[name]))
-                lexical = np.array([overlap(terms, t, weights) for t in target_terms], dtype=np.float32)
-                title = (
-                    s.extractive.lexical_weight * lexical + (1.0 - s.extractive.lexical_weight) * cosine[k]
-                )
-                best[name] = np.maximum(best[name], title)
-        return np.vstack([best[x.study] for x in sentences])
-
-    def _sentences(self, chunks: Sequence[ContextChunk], keep_statistics: bool) -> list[EvidenceSentence]:
-        out: list[EvidenceSentence] = []
-        seen: set[str] = set()
-        for chunk in chunks:
-            captions = row_captions(chunk)
-            kept: dict[int, int] = {}  # the chunk's sentence number -> its position in out
-            # no heading, caption, furniture, equation or reference entry
-            for n, raw in enumerate(chunk.answer_sentences()):
-                if LABEL_ONLY.match(raw):
-                    continue  # a section label left on its own ("STUDY DESIGN/")
-                label, body = split_inline_label(raw)
-                # the source's own reference markers ("[12]") would read as our citations: remove them
-                text = re.sub(
-                    r"\s+([.,;:!?])", r"\1", re.sub(r"\s{2,}", " ", CITATION_RE.sub("", body))
-                ).strip()
-                elide = self._settings.extractive.elide_statistics and not keep_statistics
-                shown = elide_statistics(text) if elide else text
-                if never_quoted(shown):
-                    continue  # a copyright, venue or running-head line, or a reference entry
-                quoted = without_list_number(shown)
-                terms = tokenize(spelled(quoted))
-                if len(terms) >= self._settings.extractive.min_sentence_tokens and quoted not in seen:
-                    seen.add(quoted)  # the same sentence in two chunks is cited from the first (best) one
-                    kept[n] = len(out)
-                    section = label or chunk.section
-                    out.append(
-                        EvidenceSentence(
-                            text=quoted,
-                            cite=chunk.id,
-                            position=len(out),
-                            terms=frozenset(terms),
-                            finding=finding_score(text, section, self._settings),
-                            study=chunk.pmid or chunk.doi or chunk.doc_id,
-                            title=chunk.title,
-                            decisive=is_decisive(text),
-                            # read with a list item's number: "6. Officers …" keeps its heading's fault
-                            lead_fault=lead_fault(shown, self._settings.kinds),
-                            caption=captions.get(raw, ""),
-                            role_known=role_of_section(section) is not SentenceRole.UNKNOWN,
-                            opening=chunk.position == 0 and n < self._settings.kinds.front_matter_sentences,
-                            previous=kept.get(n - 1)
-                            if refers_back(quoted, self._settings.extractive.neighbour_reference_words)
-                            else None,
-                        )
-                    )
-        return out
-
     def prime(self, chunks: Sequence[ContextChunk]) -> None:
-        """Embed the chunks' evidence sentences (quoted with and without their statistics) into the cache in one
-        batch: what warm start does for the passages a first question is likely to read, so it does not embed
-        them all at once."""
-        texts = [x.text for keep in (False, True) for x in self._sentences(chunks, keep)]
-        if texts:
-            self._vectors(texts, "passage")
-
-    def _vectors(self, texts: list[str], kind: str) -> np.ndarray:
-        """Embeddings through a bounded LRU cache (cachetools), so the parts of one request embed each
-        sentence once."""
-        unique = list(dict.fromkeys(texts))
-        with self._cache_lock:
-            found = {t: self._cache[(kind, t)] for t in unique if (kind, t) in self._cache}
-            missing = [t for t in unique if t not in found]
-            if missing:
-                encoded = self._embedder.encode(missing, kind=kind)  # type: ignore[arg-type]
-                for text, vec in zip(missing, np.asarray(encoded, dtype=np.float32), strict=True):
-                    found[text] = self._cache[(kind, text)] = vec
-        return np.vstack([found[t] for t in texts])
+        """Embed the chunks' evidence sentences into the cache in one batch (:meth:`SentenceScorer.prime`)."""
+        self._scorer.prime(chunks)
