@@ -372,3 +372,29 @@ def test_the_order_places_a_passage_for_each_hop_of_the_beam_before_a_second_one
     assert scores == sorted(scores, reverse=True)
     unanswered = rank_evidence(question, question_vector, pack, vectors, covering)
     assert [c.chunk.chunk_id for c in unanswered] == ["euro1", "euro2", "belgium", "markka", "other"]
+
+
+def test_the_page_of_a_hops_answer_stands_for_the_hop_too() -> None:
+    """With ``hop_page_weight`` the page titled by a hop's answer gains until one such page is placed, though no
+    query on the answer found it; without it, or with no hop answered, it keeps its place."""
+    question = "What currency predated the Euro in the country Signmark is from?"
+    pack = _pack(
+        ("euro1", "Euro", "The currency is used by most member states of the union."),
+        ("euro2", "Euro", "The currency replaced older coins and notes in 2002."),
+        ("finland", "Finland", "Finland is a country in northern Europe."),
+    )
+    question_vector = _unit([1, 0])[0]
+    vectors = _unit([1, 0], [0.9, 0.3], [0.65, 0.75])
+    plain = EvidenceRankingSettings(
+        pack_weight=0.0, title_weight=0.0, question_name_weight=0.0, hop_weight=0.0
+    )
+    hops = {"Finland": 1}
+    assert EvidenceRankingSettings().hop_page_weight == 0.2  # as shipped; profile before_hop_page: without it
+
+    ranked = rank_evidence(question, question_vector, pack, vectors, plain, hop_answers=hops)
+    assert [c.chunk.chunk_id for c in ranked] == ["euro1", "euro2", "finland"]
+    page = plain.model_copy(update={"hop_page_weight": 0.3})
+    ranked = rank_evidence(question, question_vector, pack, vectors, page, hop_answers=hops)
+    assert [c.chunk.chunk_id for c in ranked] == ["euro1", "finland", "euro2"]
+    unanswered = rank_evidence(question, question_vector, pack, vectors, page)
+    assert [c.chunk.chunk_id for c in unanswered] == ["euro1", "euro2", "finland"]

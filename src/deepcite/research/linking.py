@@ -172,29 +172,33 @@ def _covering_order(
     keys: Sequence[_Keys],
     scores: np.ndarray,
     weight: float,
-    hops: Sequence[frozenset[int]] = (),
-    hop_weight: float = 0.0,
+    hops: Sequence[frozenset[tuple[str, int]]] = (),
+    hop_weights: Mapping[str, float] | None = None,
 ) -> tuple[list[int], np.ndarray]:
     """The order of the passages and their scores: each place goes to the passage with the best score plus
-    ``weight`` for each name of the question it mentions or is the page of, and ``hop_weight`` for each beam hop
-    (``hops``: per passage, the depths whose answer's queries found it) it stands for, that no passage placed above
-    it does; that sum becomes its score (so the scores still fall down the order). The pack's top holds a
-    passage on every entity the question names and one for every hop of the chain before a second one on any of
-    them. With both weights 0, or nothing to cover, the order is by score alone; ties keep the rounds' order."""
+    ``weight`` for each name of the question it mentions or is the page of, and ``hop_weights[kind]`` for each beam
+    hop it stands for in that kind (``hops``: per passage, ``(kind, depth)``: ``found`` by the hop's answer's
+    queries, or that answer's ``page``), that no passage placed above it does; that sum becomes its score (so the
+    scores still fall down the order). The pack's top holds a passage on every entity the question names and one
+    for every hop of the chain before a second one on any of them. With all weights 0, or nothing to cover, the
+    order is by score alone; ties keep the rounds' order."""
     order = sorted(range(len(scores)), key=lambda i: (-scores[i], i))
     asked = name_keys(question, max_entities=_MAX_NAMES) if weight else frozenset()
-    found = hops if hop_weight and any(hops) else [frozenset()] * len(scores)
+    worth = {kind: w for kind, w in (hop_weights or {}).items() if w}
+    found = [frozenset(u for u in units if u[0] in worth) for units in hops] if worth else []
     if not asked and not any(found):
         return order, scores
+    found = found or [frozenset()] * len(scores)
     held = [(k.names | k.titles) & asked for k in keys]
     covered: set[str] = set()
-    spanned: set[int] = set()
+    spanned: set[tuple[str, int]] = set()
     placed: list[int] = []
     won = scores.copy()
     left = order
     while left:
         gains = [
-            scores[i] + weight * len(held[i] - covered) + hop_weight * len(found[i] - spanned) for i in left
+            scores[i] + weight * len(held[i] - covered) + sum(worth[kind] for kind, _ in found[i] - spanned)
+            for i in left
         ]
         at = max(range(len(left)), key=lambda n: (gains[n], -n))
         best = left[at]
@@ -223,9 +227,10 @@ def rank_evidence(
     passages that mention it) are linked by its :func:`bridge_link_weights` weight. The link that lifted a
     passage most is set on its ``link``; ties keep the rounds' order. A passage in ``picked`` (one an LLM
     reading the evidence said states a fact the answer needs) adds ``reader_weight`` to its relevance. With
-    ``question_name_weight`` the order covers the question's names first, and with ``hop_weight`` the beam's hops:
-    ``hop_answers`` names each hop's answer (the name a query followed) with its depth, and a passage a query on it
-    found stands for that hop (:func:`_covering_order`)."""
+    ``question_name_weight`` the order covers the question's names first, and with ``hop_weight`` and
+    ``hop_page_weight`` the beam's hops: ``hop_answers`` names each hop's answer (the name a query followed) with its
+    depth; a passage a query on it found, and that answer's own page, each stand for that hop
+    (:func:`_covering_order`)."""
     if not evidence:
         return []
     keys = [_keys(c.chunk, settings) for c in evidence]
@@ -278,9 +283,19 @@ def rank_evidence(
             scores[i] = relevance[i] + max(lift, 0.0)
             best[i] = via if lift > 0 else None
     answers = hop_answers or {}
-    hops = [frozenset(answers[p.focus] for p in c.provenance if p.focus in answers) for c in evidence]
+    pages = {entity_key(name): depth for name, depth in answers.items()}
+    hops = [
+        frozenset({("found", answers[p.focus]) for p in c.provenance if p.focus in answers})
+        | {("page", depth) for key, depth in pages.items() if key in k.titles}
+        for c, k in zip(evidence, keys, strict=True)
+    ]
     order, scores = _covering_order(
-        question, keys, scores, settings.question_name_weight, hops, settings.hop_weight
+        question,
+        keys,
+        scores,
+        settings.question_name_weight,
+        hops,
+        {"found": settings.hop_weight, "page": settings.hop_page_weight},
     )
     ranked = []
     for i in order:
