@@ -93,6 +93,10 @@ def test_two_word_triggers_match_in_either_order_within_the_window() -> None:
     # words further apart than the window are no phrase: a drooping face and an arm he can't lift
     assert "plastic_surgery" not in first("my dad's face is drooping and he can't lift his arm", 1)
     assert first("chest pain", 1) == ["coronary_chest_pain"]  # a contiguous phrase still wins
+    # nor does a spread take a word a contiguous phrase further on holds: no "cancer screening" out of
+    # "screening for colon cancer", no "gout in my toe" out of "gout in my big toe"
+    assert "preventive_public_health" not in first("screening for colon cancer, I just turned 50", 1)
+    assert first("gout in my big toe", 1) == ["rheumatology", "foot_ankle"]
 
 
 def test_abbreviation_expansions_are_triggers_of_the_same_intent() -> None:

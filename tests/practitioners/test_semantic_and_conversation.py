@@ -351,3 +351,13 @@ def test_api_results_explain_themselves(maine_server: LiveServer) -> None:
     assert any(m["source"] == "population" for m in body["specialties"])
     assert crisis.status_code == 200 and list(crisis.json())[0] == "emergency"
     assert crisis.json()["emergency"]["level"] == "crisis"
+
+
+async def test_exercises_after_back_surgery_find_physical_therapists_first(
+    shared_finder: PractitionerFinder,
+) -> None:
+    response = await ask(shared_finder, "exercises to get stronger after my back surgery")
+    # the fixture holds Maine's and national's names for physical therapists
+    therapists = {"PHYSICAL THERAPIST IN PRIVATE PRACTICE", "PHYSICAL THERAPY"}
+    assert response.results[0].primary_specialty in therapists
+    assert response.intent.clinical.primary_intent == "physical_therapy"

@@ -5,8 +5,14 @@ from __future__ import annotations
 import pytest
 
 from deepcite.config import PractitionerSettings
-from deepcite.practitioners.catalogue import Catalogue, match_intents
-from deepcite.practitioners.offline import Conversation, find_population, offline_insights, stated_age
+from deepcite.practitioners.catalogue import Catalogue, match_intents, named_specialties
+from deepcite.practitioners.offline import (
+    Conversation,
+    find_population,
+    offline_insights,
+    past_reading,
+    stated_age,
+)
 from deepcite.practitioners.replies import clean_query
 from deepcite.practitioners.words import written_words
 
@@ -115,3 +121,26 @@ def test_a_pregnancy_need_points_to_obstetrics_or_midwives() -> None:
     assert CATALOGUE.by_id["midwifery"].specialties == ["CERTIFIED NURSE MIDWIFE (CNM)"]
     first = [m.intent.id for m in match_intents("just found out I'm pregnant", CATALOGUE)]
     assert first[0] == "pregnancy"  # both care for an ordinary pregnancy
+
+
+def test_a_past_procedure_asks_for_its_aftercare_not_the_surgeon() -> None:
+    past = past_reading(SETTINGS)
+
+    def read(text: str) -> list[tuple[str, float, bool]]:
+        return [(m.intent.id, m.score, m.triggers[0].past) for m in match_intents(text, CATALOGUE, 1, past)]
+
+    had = read("I had a knee replacement last month and still can't bend it")
+    assert [(i, p) for i, _, p in had] == [("physical_therapy", True), ("orthopedic", True)]
+    assert had[1][1] == pytest.approx(3.0 * SETTINGS.analysis.past_trigger_factor)
+    assert read("exercises to get stronger after my back surgery")[0][0] == "physical_therapy"
+    assert read("I need a knee replacement") == [("orthopedic", 3.0, False)]
+    # a diagnosis named as past gives way to what is asked now
+    assert read("help with my diet after a heart attack")[0][0] == "nutrition"
+    # "have had", "has had" are still going on
+    assert read("I've had headaches most afternoons for a few months")[0] == ("neurology", 2.5, False)
+    assert read("my toddler has had a cough and runny nose")[0][2] is False
+    # the surgeon is no specialty the patient asked for by name
+    text = "rehab and physical therapy after hip replacement"
+    named = named_specialties(text, CATALOGUE, ["specialty", "procedure"], 1, past)
+    assert "PHYSICAL THERAPIST IN PRIVATE PRACTICE" in named and "ORTHOPEDIC SURGERY" not in named
+    assert "ORTHOPEDIC SURGERY" in named_specialties(text, CATALOGUE, ["specialty", "procedure"], 1)

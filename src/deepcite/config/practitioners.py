@@ -22,6 +22,13 @@ class PractitionerAnalysisSettings(Section):
     # an emergency cue with a catalogue past_before word at most this many words before it is a past event
     # ("a checkup after a heart attack"): no emergency guidance
     past_window: int = 3
+    # a trigger of these kinds the patient names as past ("after my hip replacement", "I had a knee replacement
+    # last month": a past_before marker at most past_window words before it, or a past_after phrase at most
+    # past_window words after it) weighs this fraction of its weight, and its intent's catalogue aftercare
+    # intents (physical therapy) get the rest; it names no specialty for the floor. 1.0: a past event counts as
+    # a present one
+    past_trigger_factor: float = 0.3
+    past_kinds: list[str] = Field(default_factory=lambda: ["procedure", "diagnosis"])
     # a two-word trigger phrase also matches its words in either order with at most this many other words
     # between them ("plan meals" is a "meal plan", "surgery to remove a cancerous lump" a "cancer surgery"); None: in
     # the catalogue's order only

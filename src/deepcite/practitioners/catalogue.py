@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cached_property, lru_cache
 from typing import Generic, Literal, TypeVar
 
@@ -68,21 +68,26 @@ class PhraseMatcher(Generic[T]):
     ) -> list[tuple[int, tuple[str, ...], list[T]]]:
         """Each match as (start position, token key, payloads of every phrase with that key), in order.
 
-        With a ``window`` (0 or more; None: contiguous words only) a two-word phrase also matches its two words in either order with at most ``window``
-        other words between them, where no phrase of two or more contiguous words starts: "plan meals" meets
-        "meal plan", "surgery to remove a cancerous lump" meets "cancer surgery" and "lump removal"."""
-        out: list[tuple[int, tuple[str, ...], list[T]]] = []
+        Phrases of two or more contiguous words are matched first (longest first, left to right); then, with a
+        ``window`` (0 or more; None: contiguous words only), a two-word phrase also matches its two words in
+        either order with at most ``window`` other words between them, among the words no contiguous phrase
+        took: "plan meals" meets "meal plan", "surgery to remove a cancerous lump" meets "cancer surgery" and
+        "lump removal", but "screening for colon cancer" keeps its "colon cancer" (no "cancer screening"); the
+        remaining words match one-word phrases."""
+        found: dict[int, tuple[tuple[str, ...], Sequence[int]]] = {}
         used: set[int] = set()
-        for i in range(len(tokens)):
-            if i in used:
-                continue
-            hit = self._contiguous(tokens, i, used, 2) or self._spread(tokens, i, used, window)
-            hit = hit or self._contiguous(tokens, i, used, 1, longest=1)
-            if hit is not None:
-                key, positions = hit
-                used.update(positions)
-                out.append((i, key, self._table[key]))
-        return out
+        passes: list[Callable[[int], tuple[tuple[str, ...], Sequence[int]] | None]] = [
+            lambda i: self._contiguous(tokens, i, used, 2),
+            lambda i: self._spread(tokens, i, used, window),
+            lambda i: self._contiguous(tokens, i, used, 1, longest=1),
+        ]
+        for match in passes:
+            for i in range(len(tokens)):
+                hit = None if i in used else match(i)
+                if hit is not None:
+                    used.update(hit[1])
+                    found[i] = hit
+        return [(i, found[i][0], self._table[found[i][0]]) for i in sorted(found)]
 
     def _contiguous(
         self, tokens: Sequence[str], i: int, used: set[int], shortest: int, longest: int | None = None
@@ -144,6 +149,9 @@ class Intent(BaseModel):
     expansion_terms: list[str] = Field(default_factory=list)
     anchor_phrases: list[str] = Field(default_factory=list)
     negative_terms: list[str] = Field(default_factory=list)
+    # the intents that care for a patient once this intent's procedure or diagnosis is past ("after my hip
+    # replacement": physical therapy)
+    aftercare: list[str] = Field(default_factory=list)
 
     def triggers(self) -> Iterable[tuple[str, TriggerKind]]:
         """Every trigger phrase with its kind."""
@@ -195,12 +203,26 @@ class PreferenceRule(BaseModel):
 
 @dataclass(frozen=True)
 class Trigger:
-    """A trigger phrase of an intent; ``expansion`` is set when the phrase is an abbreviation."""
+    """A trigger phrase of an intent; ``expansion`` is set when the phrase is an abbreviation, ``past`` when the
+    patient names it as a past event ("after my hip replacement")."""
 
     phrase: str
     kind: TriggerKind
     intent_id: str
     expansion: str | None = None
+    past: bool = False
+
+
+@dataclass(frozen=True)
+class PastReading:
+    """How a trigger the patient names as past counts: one of ``kinds`` with a catalogue ``past_before`` marker
+    at most ``window`` words before it ("after my hip replacement", "I had a knee replacement") or a
+    ``past_after`` phrase at most ``window`` words after it ("a stroke two years ago") weighs ``factor`` of its
+    weight, and its intent's ``aftercare`` intents get the rest."""
+
+    window: int
+    factor: float
+    kinds: frozenset[str]
 
 
 class Catalogue(BaseModel):
@@ -229,6 +251,8 @@ class Catalogue(BaseModel):
     # urgency that fits: onset markers make an onset cue count; a past marker before (or a time-ago phrase after)
     # an emergency cue makes it a past event
     onset_markers: list[str] = Field(default_factory=list)
+    # an event still going on: its words hold a past marker that is none ("I've had headaches for months")
+    ongoing_markers: list[str] = Field(default_factory=list)
     past_before: list[str] = Field(default_factory=list)
     past_after: list[str] = Field(default_factory=list)
     intents: list[Intent]
@@ -280,9 +304,11 @@ class Catalogue(BaseModel):
 
     @cached_property
     def time_matcher(self) -> PhraseMatcher[str]:
-        """Onset markers ("onset") and past markers before ("before") and after ("after") an urgency cue."""
+        """Onset markers ("onset"), past markers before ("before") and after ("after") an urgency cue, and the
+        ongoing markers ("ongoing") that hold a past marker's word but are none ("has had")."""
         entries = [
             *((m, "onset") for m in self.onset_markers),
+            *((m, "ongoing") for m in self.ongoing_markers),
             *((m, "before") for m in self.past_before),
             *((m, "after") for m in self.past_after),
         ]
@@ -328,6 +354,21 @@ class Catalogue(BaseModel):
     def location_cue_matcher(self) -> PhraseMatcher[str]:
         return PhraseMatcher(((cue, cue) for cue in self.location_cues), key=raw_tokens)
 
+    def past_marks(self, text: str) -> tuple[list[int], list[int]]:
+        """Where past markers sit in :meth:`Reading.meaning` of ``text``: the position just after each marker
+        that comes before an event ("after", "had"), and the first position of each that comes after one
+        ("two years ago")."""
+        keyed = self.reading.cue_keyed(text, self._cue_skipped)
+        tokens = [token for token, _ in keyed]
+        before: list[int] = []
+        after: list[int] = []
+        for start, key, kinds in self.time_matcher.find(tokens, None):
+            if "before" in kinds:
+                before.append(keyed[start + len(key) - 1][1] + 1)
+            if "after" in kinds:
+                after.append(keyed[start][1])
+        return before, after
+
     def urgency_note(self, level: str) -> str | None:
         """The advice shown for an urgency level (None for routine)."""
         rule = self.urgency_rule(level)
@@ -343,30 +384,58 @@ class IntentMatch:
     triggers: list[Trigger]
 
 
-def match_intents(text: str, catalogue: Catalogue, window: int | None = None) -> list[IntentMatch]:
+def match_intents(
+    text: str, catalogue: Catalogue, window: int | None = None, past: PastReading | None = None
+) -> list[IntentMatch]:
     """Intents triggered by ``text``, best first (ties keep catalogue order); ``window``: see
-    :meth:`PhraseMatcher.find` (a two-word trigger in either order, words apart)."""
+    :meth:`PhraseMatcher.find` (a two-word trigger in either order, words apart); ``past``: see
+    :class:`PastReading` (None: every trigger counts in full)."""
     found: dict[str, IntentMatch] = {}
-    for _start, _key, triggers in catalogue.trigger_matcher.find_in(text, window):
+
+    def add(intent_id: str, weight: float, trigger: Trigger) -> None:
+        match = found.setdefault(intent_id, IntentMatch(catalogue.by_id[intent_id], 0.0, []))
+        match.score += weight
+        match.triggers.append(trigger)
+
+    keyed = catalogue.reading.keyed(text)
+    before, after = catalogue.past_marks(text) if past is not None else ([], [])
+    for start, key, triggers in catalogue.trigger_matcher.find([token for token, _ in keyed], window):
+        first, last = keyed[start][1], keyed[min(start + len(key), len(keyed)) - 1][1]
         for intent_id in dict.fromkeys(t.intent_id for t in triggers):
             trigger = next(t for t in triggers if t.intent_id == intent_id)
-            match = found.setdefault(intent_id, IntentMatch(catalogue.by_id[intent_id], 0.0, []))
-            match.score += catalogue.trigger_weights[trigger.kind]
-            match.triggers.append(trigger)
+            weight = catalogue.trigger_weights[trigger.kind]
+            if past is not None and trigger.kind in past.kinds and _is_past(first, last, before, after, past):
+                trigger = replace(trigger, past=True)
+                for care in catalogue.by_id[intent_id].aftercare:
+                    add(care, weight * (1.0 - past.factor), replace(trigger, intent_id=care))
+                weight *= past.factor
+            add(intent_id, weight, trigger)
     order = {intent.id: i for i, intent in enumerate(catalogue.intents)}
     return sorted(found.values(), key=lambda m: (-m.score, order[m.intent.id]))
 
 
+def _is_past(first: int, last: int, before: list[int], after: list[int], past: PastReading) -> bool:
+    """Whether a trigger spanning meaning words ``first``..``last`` has a past marker close before or after."""
+    return any(first - past.window <= b <= first for b in before) or any(
+        last < a <= last + 1 + past.window for a in after
+    )
+
+
 def named_specialties(
-    text: str, catalogue: Catalogue, kinds: Iterable[str], window: int | None = None
+    text: str,
+    catalogue: Catalogue,
+    kinds: Iterable[str],
+    window: int | None = None,
+    past: PastReading | None = None,
 ) -> list[str]:
     """The best-fit specialties of each intent the text names by a trigger of one of ``kinds`` ("an
-    anesthesiologist" is a specialty word, "breast reconstruction" a procedure): what the patient asked for."""
+    anesthesiologist" is a specialty word, "breast reconstruction" a procedure), not as a past event: what the
+    patient asked for."""
     wanted = set(kinds)
     named = [
         specialty.strip().upper()
-        for match in match_intents(text, catalogue, window)
-        if any(t.kind in wanted for t in match.triggers)
+        for match in match_intents(text, catalogue, window, past)
+        if any(t.kind in wanted and not t.past for t in match.triggers)
         for specialty in match.intent.specialties
     ]
     return list(dict.fromkeys(named))

@@ -15,6 +15,7 @@ from deepcite.config import PractitionerSettings
 from deepcite.practitioners.catalogue import (
     Catalogue,
     IntentMatch,
+    PastReading,
     PhraseMatcher,
     Specificity,
     UrgencyRule,
@@ -54,6 +55,13 @@ class Conversation:
         return "\n".join(lines)
 
 
+def past_reading(settings: PractitionerSettings) -> PastReading:
+    """How triggers named as past events count (``analysis.past_window``, ``past_trigger_factor``,
+    ``past_kinds``)."""
+    a = settings.analysis
+    return PastReading(a.past_window, a.past_trigger_factor, frozenset(a.past_kinds))
+
+
 def kept_intents(
     conversation: Conversation, catalogue: Catalogue, settings: PractitionerSettings
 ) -> list[IntentMatch]:
@@ -62,7 +70,7 @@ def kept_intents(
     rule = catalogue.population_of(find_population(conversation, catalogue))
     excluded = set(rule.excludes_intents) if rule is not None else set()
     window = settings.analysis.trigger_window
-    found = match_intents(conversation.patient_text, catalogue, window)
+    found = match_intents(conversation.patient_text, catalogue, window, past_reading(settings))
     matches = [m for m in found if m.intent.id not in excluded]
     if not matches:
         return []
@@ -212,7 +220,7 @@ def offline_insights(
 ) -> Insights:
     """Symptoms, preferences, urgency, specialty and location from the catalogue's cue lists."""
     text = conversation.patient_text
-    all_matches = match_intents(text, catalogue, settings.analysis.trigger_window)
+    all_matches = match_intents(text, catalogue, settings.analysis.trigger_window, past_reading(settings))
     symptoms = [t.phrase for m in all_matches for t in m.triggers if t.kind == "symptom"]
     preferences = [label for _, _, labels in catalogue.preference_matcher.find_in(text) for label in labels]
     levels = {rule.level for rule, _ in urgency_cues(conversation, catalogue, settings)}

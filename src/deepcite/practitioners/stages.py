@@ -32,6 +32,7 @@ from deepcite.practitioners.merge import (
     secondary_terms,
     specialty_matches,
 )
+from deepcite.practitioners.offline import past_reading
 from deepcite.practitioners.ranking import (
     fill_candidates,
     match_intent,
@@ -108,11 +109,15 @@ def merge_analyses(state: FinderState, context: FinderContext) -> None:
         from_llm = (
             analyses.clinical.likely_subspecialties if analyses.used["clinical"].source == "llm" else []
         )
-        named = [*named_specialties(text, catalogue, s.floor.named_by, window), *from_llm]
+        past = past_reading(s)
+        named = [*named_specialties(text, catalogue, s.floor.named_by, window, past), *from_llm]
         merged.request_specialties = sorted({n.strip().upper() for n in named} & known)
-        # a symptom's words ("back pain") found in a rheumatologist's profile ask for no one by name
-        fired = [t for m in match_intents(text, catalogue, window) for t in m.triggers]
-        weak = {phrase_key(t.expansion or t.phrase) for t in fired if t.kind not in s.floor.named_by}
+        # a symptom's words ("back pain") found in a rheumatologist's profile ask for no one by name, nor does a
+        # past event's ("after my hip replacement")
+        fired = [t for m in match_intents(text, catalogue, window, past) for t in m.triggers]
+        weak = {
+            phrase_key(t.expansion or t.phrase) for t in fired if t.kind not in s.floor.named_by or t.past
+        }
         merged.patient_anchors = [a for a in merged.patient_anchors if phrase_key(a) not in weak]
     note = catalogue.urgency_note(analyses.insights.urgency)
     if note:

@@ -91,16 +91,24 @@ class Reading:
     def key(self, text: str) -> list[str]:
         """The stemmed key triggers and requests are matched by: :meth:`meaning`, stop words dropped except
         the particles, each word stemmed as :func:`deepcite.text.tokenize` stems it."""
-        out: list[str] = []
-        for word in self.meaning(text):
+        return [token for token, _ in self.keyed(text)]
+
+    def keyed(self, text: str) -> list[tuple[str, int]]:
+        """:meth:`key` with, for each token, the position in :meth:`meaning` of the word it comes from."""
+        out: list[tuple[str, int]] = []
+        for at, word in enumerate(self.meaning(text)):
             if word in self.particles:
-                out.append(word)
+                out.append((word, at))
             elif word not in STOP_WORDS:
-                out.extend(tokenize(word))
+                out.extend((token, at) for token in tokenize(word))
         return out
 
     def cue_key(self, text: str, skipped: frozenset[str]) -> list[str]:
         """The key cues (urgency, population, preference) are matched by: :meth:`meaning` with stop words kept
         ("hurt myself") but ``skipped`` words dropped ("my face is drooping" meets "face drooping"), each word
         stemmed ("killing myself" meets "kill myself")."""
-        return [(tokenize(w) or [w])[0] for w in self.meaning(text) if w not in skipped]
+        return [token for token, _ in self.cue_keyed(text, skipped)]
+
+    def cue_keyed(self, text: str, skipped: frozenset[str]) -> list[tuple[str, int]]:
+        """:meth:`cue_key` with, for each token, the position in :meth:`meaning` of the word it comes from."""
+        return [((tokenize(w) or [w])[0], at) for at, w in enumerate(self.meaning(text)) if w not in skipped]
