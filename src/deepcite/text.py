@@ -233,6 +233,31 @@ def sentence_spans(text: str) -> tuple[tuple[int, int], ...]:
     return tuple(spans)
 
 
+_DOUBLE_QUOTE = re.compile(r"[\"“”„«»]")
+
+
+def quoted_sentences(sentence: str) -> list[str]:
+    """``sentence`` cut into the sentences its quotation marks hold: pysbd keeps a quotation whole, so a
+    paragraph of dialogue ("“But Sir”, called Gregor, “I’ll open up immediately. I’m slightly unwell. …”") is one
+    sentence. Each part is a slice of ``sentence``, with a quotation mark that opens or closes it; a sentence with
+    no quotation mark is its own only part."""
+    if not _DOUBLE_QUOTE.search(sentence):
+        return [sentence]
+    blanked = _DOUBLE_QUOTE.sub(" ", sentence)
+    parts: list[str] = []
+    cursor = 0
+    for piece in (p.strip() for p in _segmenter().segment(blanked)):
+        start = blanked.find(piece, cursor) if piece else -1
+        if start < 0:
+            continue
+        end = start + len(piece)
+        cursor = end
+        start -= start > 0 and bool(_DOUBLE_QUOTE.match(sentence[start - 1]))
+        end += end < len(sentence) and bool(_DOUBLE_QUOTE.match(sentence[end]))
+        parts.append(sentence[start:end])
+    return parts or [sentence]
+
+
 def split_sentences(text: str) -> list[str]:
     """Split prose into sentences with pysbd's rules (abbreviations, decimals, "et al.", "vs.", "e.g."),
     after a pre-pass that separates section labels glued to a full stop; citation markers such as

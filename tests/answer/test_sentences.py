@@ -9,7 +9,11 @@ from pathlib import Path
 import pysbd
 import pytest
 
-from deepcite.text import _Segmenter, _sentences, first_sentence, split_sentences
+from answer.conftest import HashingEmbedder
+from deepcite.answer.context import ContextChunk
+from deepcite.answer.sentence_scorer import SentenceScorer
+from deepcite.config import AnswerSettings
+from deepcite.text import _Segmenter, _sentences, first_sentence, quoted_sentences, split_sentences
 
 CASES = json.loads((Path(__file__).parents[1] / "fixtures" / "answer" / "sentences.json").read_text("utf-8"))
 
@@ -65,3 +69,40 @@ def test_the_segmenter_finds_the_spans_pysbd_itself_finds(text: str) -> None:
     theirs = pysbd.Segmenter(language="en", clean=False, char_span=True).segment(text)
     ours = _Segmenter(char_span=True).segment(text)
     assert [(s.sent, s.start, s.end) for s in ours] == [(s.sent, s.start, s.end) for s in theirs]
+
+
+def test_a_paragraph_of_dialogue_is_cut_into_the_sentences_inside_its_quotation_marks() -> None:
+    """pysbd keeps a quotation whole: a novel's paragraph of dialogue (Kafka's *Metamorphosis*) is one sentence.
+    quoted_sentences cuts it into the sentences inside, each a slice of it with the quotation mark it opens or
+    closes with; a sentence without quotation marks is left as it is."""
+    paragraph = (
+        "“But Sir”, called Gregor, beside himself, “I’ll open up immediately, just a moment. I’m slightly "
+        "unwell, an attack of dizziness, I haven’t been able to get up. I’m still in bed now.” He waited."
+    )
+    assert split_sentences(paragraph)[0].endswith("in bed now.”")  # pysbd's one quotation
+    parts = quoted_sentences(paragraph)
+    assert parts == [
+        "“But Sir”, called Gregor, beside himself, “I’ll open up immediately, just a moment.",
+        "I’m slightly unwell, an attack of dizziness, I haven’t been able to get up.",
+        "I’m still in bed now.”",
+        "He waited.",
+    ]
+    assert all(part in paragraph for part in parts)
+    assert quoted_sentences("Dr. Smith came at 5 p.m. today.") == ["Dr. Smith came at 5 p.m. today."]
+    assert quoted_sentences("He said “Mr. Samsa is ill.”") == ["He said “Mr. Samsa is ill.”"]
+
+
+def test_the_writer_quotes_a_sentence_of_a_long_quotation_not_the_whole() -> None:
+    """The scorer's evidence sentences: a quotation over ``extractive.quotation_split_words`` words is quoted by
+    its sentences (0 keeps it whole)."""
+    speech = " ".join(
+        f"I have worked here for {n} long years without a single day of illness." for n in range(2, 6)
+    )
+    chunk = ContextChunk(
+        id=1, chunk_id="c1", doc_id="m.epub", file="m.epub", title="", text=f"He said “{speech}”", score=1.0
+    )
+    settings = AnswerSettings()
+    split = SentenceScorer(HashingEmbedder(), settings).sentences([chunk], False)
+    assert len(split) == 4 and split[0].text.startswith("He said “I have worked here for 2 long years")
+    whole = SentenceScorer(HashingEmbedder(), settings.tuned(extractive={"quotation_split_words": 0}))
+    assert len(whole.sentences([chunk], False)) == 1

@@ -54,7 +54,7 @@ from deepcite.answer.sentence_scores import (
 from deepcite.answer.table_rows import row_captions
 from deepcite.config import AnswerSettings
 from deepcite.retrieval.embedders import Embedder
-from deepcite.text import tokenize
+from deepcite.text import quoted_sentences, tokenize
 
 _GREEK = re.compile(f"[{''.join(GREEK_NAMES)}]")
 
@@ -173,7 +173,7 @@ class SentenceScorer:
             captions = row_captions(chunk)
             kept: dict[int, int] = {}  # the chunk's sentence number -> its position in out
             # no heading, caption, furniture, equation or reference entry
-            for n, raw in enumerate(chunk.answer_sentences()):
+            for n, raw in enumerate(self._units(chunk)):
                 if LABEL_ONLY.match(raw):
                     continue  # a section label left on its own ("STUDY DESIGN/")
                 label, body = split_inline_label(raw)
@@ -212,6 +212,16 @@ class SentenceScorer:
                         )
                     )
         return out
+
+    def _units(self, chunk: ContextChunk) -> list[str]:
+        """The chunk's answer sentences, a long one that holds quotation marks (``quotation_split_words``) cut
+        into the sentences inside them."""
+        longest = self._settings.extractive.quotation_split_words
+        return [
+            part
+            for raw in chunk.answer_sentences()
+            for part in (quoted_sentences(raw) if longest and len(raw.split()) > longest else [raw])
+        ]
 
     def prime(self, chunks: Sequence[ContextChunk]) -> None:
         """Embed the chunks' evidence sentences (quoted with and without their statistics) into the cache in one

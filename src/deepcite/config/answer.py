@@ -192,6 +192,10 @@ class ExtractiveSettings(Section):
     relevance_floor: float = 0.35
     redundancy_threshold: float = 0.8
     min_sentence_tokens: int = 3  # evidence sentences with fewer stemmed terms are never quoted
+    # a "sentence" of more words than this that holds quotation marks is quoted by the sentences inside them
+    # (text.quoted_sentences): the splitter keeps a quotation whole, and a novel's paragraph of dialogue was
+    # one sentence that the summary's contract cut and the citation check then replaced (0 turns it off)
+    quotation_split_words: int = Field(default=40, ge=0)
     # per answer part, most lexically similar first; 0 embeds all. 0 since the twentieth session: a reader's words
     # share few terms with the sentence that answers, which then went unembedded (dev: 5 more summaries state
     # the answer over 9 sets; the writer's time 1.7x, docs/benchmarks/answer-decision.md)
