@@ -18,7 +18,7 @@ from deepcite.errors import InputError, InsufficientEvidenceError
 from deepcite.models import EvidencePack
 
 # a yes/no question whose evidence states nothing: the summary says so, citing nothing
-NOT_STATED = "The sources do not state whether it is so."
+NOT_STATED = "The sources do not state a yes or no answer."
 FIVEFOLD = "Atrial fibrillation increases the risk of ischemic stroke about fivefold"
 
 

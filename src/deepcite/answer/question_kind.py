@@ -76,7 +76,7 @@ _ASKED_FOR = {
     AnswerKind.AMOUNT: "the number or amount asked for",
     AnswerKind.DEFINITION: "a definition",
     AnswerKind.COMPARISON: "the comparison asked for",
-    AnswerKind.YES_NO: "whether it is so",
+    AnswerKind.YES_NO: "a yes or no answer",
     AnswerKind.NAME: "the name asked for",
     AnswerKind.TIME: "the date or time asked for",
     AnswerKind.PLACE: "the place asked for",
