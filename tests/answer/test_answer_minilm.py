@@ -41,4 +41,6 @@ async def test_real_embedder_answers_with_resolved_citations(minilm: Embedder) -
 def test_real_embedder_says_unknown_for_off_topic_evidence(minilm: Embedder) -> None:
     settings = AnswerSettings()
     ctx = ResponseContext.from_pack(make_pack(final=("c6",), subquestions={}), settings)
-    assert ExtractiveGenerator(minilm, settings).summary(ctx) == "The sources do not state a yes or no answer."
+    assert (
+        ExtractiveGenerator(minilm, settings).summary(ctx) == "The sources do not state a yes or no answer."
+    )
