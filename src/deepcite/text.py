@@ -243,15 +243,9 @@ def quoted_sentences(sentence: str) -> list[str]:
     no quotation mark is its own only part."""
     if not _DOUBLE_QUOTE.search(sentence):
         return [sentence]
-    blanked = _DOUBLE_QUOTE.sub(" ", sentence)
+    # the quotation marks blanked keep every offset, so the blanked text's sentence spans are the sentence's
     parts: list[str] = []
-    cursor = 0
-    for piece in (p.strip() for p in _segmenter().segment(blanked)):
-        start = blanked.find(piece, cursor) if piece else -1
-        if start < 0:
-            continue
-        end = start + len(piece)
-        cursor = end
+    for start, end in sentence_spans(_DOUBLE_QUOTE.sub(" ", sentence)):
         start -= start > 0 and bool(_DOUBLE_QUOTE.match(sentence[start - 1]))
         end += end < len(sentence) and bool(_DOUBLE_QUOTE.match(sentence[end]))
         parts.append(sentence[start:end])
