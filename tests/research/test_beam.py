@@ -67,9 +67,16 @@ def beam_collection(tmp_path_factory: pytest.TempPathFactory, minilm: Embedder) 
 def test_a_beam_recovers_from_a_wrong_first_entity(beam_collection: Collection) -> None:
     """The first reading of "the director of The Quiet Lantern" is its composer (more of the first hop's
     passages name her, and agreement weighs much here); the beam follows her and the director, the round after scores the director's page above
-    hers, she drops, and the next hop is read from the director's page alone."""
+    hers, she drops, and the next hop is read from the director's page alone. Scored by the evidence alone
+    (``support_reading_weight`` 0): a reading this far ahead holds on its reading score as shipped."""
     settings = beam_collection.settings.research.tuned(
-        bridge={"enabled": True, "max_depth": 2, "beam": 2, "agree_weight": 3.0}
+        bridge={
+            "enabled": True,
+            "max_depth": 2,
+            "beam": 2,
+            "agree_weight": 3.0,
+            "support_reading_weight": 0.0,
+        }
     )
     beams: list[list[tuple[str, int, int, float]]] = []
 
@@ -116,6 +123,29 @@ def test_the_pack_reports_which_round_followed_each_candidate_and_its_support(
         assert reported[name] == (round_no, pytest.approx(support))
     assert reported["Osric Pell"][0] == 2 and reported["Osric Pell"][1] > reported["Lenna Marsh"][1]
     assert all(b.followed_round == 0 for b in result.pack.bridges if b.name not in scored)
+
+
+def test_a_candidates_support_adds_its_reading_score_when_weighed(beam_collection: Collection) -> None:
+    """With ``support_reading_weight`` a followed candidate's support is what its own queries found plus that
+    weight times its reading score: a first reading's best holds its place against a candidate whose name
+    merely matches more of the question's words. Off (0), the support is the found evidence alone; a candidate
+    whose queries found no passage naming it gets none either way."""
+    research = beam_collection.settings.research
+
+    def first_hop(weight: float) -> dict[str, tuple[float, float]]:
+        settings = research.tuned(
+            bridge={"max_depth": 2, "beam": 2, "agree_weight": 3.0, "support_reading_weight": weight}
+        )
+        result = ResearchAgent(beam_collection, settings).process(QUESTION)
+        return {
+            b.name: (b.score, b.support) for b in result.pack.bridges if b.depth == 1 and b.followed_round
+        }
+
+    plain, weighed = first_hop(0.0), first_hop(2.0)
+    assert set(plain) == set(weighed) and {"Lenna Marsh", "Osric Pell"} <= set(plain)
+    for name, (score, support) in plain.items():
+        assert weighed[name][1] == pytest.approx(support + 2.0 * score if support else 0.0)
+    assert BridgeSettings().support_reading_weight == 2.0  # as shipped; profile before_support_reading: 0
 
 
 def test_the_beam_is_on_by_default_and_can_be_turned_off(beam_collection: Collection) -> None:

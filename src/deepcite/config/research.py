@@ -216,6 +216,15 @@ class BridgeSettings(Section):
     # a followed candidate's support: its best passage's relevance + this x the share of the question's
     # remaining words (those the passage it was read from lacks) that passage holds
     support_residual_weight: float = 1.0
+    # plus this x the candidate's reading score (its share of its reading's best, times the support share of the
+    # winner it was read from): what the passage before said of it, beside what its own queries found; nothing
+    # when they found no passage naming it (0: off; profile before_support_reading). 2.0 since issue 49's
+    # twenty-second session, chosen on the train samples only: the first reading's candidate that is the first
+    # hop's answer stayed among the winners in 57 of the 71 MuSiQue train questions where the beam held it, from
+    # 49 (a hub such as "United States" or a name matching the question's last words, "Jacksons International
+    # Airport", outscored it); MuSiQue train 0.827 / 0.883 / 0.750 -> 0.826 / 0.888 / 0.760, flat over 1.5-2.0,
+    # HotpotQA train 0.980 / 0.995 / 0.990 at 1.0-3.0 (docs/benchmarks/multihop.md)
+    support_reading_weight: float = Field(default=2.0, ge=0.0)
     residual_k: int = Field(default=5, ge=0)  # hits of a candidate's name-plus-question-words query (0: none)
     # a composed question decomposed into relation steps (research/chain.py): round 1 also searches the innermost
     # step ("performer of Green"), each reading takes its relation words from its own step, and a candidate's

@@ -152,8 +152,8 @@ class ChainStep(BaseModel):
 
 class BridgeCandidate(BaseModel):
     """A bridge candidate the beam held (research/bridge.py): the name read from a hop's evidence, the beam hop
-    it was read for (1: after the first round), the round that followed it (0: never followed) and the support
-    the evidence found for it."""
+    it was read for (1: after the first round), the round that followed it (0: never followed) and its support:
+    what the evidence its queries found says for it, plus its reading score (research.bridge.support_reading_weight)."""
 
     name: str
     depth: int = 1

@@ -57,12 +57,18 @@ def max_depth(state: ExecutorState, adapters: Adapters) -> int:
 
 
 def _support(
-    state: ExecutorState, entry: BeamEntry, found: list[Candidate], weight: float, cues: bool = False
+    state: ExecutorState,
+    entry: BeamEntry,
+    found: list[Candidate],
+    weight: float,
+    cues: bool = False,
+    reading_weight: float = 0.0,
 ) -> float:
     """A followed candidate's support: its best passage's relevance plus ``weight`` times the share of the
     question's remaining words (those the passage it was read from lacks; in a decomposed question, the next
-    step's words) that passage holds; with ``cues`` a word counts as held when one of its relation cues is
-    (:func:`~deepcite.research.bridge.relation_cues`: "birthplace" by "born")."""
+    step's words) that passage holds, plus ``reading_weight`` times the candidate's own reading score (its share
+    of the best reading's); with ``cues`` a word counts as held when one of its relation cues is
+    (:func:`~deepcite.research.bridge.relation_cues`: "birthplace" by "born"). 0 when no passage was found."""
     if not found:
         return 0.0
     steps = state.plan.steps
@@ -78,7 +84,7 @@ def _support(
         hits = [r for r in remaining if r in held or (cues and relation_cues([r]) & held)]
         share = len(hits) / len(remaining) if remaining else 0.0
         best = max(best, (cand.selections[-1].relevance if cand.selections else 0.0) + weight * share)
-    return best
+    return best + reading_weight * entry.score
 
 
 def _read(
@@ -260,7 +266,9 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
             if own is not None and page_named(own.chunk.title, e.name, prefix_min_words):
                 found[e.name] = [own, *(c for c in found[e.name] if c.key != own.key)]
     for e in followed:
-        e.support = _support(state, e, found[e.name], s.support_residual_weight, s.relation_cues)
+        e.support = _support(
+            state, e, found[e.name], s.support_residual_weight, s.relation_cues, s.support_reading_weight
+        )
         _recorded(state, e)
     best = max(e.support for e in followed)
     winners = [e for e in followed if best > 0 and e.support >= s.drop_ratio * best]
