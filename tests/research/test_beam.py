@@ -146,6 +146,7 @@ def test_a_candidates_support_adds_its_reading_score_when_weighed(beam_collectio
     for name, (score, support) in plain.items():
         assert weighed[name][1] == pytest.approx(support + 2.0 * score if support else 0.0)
     assert BridgeSettings().support_reading_weight == 2.0  # as shipped; profile before_support_reading: 0
+    assert BridgeSettings().loser_decay == 0.6  # losers' new passages decay (before_loser_decay: 1.0)
 
 
 def test_the_beam_is_on_by_default_and_can_be_turned_off(beam_collection: Collection) -> None:
