@@ -98,6 +98,14 @@ SENTENCE_END = re.compile(r"[.!?][\"'\u201d\u2019)\]\[\d]*\s*$")
 # wherever it finds one, inside a parenthesis too ("without (Group 1) or with (Group 2) ablation")
 _LIST_ITEM = re.compile(r"^(?:\(?(?:\d{1,2}|[a-z]|[ivx]{1,4})\)|\d{1,2}\.)\s")
 _SPLIT_CACHE_SIZE = 16_384  # distinct texts whose sentences are kept (chunks are split again at answer time)
+# a list's bullet as extracted text writes it: the bullet characters, their symbol-font twins in Unicode's
+# private use area (Wingdings/Symbol: ▪ , • , ● , ■ , ➢ , ✓ , ❖ , ☐ ), and the "o" a word
+# processor sets before a second-level item; an item starts after it with a letter or a quotation mark
+_BULLET_GLYPHS = "•●▪◦■❖➢‣⁃▸►\uf0a7\uf0b7\uf06c\uf06e\uf0d8\uf0fc\uf076\uf0f0"
+_BULLET = re.compile(rf"(?:(?<!\S)[{_BULLET_GLYPHS}]|(?<!\S)o(?=\s+[A-Z]))\s+(?=[A-Za-z\"“‘(])")
+# a symbol-font glyph or a bullet opening a sentence is no word of it (an arrow "" before "may start …")
+_WORD = re.compile(r"\w")
+_LEADING_GLYPHS = re.compile(rf"^(?:[{_BULLET_GLYPHS}\uf000-\uf0ff]\s+|o\s+(?=[A-Z]))+")
 
 
 _THREAD = threading.local()
@@ -191,7 +199,32 @@ def _sentences(text: str) -> tuple[str, ...]:
             out[-1] = f"{out[-1]} {piece}"
         else:
             out.append(piece)
-    return tuple(out)
+    return tuple(whole[start:end] for whole in out for start, end in list_items(whole))
+
+
+def list_items(sentence: str) -> list[tuple[int, int]]:
+    """Where the list items a bulleted run holds lie in ``sentence`` (one ``(start, end)`` for a sentence
+    without bullets): extracted text runs a list's items into one line ("… worthwhile!  Ideally the firm
+    will …  Encourage …"), which the sentence splitter reads as one sentence. Each item starts after its
+    bullet; the first item stays with a lead-in that ends no sentence ("Important points: o Include …", a grid's
+    row label before its first item), so no item is a colon-ended fragment or a label without its item. Empty
+    when the sentence is only bullets."""
+    start = _LEADING_GLYPHS.match(sentence)
+    cursor = start.end() if start else 0
+    items: list[tuple[int, int]] = []
+    listed = start is not None  # an item has begun: every bullet after it starts another
+    for bullet in _BULLET.finditer(sentence, cursor):
+        before = sentence[cursor : bullet.start()].rstrip()
+        opens_list, listed = not listed, True
+        if opens_list and _WORD.search(before) and not SENTENCE_END.search(before):
+            continue  # the lead-in of the list ("Important points:", a grid's row label) keeps its first item
+        if _WORD.search(before):
+            items.append((cursor, cursor + len(before)))
+        cursor = bullet.end()
+    end = len(sentence.rstrip())
+    if _WORD.search(sentence, cursor, end):
+        items.append((cursor, end))
+    return items
 
 
 def _continues(previous: str, piece: str) -> bool:

@@ -64,6 +64,7 @@ def test_removal_exemption_and_zero_deny() -> None:
     assert negated("The page numbers are missing.")
     assert not negated("Does the lion say the missing prince is alive?")  # an attribute, not a denial
     assert not negated("The ratio was 0.5 on version 2.0.")
+    assert not negated("We include the,,..., 0 Pt − 1 c population adjustment to account for saturation.")
 
 
 def test_negation_is_read_in_the_main_clause() -> None:
@@ -77,6 +78,17 @@ def test_negation_is_read_in_the_main_clause() -> None:
     assert negated("When comparing ratios, the values should not be rounded (4.499:1 would not meet 4.5:1).")
     assert not negated("Patients who did not respond were excluded.")
     assert not negated("The token stays valid until the service is not running.")
+    assert not negated(
+        "If you have three treatments and no station repeats then you can still use the function."
+    )
+
+
+def test_not_x_but_y_affirms_y() -> None:
+    """A contrast "not X but Y" answers a question about Y with a yes and one about X with a no."""
+    said = "His command did not pursue a punitive discharge but opted instead for the more lenient discharge."
+    assert not negated(said, "Did his command treat him more leniently than it could have?")
+    assert negated(said, "Did his command pursue a punitive discharge?")
+    assert negated(said)
 
 
 def test_a_fitting_sentence_states_the_answer() -> None:

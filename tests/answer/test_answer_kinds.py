@@ -16,6 +16,7 @@ from deepcite.answer.lead_guard import (
     CAPITALISED,
     CAPTION,
     HEADING,
+    LEAD_IN,
     NO_VERB,
     lead_fault,
     never_quoted,
@@ -48,6 +49,10 @@ KINDS = AnswerSettings().kinds
         ("Did natural paragraphs or fixed-length passages work better for DPR?", AnswerKind.COMPARISON),
         ("Is National Flag of Canada Day a public holiday?", AnswerKind.YES_NO),
         ("In the public-computer scenario, is the browser still logged in an hour later?", AnswerKind.YES_NO),
+        (
+            "If someone alters or corrupts stored data, will the system notice?",
+            AnswerKind.YES_NO,
+        ),  # no choice
         ("Which library provided the PyTorch implementations?", AnswerKind.NAME),
         ("Who do the PaperMage authors thank in the acknowledgements?", AnswerKind.NAME),
         ("When was IBM renamed International Business Machines?", AnswerKind.TIME),
@@ -86,6 +91,25 @@ def test_cues_mark_the_shape_of_the_answer() -> None:
     q = "From how many newspapers were the articles collected?"
     worded = "We used twelve newspapers published mainly in the U.S."
     assert answer_cue(AnswerKind.AMOUNT, worded, q, KINDS) >= KINDS.cue_min
+    teen = "She was still a child of seventeen, and her life had been enviable."
+    assert answer_cue(AnswerKind.AMOUNT, teen, "How old is his sister?", KINDS) >= KINDS.cue_min
+    # "how long did they spend" asks a duration: "spend" does not make it a question of money
+    q = "How long did the states spend negotiating their water deal?"
+    assert answer_cue(AnswerKind.AMOUNT, "These negotiations lasted over 20 years.", q, KINDS) == 1.0
+    assert answer_cue(AnswerKind.AMOUNT, "The deal cost $2 million.", q, KINDS) < KINDS.cue_min
+    decade = "He was in prison in 1973, back to a boxing match in the 1960s."
+    assert (
+        answer_cue(AnswerKind.AMOUNT, decade, "How many years did he spend behind bars?", KINDS)
+        < KINDS.cue_min
+    )
+    # a time of day and a time back from now answer "when" and "what time" as a date does
+    clock = "He could see that the alarm had been set for four o'clock."
+    assert answer_cue(AnswerKind.TIME, clock, "What time had his alarm clock been set for?", KINDS) == 1.0
+    ago = "Mammals appeared 200 million years ago."
+    assert answer_cue(AnswerKind.TIME, ago, "When did mammals appear?", KINDS) == 1.0
+    assert answer_cue(AnswerKind.TIME, "Mammals are warm-blooded.", "When did mammals appear?", KINDS) == 0.0
+    received = "Application Received: 20161018"
+    assert answer_cue(AnswerKind.TIME, received, "When did the board receive the application?", KINDS) == 1.0
 
 
 def test_word_pairs_weigh_the_rare_pair_most() -> None:
@@ -103,6 +127,7 @@ def test_word_pairs_weigh_the_rare_pair_most() -> None:
         ("Table 1: Statistics of the S2ORC corpus by field.", CAPTION),
         ("Dense Passage Retrieval for Open-Domain Question Answering", CAPITALISED),
         ("Papers w/ ACL IDs | 42k", NO_VERB),
+        ("Characterization of Service Received:", LEAD_IN),
         ("DPR outperforms BM25 by 9%-19% absolute in top-20 accuracy.", None),
         ("13 papers mention that expert annotators are necessary.", None),
         # an irregular past form is a verb too
@@ -138,6 +163,7 @@ def test_a_list_item_is_quoted_without_its_number() -> None:
         "In Proceedings of the 25th Conference on Computational Natural Language Learning, pages 1-10.",
         "Karpukhin, V., Oguz, B., Min, S. 2020. Dense passage retrieval. In Proceedings of EMNLP.",
         "Published under a Creative Commons licence.",
+        "http://seqanswers.com/wiki/Software",
     ],
 )
 def test_footers_venues_and_references_are_never_quoted(line: str) -> None:

@@ -13,7 +13,14 @@ from answer.conftest import HashingEmbedder
 from deepcite.answer.context import ContextChunk
 from deepcite.answer.sentence_scorer import SentenceScorer
 from deepcite.config import AnswerSettings
-from deepcite.text import _Segmenter, _sentences, first_sentence, quoted_sentences, split_sentences
+from deepcite.text import (
+    _Segmenter,
+    _sentences,
+    first_sentence,
+    list_items,
+    quoted_sentences,
+    split_sentences,
+)
 
 CASES = json.loads((Path(__file__).parents[1] / "fixtures" / "answer" / "sentences.json").read_text("utf-8"))
 
@@ -106,3 +113,33 @@ def test_the_writer_quotes_a_sentence_of_a_long_quotation_not_the_whole() -> Non
     assert len(split) == 4 and split[0].text.startswith("He said “I have worked here for 2 long years")
     whole = SentenceScorer(HashingEmbedder(), settings.tuned(extractive={"quotation_split_words": 0}))
     assert len(whole.sentences([chunk], False)) == 1
+
+
+def test_a_bulleted_run_is_cut_into_its_items() -> None:
+    """Extracted text runs a list's items into one line, with the bullet a glyph of its own (a symbol font's
+    private-use character, "•", or a word processor's "o" before a second-level item): each item is a sentence,
+    without its bullet; the first item stays with a lead-in that ends no sentence, and a chart's glyphs stay."""
+    run = (
+        "o If you have reduced the sample, you can use households for whom data exists. o Otherwise you may "
+        "need pre-interviews. This is challenging, but worthwhile! \uf0a7 Ideally the firm will take part. "
+        "Important points: o Include a pause before training o Distinguish the pilot from field practice."
+    )
+    assert split_sentences(run) == [
+        "If you have reduced the sample, you can use households for whom data exists.",
+        "Otherwise you may need pre-interviews.",
+        "This is challenging, but worthwhile!",
+        "Ideally the firm will take part.",
+        "Important points: o Include a pause before training",
+        "Distinguish the pilot from field practice.",
+    ]
+    assert split_sentences("Grid label • Why do we fork? • How do we merge back?") == [
+        "Grid label • Why do we fork?",
+        "How do we merge back?",
+    ]
+    assert split_sentences("project? \uf0e0 may start with Stage 2") == ["project?", "may start with Stage 2"]
+    chart = "0.006 ● ● ● 0.004 ● 0.002 ●● ●●● counts."
+    assert split_sentences(chart) == [chart]
+    assert split_sentences("The value o Fahrenheit was low.") == [
+        "The value o Fahrenheit was low."
+    ]  # a lead-in
+    assert list_items("● ●") == []

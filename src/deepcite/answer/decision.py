@@ -45,17 +45,19 @@ from deepcite.answer.question_kind import (
 )
 from deepcite.answer.sentence_scores import SentenceScores
 from deepcite.config import AnswerSettings
+from deepcite.text import tokenize
 
 # a word that turns a statement into its opposite: a negation, or a verb or adjective that denies ("Switzerland
 # is excluded from all comparisons" answers "Is Switzerland included?"), a removal, an exemption, a thing to
-# avoid, a predicate "missing" (not "the missing prince") and a count of zero ("Critical issues 0" answers "Did
-# they find any critical problems?"); "without" and "only" are left out: they qualify more often than they deny
+# avoid, a predicate "missing" (not "the missing prince") and a count of zero, first or last in its row ("Critical
+# issues 0" answers "Did they find any critical problems?"; a formula's ", 0 Pt − 1" does not); "without" and "only"
+# are left out: they qualify more often than they deny
 # ("can be reused without impairing its efficiency")
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|neither|nor|cannot|nothing|nobody|unable|fails?\s+to|failed\s+to|"
     r"exclud(?:e|es|ed|ing)|lacks?|lacked|prohibit(?:s|ed)?|forbid(?:s|den)?|illegal|impossible|"
     r"refus(?:e|es|ed)|reject(?:s|ed)?|den(?:ies|ied)|remov(?:e|es|ed|al)|exempt(?:s|ed)?|avoid(?:s|ed)?|"
-    r"(?:is|are|was|were)\s+missing|absent|zero)\b|n't\b|(?<![\w.,])0(?![\w.,%])",
+    r"(?:is|are|was|were)\s+missing|absent|zero)\b|n't\b|^\s*0(?=\s+[A-Za-z])|(?<![\w.,])0\s*(?=\||$)",
     re.I,
 )
 
@@ -71,6 +73,10 @@ _SUBORDINATE_START = re.compile(
     r"\s*(?:because|since|although|though|while|whereas|unless|if|when|as)\b", re.I
 )
 _PARENTHESIS = re.compile(r"\([^()]*\)")
+# where a leading subordinate clause ends: its comma, or the "then" of an "if … then"
+_LEAD_END = re.compile(r",|\bthen\b", re.I)
+# a contrast in a main clause: "not X but (instead|rather) Y"
+_NOT_BUT = re.compile(r"\bnot\s+(?P<denied>[^,;]+?)\s+but\s+(?:instead\s+|rather\s+)?(?P<said>[^,;]+)", re.I)
 
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 # a word of a question; a name is one capitalised or holding a digit, after the question's first word
@@ -136,19 +142,28 @@ class AnswerDecision(BaseModel):
         return f"{self.verdict.label}: {cited_sentence}"
 
 
-def negated(text: str) -> bool:
+def negated(text: str, about: str = "") -> bool:
     """Whether ``text`` denies what it says: an odd number of negations ("does not", "never", "isn't") in its main
     clause (:func:`main_clause`): "It is not possible to invoke it, because the user does not have the
-    permission" denies, though it holds two."""
-    return len(_NEGATION.findall(main_clause(text).replace("\u2019", "'"))) % 2 == 1
+    permission" denies, though it holds two. A contrast "not X but Y" affirms Y: it denies nothing of a question
+    ``about`` Y ("Was he treated leniently?" over "his command did not pursue a punitive discharge but opted
+    instead for the more lenient administrative discharge"), and denies X as before."""
+    clause = main_clause(text).replace("\u2019", "'")
+    contrast = _NOT_BUT.search(clause)
+    if contrast and about:
+        asked = set(tokenize(about))
+        if len(asked & set(tokenize(contrast["said"]))) > len(asked & set(tokenize(contrast["denied"]))):
+            clause = clause[: contrast.start()] + clause[contrast.start("denied") :]
+    return len(_NEGATION.findall(clause)) % 2 == 1
 
 
 def main_clause(text: str) -> str:
-    """``text`` without a leading subordinate clause ("When comparing them, …"), a parenthesis, and what follows
-    a reason, a concession, a condition or a relative clause after its main clause."""
+    """``text`` without a leading subordinate clause ("When comparing them, …", "If you have three … then you
+    can …"), a parenthesis, and what follows a reason, a concession, a condition or a relative clause after its
+    main clause."""
     text = _PARENTHESIS.sub(" ", text)
-    if _SUBORDINATE_START.match(text) and "," in text:
-        text = text.split(",", 1)[1]
+    if _SUBORDINATE_START.match(text) and (lead := _LEAD_END.search(text)):
+        text = text[lead.end() :]
     return _SUBORDINATE.split(text, maxsplit=1)[0]
 
 
@@ -270,11 +285,11 @@ def denial_first(
     if not _asks_a_verdict(question, kind) or len(order) < 2 or scores.fit is None or ratio > 1:
         return order
     asked = negated(question)
-    if negated(scores.sentences[order[0]].text) != asked:
+    if negated(scores.sentences[order[0]].text, question) != asked:
         return order  # the opening denies already
     bar = ratio * float(scores.fit[order[0], 0])
     for i in order[1:]:
-        if negated(scores.sentences[i].text) != asked and float(scores.fit[i, 0]) >= bar:
+        if negated(scores.sentences[i].text, question) != asked and float(scores.fit[i, 0]) >= bar:
             return [i, *(j for j in order if j != i)]
     return order
 
@@ -292,7 +307,7 @@ def _years(text: str) -> set[str]:
 def _verdict(question: str, scores: SentenceScores, first: int, settings: AnswerSettings) -> Verdict:
     """Yes or no as the stating sentence says it; the sources disagree when another document's sentence that
     fits as well says the opposite."""
-    denies = negated(scores.sentences[first].text) != negated(question)
+    denies = negated(scores.sentences[first].text, question) != negated(question)
     ratio = settings.decision.disagree_fit_ratio
     if ratio > 0 and scores.fit is not None:
         bar = ratio * float(scores.fit[first, 0])
@@ -303,7 +318,7 @@ def _verdict(question: str, scores: SentenceScores, first: int, settings: Answer
                 and x.study != scores.sentences[first].study
                 and float(scores.fit[i, 0]) >= bar
                 and float(scores.support[i, 0]) >= threshold
-                and (negated(x.text) != negated(question)) != denies
+                and (negated(x.text, question) != negated(question)) != denies
             ):
                 return Verdict.DISAGREE
     return Verdict.NO if denies else Verdict.YES

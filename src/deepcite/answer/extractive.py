@@ -114,7 +114,7 @@ class ExtractiveGenerator:
         kind = question_kind(ctx.query) if self._settings.kinds.enabled else AnswerKind.OTHER
         scores, pieces = self._summary_choice(ctx, kind)
         s = self._settings
-        if len(pieces) == 1:
+        if len(pieces) == 1 and s.decision.enabled:  # the denial opens as part of the decision
             pieces = [denial_first(ctx.query, kind, scores, pieces[0], s.decision.denial_open_fit_ratio)]
         chosen = [i for piece in pieces for i in piece]
         evidence = " ".join(t for c in ctx.selected_chunks for t in (c.text, c.title, c.file or ""))

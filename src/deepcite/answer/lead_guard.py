@@ -4,8 +4,8 @@ Readers label what is not prose (running heads, captions, reference lists) where
 writer's own check, sentence by sentence, for what a reader let through:
 
 - never quoted (:func:`never_quoted`): a copyright, venue or running-head line ("c 2020 Association for
-  Computational Linguistics", "Proceedings of the 25th Conference …", "arXiv:2004.04906"), and a reference
-  entry ("Karpukhin, V., Oguz, B. … 2020. Dense passage retrieval … In EMNLP.");
+  Computational Linguistics", "Proceedings of the 25th Conference …", "arXiv:2004.04906"), a bare link, and a
+  reference entry ("Karpukhin, V., Oguz, B. … 2020. Dense passage retrieval … In EMNLP.");
 - quoted, but never the first sentence (:func:`lead_fault`): a sentence that starts with a section number and
   heading words ("5.1 Main Results Table 2 compares …"), a caption ("Table 1: …"), one that is mostly
   capitalised words ("Main Results Table", a title), or one without a verb-like token (a table row
@@ -28,12 +28,16 @@ HEADING = "a section heading"
 CAPTION = "a caption"
 CAPITALISED = "mostly capitalised words"
 NO_VERB = "no verb"
+LEAD_IN = (
+    "a lead-in"  # "They are as follows:", a form's label without its value ("Characterization of Service:")
+)
 
 _SECTION_NUMBER = re.compile(r"^\s*(?:(\d+(?:\.\d+)+|\d+\.|[IVX]+\.|[A-H]\.)|(\d+))\s+(?=[A-Z])")
 _CAPTION = re.compile(
     r"^\s*(?:Table|Figure|Fig\.?|Algorithm|Listing|Chart|Exhibit|Plate)\s*[A-Z]?\d+[a-z]?\s*[:.|)-]", re.I
 )
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
+_LINK_ONLY = re.compile(r"^\s*(?:https?://|www\.)\S+\s*$", re.I)
 _FOOTER = re.compile(
     r"©|\(c\)\s*(?:19|20)\d\d|^\s*c\s+(?:19|20)\d\d\b|\bcopyright\b|\ball rights reserved\b|"
     r"\bproceedings of\b|\bassociation for computational linguistics\b|\barxiv:\s*\d|\bpage \d+ of \d+\b|"
@@ -87,8 +91,9 @@ def without_list_number(sentence: str) -> str:
 
 def never_quoted(sentence: str) -> bool:
     """Whether ``sentence`` is a copyright, venue or running-head line, a wiki page's hatnote or tagline
-    ("For other uses, see Magnetic Hill (disambiguation).") or a reference entry (module docstring)."""
-    if _FOOTER.search(sentence) or _PAGE_FURNITURE.search(sentence):
+    ("For other uses, see Magnetic Hill (disambiguation)."), a bare link ("http://seqanswers.com/wiki/Software")
+    or a reference entry (module docstring)."""
+    if _FOOTER.search(sentence) or _PAGE_FURNITURE.search(sentence) or _LINK_ONLY.match(sentence):
         return True
     if len(_INITIALS.findall(sentence)) >= 2 and _REFERENCE_TAIL.search(sentence):
         return True
@@ -108,6 +113,8 @@ def _verb_like(word: str) -> bool:
 
 def lead_fault(sentence: str, settings: AnswerKindSettings) -> str | None:
     """Why ``sentence`` may not open an answer (module docstring), or ``None`` when it may."""
+    if sentence.rstrip().endswith(":"):
+        return LEAD_IN
     words = _WORD.findall(sentence)
     number = _SECTION_NUMBER.match(sentence)
     if number:

@@ -86,8 +86,10 @@ _ASKED_FOR = {
 }
 
 _AUX = r"(?:does|do|did|is|are|was|were|can|could|should|would|will|has|have|had|may|might|must)"
-# an auxiliary verb first, or after a leading phrase ("In the public-computer scenario, is the browser …?")
-_YES_NO = re.compile(rf"^\s*(?:[^,?]{{1,80}},\s*)?{_AUX}\b", re.I)
+# a yes/no question: an auxiliary verb first, or after a leading phrase ("In the public-computer scenario, is the
+# browser …?", "If data is altered or lost, will it …?"), which offers no choice though it may hold an "or": the
+# question asked is from the auxiliary on (group "asked")
+_YES_NO = re.compile(rf"^\s*(?:[^,?]{{1,80}},\s*)?(?P<asked>{_AUX}\b.*)", re.I | re.S)
 _MEASURES = "|".join(sorted(MEASURE_NOUNS, key=len, reverse=True))
 _AMOUNT = re.compile(
     r"\bhow (?:many|much|long|often|far|large|big|fast|slow|high|low|old|accurate|frequently|quickly|tall|heavy|"
@@ -159,7 +161,13 @@ _COMPARATIVE = re.compile(
 )
 _MONTH_NAMES = "january|february|march|april|may|june|july|august|september|october|november|december"
 _YEAR_OR_DATE = re.compile(
-    rf"\b(?:1[5-9]\d\d|20\d\d)\b|\b(?:{_MONTH_NAMES})\b|\b\d{{1,2}}/\d{{1,2}}/\d{{2,4}}\b",
+    rf"\b(?:1[5-9]\d\d|20\d\d)\b|\b(?:{_MONTH_NAMES})\b|\b\d{{1,2}}/\d{{1,2}}/\d{{2,4}}\b|"
+    r"\b(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\b",  # a form's "20161018"
+    re.I,
+)
+# a time of day or a time back from now: "four o'clock", "at 7:30", "6 p.m.", "200 million years ago"
+_CLOCK_OR_AGO = re.compile(
+    r"\bo['’]clock\b|\b\d{1,2}:\d\d\b|\b\d{1,2}\s*(?:a\.m\.|p\.m\.|am\b|pm\b)|\bago\b|\b(?:noon|midnight)\b",
     re.I,
 )
 _TIME_CLAUSE = re.compile(
@@ -192,8 +200,8 @@ def question_kind(question: str) -> AnswerKind:
         return AnswerKind.PLACE
     if _REASON.search(q):
         return AnswerKind.REASON
-    yes_no = bool(_YES_NO.match(q))
-    comparative = _COMPARISON.search(q)
+    yes_no = _YES_NO.match(q)
+    comparative = _COMPARISON.search(yes_no.group("asked") if yes_no else q)
     if comparative and (comparative.group(0).lower() != "or" or yes_no):
         return AnswerKind.COMPARISON
     if yes_no or (
@@ -359,7 +367,11 @@ def answer_cue(kind: AnswerKind, sentence: str, question: str, settings: AnswerK
         case AnswerKind.NAME:
             return name_cue(sentence, question)
         case AnswerKind.TIME:
-            return 1.0 if _YEAR_OR_DATE.search(sentence) else (0.6 if _TIME_CLAUSE.search(sentence) else 0.0)
+            return (
+                1.0
+                if _YEAR_OR_DATE.search(sentence) or _CLOCK_OR_AGO.search(sentence)
+                else (0.6 if _TIME_CLAUSE.search(sentence) else 0.0)
+            )
         case AnswerKind.PLACE:
             return 1.0 if _PLACE_CUE.search(sentence) else 0.0
         case AnswerKind.REASON:
@@ -378,7 +390,8 @@ def states_kind(kind: AnswerKind) -> bool:
 def asks_yes_or_no(question: str) -> bool:
     """Whether ``question`` is asked for a yes or a no: it opens with an auxiliary verb and offers no choice
     ("Is A better than B?" does; "Did A or B work better?" asks which)."""
-    return bool(_YES_NO.match(question)) and not re.search(r"\bor\b", question, re.I)
+    asked = _YES_NO.match(question)
+    return asked is not None and not re.search(r"\bor\b", asked.group("asked"), re.I)
 
 
 # what an amount question measures, and the units that answer it (question_words)
@@ -401,15 +414,16 @@ _UNIT_AFTER = re.compile(
     re.I,
 )
 _MONEY_BEFORE = re.compile(r"[$€£¥]\s?\d")
+_DECADE = re.compile(r"(?:1[5-9]|20)\d0s\b")  # "the 1960s" is no number of seconds
 
 
 def asked_units(question: str) -> frozenset[str] | None:
     """The units an amount ``question`` must be answered in (money, a duration, a length, a mass, a data
     size), or None when any number may answer it ("how many papers")."""
+    if _ASKS_DURATION.search(question):  # "how long did they spend negotiating" asks a time, not money
+        return DURATION_UNITS
     if _ASKS_MONEY.search(question):
         return MONEY_UNITS
-    if _ASKS_DURATION.search(question):
-        return DURATION_UNITS
     if _ASKS_LONG_IS.search(question):
         return DURATION_UNITS | LENGTH_UNITS | TEXT_LENGTH_UNITS
     if _ASKS_LENGTH.search(question):
@@ -425,7 +439,10 @@ def states_unit(sentence: str, units: frozenset[str]) -> bool:
     """Whether ``sentence`` states a number in one of ``units`` ("8.8 hours", "$12", "30 cm", "two years")."""
     if units & MONEY_UNITS and _MONEY_BEFORE.search(sentence):
         return True
-    return any(m.group(1).lower() in units for m in _UNIT_AFTER.finditer(sentence))
+    return any(
+        m.group(1).lower() in units and not _DECADE.match(sentence, m.start())
+        for m in _UNIT_AFTER.finditer(sentence)
+    )
 
 
 _MONTH = rf"(?:{_MONTH_NAMES}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?"

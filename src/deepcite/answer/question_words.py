@@ -60,8 +60,9 @@ UNITS = frozenset(
 
 # numbers written as words
 NUMBER_WORDS = frozenset(
-    """two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty hundred thousand
-    million billion dozen half twice""".split()
+    """two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen seventeen
+    eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand million billion dozen
+    half twice""".split()
 )
 
 # words of a document's furniture that open a heading or a caption ("5.1 Main Results", "Table 2:")
