@@ -173,8 +173,10 @@ def test_unknown_when_nothing_clears_the_support_threshold(
 
 
 def test_support_threshold_is_the_setting(embedder: HashingEmbedder, ctx: ResponseContext) -> None:
+    """Nothing reaches a strict support threshold: not stated, the closest evidence quoted after it."""
     strict = ExtractiveGenerator(embedder, AnswerSettings().tuned(extractive={"support_threshold": 0.99}))
-    assert strict.summary(ctx) == NOT_STATED
+    assert strict.decide(ctx).status is AnswerStatus.NOT_STATED
+    assert strict.summary(ctx).startswith(NOT_STATED.removesuffix(".") + "; the closest passages say:\n")
 
 
 def test_the_relevance_floor_ranks_but_never_refuses(embedder: HashingEmbedder, ctx: ResponseContext) -> None:

@@ -597,3 +597,24 @@ def test_a_number_naming_a_part_of_the_document_is_no_amount(sentence: str) -> N
     assert answer_cue(AnswerKind.AMOUNT, sentence, question, settings) == 0.0
     assert figures(sentence, question) == frozenset()
     assert answer_cue(AnswerKind.AMOUNT, sentence + " It answers 995 of them.", question, settings) > 0
+
+
+def test_a_not_stated_summary_quotes_the_closest_evidence_though_none_is_supported_enough() -> None:
+    """When no sentence reaches ``extractive.support_threshold`` the summary still says the sources do not state
+    it and quotes the nearest sentences whose support reaches ``decision.closest_min_support``, marked as the
+    closest (it said only "The sources do not state …"); evidence under that floor is quoted by none."""
+    question = "Can students get the course book without paying?"
+    chunks = [
+        _chunk(1, "It is free! Lectures run on Mondays."),
+        _chunk(2, "Grades come from one group report."),
+    ]
+    ctx = ResponseContext(request_id="r", query=question, selected_chunks=chunks)
+    near = ExtractiveGenerator(HashingEmbedder(), CHOOSING.tuned(decision={"closest_min_support": 0.0}))
+    scores, pieces = near._summary_choice(ctx, question_kind(question))
+    assert pieces == [[]] and scores.support.max() < CHOOSING.extractive.support_threshold
+    text = near.summary(ctx)
+    assert text.startswith("The sources do not state a yes or no answer; the closest passages say:\n")
+    assert re.search(r"\[[12]\]", text)
+    floor = float(scores.support.max()) + 0.01
+    far = ExtractiveGenerator(HashingEmbedder(), CHOOSING.tuned(decision={"closest_min_support": floor}))
+    assert far.summary(ctx) == "The sources do not state a yes or no answer."

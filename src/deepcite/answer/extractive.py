@@ -129,7 +129,7 @@ class ExtractiveGenerator:
             rest = [([i for i in piece if i != first], not piece) for piece in pieces]
             text = " ".join([opening, *(write(scores, p) for p, empty in rest if p or empty)])
         else:
-            closest = chosen[: s.decision.not_stated_closest]
+            closest = chosen[: s.decision.not_stated_closest] or self._closest(scores)
             line = decision.not_stated_line(closest=bool(closest))
             text = line + ("\n" + write(scores, closest) if closest else "")
         return decision, bounded_summary(text, s.length.summary_max_sentences, s.decision.summary_max_words)
@@ -213,6 +213,25 @@ class ExtractiveGenerator:
             return rowed
         best = max(rows, key=lambda i: (fits[i], -rowed.index(i)))
         return [best, *(i for i in rowed if i != best)]
+
+    def _closest(self, scores: SentenceScores) -> list[int]:
+        """The closest evidence when no sentence is supported enough to be chosen (``extractive.support_threshold``):
+        the most valuable sentences that may open and whose support reaches ``decision.closest_min_support``,
+        ``decision.not_stated_closest`` of them, not repeating each other, so a not-stated summary still shows what
+        the sources say nearest to the question; none for evidence off the question's topic."""
+        floor = self._settings.decision.closest_min_support
+        faultless = [
+            i
+            for i, x in enumerate(scores.sentences)
+            if x.lead_fault is None and scores.support[i, 0] >= floor
+        ]
+        closest: list[int] = []
+        for i in self._order(scores, 0, faultless):
+            if len(closest) >= self._settings.decision.not_stated_closest:
+                break
+            if not self._redundant(scores, i, closest):
+                closest.append(i)
+        return closest
 
     def _legacy_note(self, scores: SentenceScores, pieces: list[list[int]], kind: AnswerKind) -> str:
         """With the decision off (``decision.enabled``): the earlier note before a summary that may not answer."""

@@ -288,6 +288,10 @@ class AnswerDecisionSettings(Section):
     long_answer_max_words: int = Field(default=400, ge=20)
     # the sentences a not-stated summary quotes after saying so: the closest evidence, marked as such
     not_stated_closest: int = Field(default=2, ge=0)
+    # … also when none is supported enough to be chosen (extractive.support_threshold), from those whose support
+    # reaches this: a near miss in other words than the question's is shown (the dev sets' 0.21-0.30), off-topic
+    # evidence is not (a stroke question over a vitamin D abstract: 0.03)
+    closest_min_support: float = Field(default=0.15, ge=0.0, le=1.0)
 
 
 class AnswerOpeningSettings(Section):
