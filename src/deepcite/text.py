@@ -103,8 +103,8 @@ _SPLIT_CACHE_SIZE = 16_384  # distinct texts whose sentences are kept (chunks ar
 # processor sets before a second-level item; an item starts after it with a letter or a quotation mark
 _BULLET_GLYPHS = "•●▪◦■❖➢‣⁃▸►\uf0a7\uf0b7\uf06c\uf06e\uf0d8\uf0fc\uf076\uf0f0"
 _BULLET = re.compile(rf"(?:(?<!\S)[{_BULLET_GLYPHS}]|(?<!\S)o(?=\s+[A-Z]))\s+(?=[A-Za-z\"“‘(])")
-# a symbol-font glyph or a bullet opening a sentence is no word of it (an arrow "" before "may start …")
 _WORD = re.compile(r"\w")
+# a symbol-font glyph or a bullet opening a sentence is no word of it (an arrow "" before "may start …")
 _LEADING_GLYPHS = re.compile(rf"^(?:[{_BULLET_GLYPHS}\uf000-\uf0ff]\s+|o\s+(?=[A-Z]))+")
 
 

@@ -35,14 +35,9 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
+from deepcite.answer.asked_units import asked_units, states_unit
 from deepcite.answer.prompts import not_stated
-from deepcite.answer.question_kind import (
-    AnswerKind,
-    asked_units,
-    asks_yes_or_no,
-    states_amount,
-    states_unit,
-)
+from deepcite.answer.question_kind import AnswerKind, asks_yes_or_no, states_amount
 from deepcite.answer.sentence_scores import SentenceScores
 from deepcite.config import AnswerSettings
 from deepcite.text import tokenize

@@ -219,19 +219,13 @@ class ExtractiveGenerator:
         the most valuable sentences that may open and whose support reaches ``decision.closest_min_support``,
         ``decision.not_stated_closest`` of them, not repeating each other, so a not-stated summary still shows what
         the sources say nearest to the question; none for evidence off the question's topic."""
-        floor = self._settings.decision.closest_min_support
-        faultless = [
+        d = self._settings.decision
+        near = [
             i
             for i, x in enumerate(scores.sentences)
-            if x.lead_fault is None and scores.support[i, 0] >= floor
+            if x.lead_fault is None and scores.support[i, 0] >= d.closest_min_support
         ]
-        closest: list[int] = []
-        for i in self._order(scores, 0, faultless):
-            if len(closest) >= self._settings.decision.not_stated_closest:
-                break
-            if not self._redundant(scores, i, closest):
-                closest.append(i)
-        return closest
+        return self._pick(scores, 0, d.not_stated_closest, near, [], None)
 
     def _legacy_note(self, scores: SentenceScores, pieces: list[list[int]], kind: AnswerKind) -> str:
         """With the decision off (``decision.enabled``): the earlier note before a summary that may not answer."""

@@ -28,9 +28,8 @@ HEADING = "a section heading"
 CAPTION = "a caption"
 CAPITALISED = "mostly capitalised words"
 NO_VERB = "no verb"
-LEAD_IN = (
-    "a lead-in"  # "They are as follows:", a form's label without its value ("Characterization of Service:")
-)
+# "They are as follows:", a form's label without its value ("Characterization of Service:")
+LEAD_IN = "a lead-in"
 
 _SECTION_NUMBER = re.compile(r"^\s*(?:(\d+(?:\.\d+)+|\d+\.|[IVX]+\.|[A-H]\.)|(\d+))\s+(?=[A-Z])")
 _CAPTION = re.compile(

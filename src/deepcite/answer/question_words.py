@@ -91,7 +91,7 @@ GREEK_NAMES = dict(
 )
 
 
-# the units an amount question asks for, by what it measures (answer/question_kind.py ``asked_units``): a number
+# the units an amount question asks for, by what it measures (answer/asked_units.py): a number
 # with another unit does not answer it ("how long does a duck live" is not answered by "less than 1 kg")
 MONEY_UNITS = frozenset(
     "$ € £ ¥ usd eur gbp dollar dollars euro euros pound pounds franc francs cent cents yen".split()

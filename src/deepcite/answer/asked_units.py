@@ -1,0 +1,68 @@
+"""The units an amount question asks for, and whether a sentence states a number in them: "how long did it take"
+is answered in hours or years, "how much did it cost" in money ("8.8 hours", "$12", "two years"), so the answer's
+cue and its decision (:mod:`deepcite.answer.question_kind`, :mod:`deepcite.answer.decision`) do not take "21
+million passages" for a duration. The unit words are :mod:`deepcite.answer.question_words`'."""
+
+from __future__ import annotations
+
+import re
+
+from deepcite.answer.question_words import (
+    DATA_UNITS,
+    DURATION_UNITS,
+    LENGTH_UNITS,
+    MASS_UNITS,
+    MONEY_UNITS,
+    NUMBER_WORDS,
+    TEXT_LENGTH_UNITS,
+)
+
+# what an amount question measures, and the units that answer it (question_words)
+_ASKS_MONEY = re.compile(
+    r"\b(?:cost|costs|costing|price|prices|priced|pay|paid|spend|spent|fee|fees|charge|charged|money|dollars?|"
+    r"euros?|budget|salary|salaries)\b",
+    re.I,
+)
+_ASKS_DURATION = re.compile(
+    r"\bhow long (?:does|did|do|will|would|can|could|has|have|had)\b|\bhow much time\b|\bhow old\b|"
+    r"\bhow many (?:seconds|minutes|hours|days|weeks|months|years)\b",
+    re.I,
+)
+_ASKS_LENGTH = re.compile(r"\bhow (?:tall|wide|deep)\b", re.I)  # not "how far ahead", "how high a score"
+_ASKS_LONG_IS = re.compile(r"\bhow long (?:is|are|was|were)\b", re.I)
+_ASKS_MASS = re.compile(r"\bhow heavy\b|\bweigh(?:s|ed)?\b", re.I)
+_ASKS_DATA = re.compile(rf"\b(?:{'|'.join(sorted(DATA_UNITS - {'kb', 'mb', 'gb', 'tb', 'pb'}))})\b", re.I)
+_UNIT_AFTER = re.compile(
+    rf"(?:\d[\d,.]*|\b(?:{'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})\b)\s*-?\s*([^\W\d]+|[$€£¥])",
+    re.I,
+)
+_MONEY_BEFORE = re.compile(r"[$€£¥]\s?\d")
+_DECADE = re.compile(r"(?:1[5-9]|20)\d0s\b")  # "the 1960s" is no number of seconds
+
+
+def asked_units(question: str) -> frozenset[str] | None:
+    """The units an amount ``question`` must be answered in (money, a duration, a length, a mass, a data
+    size), or None when any number may answer it ("how many papers")."""
+    if _ASKS_DURATION.search(question):  # "how long did they spend negotiating" asks a time, not money
+        return DURATION_UNITS
+    if _ASKS_MONEY.search(question):
+        return MONEY_UNITS
+    if _ASKS_LONG_IS.search(question):
+        return DURATION_UNITS | LENGTH_UNITS | TEXT_LENGTH_UNITS
+    if _ASKS_LENGTH.search(question):
+        return LENGTH_UNITS
+    if _ASKS_MASS.search(question):
+        return MASS_UNITS
+    if _ASKS_DATA.search(question):
+        return DATA_UNITS
+    return None
+
+
+def states_unit(sentence: str, units: frozenset[str]) -> bool:
+    """Whether ``sentence`` states a number in one of ``units`` ("8.8 hours", "$12", "30 cm", "two years")."""
+    if units & MONEY_UNITS and _MONEY_BEFORE.search(sentence):
+        return True
+    return any(
+        m.group(1).lower() in units and not _DECADE.match(sentence, m.start())
+        for m in _UNIT_AFTER.finditer(sentence)
+    )
