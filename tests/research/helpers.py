@@ -3,6 +3,7 @@ collections."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -12,7 +13,7 @@ import pytest
 from deepcite.config import ResearchSettings, SearchSettings, Settings
 from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.llm.client import Message
-from deepcite.models import Chunk, SearchHit, SearchMode
+from deepcite.models import Candidate, Chunk, SearchHit, SearchMode
 from deepcite.research.nodes import Adapters
 from deepcite.research.planner import QueryPlanner
 from deepcite.research.protocols import Retriever
@@ -108,3 +109,12 @@ def ingested_collection(
     collection = open_collection(name, settings, embedder=embedder)
     IngestPipeline(collection).ingest(corpus, fmt="jsonl")
     return collection
+
+
+def fixture_page(pages: Path, doc: str) -> Candidate:
+    """The page ``doc`` of a JSON Lines fixture corpus (``id``, ``title``, ``text``) as a candidate passage."""
+    for line in pages.read_text(encoding="utf-8").splitlines():
+        row = json.loads(line)
+        if row["id"] == doc:
+            return Candidate(chunk=Chunk(chunk_id=doc, doc_id=doc, title=row["title"], text=row["text"]))
+    raise KeyError(doc)

@@ -3,7 +3,6 @@ pages (tests/fixtures/graph/beam_pages.jsonl)."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -17,18 +16,14 @@ from deepcite.research.state import BeamEntry, ExecutorState, HopChoice
 from deepcite.retrieval.collection import Collection
 from deepcite.retrieval.embedders import Embedder
 
-from .helpers import ingested_collection
+from .helpers import fixture_page, ingested_collection
 
 PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "graph" / "beam_pages.jsonl"
 QUESTION = "Where was the director of The Quiet Lantern born?"
 
 
 def _page(doc: str) -> Candidate:
-    for line in PAGES.read_text(encoding="utf-8").splitlines():
-        row = json.loads(line)
-        if row["id"] == doc:
-            return Candidate(chunk=Chunk(chunk_id=doc, doc_id=doc, title=row["title"], text=row["text"]))
-    raise KeyError(doc)
+    return fixture_page(PAGES, doc)
 
 
 def test_the_bridge_is_read_from_the_apposition_after_the_title() -> None:

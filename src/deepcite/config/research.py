@@ -277,6 +277,14 @@ class BridgeSettings(Section):
     # too (profile beam_reading) MuSiQue train gains more and HotpotQA train loses a question (all@10 0.980):
     # those two stay off (docs/benchmarks/multihop.md)
     skip_own_aliases: bool = True
+    # a demonym is read as the place it names ("a Chinese journalist": China; research/demonyms.py) when the
+    # question wants a country, a continent or any place (research/answer_types.py, wants_a_nation), scoring the
+    # better of the two where the place is read too. On since issue 49's twenty-third session, chosen on the train
+    # samples only: MuSiQue train 0.829 / 0.888 / 0.760 -> 0.836 / 0.888 / 0.760 recall@5 / @10 / all@10 (two
+    # three-hop chains through "Mexican" and "Swedish"); without the question's wanting a nation 0.831 / 0.883 /
+    # 0.750 ("Portuguese" beat a city of birth); HotpotQA train 0.980 / 0.995 / 0.990 unchanged; profile
+    # before_demonyms is off (docs/benchmarks/multihop.md)
+    demonyms: bool = True
     # the answer's type (research/answer_types.py): the kinds of answer the question's own words name ("the country
     # where", "in what county", "the director of", an opening "who" / "where") against what each candidate's own
     # page calls it (its lead sentence, kept at ingest: graph.leads, at most `type_lead_words` words after the

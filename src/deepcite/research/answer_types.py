@@ -117,6 +117,19 @@ def wanted_types(question: str) -> tuple[Wanted, ...]:
     return tuple(out)
 
 
+_NATION_NOUNS = frozenset(["country", "continent"])
+
+
+def wants_a_nation(question: str) -> bool:
+    """Whether ``question`` wants a country or a continent on the way or at its end ("the country Dai Jitao is
+    from", "the country of citizenship of …"), or any place ("where", "the birthplace of …"): what a demonym
+    ("Chinese", "Swedish") answers."""
+    return any(
+        w.kind == "place" and (w.nouns is None or bool(w.nouns & _NATION_NOUNS))
+        for w in wanted_types(question)
+    )
+
+
 def _heads(text: str) -> list[str]:
     """The head noun of each part of a type phrase ("landlocked country"; "actor and director"): its last
     lexicon word, else its last word."""

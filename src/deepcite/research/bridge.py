@@ -18,7 +18,9 @@ rank`` times:
 
 a name in the disambiguation of a title whose head the question names ("Jerry Lee Lewis" of "It'll Be Me (Jerry Lee
 Lewis song)"), from any passage of the hop, scores ``qualifier_weight``; a page the question names is not read for
-the other names it is known by (``skip_own_aliases``: "Peter Phillip Bonetti" on the page "Peter Bonetti");
+the other names it is known by (``skip_own_aliases``: "Peter Phillip Bonetti" on the page "Peter Bonetti"); a
+demonym is read as the place it names when the question wants a nation (``demonyms``: "a Chinese journalist" gives
+"China", :mod:`deepcite.research.demonyms`);
 
 then, summed over the passages, ``agree_weight`` for each further passage that names it, and ``page_weight``
 when the collection has a page it names (the alias table, :mod:`deepcite.retrieval.graph.aliases`), all divided
@@ -38,6 +40,7 @@ from dataclasses import dataclass
 from deepcite.config.research import BridgeSettings
 from deepcite.models import Candidate
 from deepcite.names import names_in
+from deepcite.research.demonyms import place_of
 from deepcite.research.entities import content_words
 from deepcite.retrieval.graph.aliases import AliasTable, first_sentence, page_aliases
 from deepcite.retrieval.graph.extract import entity_key, sub_keys
@@ -141,6 +144,32 @@ def _qualifier_names(title: str, padded_question: str) -> list[str]:
     return names
 
 
+def _as_places(
+    scores: dict[str, float],
+    shown: dict[str, str],
+    parent: dict[str, tuple[tuple[str, str], float]],
+    seen_in: dict[str, set[tuple[str, str]]],
+    used: set[str],
+    asked: set[str],
+) -> None:
+    """Each demonym read ("a Chinese journalist") becomes the place it names (China), in its place of the reading's
+    order, scoring the better of the two where the place was read too (a reading of "British" does not add to one
+    of "United Kingdom": a hub stays a hub); dropped where the question or a hop before has the place. In place."""
+    merged: dict[str, float] = {}
+    for key, value in scores.items():
+        place = place_of(shown[key])
+        if place is None:
+            merged[key] = max(merged.get(key, 0.0), value)
+            continue
+        to = entity_key(place)
+        if to in used or content_words(to) <= asked or max(scores.get(to, 0.0), merged.get(to, 0.0)) >= value:
+            continue
+        merged[to] = value
+        shown[to], parent[to], seen_in[to] = place, parent[key], seen_in[key]
+    scores.clear()
+    scores.update(merged)
+
+
 def _gap_weight(gap: int | None, window: int) -> float:
     return 1.0 - gap / (window + 1) if gap is not None and gap <= window else 0.0
 
@@ -158,6 +187,7 @@ def read_bridge(
     own_aliases: tuple[int, int] | None = None,
     fit: Callable[[str], int] | None = None,
     readable: Callable[[Candidate], Collection[str] | None] | None = None,
+    demonyms: bool = False,
     settings: BridgeSettings,
 ) -> list[BridgeReading]:
     """The hop's candidate answers, best first (see the module docstring), at most ``settings.beam``. Stems in
@@ -169,7 +199,7 @@ def read_bridge(
     known (0) (:func:`~deepcite.research.answer_types.type_fit`): ``type_weight`` / ``type_mismatch_weight``.
     ``readable(passage)``, when given, is the names (lower-case) a passage may give, ``None`` for all of them: a
     document's sentences that bear on the question; a passage limited so gives neither its title nor the names
-    of a title's disambiguation."""
+    of a title's disambiguation. With ``demonyms`` a demonym is read as the place it names (:func:`_as_places`)."""
     question_key = entity_key(question)
     asked = content_words(question_key)
     padded = f" {question_key} "
@@ -235,6 +265,8 @@ def read_bridge(
                 continue
             for name in _qualifier_names(cand.chunk.title, padded):
                 add(name, settings.qualifier_weight, cand)
+    if demonyms:
+        _as_places(scores, shown, parent, seen_in, used | parts, asked)
     for key in scores:
         scores[key] += settings.agree_weight * (len(seen_in[key]) - 1)
         if pages is not None and settings.page_weight and pages.pages(shown[key]):

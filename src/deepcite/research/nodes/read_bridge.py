@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from deepcite.models import Candidate, SkippedQuery
-from deepcite.research.answer_types import candidate_fit
+from deepcite.research.answer_types import candidate_fit, wants_a_nation
 from deepcite.research.bridge import read_bridge as read_candidates
 from deepcite.research.bridge import relation_cues
 from deepcite.research.chain import fill
@@ -139,6 +139,7 @@ def _read(
         own_aliases=(adapters.settings.ranking.alias_max_words, adapters.settings.ranking.alias_lead_chars),
         fit=candidate_fit(wanted, pages, types) if wanted else None,
         readable=readable,
+        demonyms=s.demonyms and wants_a_nation(state.plan.question),
         settings=s.model_copy(update={"beam": s.beam + s.reserve}) if s.reserve else s,
     )
     top = readings[0].score if readings else 1.0
