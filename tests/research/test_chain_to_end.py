@@ -41,11 +41,11 @@ def test_a_four_step_chain_is_followed_to_its_end(
     chain_collection: Collection, caplog: pytest.LogCaptureFixture
 ) -> None:
     """Read as four steps, the question gets three beam hops: the studio read from the film's page, its founder
-    from the studio's page, his birthplace from his page; the hop log shows each chain followed. At the default
-    depth (two hops) the birthplace is never followed."""
+    from the studio's page, his birthplace from his page; the hop log shows each chain followed. At two beam hops
+    (profile before_beam_depth3) the birthplace is never followed."""
     defaults = chain_collection.settings.research.bridge
-    assert not defaults.chain_depth and defaults.max_depth == 2  # the shipped default, unchanged
-    shallow = _bridges(chain_collection, beam=1, min_ratio=0.0, reserve=1)
+    assert not defaults.chain_depth and defaults.max_depth == 3  # three beam hops for every question
+    shallow = _bridges(chain_collection, beam=1, min_ratio=0.0, reserve=1, max_depth=2)
     assert ("Ashcombe", 3) not in shallow
     with caplog.at_level(logging.INFO, logger="deepcite.research.agent"):
         deep = _bridges(chain_collection, beam=1, min_ratio=0.0, reserve=1, **FOLLOW)
@@ -92,3 +92,14 @@ def test_without_a_reserve_no_reading_is_kept_past_the_beam(chain_collection: Co
         QUESTION, on_round=lambda state, _: reserves.append(len(state.beam_reserve))
     )
     assert len(reserves) > 2 and set(reserves) == {0}
+
+
+def test_the_default_beam_follows_a_chain_three_hops_deep(chain_collection: Collection) -> None:
+    """Three beam hops for every question (``max_depth`` 3, whatever the chain's read length): the birthplace is
+    read from the founder's page at depth 3 without the chain's length (``chain_depth`` off); at two hops (profile
+    before_beam_depth3) the beam ends at him."""
+    follow = {"beam": 1, "min_ratio": 0.0, "reserve": 1, "own_page": True, "finish_chain": True}
+    deep = _bridges(chain_collection, **follow)
+    assert ("Maren Holloway", 2) in deep and ("Ashcombe", 3) in deep
+    shallow = _bridges(chain_collection, **follow, max_depth=2)
+    assert ("Maren Holloway", 2) in shallow and all(depth < 3 for _, depth in shallow)
