@@ -103,3 +103,23 @@ def test_the_summary_s_further_sentences_follow_the_model_s_ranking() -> None:
     assert cued.startswith("BM25 with an inverted index") and uncued.startswith("BM25 with an inverted index")
     assert "With the FAISS in-memory index" in cued and "The dense retriever encodes" not in cued
     assert "The dense retriever encodes" in uncued and "With the FAISS in-memory index" not in uncued
+
+
+def test_places_left_are_filled_in_the_model_s_order_below_the_continue_ratio() -> None:
+    """A further sentence whose value is under ``continue_ratio`` of the opening's still takes a place left under
+    the sentence limit (``extractive.fill_ranked``), in the model's order, after those that reach it; off, the
+    summary stops at the sentences valuable enough."""
+    strict = {
+        "length": {"extractive_summary_sentences": 3},
+        "extractive": {"continue_ratio": 10.0, "redundancy_threshold": 1.01},
+    }
+    weights = {**ZERO, "cued": 5.0, "context_rank": -1.0}
+    filled = _summary(BASE.tuned(opening=weights, **strict))
+    alone = _summary(
+        BASE.tuned(
+            opening=weights, **{**strict, "extractive": {**strict["extractive"], "fill_ranked": False}}
+        )
+    )
+    assert alone.startswith("BM25 with an inverted index") and "With the FAISS" not in alone
+    assert filled.startswith("BM25 with an inverted index")
+    assert filled.index("With the FAISS in-memory index") < filled.index("The dense retriever encodes")

@@ -218,7 +218,7 @@ def decide(
         return AnswerDecision(
             status=AnswerStatus.NOT_STATED, kind=kind, fit=round(fit, 3), cue=cue, reason=missing
         )
-    verdict = _verdict(question, scores, first, settings) if _asks_a_verdict(question, kind) else None
+    verdict = _verdict(question, scores, first, settings) if asks_a_verdict(question, kind) else None
     return AnswerDecision(
         status=AnswerStatus.STATED,
         kind=kind,
@@ -277,7 +277,7 @@ def denial_first(
     camera-ready version." for "Should the pages of the final paper be numbered?"). Any other question, or
     ``ratio`` above 1, keeps ``chosen`` as it is."""
     order = list(chosen)
-    if not _asks_a_verdict(question, kind) or len(order) < 2 or scores.fit is None or ratio > 1:
+    if not asks_a_verdict(question, kind) or len(order) < 2 or scores.fit is None or ratio > 1:
         return order
     asked = negated(question)
     if negated(scores.sentences[order[0]].text, question) != asked:
@@ -289,7 +289,7 @@ def denial_first(
     return order
 
 
-def _asks_a_verdict(question: str, kind: AnswerKind) -> bool:
+def asks_a_verdict(question: str, kind: AnswerKind) -> bool:
     """Whether ``question`` is answered yes or no: a yes/no question, or one comparing without offering a choice."""
     return kind is AnswerKind.YES_NO or asks_yes_or_no(question)
 

@@ -52,7 +52,7 @@ from cachetools import LRUCache
 
 from deepcite.answer.context import ContextChunk, ResponseContext
 from deepcite.answer.contract import bounded_summary
-from deepcite.answer.decision import AnswerDecision, decide, denial_first
+from deepcite.answer.decision import AnswerDecision, asks_a_verdict, decide, denial_first
 from deepcite.answer.generators import require_any, require_selected, section_titles, subquery_chunks
 from deepcite.answer.opening import best_opening, ranked_by_opening
 from deepcite.answer.question_fit import not_stated_note, with_cue, with_row
@@ -166,7 +166,10 @@ class ExtractiveGenerator:
         if answering is not None:  # the sentence that states what was asked opens, its own study goes on
             eligible = self._eligible(scores, 0)
             if learned and self._settings.opening.ranks_rest:
-                rest = self._pick_ranked(scores, limit - 1, eligible, answering, ctx.query)
+                fill = not asks_a_verdict(
+                    ctx.query, kind
+                )  # a verdict needs its sentence and what carries it on
+                rest = self._pick_ranked(scores, limit - 1, eligible, answering, ctx.query, fill=fill)
             else:
                 rest = self._pick(scores, 0, limit - 1, eligible, [answering], answering)
             return scores, [
@@ -386,21 +389,32 @@ class ExtractiveGenerator:
         return chosen
 
     def _pick_ranked(
-        self, scores: SentenceScores, limit: int, candidates: Sequence[int], opening: int, question: str
+        self,
+        scores: SentenceScores,
+        limit: int,
+        candidates: Sequence[int],
+        opening: int,
+        question: str,
+        *,
+        fill: bool,
     ) -> list[int]:
         """After the opening model's ``opening``, further sentences in the order the model ranks them
         (:func:`~deepcite.answer.opening.ranked_by_opening`), each valuable enough (``continue_ratio`` of the
-        opening's value) and not redundant."""
+        opening's value) and not redundant; with ``fill`` and ``extractive.fill_ranked`` the places left are then
+        taken by the next sentences the model ranks, however valuable, so the summary holds the likeliest answers."""
         s = self._settings
         value = scores.value[:, 0]
         pool = [i for i in candidates if i != opening]
+        ranked = ranked_by_opening(scores, pool, question, s.kinds.cue_min, s.opening)
+        floor = s.extractive.continue_ratio * value[opening]
+        passes = [[i for i in ranked if value[i] >= floor]]
+        if fill and s.extractive.fill_ranked:
+            passes.append([i for i in ranked if value[i] < floor])
         chosen: list[int] = []
-        for i in ranked_by_opening(scores, pool, question, s.kinds.cue_min, s.opening):
+        for i in (i for chosen_pass in passes for i in chosen_pass):
             if len(chosen) >= limit:
                 break
-            if value[i] >= s.extractive.continue_ratio * value[opening] and not self._redundant(
-                scores, i, [opening, *chosen]
-            ):
+            if not self._redundant(scores, i, [opening, *chosen]):
                 chosen.append(i)
         return chosen
 

@@ -221,6 +221,11 @@ class ExtractiveSettings(Section):
     continue_ratio: float = (
         0.75  # a further sentence joins when its value reaches this share of the opening's
     )
+    # … and the places left under the summary's sentence limit go to the next sentences the opening model ranks
+    # (answer.opening.ranks_rest), below that share: a stating sentence the model ranks second or third shows.
+    # Not a question answered yes or no ("Is A better than B?" too): its verdict and the sentence that carries it
+    # on are the summary (PubMedQA's two-sentence conclusions)
+    fill_ranked: bool = True
     # a sentence of another study than the opening one joins only when its support for the question reaches
     # this share of the opening sentence's support (no padding from studies about something else)
     other_study_ratio: float = 1.0
