@@ -166,9 +166,8 @@ class ExtractiveGenerator:
         if answering is not None:  # the sentence that states what was asked opens, its own study goes on
             eligible = self._eligible(scores, 0)
             if learned and self._settings.opening.ranks_rest:
-                fill = not asks_a_verdict(
-                    ctx.query, kind
-                )  # a verdict needs its sentence and what carries it on
+                # a verdict is its sentence and the one that carries it on, no filling
+                fill = not asks_a_verdict(ctx.query, kind)
                 rest = self._pick_ranked(scores, limit - 1, eligible, answering, ctx.query, fill=fill)
             else:
                 rest = self._pick(scores, 0, limit - 1, eligible, [answering], answering)
