@@ -167,7 +167,7 @@ class ExtractiveGenerator:
             eligible = self._eligible(scores, 0)
             if learned and self._settings.opening.ranks_rest:
                 # a verdict is its sentence and the one that carries it on, no filling
-                fill = not asks_a_verdict(ctx.query, kind)
+                fill = self._settings.extractive.fill_ranked and not asks_a_verdict(ctx.query, kind)
                 rest = self._pick_ranked(scores, limit - 1, eligible, answering, ctx.query, fill=fill)
             else:
                 rest = self._pick(scores, 0, limit - 1, eligible, [answering], answering)
@@ -399,18 +399,18 @@ class ExtractiveGenerator:
     ) -> list[int]:
         """After the opening model's ``opening``, further sentences in the order the model ranks them
         (:func:`~deepcite.answer.opening.ranked_by_opening`), each valuable enough (``continue_ratio`` of the
-        opening's value) and not redundant; with ``fill`` and ``extractive.fill_ranked`` the places left are then
+        opening's value) and not redundant; with ``fill`` (``extractive.fill_ranked``) the places left are then
         taken by the next sentences the model ranks, however valuable, so the summary holds the likeliest answers."""
         s = self._settings
         value = scores.value[:, 0]
         pool = [i for i in candidates if i != opening]
         ranked = ranked_by_opening(scores, pool, question, s.kinds.cue_min, s.opening)
         floor = s.extractive.continue_ratio * value[opening]
-        passes = [[i for i in ranked if value[i] >= floor]]
-        if fill and s.extractive.fill_ranked:
-            passes.append([i for i in ranked if value[i] < floor])
+        order = [i for i in ranked if value[i] >= floor]
+        if fill:
+            order += [i for i in ranked if value[i] < floor]
         chosen: list[int] = []
-        for i in (i for chosen_pass in passes for i in chosen_pass):
+        for i in order:
             if len(chosen) >= limit:
                 break
             if not self._redundant(scores, i, [opening, *chosen]):
