@@ -49,7 +49,7 @@ def question_rows(name: str, questions: Path, data_dir: Path, writer: Extractive
             continue
         kind = question_kind(ctx.query)
         scores, pieces = writer._summary_choice(ctx, kind)  # noqa: SLF001
-        candidates = opening_candidates(scores, writer._eligible(scores, 0), ctx.query, kind, settings)  # noqa: SLF001
+        candidates = opening_candidates(scores, writer._select.eligible(scores, 0), ctx.query, kind, settings)  # noqa: SLF001
         if not candidates:
             continue
         plain = ExtractiveGenerator(writer._scorer._embedder, off)  # noqa: SLF001

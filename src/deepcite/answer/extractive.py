@@ -46,7 +46,7 @@ citation id then sentence position, so output is deterministic.
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 
 from cachetools import LRUCache
 
@@ -54,15 +54,15 @@ from deepcite.answer.context import ContextChunk, ResponseContext
 from deepcite.answer.contract import bounded_summary
 from deepcite.answer.decision import AnswerDecision, asks_a_verdict, decide, denial_first
 from deepcite.answer.generators import require_any, require_selected, section_titles, subquery_chunks
-from deepcite.answer.opening import best_opening, ranked_by_opening
+from deepcite.answer.opening import best_opening
 from deepcite.answer.question_fit import not_stated_note, with_cue, with_row
 from deepcite.answer.question_kind import (
     AnswerKind,
     question_kind,
 )
+from deepcite.answer.selection import SentenceSelection
 from deepcite.answer.sentence_scorer import SentenceScorer
 from deepcite.answer.sentence_scores import (
-    CONTRAST,
     SentenceScores,
     aspect_target,
     cite,
@@ -83,6 +83,7 @@ class ExtractiveGenerator:
     def __init__(self, embedder: Embedder, settings: AnswerSettings) -> None:
         self._settings = settings
         self._scorer = SentenceScorer(embedder, settings)
+        self._select = SentenceSelection(settings)
         self._decided_lock = threading.Lock()
         self._decided: LRUCache[tuple[object, ...], tuple[AnswerDecision, str]] = LRUCache(maxsize=64)
 
@@ -159,18 +160,18 @@ class ExtractiveGenerator:
         learned = self._settings.opening.enabled and len(parts) <= 1
         answering = self._learned_opening(scores, ctx.query, kind) if learned else self._answering(scores)
         if sides:  # a finding per side and the contrast; the contrast first when it states the comparison
-            chosen = self._compare(scores)
+            chosen = self._select.compare(scores)
             if answering is not None:
                 chosen = [answering, *(i for i in chosen if i != answering)]
             return scores, [chosen]
         if answering is not None:  # the sentence that states what was asked opens, its own study goes on
-            eligible = self._eligible(scores, 0)
+            eligible = self._select.eligible(scores, 0)
             if learned and self._settings.opening.ranks_rest:
                 # a verdict is its sentence and the one that carries it on, no filling
                 fill = self._settings.extractive.fill_ranked and not asks_a_verdict(ctx.query, kind)
-                rest = self._pick_ranked(scores, limit - 1, eligible, answering, ctx.query, fill=fill)
+                rest = self._select.pick_ranked(scores, limit - 1, eligible, answering, ctx.query, fill=fill)
             else:
-                rest = self._pick(scores, 0, limit - 1, eligible, [answering], answering)
+                rest = self._select.pick(scores, 0, limit - 1, eligible, [answering], answering)
             return scores, [
                 self._with_row(scores, [answering, *rest], ctx.query, kind, limit, lead=not learned)
             ]
@@ -179,11 +180,11 @@ class ExtractiveGenerator:
             pieces: list[list[int]] = []
             taken: list[int] = []
             for j in range(1, len(targets)):
-                chosen = self._findings(scores, j, per_part, taken, lead=not taken)
+                chosen = self._select.findings(scores, j, per_part, taken, lead=not taken)
                 taken.extend(chosen)
                 pieces.append(chosen)
             return scores, pieces
-        chosen = self._findings(scores, 0, limit, lead=True)
+        chosen = self._select.findings(scores, 0, limit, lead=True)
         return scores, [self._with_row(scores, chosen, ctx.query, kind, limit)]
 
     def _with_row(
@@ -227,7 +228,7 @@ class ExtractiveGenerator:
             for i, x in enumerate(scores.sentences)
             if x.lead_fault is None and scores.support[i, 0] >= d.closest_min_support
         ]
-        return self._pick(scores, 0, d.not_stated_closest, near, [], None)
+        return self._select.pick(scores, 0, d.not_stated_closest, near, [], None)
 
     def _legacy_note(self, scores: SentenceScores, pieces: list[list[int]], kind: AnswerKind) -> str:
         """With the decision off (``decision.enabled``): the earlier note before a summary that may not answer."""
@@ -235,7 +236,7 @@ class ExtractiveGenerator:
 
     def _learned_opening(self, scores: SentenceScores, question: str, kind: AnswerKind) -> int | None:
         """The opening model's first sentence (:mod:`deepcite.answer.opening`); None when none may open."""
-        return best_opening(scores, self._eligible(scores, 0), question, kind, self._settings)
+        return best_opening(scores, self._select.eligible(scores, 0), question, kind, self._settings)
 
     def _answering(self, scores: SentenceScores) -> int | None:
         """The most valuable sentence that may lead, is relevant (``kinds.cue_min_relevance``) and bears the
@@ -245,12 +246,12 @@ class ExtractiveGenerator:
         s = self._settings.kinds
         stating = [
             i
-            for i in self._eligible(scores, 0)
+            for i in self._select.eligible(scores, 0)
             if scores.sentences[i].lead_fault is None
             and scores.cue[i] >= s.cue_min
             and scores.relevance[i, 0] >= s.cue_min_relevance
         ]
-        return self._order(scores, 0, stating)[0] if stating else None
+        return self._select.order(scores, 0, stating)[0] if stating else None
 
     def long_answer(self, ctx: ResponseContext, aspects: Sequence[QueryAspect] | None = None) -> str:
         """One ``## section`` per aspect; each sentence goes to the section it supports best, used once.
@@ -292,15 +293,17 @@ class ExtractiveGenerator:
         own_limit = limit if sections == 1 else min(limit, length.long_answer_sentences_per_aspect)
         for j in range(len(targets)):
             own = [i for i in rows if home[i] == j]
-            picked.append(self._findings(scores, j, own_limit, used, own, focused=False))
+            picked.append(self._select.findings(scores, j, own_limit, used, own, focused=False))
             used.extend(picked[j])
         for j in [j for j in range(len(targets)) if not picked[j]]:  # pass 2: a section with none of its own
-            picked[j] = self._findings(scores, j, own_limit, used, focused=False)  # before others fill up
+            picked[j] = self._select.findings(
+                scores, j, own_limit, used, focused=False
+            )  # before others fill up
             used.extend(picked[j])
         for j in range(len(targets)):  # pass 3: fill up from what no section used
             if picked[j] and len(picked[j]) < limit:
-                spare = self._eligible(scores, j, [i for i in rows if i not in used])
-                more = self._pick(scores, j, limit - len(picked[j]), spare, [*used], None)
+                spare = self._select.eligible(scores, j, [i for i in rows if i not in used])
+                more = self._select.pick(scores, j, limit - len(picked[j]), spare, [*used], None)
                 picked[j].extend(more)
                 used.extend(more)
         if not titles:
@@ -316,147 +319,7 @@ class ExtractiveGenerator:
         scores = self._scorer.score(
             [subquestion], subquery_chunks(ctx, subquestion), [findings_first(subquestion, None)]
         )
-        return write(scores, self._findings(scores, 0, self._settings.length.subanswer_max_sentences))
-
-    # -- selection --------------------------------------------------------------------------------
-
-    def _findings(
-        self,
-        scores: SentenceScores,
-        target: int,
-        limit: int,
-        taken: Sequence[int] = (),
-        candidates: Iterable[int] | None = None,
-        *,
-        focused: bool = True,
-        lead: bool = False,
-    ) -> list[int]:
-        """The opening finding for ``target``, then the sentences that carry it on (module docstring).
-
-        ``focused`` (the summary, sub-answers) keeps to the opening's study and value; the long answer's
-        sections are not focused: they take the best sentences over the threshold, findings first. With ``lead``
-        the opening is one that may lead (:func:`~deepcite.answer.lead_guard.lead_fault`) when any is."""
-        pool = [i for i in self._eligible(scores, target, candidates) if i not in taken]
-        if not pool or limit < 1:
-            return []
-        s = self._settings
-        strong = [
-            i
-            for i in pool
-            if scores.findings_first[target]
-            and scores.sentences[i].finding >= s.extractive.opening_min_finding
-            and scores.relevance[i, target] >= s.extractive.opening_min_relevance
-        ]
-        if lead:  # the summary's first sentence: never a heading, caption or table row when another will do
-            leads = [i for i in pool if scores.sentences[i].lead_fault is None]
-            strong = [i for i in strong if scores.sentences[i].lead_fault is None]
-            pool_first = leads or pool
-        else:
-            pool_first = pool
-        opening = self._order(scores, target, strong or pool_first)[0]
-        rest = self._pick(scores, target, limit - 1, pool, [*taken, opening], opening if focused else None)
-        return [opening, *rest]
-
-    def _pick(
-        self,
-        scores: SentenceScores,
-        target: int,
-        limit: int,
-        candidates: Iterable[int],
-        taken: Sequence[int],
-        opening: int | None,
-    ) -> list[int]:
-        """Further sentences, not redundant; after an ``opening``, only those valuable enough and from its
-        study or as relevant to the target."""
-        s = self._settings
-        value, support = scores.value[:, target], scores.support[:, target]
-        chosen: list[int] = []
-        for i in self._order(scores, target, [i for i in candidates if i not in taken]):
-            if len(chosen) >= limit or (
-                opening is not None and value[i] < s.extractive.continue_ratio * value[opening]
-            ):
-                break
-            other_study = (
-                opening is not None
-                and scores.findings_first[target]
-                and scores.sentences[i].study != scores.sentences[opening].study
-            )
-            if other_study and support[i] < s.extractive.other_study_ratio * support[opening]:
-                continue
-            if not self._redundant(scores, i, [*taken, *chosen]):
-                chosen.append(i)
-        return chosen
-
-    def _pick_ranked(
-        self,
-        scores: SentenceScores,
-        limit: int,
-        candidates: Sequence[int],
-        opening: int,
-        question: str,
-        *,
-        fill: bool,
-    ) -> list[int]:
-        """After the opening model's ``opening``, further sentences in the order the model ranks them
-        (:func:`~deepcite.answer.opening.ranked_by_opening`), each valuable enough (``continue_ratio`` of the
-        opening's value) and not redundant; with ``fill`` (``extractive.fill_ranked``) the places left are then
-        taken by the next sentences the model ranks, however valuable, so the summary holds the likeliest answers."""
-        s = self._settings
-        value = scores.value[:, 0]
-        pool = [i for i in candidates if i != opening]
-        ranked = ranked_by_opening(scores, pool, question, s.kinds.cue_min, s.opening)
-        floor = s.extractive.continue_ratio * value[opening]
-        order = [i for i in ranked if value[i] >= floor]
-        if fill:
-            order += [i for i in ranked if value[i] < floor]
-        chosen: list[int] = []
-        for i in order:
-            if len(chosen) >= limit:
-                break
-            if not self._redundant(scores, i, [opening, *chosen]):
-                chosen.append(i)
-        return chosen
-
-    def _redundant(self, scores: SentenceScores, i: int, chosen: Sequence[int]) -> bool:
-        """Whether sentence ``i`` repeats one of ``chosen`` (cosine ``redundancy_threshold``) without stating a
-        new figure asked for (:meth:`_new_figure`)."""
-        threshold = self._settings.extractive.redundancy_threshold
-        repeats = any(float(scores.vectors[i] @ scores.vectors[k]) >= threshold for k in chosen)
-        return repeats and not self._new_figure(scores, i, chosen)
-
-    @staticmethod
-    def _new_figure(scores: SentenceScores, i: int, chosen: Sequence[int]) -> bool:
-        """Whether sentence ``i`` states a figure asked for (an amount question's) that none of ``chosen``
-        states: the same words about another data set or setting are another answer, not a repeat."""
-        if scores.figures is None or not scores.figures[i]:
-            return False
-        stated = set().union(*(scores.figures[k] for k in chosen)) if chosen else set()
-        return not scores.figures[i] <= stated
-
-    def _compare(self, scores: SentenceScores) -> list[int]:
-        """A finding per side (targets 1 and 2), then the sentence stating the contrast (target 0).
-
-        A side is stated by a sentence that does not itself draw the contrast, when there is one."""
-        contrast = [i for i, x in enumerate(scores.sentences) if CONTRAST.search(x.text)]
-        chosen: list[int] = []
-        for side in (1, 2):
-            plain = [i for i in range(len(scores.sentences)) if i not in contrast]
-            chosen.extend(
-                self._findings(scores, side, 1, chosen, plain) or self._findings(scores, side, 1, chosen)
-            )
-        stated = [i for i in self._eligible(scores, 0, contrast) if i not in chosen]
-        return chosen + self._order(scores, 0, stated)[:1]
-
-    def _eligible(
-        self, scores: SentenceScores, target: int, candidates: Iterable[int] | None = None
-    ) -> list[int]:
-        pool = range(len(scores.sentences)) if candidates is None else candidates
-        return [i for i in pool if scores.support[i, target] >= self._settings.extractive.support_threshold]
-
-    @staticmethod
-    def _order(scores: SentenceScores, target: int, pool: Iterable[int]) -> list[int]:
-        value, sentences = scores.value[:, target], scores.sentences
-        return sorted(pool, key=lambda i: (-value[i], sentences[i].cite, sentences[i].position))
+        return write(scores, self._select.findings(scores, 0, self._settings.length.subanswer_max_sentences))
 
     def _keeps_statistics(self, kind: AnswerKind) -> bool:
         """Whether a question of ``kind`` is answered by figures, so its sentences keep their statistics."""
