@@ -200,6 +200,19 @@ class ExecutorState:
         if skipped.text.lower() not in {q.text.lower() for q in self.skipped_queries}:
             self.skipped_queries.append(skipped)
 
+    def chain_passages(self, entry: BeamEntry, whole: bool = True) -> list[Candidate]:
+        """The evidence passages ``entry``'s chain was read from: its own parent, then (``whole``) the parent of
+        each candidate of its path as the beam read it (the hop before's, back to the first hop's)."""
+        keys = [entry.parent]
+        if whole:
+            for i in range(len(entry.path) - 1, -1, -1):
+                record = next(
+                    (e for e in self.beam_read if e.name == entry.path[i] and e.path == entry.path[:i]), None
+                )
+                if record is not None and record.parent not in keys:
+                    keys.append(record.parent)
+        return [self.evidence[k] for k in keys if k in self.evidence]
+
     def best_evidence(self, n: int | None = None) -> list[Candidate]:
         """The evidence best first (the one order used everywhere): score, then the earlier round, then the
         chunk id; the first ``n`` when given."""

@@ -4,6 +4,7 @@ losers and read the next hop's candidates from the winners' passages."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 
 from deepcite.models import Candidate, SkippedQuery
@@ -63,9 +64,11 @@ def _support(
     weight: float,
     cues: bool = False,
     reading_weight: float = 0.0,
+    whole: bool = False,
 ) -> float:
     """A followed candidate's support: its best passage's relevance plus ``weight`` times the share of the
-    question's remaining words (those the passage it was read from lacks; in a decomposed question, the next
+    question's remaining words (those the passage it was read from lacks, and with ``whole`` every passage of its
+    chain: :meth:`~deepcite.research.state.ExecutorState.chain_passages`; in a decomposed question, the next
     step's words) that passage holds, plus ``reading_weight`` times the candidate's own reading score (its share
     of the best reading's); with ``cues`` a word counts as held when one of its relation cues is
     (:func:`~deepcite.research.bridge.relation_cues`: "birthplace" by "born"). 0 when no passage was found."""
@@ -75,8 +78,8 @@ def _support(
     if entry.depth < len(steps):
         remaining = set(tokenize(fill(steps[entry.depth], {}))) - set(tokenize(entry.name))
     else:
-        parent = state.evidence.get(entry.parent)
-        spent = set(tokenize(passage_text(parent.chunk))) if parent is not None else set()
+        chain = state.chain_passages(entry, whole)
+        spent = {t for c in chain for t in tokenize(passage_text(c.chunk))}
         remaining = {t for t in tokenize(state.plan.question) if t not in spent} - set(tokenize(entry.name))
     best = 0.0
     for cand in found:
@@ -93,12 +96,12 @@ def _read(
     passages: list[Candidate],
     depth: int,
     weight: float,
-    spent: Candidate | None = None,
+    spent: Sequence[Candidate] = (),
     path: tuple[str, ...] = (),
 ) -> list[BeamEntry]:
     """The beam read from ``passages``, each reading's score scaled to the best one times ``weight``; the
-    question's words the ``spent`` passage holds (the hop before's) are no relation words any more, unless the
-    hop has a step of its own (:func:`step_relation`). ``path``: the candidates the readings follow on from.
+    question's words the ``spent`` passages hold (the hop before's, or its whole chain's) are no relation words any
+    more, unless the hop has a step of its own (:func:`step_relation`). ``path``: the candidates the readings follow on from.
     Up to ``beam + reserve`` readings, best first (:func:`_hold` splits them)."""
     s, followup = adapters.settings.bridge, adapters.settings.followup
     pages = adapters.titles.aliases(adapters.retriever)
@@ -131,7 +134,7 @@ def _read(
         state.plan.question,
         passages,
         relation=relation,
-        spent=set(tokenize(passage_text(spent.chunk))) if spent is not None and relation is None else set(),
+        spent={t for c in spent for t in tokenize(passage_text(c.chunk))} if relation is None else set(),
         exclude=[*state.used_entities, *(e.name for e in state.beam)],
         pages=pages,
         keep=keep,
@@ -234,10 +237,11 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     """With ``research.bridge.enabled``: after round 1, the beam is the best ``bridge.beam`` candidate answers
     read from the round's best passages (:func:`deepcite.research.bridge.read_bridge`). After the round that
     followed the beam, each candidate's support is the relevance of the best passage found for it that names it,
-    plus ``support_residual_weight`` times the share of the question's remaining words it holds; those under
+    plus ``support_residual_weight`` times the share of the question's remaining words it holds (with
+    ``spent_chain``, those no passage of its chain holds); those under
     ``drop_ratio`` of the best drop out (their new passages' pack scores times ``loser_decay``), and, until
     ``max_depth`` beam hops ran, the next beam is read from the winners' passages, each reading weighed by its
-    winner's support. The entity an LLM chose to follow (``research.next_hop``) joins each newly read beam as a
+    winner's support, its chain's words spent (``spent_chain``). The entity an LLM chose to follow (``research.next_hop``) joins each newly read beam as a
     branch of its own (:func:`_chosen_entry`). A hop that finds nothing to go on (no winner, or no new candidate
     in the winners' passages) follows the next-best candidates of the reading before instead (``reserve``). Each
     beam hop's followed chains are recorded for the hop log (``bridge_hops``)."""
@@ -268,7 +272,13 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
                 found[e.name] = [own, *(c for c in found[e.name] if c.key != own.key)]
     for e in followed:
         e.support = _support(
-            state, e, found[e.name], s.support_residual_weight, s.relation_cues, s.support_reading_weight
+            state,
+            e,
+            found[e.name],
+            s.support_residual_weight,
+            s.relation_cues,
+            s.support_reading_weight,
+            s.spent_chain,
         )
         _recorded(state, e)
     best = max(e.support for e in followed)
@@ -304,7 +314,7 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
                 found[e.name],
                 depth=e.depth + 1,
                 weight=e.support / best,
-                spent=state.evidence.get(e.parent),
+                spent=state.chain_passages(e, s.spent_chain),
                 path=(*e.path, e.name),
             )
         )
