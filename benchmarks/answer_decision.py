@@ -18,6 +18,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import statistics
+import time
 from pathlib import Path
 from typing import Any
 
@@ -66,13 +68,16 @@ def main() -> None:
     stated, contract = AnswerCheck(), ContractCheck()
     rows: list[dict[str, Any]] = []
     in_context = top5 = 0
+    seconds: list[float] = []
     for q, ctx in zip(checks, found, strict=True):
 
         async def run(ctx: ResponseContext = ctx) -> AnswerResult:
             with answer_budget(settings.answer):
                 return await answer_context(ctx, writer, settings.answer, support)
 
+        started = time.perf_counter()
         answered = asyncio.run(run())
+        seconds.append(time.perf_counter() - started)
         row = {"id": q.id, **contract.add(answered.summary, getattr(answered, "decision", None), q)}
         if q.answer is not None:
             in_summary, together = stated.add(q.kind, answered.summary, answered.answer, q.answer)
@@ -89,6 +94,7 @@ def main() -> None:
         "summary_contract": contract.rates(
             settings.answer.length.summary_max_sentences, settings.answer.decision.summary_max_words
         ),
+        "answer_seconds_median": round(statistics.median(seconds), 3),
         "per_question": rows,
     }
     args.out.write_text(json.dumps(result, indent=1), "utf-8")
