@@ -11,8 +11,7 @@ from deepcite.models import Candidate, Selection
 from deepcite.research.bridge import read_bridge
 from deepcite.research.nodes.read_bridge import _support
 from deepcite.research.state import BeamEntry, ExecutorState
-from deepcite.research.vectors import passage_text
-from deepcite.text import tokenize
+from deepcite.research.vectors import passage_words
 
 from .helpers import chunk, new_state
 
@@ -70,8 +69,10 @@ def test_the_support_looks_only_for_the_words_no_passage_of_the_chain_holds() ->
     tide" count as missing from it too, so it holds a smaller share of what the question still asks."""
     state, town = _chain_state()
     found = [_passage("town", "Ashcombe", TOWN, relevance=0.4)]
-    chain = _support(state, town, found, weight=1.0, whole=True)
-    parent = _support(state, town, found, weight=1.0, whole=False)
+    chain = _support(state, town, found, weight=1.0, spent=passage_words(state.chain_passages(town)))
+    parent = _support(
+        state, town, found, weight=1.0, spent=passage_words(state.chain_passages(town, whole=False))
+    )
     assert chain > parent > 0.4
 
 
@@ -85,8 +86,9 @@ def test_the_reading_after_a_hop_takes_no_relation_word_from_the_chain_before() 
     settings = BridgeSettings(beam=5, min_ratio=0.0)
 
     def read(spent: list[Candidate]) -> list[str]:
-        stems = {t for c in spent for t in tokenize(passage_text(c.chunk))}
-        names = read_bridge(QUESTION, [founder], exclude=["Maren Holloway"], spent=stems, settings=settings)
+        names = read_bridge(
+            QUESTION, [founder], exclude=["Maren Holloway"], spent=passage_words(spent), settings=settings
+        )
         return [r.name for r in names]
 
     assert read(state.chain_passages(state.beam_read[1], whole=False))[0] == "Lantern Studio"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping, Sequence
+from collections.abc import Iterable, MutableMapping, Sequence
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -10,6 +10,7 @@ import numpy as np
 from deepcite.models import Candidate, Chunk
 from deepcite.research.protocols import Retriever
 from deepcite.retrieval.collection import passage_text
+from deepcite.text import tokenize
 
 _TEXT = "text:"  # cache keys of short texts, apart from chunk ids
 
@@ -50,3 +51,8 @@ def text_vectors(
     if not texts:
         return np.zeros((0, 0), dtype=np.float32)
     return np.stack([cache[_TEXT + t] for t in texts])
+
+
+def passage_words(passages: Iterable[Candidate]) -> set[str]:
+    """The stems of the passages' texts (title and text, as :func:`passage_text` gives them)."""
+    return {t for c in passages for t in tokenize(passage_text(c.chunk))}

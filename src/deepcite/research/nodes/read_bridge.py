@@ -4,7 +4,7 @@ losers and read the next hop's candidates from the winners' passages."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection
 from dataclasses import replace
 
 from deepcite.models import Candidate, SkippedQuery
@@ -24,7 +24,7 @@ from deepcite.research.followup import (
 from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.nodes.select_evidence import page_named
 from deepcite.research.state import BeamEntry, BridgeHop, BridgeLink, ExecutorState
-from deepcite.research.vectors import passage_text
+from deepcite.research.vectors import passage_text, passage_words
 from deepcite.text import tokenize
 
 
@@ -64,12 +64,12 @@ def _support(
     weight: float,
     cues: bool = False,
     reading_weight: float = 0.0,
-    whole: bool = False,
+    spent: Collection[str] = (),
 ) -> float:
     """A followed candidate's support: its best passage's relevance plus ``weight`` times the share of the
-    question's remaining words (those the passage it was read from lacks, and with ``whole`` every passage of its
-    chain: :meth:`~deepcite.research.state.ExecutorState.chain_passages`; in a decomposed question, the next
-    step's words) that passage holds, plus ``reading_weight`` times the candidate's own reading score (its share
+    question's remaining words (those not ``spent``, the words of the passages its chain was read from:
+    :meth:`~deepcite.research.state.ExecutorState.chain_passages`; in a decomposed question, the next step's
+    words) that passage holds, plus ``reading_weight`` times the candidate's own reading score (its share
     of the best reading's); with ``cues`` a word counts as held when one of its relation cues is
     (:func:`~deepcite.research.bridge.relation_cues`: "birthplace" by "born"). 0 when no passage was found."""
     if not found:
@@ -78,8 +78,6 @@ def _support(
     if entry.depth < len(steps):
         remaining = set(tokenize(fill(steps[entry.depth], {}))) - set(tokenize(entry.name))
     else:
-        chain = state.chain_passages(entry, whole)
-        spent = {t for c in chain for t in tokenize(passage_text(c.chunk))}
         remaining = {t for t in tokenize(state.plan.question) if t not in spent} - set(tokenize(entry.name))
     best = 0.0
     for cand in found:
@@ -96,13 +94,13 @@ def _read(
     passages: list[Candidate],
     depth: int,
     weight: float,
-    spent: Sequence[Candidate] = (),
+    spent: Collection[str] = (),
     path: tuple[str, ...] = (),
 ) -> list[BeamEntry]:
     """The beam read from ``passages``, each reading's score scaled to the best one times ``weight``; the
-    question's words the ``spent`` passages hold (the hop before's, or its whole chain's) are no relation words any
-    more, unless the hop has a step of its own (:func:`step_relation`). ``path``: the candidates the readings follow on from.
-    Up to ``beam + reserve`` readings, best first (:func:`_hold` splits them)."""
+    question's ``spent`` words (those of the passages the chain was read from) are no relation words any more,
+    unless the hop has a step of its own (:func:`step_relation`). ``path``: the candidates the readings follow on
+    from. Up to ``beam + reserve`` readings, best first (:func:`_hold` splits them)."""
     s, followup = adapters.settings.bridge, adapters.settings.followup
     pages = adapters.titles.aliases(adapters.retriever)
     documents = _documents(state)
@@ -134,7 +132,7 @@ def _read(
         state.plan.question,
         passages,
         relation=relation,
-        spent={t for c in spent for t in tokenize(passage_text(c.chunk))} if relation is None else set(),
+        spent=spent if relation is None else set(),
         exclude=[*state.used_entities, *(e.name for e in state.beam)],
         pages=pages,
         keep=keep,
@@ -241,8 +239,8 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     ``spent_chain``, those no passage of its chain holds); those under
     ``drop_ratio`` of the best drop out (their new passages' pack scores times ``loser_decay``), and, until
     ``max_depth`` beam hops ran, the next beam is read from the winners' passages, each reading weighed by its
-    winner's support, its chain's words spent (``spent_chain``). The entity an LLM chose to follow (``research.next_hop``) joins each newly read beam as a
-    branch of its own (:func:`_chosen_entry`). A hop that finds nothing to go on (no winner, or no new candidate
+    winner's support, its chain's words spent (``spent_chain``). The entity an LLM chose to follow
+    (``research.next_hop``) joins each newly read beam as a branch of its own (:func:`_chosen_entry`). A hop that finds nothing to go on (no winner, or no new candidate
     in the winners' passages) follows the next-best candidates of the reading before instead (``reserve``). Each
     beam hop's followed chains are recorded for the hop log (``bridge_hops``)."""
     s = adapters.settings.bridge
@@ -270,6 +268,8 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
             own = state.evidence.get(e.parent)
             if own is not None and page_named(own.chunk.title, e.name, prefix_min_words):
                 found[e.name] = [own, *(c for c in found[e.name] if c.key != own.key)]
+    # the words of the passages each chain was read from: its own parent's, or (spent_chain) every hop's
+    spent = {e.name: passage_words(state.chain_passages(e, s.spent_chain)) for e in followed}
     for e in followed:
         e.support = _support(
             state,
@@ -278,7 +278,7 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
             s.support_residual_weight,
             s.relation_cues,
             s.support_reading_weight,
-            s.spent_chain,
+            spent[e.name],
         )
         _recorded(state, e)
     best = max(e.support for e in followed)
@@ -314,7 +314,7 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
                 found[e.name],
                 depth=e.depth + 1,
                 weight=e.support / best,
-                spent=state.chain_passages(e, s.spent_chain),
+                spent=spent[e.name],
                 path=(*e.path, e.name),
             )
         )
