@@ -337,7 +337,8 @@ def test_a_kept_heap_serves_a_large_block_and_keeps_it_after_it_is_freed() -> No
     """A 24 MiB block (a batch's activations are of this order) in a fresh process: under glibc's own
     thresholds it is a fresh mapping, its pages zeroed by the kernel every time; with the heap kept (by
     keep_heap, or by the default settings through build_embedder) it comes from the heap, which still holds
-    it after it is freed, ready for the next batch. Page-fault counts are measured in benchmarks/embedding_precision.py."""
+    it after it is freed, ready for the next batch. Page-fault counts are measured in
+    benchmarks/embedding_precision.py."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("MALLOC_", "GLIBC_TUNABLES"))}
     seen = {}
     for how in ("glibc", "keep_heap", "settings"):

@@ -236,13 +236,13 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     read from the round's best passages (:func:`deepcite.research.bridge.read_bridge`). After the round that
     followed the beam, each candidate's support is the relevance of the best passage found for it that names it,
     plus ``support_residual_weight`` times the share of the question's remaining words it holds (with
-    ``spent_chain``, those no passage of its chain holds); those under
-    ``drop_ratio`` of the best drop out (their new passages' pack scores times ``loser_decay``), and, until
-    ``max_depth`` beam hops ran, the next beam is read from the winners' passages, each reading weighed by its
-    winner's support, its chain's words spent (``spent_chain``). The entity an LLM chose to follow
-    (``research.next_hop``) joins each newly read beam as a branch of its own (:func:`_chosen_entry`). A hop that finds nothing to go on (no winner, or no new candidate
-    in the winners' passages) follows the next-best candidates of the reading before instead (``reserve``). Each
-    beam hop's followed chains are recorded for the hop log (``bridge_hops``)."""
+    ``spent_chain``, those no passage of its chain holds); those under ``drop_ratio`` of the best drop out (their
+    new passages' pack scores times ``loser_decay``), and, until ``max_depth`` beam hops ran, the next beam is read
+    from the winners' passages, each reading weighed by its winner's support, its chain's words spent
+    (``spent_chain``). The entity an LLM chose to follow (``research.next_hop``) joins each newly read beam as a
+    branch of its own (:func:`_chosen_entry`). A hop that finds nothing to go on (no winner, or no new candidate in
+    the winners' passages) follows the next-best candidates of the reading before instead (``reserve``). Each beam
+    hop's followed chains are recorded for the hop log (``bridge_hops``)."""
     s = adapters.settings.bridge
     if not s.enabled:
         return state
