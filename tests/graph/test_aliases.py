@@ -12,9 +12,9 @@ import pytest
 from deepcite.config import EvidenceRankingSettings, GraphSettings
 from deepcite.models import Candidate, Chunk
 from deepcite.research.linking import rank_evidence
-from deepcite.retrieval.graph.aliases import AliasTable, page_aliases
+from deepcite.retrieval.graph.aliases import AliasTable, alias_entries, page_aliases
 from deepcite.retrieval.graph.ppr import GraphWalker
-from deepcite.retrieval.graph.store import EntityGraph, alias_entries
+from deepcite.retrieval.graph.store import EntityGraph
 
 PAGES = Path(__file__).resolve().parent.parent / "fixtures" / "graph" / "alias_pages.jsonl"
 

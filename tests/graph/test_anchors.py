@@ -13,9 +13,8 @@ from deepcite.models import Document, Filters, SearchMode
 from deepcite.research.agent import ResearchAgent
 from deepcite.retrieval.collection import Collection
 from deepcite.retrieval.embedders import Embedder
-from deepcite.retrieval.graph.aliases import AliasTable
+from deepcite.retrieval.graph.aliases import AliasTable, alias_entries
 from deepcite.retrieval.graph.anchors import anchor_texts, naming_sentence
-from deepcite.retrieval.graph.store import alias_entries
 from deepcite.service import SearchRequest
 
 SONG = Document(

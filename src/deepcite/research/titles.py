@@ -14,8 +14,7 @@ import numpy as np
 
 from deepcite.research.answer_types import PageType, page_type
 from deepcite.research.protocols import GraphRetriever, Retriever
-from deepcite.retrieval.graph.aliases import AliasTable
-from deepcite.retrieval.graph.store import alias_entries
+from deepcite.retrieval.graph.aliases import AliasTable, alias_entries
 
 _EMPTY = AliasTable([], prefix_min_words=1, max_pages=1)
 T = TypeVar("T")

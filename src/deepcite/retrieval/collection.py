@@ -24,9 +24,8 @@ from deepcite.models import Chunk, Filters, FusionMethod, GraphLink, SearchHit, 
 from deepcite.retrieval.embedders import Embedder, build_embedder
 from deepcite.retrieval.fusion import distribution_based_score_fusion, reciprocal_rank_fusion
 from deepcite.retrieval.graph import EntityGraph, GraphWalk, GraphWalker
-from deepcite.retrieval.graph.aliases import AliasTable
+from deepcite.retrieval.graph.aliases import AliasTable, alias_entries
 from deepcite.retrieval.graph.anchors import AnchorIndex, anchor_texts
-from deepcite.retrieval.graph.store import alias_entries
 from deepcite.retrieval.graph.triples import TripleCache
 from deepcite.retrieval.originals import OriginalsStore
 from deepcite.retrieval.store import SearchStore, open_store

@@ -21,10 +21,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from deepcite.names import names_in
 from deepcite.retrieval.graph.extract import entity_key
 from deepcite.text import STOP_WORDS
+
+if TYPE_CHECKING:  # the graph store imports this module
+    from deepcite.retrieval.graph.store import GraphRows
 
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]]{2}[.!?])\s+(?=[A-Z\"“(])")
 _OPEN_QUOTES = "\"“'‘`"
@@ -177,3 +181,25 @@ class AliasTable:
                     return []
                 return [PageRef(c, d, alias) for c, d in found]
         return []
+
+
+def alias_entries(rows: GraphRows) -> list[tuple[str, str, str]]:
+    """(alias key, chunk id, doc id) of every title mention of the graph, and of each title's head before a
+    comma (a graph built before aliases were stored holds its titles alone)."""
+    p_of = {int(pid): i for i, pid in enumerate(rows.passage_ids.tolist())}
+    e_of = {int(eid): i for i, eid in enumerate(rows.entity_ids.tolist())}
+    out: list[tuple[str, str, str]] = []
+    for pid, eid in zip(
+        rows.mention_passage[rows.mention_is_title].tolist(),
+        rows.mention_entity[rows.mention_is_title].tolist(),
+        strict=True,
+    ):
+        p, e = p_of.get(int(pid)), e_of.get(int(eid))
+        if p is None or e is None:
+            continue
+        chunk_id, doc_id = rows.chunk_ids[p], rows.doc_ids[p]
+        out.append((rows.entity_keys[e], chunk_id, doc_id))
+        head = entity_key(rows.entity_names[e].split(",")[0])
+        if head and head != rows.entity_keys[e]:
+            out.append((head, chunk_id, doc_id))
+    return out

@@ -428,25 +428,3 @@ class EntityGraph:
             relation_object=np.asarray([r[1] for r in relations], dtype=np.int64),
             relation_text=[r[2] for r in relations],
         )
-
-
-def alias_entries(rows: GraphRows) -> list[tuple[str, str, str]]:
-    """(alias key, chunk id, doc id) of every title mention of the graph, and of each title's head before a
-    comma (a graph built before aliases were stored holds its titles alone)."""
-    p_of = {int(pid): i for i, pid in enumerate(rows.passage_ids.tolist())}
-    e_of = {int(eid): i for i, eid in enumerate(rows.entity_ids.tolist())}
-    out: list[tuple[str, str, str]] = []
-    for pid, eid in zip(
-        rows.mention_passage[rows.mention_is_title].tolist(),
-        rows.mention_entity[rows.mention_is_title].tolist(),
-        strict=True,
-    ):
-        p, e = p_of.get(int(pid)), e_of.get(int(eid))
-        if p is None or e is None:
-            continue
-        chunk_id, doc_id = rows.chunk_ids[p], rows.doc_ids[p]
-        out.append((rows.entity_keys[e], chunk_id, doc_id))
-        head = entity_key(rows.entity_names[e].split(",")[0])
-        if head and head != rows.entity_keys[e]:
-            out.append((head, chunk_id, doc_id))
-    return out
