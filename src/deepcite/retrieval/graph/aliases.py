@@ -21,14 +21,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from deepcite.names import names_in
 from deepcite.retrieval.graph.extract import entity_key
+from deepcite.retrieval.graph.rows import GraphRows
 from deepcite.text import STOP_WORDS
-
-if TYPE_CHECKING:  # the graph store imports this module
-    from deepcite.retrieval.graph.store import GraphRows
 
 _SENTENCE_END = re.compile(r"(?<=[a-z0-9)\]]{2}[.!?])\s+(?=[A-Z\"“(])")
 _OPEN_QUOTES = "\"“'‘`"

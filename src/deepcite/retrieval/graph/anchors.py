@@ -32,7 +32,7 @@ from deepcite.models import Chunk
 from deepcite.retrieval.bm25 import idf_lucene, tfc_robertson
 from deepcite.retrieval.graph.aliases import AliasTable, PageRef
 from deepcite.retrieval.graph.extract import entity_key, unqualified
-from deepcite.retrieval.graph.store import GraphRows
+from deepcite.retrieval.graph.rows import GraphRows
 from deepcite.text import tokenize
 
 AnchorKey = tuple[str, str, tuple[str, ...]]  # a page's chunk id and document id, and the lenders' ACL groups

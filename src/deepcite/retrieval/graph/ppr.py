@@ -28,7 +28,8 @@ from pydantic import BaseModel
 from deepcite.config import GraphSettings
 from deepcite.models import GraphLink
 from deepcite.retrieval.graph.extract import question_keys, sub_keys
-from deepcite.retrieval.graph.store import EntityGraph, GraphRows
+from deepcite.retrieval.graph.rows import GraphRows
+from deepcite.retrieval.graph.store import EntityGraph
 
 
 class GraphEntity(BaseModel):

@@ -27,7 +27,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import closing, contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -36,6 +36,7 @@ from deepcite.config import GraphSettings, Settings
 from deepcite.models import Chunk
 from deepcite.retrieval.graph.aliases import first_sentence, page_aliases
 from deepcite.retrieval.graph.extract import Mention, entity_key, passage_mentions
+from deepcite.retrieval.graph.rows import GraphRows
 from deepcite.retrieval.graph.triples import PassageFacts
 from deepcite.retrieval.integrity import os_failure, quick_check, sqlite_failure
 from deepcite.retrieval.originals import OriginalsStore
@@ -85,29 +86,6 @@ class GraphStats:
     mentions: int
     synonyms: int
     relations: int = 0  # triples from the LLM (graph.llm_triples)
-
-
-@dataclass(frozen=True)
-class GraphRows:
-    """The whole graph as arrays, the input of a walk matrix: passage rows, entity rows, edges by row ids."""
-
-    version: int
-    passage_ids: np.ndarray  # int64, the passages' row ids
-    chunk_ids: list[str]
-    doc_ids: list[str]
-    entity_ids: np.ndarray  # int64, the entities' row ids
-    entity_keys: list[str]
-    entity_names: list[str]
-    mention_passage: np.ndarray  # int64 row ids, one per mention
-    mention_entity: np.ndarray
-    mention_is_title: np.ndarray  # bool
-    synonym_a: np.ndarray
-    synonym_b: np.ndarray
-    synonym_similarity: np.ndarray
-    # LLM triples (graph.llm_triples): subject and object entity row ids and the relation, one per triple
-    relation_subject: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    relation_object: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    relation_text: list[str] = field(default_factory=list)
 
 
 class EntityGraph:
