@@ -124,13 +124,13 @@ def test_a_candidates_support_adds_its_reading_score_when_weighed(beam_collectio
     """With ``support_reading_weight`` a followed candidate's support is what its own queries found plus that
     weight times its reading score: a first reading's best holds its place against a candidate whose name
     merely matches more of the question's words. Off (0), the support is the found evidence alone; a candidate
-    whose queries found no passage naming it gets none either way."""
+    whose queries found no passage naming it gets none either way (the reading's spread, support_specificity,
+    off: test_support_names.py)."""
     research = beam_collection.settings.research
 
     def first_hop(weight: float) -> dict[str, tuple[float, float]]:
-        settings = research.tuned(
-            bridge={"max_depth": 2, "beam": 2, "agree_weight": 3.0, "support_reading_weight": weight}
-        )
+        bridge = {"max_depth": 2, "beam": 2, "agree_weight": 3.0, "support_reading_weight": weight}
+        settings = research.tuned(bridge=bridge | {"support_specificity": 0.0})
         result = ResearchAgent(beam_collection, settings).process(QUESTION)
         return {
             b.name: (b.score, b.support) for b in result.pack.bridges if b.depth == 1 and b.followed_round

@@ -81,7 +81,9 @@ class PageType:
     title: str = ""
 
 
-def _wanted_of(word: str) -> Wanted | None:
+def _wanted_of(word: str, lowest_level: bool = False) -> Wanted | None:
+    """What the type noun ``word`` wants: its kind, and for a place the nouns of every level that names it (with
+    ``lowest_level``, of the lowest: a question's "state" wants a state of a federation, not a country)."""
     noun = singular(word)
     kind = KIND.get(noun)
     if kind is None:
@@ -89,15 +91,18 @@ def _wanted_of(word: str) -> Wanted | None:
     if kind != "place" or noun in ANY_PLACE:
         return Wanted(kind)
     levels = [g for g in PLACE_LEVELS if noun in g]
+    if lowest_level:
+        levels = levels[-1:]
     return Wanted(kind, frozenset().union(*levels) if levels else frozenset([noun]))
 
 
-def wanted_types(question: str) -> tuple[Wanted, ...]:
+def wanted_types(question: str, lowest_level: bool = False) -> tuple[Wanted, ...]:
     """The kinds of answer ``question`` names, in its order, once each: every lower-case type noun of its own
     words ("the country where", "in what county", "the director of", "birthplace", "the person who") and an
     opening "who" / "where" ("where" inside the question relates a noun: "the country where …"). A capitalised
     word is part of a name ("the Bubye River") and names no type. The opening word and a noun within
-    ``_ASKED_WITHIN`` words after "which" / "what" are ``asked``."""
+    ``_ASKED_WITHIN`` words after "which" / "what" are ``asked``. ``lowest_level``: a place noun the lexicon
+    puts at several levels wants the lowest (:func:`_wanted_of`)."""
     words = _WORD.findall(question)
     out: list[Wanted] = []
     if words and words[0].lower() in _OPENING:
@@ -107,7 +112,7 @@ def wanted_types(question: str) -> tuple[Wanted, ...]:
         if word.lower() in ("which", "what"):
             asking = i
             continue
-        wanted = _wanted_of(word) if word[:1].islower() and i else None
+        wanted = _wanted_of(word, lowest_level) if word[:1].islower() and i else None
         if wanted is None:
             continue
         if asking >= 0 and i - asking <= _ASKED_WITHIN:
@@ -127,6 +132,16 @@ def wants_a_nation(question: str) -> bool:
     return any(
         w.kind == "place" and (w.nouns is None or bool(w.nouns & _NATION_NOUNS))
         for w in wanted_types(question)
+    )
+
+
+def bridges_a_nation(question: str) -> bool:
+    """Whether a kind ``question`` wants on the way (not the one it asks) is a country or a continent, each
+    place noun at its lowest level ("the country where …", not "the state where …" nor "where"): then a name the
+    whole collection mentions (a country) is what the chain goes through, no hub to distrust."""
+    return any(
+        w.kind == "place" and not w.asked and w.nouns is not None and bool(w.nouns & _NATION_NOUNS)
+        for w in wanted_types(question, lowest_level=True)
     )
 
 

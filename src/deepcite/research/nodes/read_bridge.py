@@ -4,11 +4,12 @@ losers and read the next hop's candidates from the winners' passages."""
 
 from __future__ import annotations
 
-from collections.abc import Collection
+import math
+from collections.abc import Collection, Mapping
 from dataclasses import replace
 
 from deepcite.models import Candidate, SkippedQuery
-from deepcite.research.answer_types import candidate_fit, wants_a_nation
+from deepcite.research.answer_types import bridges_a_nation, candidate_fit, wants_a_nation
 from deepcite.research.bridge import read_bridge as read_candidates
 from deepcite.research.bridge import relation_cues
 from deepcite.research.chain import fill
@@ -25,6 +26,7 @@ from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.nodes.select_evidence import page_named
 from deepcite.research.state import BeamEntry, BridgeHop, BridgeLink, ExecutorState
 from deepcite.research.vectors import passage_text, passage_words
+from deepcite.retrieval.graph.extract import entity_key
 from deepcite.text import tokenize
 
 
@@ -65,12 +67,14 @@ def _support(
     cues: bool = False,
     reading_weight: float = 0.0,
     spent: Collection[str] = (),
+    spread: float = 1.0,
 ) -> float:
     """A followed candidate's support: its best passage's relevance plus ``weight`` times the share of the
     question's remaining words (those not ``spent``, the words of the passages its chain was read from:
     :meth:`~deepcite.research.state.ExecutorState.chain_passages`; in a decomposed question, the next step's
     words) that passage holds, plus ``reading_weight`` times the candidate's own reading score (its share
-    of the best reading's); with ``cues`` a word counts as held when one of its relation cues is
+    of the best reading's) divided by ``spread`` (:func:`_spread`: a name the whole collection mentions says
+    less by being read); with ``cues`` a word counts as held when one of its relation cues is
     (:func:`~deepcite.research.bridge.relation_cues`: "birthplace" by "born"). 0 when no passage was found."""
     if not found:
         return 0.0
@@ -85,7 +89,14 @@ def _support(
         hits = [r for r in remaining if r in held or (cues and relation_cues([r]) & held)]
         share = len(hits) / len(remaining) if remaining else 0.0
         best = max(best, (cand.selections[-1].relevance if cand.selections else 0.0) + weight * share)
-    return best + reading_weight * entry.score
+    return best + reading_weight * entry.score / spread
+
+
+def _spread(frequency: Mapping[str, int], name: str, power: float) -> float:
+    """How widely the collection mentions ``name``: log2(2 + passages mentioning it) ** ``power`` (1 when
+    ``power`` is 0). A hub ("United States", mentioned by hundreds of passages) is read from the passages of
+    many chains, so its reading says less about this chain than a name few passages mention."""
+    return math.log2(2 + frequency.get(entity_key(name), 0)) ** power if power else 1.0
 
 
 def _read(
@@ -270,6 +281,8 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
                 found[e.name] = [own, *(c for c in found[e.name] if c.key != own.key)]
     # the words of the passages each chain was read from: its own parent's, or (spent_chain) every hop's
     spent = {e.name: passage_words(state.chain_passages(e, s.spent_chain)) for e in followed}
+    spares = s.support_spare_nations and bridges_a_nation(state.plan.question)
+    frequency = adapters.titles.frequency(adapters.retriever) if s.support_specificity and not spares else {}
     for e in followed:
         e.support = _support(
             state,
@@ -279,6 +292,7 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
             s.relation_cues,
             s.support_reading_weight,
             spent[e.name],
+            _spread(frequency, e.name, s.support_specificity if frequency else 0.0),
         )
         _recorded(state, e)
     best = max(e.support for e in followed)
