@@ -83,6 +83,20 @@ def test_negation_is_read_in_the_main_clause() -> None:
     )
 
 
+def test_a_relative_clause_before_the_main_verb_does_not_end_the_main_clause() -> None:
+    """A relative clause between commas is an aside, and one after a preposition leads on to the main verb: the
+    denial after either is the main clause's (a dev-set "Has the operator found new damage?" read "Yes" from
+    "TEPCO, which manages the plant, says that no additional damage has been detected")."""
+    assert negated(
+        "The Tokyo Electric Power Company (TEPCO), which manages the plant, says that no additional damage has "
+        "been detected."
+    )
+    assert negated(
+        "The precise mechanisms by which BPA might be affecting semen quality are not yet understood."
+    )
+    assert not negated("The operator, who had not seen the site, says the damage is new.")
+
+
 def test_not_x_but_y_affirms_y() -> None:
     """A contrast "not X but Y" answers a question about Y with a yes and one about X with a no."""
     said = "His command did not pursue a punitive discharge but opted instead for the more lenient discharge."

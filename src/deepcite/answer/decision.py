@@ -68,6 +68,14 @@ _SUBORDINATE_START = re.compile(
     r"\s*(?:because|since|although|though|while|whereas|unless|if|when|as)\b", re.I
 )
 _PARENTHESIS = re.compile(r"\([^()]*\)")
+# a relative clause between commas inside a sentence, an aside like a parenthesis ("TEPCO, which manages the
+# plant, says that no damage has been detected")
+_ASIDE = re.compile(r",\s+(?:which|who|whom|whose)\b[^,;:]*,", re.I)
+# a preposition ending the text before a relative pronoun: "the mechanisms by which BPA acts are not understood"
+# goes on to its main verb after the relative clause, so the main clause does not end there
+_PREPOSITION_END = re.compile(
+    r"\b(?:by|in|of|through|on|at|for|from|with|to|under|during|after|before|about)\s*$", re.I
+)
 # where a leading subordinate clause ends: its comma, or the "then" of an "if … then"
 _LEAD_END = re.compile(r",|\bthen\b", re.I)
 # a contrast in a main clause: "not X but (instead|rather) Y"
@@ -154,12 +162,15 @@ def negated(text: str, about: str = "") -> bool:
 
 def main_clause(text: str) -> str:
     """``text`` without a leading subordinate clause ("When comparing them, …", "If you have three … then you
-    can …"), a parenthesis, and what follows a reason, a concession, a condition or a relative clause after its
-    main clause."""
-    text = _PARENTHESIS.sub(" ", text)
+    can …"), a parenthesis, a relative clause between commas, and what follows a reason, a concession, a condition
+    or a relative clause after its main clause (not one after a preposition: "the mechanisms by which …")."""
+    text = _ASIDE.sub(" ", _PARENTHESIS.sub(" ", text))
     if _SUBORDINATE_START.match(text) and (lead := _LEAD_END.search(text)):
         text = text[lead.end() :]
-    return _SUBORDINATE.split(text, maxsplit=1)[0]
+    for end in _SUBORDINATE.finditer(text):
+        if not _PREPOSITION_END.search(text, 0, end.start()):
+            return text[: end.start()]
+    return text
 
 
 def names_asked(question: str) -> list[str]:
