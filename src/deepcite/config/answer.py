@@ -189,7 +189,7 @@ class ExtractiveSettings(Section):
     # quote and 0.35 to rank quotes a venue line a "when and where" question asks for and changes no opening
     # of the 88 (docs/benchmarks/documents.md). 0.25 since the twenty-fifth session: a reader's words share few
     # with the sentence that answers, whose support was 0.2-0.3 in 34 of two dev sets' 326 questions, so it was
-    # never quoted (dev: summaries +7, false abstentions -25 over 705, unanswerable "not stated" -5 of 72;
+    # never quoted (dev: summaries +7, false abstentions -24 over 705, unanswerable "not stated" -5 of 72;
     # docs/benchmarks/answer-decision.md)
     support_threshold: float = 0.25
     relevance_floor: float = 0.35
