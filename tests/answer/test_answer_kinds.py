@@ -97,6 +97,12 @@ def test_cues_mark_the_shape_of_the_answer() -> None:
     q = "How long did the states spend negotiating their water deal?"
     assert answer_cue(AnswerKind.AMOUNT, "These negotiations lasted over 20 years.", q, KINDS) == 1.0
     assert answer_cue(AnswerKind.AMOUNT, "The deal cost $2 million.", q, KINDS) < KINDS.cue_min
+    # one of the unit asked for, with an article, is a duration too ("in a decade"); a man is none
+    q = "How long did the company suggest the clean-up might take?"
+    assert answer_cue(AnswerKind.AMOUNT, "It proposed to clean up the site in a decade.", q, KINDS) == 1.0
+    assert answer_cue(AnswerKind.AMOUNT, "It sent a man to clean up the site.", q, KINDS) == 0.0
+    q = "Alice said she was not a mile high; how tall did the Queen claim she was?"
+    assert answer_cue(AnswerKind.AMOUNT, '"I\'m not a mile high," said Alice.', q, KINDS) == 0.0
     decade = "He was in prison in 1973, back to a boxing match in the 1960s."
     assert (
         answer_cue(AnswerKind.AMOUNT, decade, "How many years did he spend behind bars?", KINDS)

@@ -38,6 +38,9 @@ _UNIT_AFTER = re.compile(
 )
 _MONEY_BEFORE = re.compile(r"[$€£¥]\s?\d")
 _DECADE = re.compile(r"(?:1[5-9]|20)\d0s\b")  # "the 1960s" is no number of seconds
+# one of a unit written with an article: "for more than a month", "in a decade", "an hour" (three letters or more:
+# "an h-index" is no duration)
+_ONE_UNIT = re.compile(r"\b(?:a|an|one)\s+(?:few\s+|couple\s+of\s+)?([^\W\d]{3,})\b", re.I)
 
 
 def asked_units(question: str) -> frozenset[str] | None:
@@ -59,10 +62,16 @@ def asked_units(question: str) -> frozenset[str] | None:
 
 
 def states_unit(sentence: str, units: frozenset[str]) -> bool:
-    """Whether ``sentence`` states a number in one of ``units`` ("8.8 hours", "$12", "30 cm", "two years")."""
+    """Whether ``sentence`` states a number in one of ``units`` ("8.8 hours", "$12", "30 cm", "two years", "a
+    decade")."""
     if units & MONEY_UNITS and _MONEY_BEFORE.search(sentence):
         return True
     return any(
         m.group(1).lower() in units and not _DECADE.match(sentence, m.start())
         for m in _UNIT_AFTER.finditer(sentence)
-    )
+    ) or bool(one_units(sentence, units))
+
+
+def one_units(text: str, units: frozenset[str]) -> set[str]:
+    """The ``units`` that ``text`` states one of with an article ("in a decade", "for more than a month")."""
+    return {m.group(1).lower() for m in _ONE_UNIT.finditer(text)} & units

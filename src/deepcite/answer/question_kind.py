@@ -35,7 +35,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from deepcite.answer.asked_units import asked_units, states_unit
+from deepcite.answer.asked_units import asked_units, one_units, states_unit
 from deepcite.answer.question_words import COMPARATIVES, MEASURE_NOUNS, NAME_NOUNS, NUMBER_WORDS, UNITS
 from deepcite.config.answer import AnswerKindSettings
 from deepcite.text import STOP_WORDS, tokenize
@@ -269,6 +269,8 @@ def amount_cue(sentence: str, question: str, settings: AnswerKindSettings) -> fl
         if _LABELLED.search(sentence[: m.start()]):
             return settings.number_with_unit_cue
         best = max(best, settings.bare_number_cue)
+    if best == 0.0 and units is not None and one_units(sentence, units) - one_units(question, units):
+        return settings.number_with_unit_cue  # "in a decade", not the question's own "a mile"
     if best == 0.0 and _number_words(sentence, question):
         best = (
             settings.number_with_unit_cue
