@@ -292,7 +292,7 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
             s.relation_cues,
             s.support_reading_weight,
             spent[e.name],
-            _spread(frequency, e.name, s.support_specificity if frequency else 0.0),
+            _spread(frequency, e.name, s.support_specificity),
         )
         _recorded(state, e)
     best = max(e.support for e in followed)
