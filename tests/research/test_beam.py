@@ -71,6 +71,7 @@ def test_a_beam_recovers_from_a_wrong_first_entity(beam_collection: Collection) 
             "beam": 2,
             "agree_weight": 3.0,
             "support_reading_weight": 0.0,
+            "retry_support": 0.0,  # the evidence alone scores under the shipped bar: no second try here
         }
     )
     beams: list[list[tuple[str, int, int, float]]] = []
@@ -130,7 +131,7 @@ def test_a_candidates_support_adds_its_reading_score_when_weighed(beam_collectio
 
     def first_hop(weight: float) -> dict[str, tuple[float, float]]:
         bridge = {"max_depth": 2, "beam": 2, "agree_weight": 3.0, "support_reading_weight": weight}
-        settings = research.tuned(bridge=bridge | {"support_specificity": 0.0})
+        settings = research.tuned(bridge=bridge | {"support_specificity": 0.0, "retry_support": 0.0})
         result = ResearchAgent(beam_collection, settings).process(QUESTION)
         return {
             b.name: (b.score, b.support) for b in result.pack.bridges if b.depth == 1 and b.followed_round

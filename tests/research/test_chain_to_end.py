@@ -85,13 +85,21 @@ def test_a_chain_left_to_follow_outlasts_rounds_without_new_evidence() -> None:
 
 def test_without_a_reserve_no_reading_is_kept_past_the_beam(chain_collection: Collection) -> None:
     """The shipped default (reserve 0): however many candidates the winners' passages give, none waits past the
-    beam's width for a retry, so a dead hop ends the beam as before."""
-    settings = chain_collection.settings.research.tuned(bridge={**FOLLOW, "min_ratio": 0.0})
-    reserves: list[int] = []
-    ResearchAgent(chain_collection, settings).process(
-        QUESTION, on_round=lambda state, _: reserves.append(len(state.beam_reserve))
-    )
-    assert len(reserves) > 2 and set(reserves) == {0}
+    beam's width for a retry, so a dead hop ends the beam as before; only the first reading keeps its next-best for
+    a first hop of weak support (``retry_support``, test_second_try.py), and without that none at all."""
+
+    def run(**bridge: object) -> list[int]:
+        settings = chain_collection.settings.research.tuned(bridge={**FOLLOW, "min_ratio": 0.0, **bridge})
+        reserves: list[int] = []
+        ResearchAgent(chain_collection, settings).process(
+            QUESTION, on_round=lambda state, _: reserves.append(len(state.beam_reserve))
+        )
+        return reserves
+
+    shipped = run()
+    assert len(shipped) > 2 and shipped[0] <= 3 and set(shipped[1:]) == {0}
+    before = run(retry_support=0.0)
+    assert len(before) > 2 and set(before) == {0}
 
 
 def test_the_default_beam_follows_a_chain_three_hops_deep(chain_collection: Collection) -> None:

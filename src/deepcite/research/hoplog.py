@@ -30,7 +30,7 @@ def format_bridge_hop(hop: BridgeHop) -> str:
     """One line per beam hop: each chain it followed (the candidates of the hops before, then the one followed),
     the page found naming it or "nothing found", its support and whether it stayed; then what the next hop
     follows, read from the passages found for the winners, or the next-best candidates tried after a hop that
-    found nothing to go on."""
+    found nothing to go on, and those of the first reading tried again after a first hop of weak support."""
     links = "; ".join(
         f"{' -> '.join(link.path)}: {repr(link.title) if link.title is not None else 'nothing found'} "
         f"(support {link.support:.2f}, {'kept' if link.kept else 'dropped'})"
@@ -38,6 +38,8 @@ def format_bridge_hop(hop: BridgeHop) -> str:
     )
     names = ", ".join(hop.next) or "none"
     following = f"found nothing to go on, next-best: {names}" if hop.retry else f"next: {names}"
+    if hop.second:
+        following += f" (weak first hop, tried again: {', '.join(hop.second)})"
     return f"bridge hop (round {hop.round}): {links} | {following}"
 
 

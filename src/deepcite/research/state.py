@@ -109,12 +109,14 @@ class BridgeLink:
 class BridgeHop:
     """What one beam hop did (research/nodes/read_bridge.py): the round that followed the beam, the candidates it
     followed, the candidates read next from the winners' passages, and whether those are the next-best candidates
-    of an earlier reading (``retry``: the hop found nothing to go on)."""
+    of an earlier reading (``retry``: the hop found nothing to go on); ``second`` the first reading's next-best
+    candidates that join them after a first hop of weak support (``research.bridge.retry_support``)."""
 
     round: int
     links: tuple[BridgeLink, ...]
     next: tuple[str, ...] = ()
     retry: bool = False
+    second: tuple[str, ...] = ()
 
 
 @dataclass

@@ -8,6 +8,7 @@ import math
 from collections.abc import Collection, Mapping
 from dataclasses import replace
 
+from deepcite.config.research import BridgeSettings
 from deepcite.models import Candidate, SkippedQuery
 from deepcite.research.answer_types import bridges_a_nation, candidate_fit, wants_a_nation
 from deepcite.research.bridge import read_bridge as read_candidates
@@ -107,12 +108,15 @@ def _read(
     weight: float,
     spent: Collection[str] = (),
     path: tuple[str, ...] = (),
+    reserve: int | None = None,
 ) -> list[BeamEntry]:
     """The beam read from ``passages``, each reading's score scaled to the best one times ``weight``; the
     question's ``spent`` words (those of the passages the chain was read from) are no relation words any more,
     unless the hop has a step of its own (:func:`step_relation`). ``path``: the candidates the readings follow on
-    from. Up to ``beam + reserve`` readings, best first (:func:`_hold` splits them)."""
+    from. Up to ``beam + reserve`` readings (``research.bridge.reserve`` unless given), best first (:func:`_hold`
+    splits them)."""
     s, followup = adapters.settings.bridge, adapters.settings.followup
+    kept = s.reserve if reserve is None else reserve
     pages = adapters.titles.aliases(adapters.retriever)
     documents = _documents(state)
 
@@ -152,7 +156,7 @@ def _read(
         fit=candidate_fit(wanted, pages, types) if wanted else None,
         readable=readable,
         demonyms=s.demonyms and wants_a_nation(state.plan.question),
-        settings=s.model_copy(update={"beam": s.beam + s.reserve}) if s.reserve else s,
+        settings=s.model_copy(update={"beam": s.beam + kept}) if kept else s,
     )
     top = readings[0].score if readings else 1.0
     return [BeamEntry(r.name, weight * r.score / top, r.parent, depth=depth, path=path) for r in readings]
@@ -207,6 +211,33 @@ def _hold(state: ExecutorState, readings: list[BeamEntry], width: int, reserve: 
             state.beam_reserve.append(entry)
 
 
+def _first_reserve(s: BridgeSettings) -> int:
+    """The first reading's candidates kept past the beam: ``reserve`` for a hop that finds nothing to go on, or
+    ``retry_width`` for a first hop of weak support (``retry_support``), whichever is more."""
+    return max(s.reserve, s.retry_width if s.retry_support else 0)
+
+
+def _second_try(
+    state: ExecutorState, s: BridgeSettings, followed: list[BeamEntry], best: float
+) -> list[BeamEntry]:
+    """The first reading's next-best candidates (its reserve) to try beside the winners when the first beam hop's
+    best support is above 0 but under ``retry_support``: its candidates' queries found little that names them
+    and holds the question's other words, so the first hop's answer is likely further down the reading. None
+    past the first beam hop, or when no candidate found anything (``reserve`` handles that)."""
+    if not s.retry_support or not 0 < best < s.retry_support or any(e.depth != 1 for e in followed):
+        return []
+    return state.beam_reserve[: s.retry_width]
+
+
+def _join(state: ExecutorState, entries: list[BeamEntry]) -> list[BeamEntry]:
+    """``entries`` join the beam, each name the beam or an earlier hop does not have already; those that joined."""
+    held = {e.name.lower() for e in state.beam} | {n.lower() for n in state.used_entities}
+    joined = [e for e in entries if e.name.lower() not in held]
+    state.beam.extend(joined)
+    state.beam_read.extend(replace(e) for e in joined)
+    return joined
+
+
 def _recorded(state: ExecutorState, entry: BeamEntry) -> None:
     """The round that followed ``entry`` and its support, set on its record in ``beam_read`` (the copy taken when it
     was read, which the pack reports as its bridge candidates)."""
@@ -252,8 +283,10 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
     from the winners' passages, each reading weighed by its winner's support, its chain's words spent
     (``spent_chain``). The entity an LLM chose to follow (``research.next_hop``) joins each newly read beam as a
     branch of its own (:func:`_chosen_entry`). A hop that finds nothing to go on (no winner, or no new candidate in
-    the winners' passages) follows the next-best candidates of the reading before instead (``reserve``). Each beam
-    hop's followed chains are recorded for the hop log (``bridge_hops``)."""
+    the winners' passages) follows the next-best candidates of the reading before instead (``reserve``); a first
+    beam hop of weak support (its best under ``retry_support``) follows the first reading's next-best candidates
+    beside its winners' next reading (:func:`_second_try`). Each beam hop's followed chains are recorded for the
+    hop log (``bridge_hops``)."""
     s = adapters.settings.bridge
     if not s.enabled:
         return state
@@ -262,7 +295,8 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         if state.plan.steps and s.step_passages_first:  # the innermost step's own finds hold its answer
             passages = sorted(passages, key=lambda c: not any(p.kind == "chain" for p in c.hits_in(1)))
         if max_depth(state, adapters):
-            _hold(state, _read(state, adapters, passages, depth=1, weight=1.0), s.beam, s.reserve)
+            kept = _first_reserve(s)
+            _hold(state, _read(state, adapters, passages, depth=1, weight=1.0, reserve=kept), s.beam, kept)
             for entry in _chosen_entry(state, depth=1, path=()):
                 state.beam.append(entry)
                 state.beam_read.append(replace(entry))  # a record: later rounds update the beam's own
@@ -297,6 +331,7 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         _recorded(state, e)
     best = max(e.support for e in followed)
     winners = [e for e in followed if best > 0 and e.support >= s.drop_ratio * best]
+    second = _second_try(state, s, followed, best)
     if s.loser_decay != 1.0:
         kept = {c.key for e in winners for c in found[e.name]}
         for e in followed:
@@ -334,15 +369,23 @@ def read_bridge(state: ExecutorState, adapters: Adapters) -> ExecutorState:
         )
     following.sort(key=lambda e: -e.score)
     if not following:  # nothing to go on: the next-best candidates of the reading before, if any are left
+        if not s.reserve:  # the first reading's reserve waits for a first hop of weak support only
+            state.beam_reserve = second
         retried = _retry(state, s.beam)
         state.bridge_hops.append(BridgeHop(state.round, links, tuple(e.name for e in retried), bool(retried)))
         return state
     _hold(state, following, s.beam, s.reserve)  # two winners may read the same name: it is followed once
+    tried = _join(state, second)
     top = max(winners, key=lambda e: e.support)
     for entry in _chosen_entry(state, depth=top.depth + 1, path=(*top.path, top.name)):
         state.beam.append(entry)
         state.beam_read.append(replace(entry))
     state.bridge_hops.append(
-        BridgeHop(state.round, links, tuple(e.name for e in state.beam if e.followed_round == 0))
+        BridgeHop(
+            state.round,
+            links,
+            tuple(e.name for e in state.beam if e.followed_round == 0),
+            second=tuple(e.name for e in tried),
+        )
     )
     return state
