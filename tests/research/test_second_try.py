@@ -1,16 +1,18 @@
 """A second try at the first hop (research.bridge.retry_support, issue 49's twenty-sixth session): after the first
-beam hop, when the best followed candidate's support is weak, the first reading's next-best candidates join the beam
-beside the winners' next reading; a first hop whose candidates found nothing, or a later hop, tries nothing."""
+beam hop, when the best followed candidate's support is weak, the first reading's next-best candidates and the names
+the question gives (retry_names) join the beam beside the winners' next reading; a first hop whose candidates found
+nothing, or a later hop, tries nothing."""
 
 from __future__ import annotations
 
 import importlib
 
 from deepcite.config.research import BridgeSettings
+from deepcite.models import Candidate
 from deepcite.research.hoplog import format_bridge_hop
 from deepcite.research.state import BeamEntry, BridgeHop, BridgeLink
 
-from .helpers import new_state
+from .helpers import chunk, new_state
 
 read_bridge = importlib.import_module("deepcite.research.nodes.read_bridge")  # the module, not its node
 
@@ -81,3 +83,20 @@ def test_the_tried_candidates_join_the_beam_once_and_the_hop_log_names_them() ->
         2, (BridgeLink(("United States",), "United States", 1.3, True),), ("Indiana",), second=("Kansas",)
     )
     assert format_bridge_hop(hop).endswith("next: Indiana (weak first hop, tried again: Kansas)")
+
+
+def test_the_names_the_question_gives_are_tried_from_the_rounds_best_passage() -> None:
+    """With evidence in hand the question's own names join the second try ("Hans Edler" without its "'s"), each read
+    from the round's best passage with the reading score ``retry_names``; 0 tries the reading's candidates only."""
+    state, _ = new_state("The 1920 Summer Olympics in which Hans Edler's country competed were held where?")
+    state.round = 2
+    best = Candidate(chunk=chunk("athletics-0", "Athletics at the 1920 Summer Olympics ...", doc="athletics"))
+    best.score = 1.0
+    state.evidence[best.key] = best
+    state.beam_reserve = [BeamEntry("Norway", 0.3, best.key)]
+    tried = read_bridge._second_try(state, BridgeSettings(), [_entry("Antwerp", 1.2)], 1.2)
+    assert [e.name for e in tried][:1] == ["Norway"] and "Hans Edler" in [e.name for e in tried]
+    edler = next(e for e in tried if e.name == "Hans Edler")
+    assert (edler.score, edler.parent, edler.depth) == (1.0, best.key, 1)
+    only = read_bridge._second_try(state, BridgeSettings(retry_names=0.0), [_entry("Antwerp", 1.2)], 1.2)
+    assert [e.name for e in only] == ["Norway"]

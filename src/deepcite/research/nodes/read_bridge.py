@@ -10,6 +10,7 @@ from dataclasses import replace
 
 from deepcite.config.research import BridgeSettings
 from deepcite.models import Candidate, SkippedQuery
+from deepcite.names import names_in
 from deepcite.research.answer_types import bridges_a_nation, candidate_fit, wants_a_nation
 from deepcite.research.bridge import read_bridge as read_candidates
 from deepcite.research.bridge import relation_cues
@@ -220,13 +221,20 @@ def _first_reserve(s: BridgeSettings) -> int:
 def _second_try(
     state: ExecutorState, s: BridgeSettings, followed: list[BeamEntry], best: float
 ) -> list[BeamEntry]:
-    """The first reading's next-best candidates (its reserve) to try beside the winners when the first beam hop's
-    best support is above 0 but under ``retry_support``: its candidates' queries found little that names them
-    and holds the question's other words, so the first hop's answer is likely further down the reading. None
-    past the first beam hop, or when no candidate found anything (``reserve`` handles that)."""
+    """What to try beside the winners when the first beam hop's best support is above 0 but under ``retry_support``
+    (its candidates' queries found little that names them and holds the question's other words): the first
+    reading's next-best candidates (its reserve, ``retry_width``), where the first hop's answer often stands
+    further down, and each name the question gives (``retry_names``: its own page may hold the first hop's answer
+    where the round's passages did not), followed like candidates read from the round's best passage, with that
+    reading score. None past the first beam hop, or when no candidate found anything (``reserve`` handles that)."""
     if not s.retry_support or not 0 < best < s.retry_support or any(e.depth != 1 for e in followed):
         return []
-    return state.beam_reserve[: s.retry_width]
+    tried = state.beam_reserve[: s.retry_width]
+    top = state.best_evidence(1)
+    if s.retry_names and top:
+        names = (n.removesuffix("'s").removesuffix("\u2019s") for n in names_in(state.plan.question))
+        tried = [*tried, *(BeamEntry(n, s.retry_names, top[0].key, depth=1) for n in names)]
+    return tried
 
 
 def _join(state: ExecutorState, entries: list[BeamEntry]) -> list[BeamEntry]:
