@@ -285,6 +285,35 @@ def quoted_sentences(sentence: str) -> list[str]:
     return parts or [sentence]
 
 
+# a form's or a report's label before its value: one to three words, the first capitalised ("Median Proximity: ")
+_LABEL = re.compile(r"(?<!\S)[A-Z][\w./-]*(?:\s[A-Za-z][\w./-]*){0,2}:\s")
+
+
+def labelled_parts(sentence: str, min_labels: int, min_terms: int) -> list[str]:
+    """``sentence`` cut before each of its labels when it runs at least ``min_labels`` label–value pairs together
+    ("Skewed: Mildly skewed right Outliers: None Gap: None" -> "Skewed: Mildly skewed right", "Outliers: None Gap:
+    None": a pair of fewer than ``min_terms`` terms, too short to quote, stays with the one after it), each part a slice of ``sentence``; a table
+    row (cells joined by " | ") or a sentence with fewer
+    labels is its own only part (0 turns it off)."""
+    starts: list[int] = []
+    end = -1
+    for m in _LABEL.finditer(sentence):
+        start = m.start()
+        if start == end:  # "Outliers: None Gap: None": a value has a word at least, "None" is Outliers' own
+            start = sentence.index(" ", start) + 1
+        starts.append(start)
+        end = m.end()
+    if not min_labels or len(starts) < min_labels or " | " in sentence:
+        return [sentence]
+    parts: list[str] = []
+    begin = 0
+    for cut in [*[a for a in starts if a > 0], len(sentence)]:
+        if len(tokenize(sentence[begin:cut])) >= min_terms or cut == len(sentence):
+            parts.append(sentence[begin:cut].strip())
+            begin = cut
+    return [p for p in parts if p]
+
+
 def split_sentences(text: str) -> list[str]:
     """Split prose into sentences with pysbd's rules (abbreviations, decimals, "et al.", "vs.", "e.g."),
     after a pre-pass that separates section labels glued to a full stop; citation markers such as

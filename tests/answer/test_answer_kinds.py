@@ -15,9 +15,11 @@ from deepcite.answer.extractive import ExtractiveGenerator
 from deepcite.answer.lead_guard import (
     CAPITALISED,
     CAPTION,
+    CODE,
     HEADING,
     LEAD_IN,
     NO_VERB,
+    QUESTION,
     lead_fault,
     never_quoted,
     without_list_number,
@@ -25,7 +27,7 @@ from deepcite.answer.lead_guard import (
 from deepcite.answer.opening import opening_candidates
 from deepcite.answer.question_fit import with_cue
 from deepcite.answer.question_kind import AnswerKind, answer_cue, figures, phrase_overlaps, question_kind
-from deepcite.answer.sentence_scorer import SentenceScorer, spelled
+from deepcite.answer.sentence_scorer import SentenceScorer, asked_before, spelled
 from deepcite.answer.sentence_scores import EvidenceSentence, SentenceScores, refers_back
 from deepcite.answer.table_rows import caption_mismatch, row_captions, row_fit
 from deepcite.config import AnswerSettings
@@ -80,6 +82,11 @@ def test_cues_mark_the_shape_of_the_answer() -> None:
     assert answer_cue(AnswerKind.AMOUNT, timed, q, KINDS) == 1.0
     counted = "Computing dense embeddings on 21-million passages is resource intensive."
     assert answer_cue(AnswerKind.AMOUNT, counted, q, KINDS) == KINDS.unasked_unit_cue < KINDS.cue_min
+    # a fee in a currency's code, an identifier's length in bytes
+    fee = "And say she intends to pay a 0.05 BTC txn fee."
+    assert answer_cue(AnswerKind.AMOUNT, fee, "How much does Alice pay in fees?", KINDS) == 1.0
+    sized = "Thus the auctioneer must assign a 4-byte ID number for the auction."
+    assert answer_cue(AnswerKind.AMOUNT, sized, "How long is an auction's ID number?", KINDS) == 1.0
     q = "What is FAISS?"
     assert answer_cue(AnswerKind.DEFINITION, "FAISS is an open-source library for search.", q, KINDS) == 1.0
     q = "How do L2 distance and dot product compare to cosine similarity?"
@@ -91,6 +98,10 @@ def test_cues_mark_the_shape_of_the_answer() -> None:
     q = "From how many newspapers were the articles collected?"
     worded = "We used twelve newspapers published mainly in the U.S."
     assert answer_cue(AnswerKind.AMOUNT, worded, q, KINDS) >= KINDS.cue_min
+    # … and "one" of what the question counts
+    q = "How many owners can a document template have?"
+    assert answer_cue(AnswerKind.AMOUNT, "A document template only has one owner.", q, KINDS) >= KINDS.cue_min
+    assert answer_cue(AnswerKind.AMOUNT, "One of the owners may share it.", q, KINDS) < KINDS.cue_min
     teen = "She was still a child of seventeen, and her life had been enviable."
     assert answer_cue(AnswerKind.AMOUNT, teen, "How old is his sister?", KINDS) >= KINDS.cue_min
     # "how long did they spend" asks a duration: "spend" does not make it a question of money
@@ -134,6 +145,10 @@ def test_word_pairs_weigh_the_rare_pair_most() -> None:
         ("Dense Passage Retrieval for Open-Domain Question Answering", CAPITALISED),
         ("Papers w/ ACL IDs | 42k", NO_VERB),
         ("Characterization of Service Received:", LEAD_IN),
+        ("Store_Sales<- aggregate(Weekly_Sales ~ Store, data = data1, sum) colnames(Store_Sales)", CODE),
+        ("What is AEA's role in the apprenticeship program?", QUESTION),
+        ("It shows that pre_solve_callback runs more often than begin_contact_callback in this scene.", None),
+        ("Gender = Male | Local =1 | Hostel.Curr = 1", CAPITALISED),  # a table row, not code
         ("DPR outperforms BM25 by 9%-19% absolute in top-20 accuracy.", None),
         ("13 papers mention that expert annotators are necessary.", None),
         # an irregular past form is a verb too
@@ -380,6 +395,52 @@ def _table_chunk(i: int, sentences: list[tuple[str, TextKind]]) -> ContextChunk:
     )
 
 
+def test_a_faq_answer_carries_its_question_s_support() -> None:
+    """A FAQ page: each question heading is followed by its answer, which shares no word with the reader's
+    question; the answer after the heading that asks it opens the summary, not the question."""
+    h, p = TextKind.HEADING, TextKind.PROSE
+    faq = _table_chunk(
+        1,
+        [
+            ("Is there a fee for a shop to join the apprenticeship program?", h),
+            ("The Employer Acceptance Agreement is free.", p),
+            ("Who is responsible for the Labor Department paperwork of an apprentice?", h),
+            ("Fastport handles all compliance and reporting.", p),
+            ("The shop keeps its own training log.", p),
+            ("The mentor signs each competency off.", p),
+        ],
+    )
+    other = _chunk(2, "An apprentice works under a journeyworker who checks the paperwork of each task.")
+    assert asked_before(faq, 2) == [
+        "Is there a fee for a shop to join the apprenticeship program?",
+        "Who is responsible for the Labor Department paperwork of an apprentice?",
+        "Who is responsible for the Labor Department paperwork of an apprentice?",
+        "",
+    ]
+    text = _summary("Who is responsible for the Labor Department paperwork?", [other, faq])
+    assert text.startswith("Fastport handles all compliance and reporting")
+
+
+def test_a_question_of_the_source_never_opens_though_it_holds_the_question_s_words() -> None:
+    """A checklist asks what the reader asks; its question holds the reader's words, but the sentence that
+    states the answer opens."""
+    chunk = _chunk(
+        1,
+        "Do you have documentation confirming that your program conformance was reviewed within the last 18 "
+        "months? The OSPO schedules a review of the program every 18 months to keep conformance.",
+    )
+    text = _summary("How often is the program conformance reviewed?", [chunk])
+    assert text.startswith("The OSPO schedules a review")
+
+
+def test_a_passage_under_a_question_section_answers_it() -> None:
+    """A chunk whose section is a FAQ question: its first sentences answer that question."""
+    chunk = _chunk(
+        1, "DOL may request records. Fastport manages that communication. Shops keep logs."
+    ).model_copy(update={"section": "Is DOL going to show up at my shop?"})
+    assert asked_before(chunk, 2) == ["Is DOL going to show up at my shop?"] * 2 + [""]
+
+
 def test_a_row_reads_with_its_table_s_caption() -> None:
     """Two tables with the same rows, each captioned below (as papers place them): the row of the table whose
     caption names the question's data set ends the summary; a row with neither caption next to it has none."""
@@ -465,10 +526,28 @@ def test_a_row_under_another_table_s_caption_gives_way() -> None:
     )
     own = _table_chunk(2, [("Method: ChatGPT | Crawler Recall: - | Precision: 0.0507 | Recall: 0.3046", t)])
     prose = _chunk(3, "ChatGPT is evaluated on the AutoScholarQuery test set as a baseline.", doc="pasa.pdf")
-    assert caption_mismatch("Table 6: Results on RealScholarQuery.", "… on the AutoScholarQuery test set?")
-    assert not caption_mismatch("Table 2: Main results.", "… on the AutoScholarQuery test set?")
+    row = "Method: ChatGPT | Crawler Recall: - | Precision: 0.2280 | Recall: 0.2007"
+    assert caption_mismatch(
+        "Table 6: Results on RealScholarQuery.", "… on the AutoScholarQuery test set?", row
+    )
+    assert not caption_mismatch("Table 2: Main results.", "… on the AutoScholarQuery test set?", row)
     text = _summary("What precision does ChatGPT have on the AutoScholarQuery test set?", [other, own, prose])
     assert "0.0507" in text and "0.2280" not in text
+
+
+def test_a_caption_naming_the_whole_work_is_no_other_table() -> None:
+    """The caption names the system the paper builds ("OWELK"), the question does not; the row holds every name
+    the question says, so it is this table's answer, and may open the summary."""
+    caption = "Table 11: Firewall configuration for OWELK"
+    assert not caption_mismatch(
+        caption, "On which port is the Kibana dashboard reached?", "Technology: Kibana | Port: 5601/TCP"
+    )
+    assert not caption_mismatch(
+        "Table 7: Calculation of the utility value for SIEM Systems",
+        "What total utility did IBM QRadar get?",
+        "Sum | 100,00 | Splunk: 48 | 7,245 | IBM QRadar: 47 | 7,38",
+    )
+    assert caption_mismatch(caption, "Which port does GPT-4o use?", "Technology: Kibana | Port: 5601/TCP")
 
 
 def test_a_yes_no_question_over_unlabelled_text_weighs_its_word_pairs() -> None:

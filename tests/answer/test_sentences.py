@@ -17,6 +17,7 @@ from deepcite.text import (
     _Segmenter,
     _sentences,
     first_sentence,
+    labelled_parts,
     list_items,
     quoted_sentences,
     split_sentences,
@@ -143,3 +144,25 @@ def test_a_bulleted_run_is_cut_into_its_items() -> None:
         "The value o Fahrenheit was low."
     ]  # a lead-in
     assert list_items("● ●") == []
+
+
+def test_a_run_of_label_value_pairs_is_quoted_by_its_pairs() -> None:
+    """A report's lines under a plot come out as one "sentence"; each pair is a unit of its own, a value of one
+    word stays its label's, and a pair of fewer than three terms stays with the next."""
+    line = (
+        "Pattern: Unimodal (One hill) Skewed: Mildly skewed right (Mean > Median) Outliers: None Gap: None "
+        "Shape: Bell curve Mean Proximity: 8.43 km"
+    )
+    parts = labelled_parts(line, 3, 3)
+    assert parts == [
+        "Pattern: Unimodal (One hill)",
+        "Skewed: Mildly skewed right (Mean > Median)",
+        "Outliers: None Gap: None",
+        "Shape: Bell curve",
+        "Mean Proximity: 8.43 km",
+    ]
+    assert all(part in line for part in parts)
+    assert labelled_parts(line, 0, 3) == [line]
+    assert labelled_parts("Note: the model runs daily.", 3, 3) == ["Note: the model runs daily."]
+    row = "Technology: Kibana | Port: 5601/TCP | Location: server"
+    assert labelled_parts(row, 3, 3) == [row]

@@ -41,6 +41,7 @@ _DECADE = re.compile(r"(?:1[5-9]|20)\d0s\b")  # "the 1960s" is no number of seco
 # one of a unit written with an article: "for more than a month", "in a decade", "an hour" (three letters or more:
 # "an h-index" is no duration)
 _ONE_UNIT = re.compile(r"\b(?:a|an|one)\s+(?:few\s+|couple\s+of\s+)?([^\W\d]{3,})\b", re.I)
+_HOW_MANY = re.compile(r"\bhow many\s+([^\W\d]{3,})", re.I)
 
 
 def asked_units(question: str) -> frozenset[str] | None:
@@ -75,3 +76,15 @@ def states_unit(sentence: str, units: frozenset[str]) -> bool:
 def one_units(text: str, units: frozenset[str]) -> set[str]:
     """The ``units`` that ``text`` states one of with an article ("in a decade", "for more than a month")."""
     return {m.group(1).lower() for m in _ONE_UNIT.finditer(text)} & units
+
+
+def counts_one(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` states one of what a "how many <noun>" ``question`` counts ("A document template only has
+    one owner" for "How many owners can a template have?"), which the question does not say itself."""
+    counted = _HOW_MANY.search(question)
+    if not counted:
+        return False
+    one = re.compile(
+        rf"\b(?:one|single|sole)\s+{re.escape(counted.group(1).lower().removesuffix('s'))}s?\b", re.I
+    )
+    return bool(one.search(sentence)) and not one.search(question)

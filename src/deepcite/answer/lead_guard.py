@@ -8,8 +8,8 @@ writer's own check, sentence by sentence, for what a reader let through:
   reference entry ("Karpukhin, V., Oguz, B. … 2020. Dense passage retrieval … In EMNLP.");
 - quoted, but never the first sentence (:func:`lead_fault`): a sentence that starts with a section number and
   heading words ("5.1 Main Results Table 2 compares …"), a caption ("Table 1: …"), one that is mostly
-  capitalised words ("Main Results Table", a title), or one without a verb-like token (a table row
-  "Papers w/ Pubmed IDs 21.5M").
+  capitalised words ("Main Results Table", a title), one that reads as code ("Store_Sales<- aggregate(Weekly_Sales ~
+  Store, data = data1, sum)"), a question the source asks ("What is AEA's role?"), or one without a verb-like token (a table row "Papers w/ Pubmed IDs 21.5M").
 
     lead_fault("5.1 Main Results Table 2 compares the retrieval accuracy …", settings)   # "a section heading"
     never_quoted("c 2020 Association for Computational Linguistics")                     # True
@@ -28,6 +28,10 @@ HEADING = "a section heading"
 CAPTION = "a caption"
 CAPITALISED = "mostly capitalised words"
 NO_VERB = "no verb"
+CODE = "code"
+QUESTION = (
+    "a question"  # the source's own question ("Is DOL going to show up at my shop?"): it states nothing
+)
 # "They are as follows:", a form's label without its value ("Characterization of Service:")
 LEAD_IN = "a lead-in"
 
@@ -36,6 +40,12 @@ _CAPTION = re.compile(
     r"^\s*(?:Table|Figure|Fig\.?|Algorithm|Listing|Chart|Exhibit|Plate)\s*[A-Z]?\d+[a-z]?\s*[:.|)-]", re.I
 )
 _WORD = re.compile(r"[^\W\d_][\w'’-]*")
+# marks of code: a call with arguments, an assignment or comparison, braces, a snake_case or camelCase name
+_CODE_CALL = re.compile(r"\b[A-Za-z_][\w.]*\((?=[^)]*[=,\"'~])")
+_CODE_OPERATOR = re.compile(
+    r"<-|\b[A-Za-z_]\w*\s*[+-]?=\s*[\w\"'\[(]|==|!=|:=|=>|->|&&|\|\||\w\[\d*\]|\bdef |\breturn\b|;\s*$|[{}]"
+)
+_CODE_NAME = re.compile(r"\b[A-Za-z]+_[A-Za-z_]+\b|\b[a-z]+[A-Z]\w*\b")
 _LINK_ONLY = re.compile(r"^\s*(?:https?://|www\.)\S+\s*$", re.I)
 _FOOTER = re.compile(
     r"©|\(c\)\s*(?:19|20)\d\d|^\s*c\s+(?:19|20)\d\d\b|\bcopyright\b|\ball rights reserved\b|"
@@ -114,6 +124,8 @@ def lead_fault(sentence: str, settings: AnswerKindSettings) -> str | None:
     """Why ``sentence`` may not open an answer (module docstring), or ``None`` when it may."""
     if sentence.rstrip().endswith(":"):
         return LEAD_IN
+    if sentence.rstrip().endswith("?"):
+        return QUESTION
     words = _WORD.findall(sentence)
     number = _SECTION_NUMBER.match(sentence)
     if number:
@@ -124,6 +136,12 @@ def lead_fault(sentence: str, settings: AnswerKindSettings) -> str | None:
             return HEADING
     if _CAPTION.match(sentence):
         return CAPTION
+    if " | " not in sentence:  # a table row's "Local = 1" is no code
+        marks = sum(len(p.findall(sentence)) for p in (_CODE_CALL, _CODE_OPERATOR, _CODE_NAME))
+        if marks >= settings.lead_code_min_marks and marks >= settings.lead_code_share * len(
+            sentence.split()
+        ):
+            return CODE
     if len(words) >= settings.lead_min_words_capitalised:
         capitalised = sum(w[:1].isupper() for w in words) / len(words)
         if capitalised >= settings.lead_max_capitalised_share:

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from deepcite.answer.findings import states_an_aim
-from deepcite.answer.lead_guard import CAPITALISED, NO_VERB
+from deepcite.answer.lead_guard import CAPITALISED, CODE, NO_VERB, QUESTION
 from deepcite.answer.question_kind import AnswerKind, phrase_overlaps
 from deepcite.answer.sentence_scores import SentenceScores
 from deepcite.answer.table_rows import caption_mismatch, is_row, row_coverage, row_fit
@@ -27,8 +27,10 @@ from deepcite.config.answer import AnswerOpeningSettings, AnswerSettings
 def opening_candidates(
     scores: SentenceScores, eligible: Sequence[int], question: str, kind: AnswerKind, settings: AnswerSettings
 ) -> list[int]:
-    """The sentences of ``eligible`` that may open the summary: no lead fault, or (``decision.row_leads``) a table
-    row that fits the question and whose caption is not about something else. For a question that asks for
+    """The sentences of ``eligible`` that may open the summary: no lead fault, or (``decision.row_leads``) a line
+    that fits the question as a table row does (:func:`row_fit`, or it and its caption hold
+    ``kinds.row_open_coverage`` of the question's terms), whose caption is not about something else, and that is
+    no question of the source's own nor code. For a question that asks for
     findings (a yes/no question), not an aim, a method or background (its section or its own words say so, and
     its finding score is under ``extractive.opening_min_finding``) while another may; for a kind whose answer the
     decision requires to bear its cue (``decision.require_cue_for``: a number for an amount), one bearing it
@@ -46,12 +48,13 @@ def opening_candidates(
         )
         or (
             settings.decision.row_leads
+            and scores.sentences[i].lead_fault not in (QUESTION, CODE)
             and (
                 row_fit(scores.sentences[i].text, question) > 0
                 or row_coverage(scores.sentences[i].text, scores.sentences[i].caption, question)
                 >= settings.kinds.row_open_coverage
             )
-            and not caption_mismatch(scores.sentences[i].caption, question)
+            and not caption_mismatch(scores.sentences[i].caption, question, scores.sentences[i].text)
         )
     ]
     if scores.findings_first[0]:

@@ -47,7 +47,7 @@ def with_row(
 
     def rank(row: tuple[float, int]) -> tuple[float, int]:
         fit, i = row
-        other = settings.row_caption_mismatch if caption_mismatch(x[i].caption, question) else 0.0
+        other = settings.row_caption_mismatch if caption_mismatch(x[i].caption, question, x[i].text) else 0.0
         return scores.value[i, 0] + weight * fit + held * row_coverage(
             x[i].text, x[i].caption, question
         ) - other, -i
@@ -56,7 +56,9 @@ def with_row(
     # beside the row that fits, a row of another table (its caption names only what the question does not) is
     # a figure of something else
     chosen = [
-        i for i in chosen if i == best or i == chosen[0] or not caption_mismatch(x[i].caption, question)
+        i
+        for i in chosen
+        if i == best or i == chosen[0] or not caption_mismatch(x[i].caption, question, x[i].text)
     ]
     if best in chosen:
         return chosen

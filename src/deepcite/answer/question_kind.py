@@ -35,7 +35,7 @@ from enum import StrEnum
 
 import numpy as np
 
-from deepcite.answer.asked_units import asked_units, one_units, states_unit
+from deepcite.answer.asked_units import asked_units, counts_one, one_units, states_unit
 from deepcite.answer.question_words import COMPARATIVES, MEASURE_NOUNS, NAME_NOUNS, NUMBER_WORDS, UNITS
 from deepcite.config.answer import AnswerKindSettings
 from deepcite.text import STOP_WORDS, tokenize
@@ -271,6 +271,8 @@ def amount_cue(sentence: str, question: str, settings: AnswerKindSettings) -> fl
         best = max(best, settings.bare_number_cue)
     if best == 0.0 and units is not None and one_units(sentence, units) - one_units(question, units):
         return settings.number_with_unit_cue  # "in a decade", not the question's own "a mile"
+    if best == 0.0 and counts_one(sentence, question):
+        return settings.word_number_cue  # "only has one owner" for "how many owners"
     if best == 0.0 and _number_words(sentence, question):
         best = (
             settings.number_with_unit_cue
@@ -394,9 +396,13 @@ _DATE_NUMBER = re.compile(
 
 def states_amount(sentence: str, question: str) -> bool:
     """Whether ``sentence`` states a number the question does not hold that is no part of a date (a year or a
-    day of a month answers no "how many"), in figures or in words ("ten inches high")."""
+    day of a month answers no "how many"), in figures or in words ("ten inches high", "one owner")."""
     dates = {n for m in _DATE_NUMBER.finditer(sentence) for n in re.findall(r"\d+", m.group(0))}
-    return any(v not in dates for v in figures(sentence, question)) or bool(_number_words(sentence, question))
+    return (
+        any(v not in dates for v in figures(sentence, question))
+        or bool(_number_words(sentence, question))
+        or counts_one(sentence, question)
+    )
 
 
 def _number_words(sentence: str, question: str) -> set[str]:

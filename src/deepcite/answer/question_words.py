@@ -94,7 +94,8 @@ GREEK_NAMES = dict(
 # the units an amount question asks for, by what it measures (answer/asked_units.py): a number
 # with another unit does not answer it ("how long does a duck live" is not answered by "less than 1 kg")
 MONEY_UNITS = frozenset(
-    "$ € £ ¥ usd eur gbp dollar dollars euro euros pound pounds franc francs cent cents yen".split()
+    """$ € £ ¥ usd eur gbp cad aud chf inr cny rmb dollar dollars euro euros pound pounds franc francs cent cents yen
+    yuan rupee rupees naira won krona kronor btc bitcoin bitcoins satoshi satoshis eth ether""".split()
 )
 DURATION_UNITS = frozenset(
     """second seconds sec secs s minute minutes min mins hour hours hr hrs h day days week weeks month months year
@@ -105,7 +106,8 @@ LENGTH_UNITS = frozenset(
     yard yards mile miles""".split()
 )
 TEXT_LENGTH_UNITS = frozenset(
-    "word words page pages token tokens character characters chars sentence sentences".split()
+    """word words page pages token tokens character characters chars sentence sentences digit digits bit bits byte
+    bytes""".split()
 )
 MASS_UNITS = frozenset(
     "mg g kg gram grams kilogram kilograms tonne tonnes ton tons lb lbs pound pounds ounce ounces oz".split()

@@ -12,7 +12,9 @@ the sentence contains, each term weighted by its rarity among the evidence's sen
 ``cosine`` the embedding similarity (negative taken as 0; only the ``max_embedded_sentences`` most
 lexically similar sentences are embedded); a sentence with a pronoun among its first
 ``neighbour_reference_words`` words ("it", "they") has at least ``neighbour_support_share`` of the support of
-the sentence before it in its passage, which names what the pronoun stands for. A sentence also earns
+the sentence before it in its passage, which names what the pronoun stands for; the first ``asked_reach`` sentences
+after a question the source asks (a FAQ's question, which never opens an answer) have at least
+``asked_support_share`` of the question's support, as its answer. A sentence also earns
 ``study_support_share`` of its study's support (the best of its study's sentences and title): a study that
 bears on the question lends that to its results, which rarely repeat the question's words. Only sentences
 whose support clears ``support_threshold`` may be quoted. Among those, a sentence's *relevance* blends its support
@@ -53,10 +55,34 @@ from deepcite.answer.sentence_scores import (
 )
 from deepcite.answer.table_rows import row_captions
 from deepcite.config import AnswerSettings
+from deepcite.models import ANSWER_KINDS, Chunk, TextKind
 from deepcite.retrieval.embedders import Embedder
-from deepcite.text import quoted_sentences, tokenize
+from deepcite.text import labelled_parts, quoted_sentences, tokenize
 
 _GREEK = re.compile(f"[{''.join(GREEK_NAMES)}]")
+_ASKS = re.compile(r"\?\s*$")  # a question the source asks
+
+
+def asked_before(chunk: Chunk, reach: int) -> list[str]:
+    """For each of the chunk's answer sentences (:meth:`~deepcite.models.Chunk.answer_sentences`), the question
+    its source asks right before it (a heading or a sentence of the chunk, or the chunk's section, that ends with
+    "?"), when it is one of the first ``reach`` answer sentences after that question; else ""."""
+    kinds = chunk.sentence_kinds or [TextKind.PROSE] * len(chunk.spans())
+    if chunk.sentence_kinds is None and chunk.kind not in ANSWER_KINDS:
+        return []
+    question = chunk.section if chunk.section and _ASKS.search(chunk.section) else ""
+    since = 0
+    out = []
+    for (start, end), kind in zip(chunk.spans(), kinds, strict=True):
+        text = chunk.text[start:end]
+        if _ASKS.search(text):
+            question, since = text.strip(), 0
+        if kind not in ANSWER_KINDS:
+            continue
+        out.append(question if question and since < reach else "")
+        if not _ASKS.search(text):
+            since += 1
+    return out
 
 
 def spelled(text: str) -> str:
@@ -107,6 +133,8 @@ class SentenceScorer:
         vectors[embed] = self.vectors([sentences[i].text for i in embed], "passage")
         cosine = np.clip(vectors @ target_vecs.T, 0.0, None)
         own = s.extractive.lexical_weight * lexical + (1.0 - s.extractive.lexical_weight) * cosine
+        if share := s.extractive.asked_support_share:
+            own = np.maximum(own, share * self._asked_support(sentences, target_terms, target_vecs, weights))
         if share := s.extractive.neighbour_support_share:
             after = [(i, x.previous) for i, x in enumerate(sentences) if x.previous is not None]
             if after:
@@ -135,6 +163,27 @@ class SentenceScorer:
         ) * boosted + s.extractive.sentence_relevance_weight * alone
         value = (1.0 - weight) * relevance + weight * finding
         return SentenceScores(sentences, vectors, support, relevance, value, first, alone, fit=own)
+
+    def _asked_support(
+        self,
+        sentences: list[EvidenceSentence],
+        target_terms: list[frozenset[str]],
+        target_vecs: np.ndarray,
+        weights: dict[str, float],
+    ) -> np.ndarray:
+        """Per sentence and target: the support of the question its source asks right before it (0 for none)."""
+        out = np.zeros((len(sentences), len(target_terms)), dtype=np.float32)
+        asked = list(dict.fromkeys(x.asked for x in sentences if x.asked))
+        if not asked:
+            return out
+        lexical_weight = self._settings.extractive.lexical_weight
+        cosine = np.clip(self.vectors(asked, "passage") @ target_vecs.T, 0.0, None)
+        for k, question in enumerate(asked):
+            terms = frozenset(tokenize(question))
+            lexical = np.array([overlap(terms, t, weights) for t in target_terms], dtype=np.float32)
+            row = lexical_weight * lexical + (1.0 - lexical_weight) * cosine[k]
+            out[[i for i, x in enumerate(sentences) if x.asked == question]] = row
+        return out
 
     def _study_support(
         self,
@@ -173,7 +222,7 @@ class SentenceScorer:
             captions = row_captions(chunk)
             kept: dict[int, int] = {}  # the chunk's sentence number -> its position in out
             # no heading, caption, furniture, equation or reference entry
-            for n, raw in enumerate(self._units(chunk)):
+            for n, (raw, asked) in enumerate(self._units(chunk)):
                 if LABEL_ONLY.match(raw):
                     continue  # a section label left on its own ("STUDY DESIGN/")
                 label, body = split_inline_label(raw)
@@ -209,18 +258,26 @@ class SentenceScorer:
                             previous=kept.get(n - 1)
                             if refers_back(quoted, self._settings.extractive.neighbour_reference_words)
                             else None,
+                            asked=asked,
                         )
                     )
         return out
 
-    def _units(self, chunk: ContextChunk) -> list[str]:
-        """The chunk's answer sentences, a long one that holds quotation marks (``quotation_split_words``) cut
-        into the sentences inside them."""
+    def _units(self, chunk: ContextChunk) -> list[tuple[str, str]]:
+        """The chunk's answer sentences, each with the question it answers (:func:`asked_before`); a long one
+        that holds quotation marks (``quotation_split_words``) cut into the sentences inside them, one that runs
+        label–value pairs together (``label_split_min_labels``) into its pairs."""
         longest = self._settings.extractive.quotation_split_words
+        labels = self._settings.extractive.label_split_min_labels
         return [
-            part
-            for raw in chunk.answer_sentences()
+            (pair, asked)
+            for raw, asked in zip(
+                chunk.answer_sentences(),
+                asked_before(chunk, self._settings.extractive.asked_reach),
+                strict=True,
+            )
             for part in (quoted_sentences(raw) if longest and len(raw.split()) > longest else [raw])
+            for pair in labelled_parts(part, labels, self._settings.extractive.min_sentence_tokens)
         ]
 
     def prime(self, chunks: Sequence[ContextChunk]) -> None:

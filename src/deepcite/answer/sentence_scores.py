@@ -50,6 +50,9 @@ class EvidenceSentence:
     opening: bool = False
     # the position of the sentence just before it in its passage, when that one is quotable too
     previous: int | None = None
+    # the question its source asks right before it (a FAQ's question, a slide's "Research question: …?"), which it
+    # answers; "" when none does
+    asked: str = ""
 
 
 @dataclass(frozen=True)

@@ -67,12 +67,16 @@ def row_coverage(row: str, caption: str, question: str) -> float:
     return len(asked & set(tokenize(f"{row} {caption}"))) / len(asked)
 
 
-def caption_mismatch(caption: str, question: str) -> bool:
+def caption_mismatch(caption: str, question: str, row: str) -> bool:
     """Whether a row's caption is about something else: it names things (a word with an inner capital or a
-    digit: "RealScholarQuery", "GPT-4o", "BM25") and the question names none of them ("… on the
-    AutoScholarQuery test set" against "Table 6: Results on RealScholarQuery")."""
+    digit: "RealScholarQuery", "GPT-4o", "BM25"), the question names none of them, and the question names
+    something neither the row nor its caption holds ("… on the AutoScholarQuery test set" against "Table 6:
+    Results on RealScholarQuery"). A caption naming the whole work ("Table 11: Firewall configuration for
+    OWELK") is no other table's when the row holds all the question names ("Kibana", "IBM QRadar")."""
     named = _names(caption)
-    return bool(named) and not named & _names(question)
+    if not named or named & _names(question):
+        return False
+    return bool(_names(question) - _held(_WORD.findall(f"{row} {caption}")))
 
 
 def _names(text: str) -> set[str]:

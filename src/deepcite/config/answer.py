@@ -170,6 +170,10 @@ class AnswerKindSettings(Section):
     lead_heading_max_words: int = 6
     lead_min_words_capitalised: int = 3
     lead_max_capitalised_share: float = Field(default=0.7, ge=0.0, le=1.0)
+    # … or reads as code: at least `lead_code_min_marks` marks of code (a call with arguments, an assignment,
+    # "<-", "==", braces, a snake_case or camelCase name), and at least `lead_code_share` of them a word
+    lead_code_min_marks: int = Field(default=3, ge=1)
+    lead_code_share: float = Field(default=0.25, ge=0.0)
     # a question about the source itself (who wrote it, when it was published): a sentence of a document's
     # front matter (among the first `front_matter_sentences` of its first passage) that bears the cue gains
     # this much value, and may open the summary though it is a byline or a date line without a verb
@@ -202,6 +206,9 @@ class ExtractiveSettings(Section):
     # (text.quoted_sentences): the splitter keeps a quotation whole, and a novel's paragraph of dialogue was
     # one sentence that the summary's contract cut and the citation check then replaced (0 turns it off)
     quotation_split_words: int = Field(default=40, ge=0)
+    # a "sentence" that runs this many "Label: value" pairs together (a report's "Skewed: right Outliers: None Gap:
+    # None") is quoted by its pairs (text.labelled_parts; 0 turns it off)
+    label_split_min_labels: int = Field(default=3, ge=0)
     # per answer part, most lexically similar first; 0 embeds all. 0 since the twentieth session: a reader's words
     # share few terms with the sentence that answers, which then went unembedded (dev: 5 more summaries state
     # the answer over 9 sets; the writer's time 1.7x, docs/benchmarks/answer-decision.md)
@@ -220,6 +227,10 @@ class ExtractiveSettings(Section):
     # speaks of ("… a Wasm file that can run by itself … Disassembling it, it's very minimal - just 87 bytes!")
     neighbour_support_share: float = Field(default=0.8, ge=0.0, le=1.0)
     neighbour_reference_words: int = Field(default=4, ge=0)
+    # the first `asked_reach` sentences after a question the source asks (a FAQ's question heading, "Is DOL going
+    # to show up at my shop?"), its answer, have at least `asked_support_share` of its support (0: off)
+    asked_support_share: float = Field(default=0.8, ge=0.0, le=1.0)
+    asked_reach: int = Field(default=2, ge=0)
     lexical_idf: bool = True  # weigh a target's terms by their rarity among the evidence's sentences
     opening_min_finding: float = 0.5  # the opening sentence is a finding this strong when any relevant one is
     opening_min_relevance: float = 0.5  # … and this relevant (0 at relevance_floor, 1 for the best sentence)
