@@ -201,6 +201,40 @@ def test_html_keeps_the_article_and_drops_navigation_and_hidden_blocks(tmp_path:
     assert "var x" not in filing.document.text
 
 
+def test_a_markdown_slide_deck_in_a_web_page_is_read_slide_by_slide(tmp_path: Path) -> None:
+    """A remark.js deck: the slides are Markdown in a textarea the page renders by script. Each slide is a page,
+    its heading a section and each bullet a paragraph; a slide's properties and presenter notes stay out; a form's
+    text box is no deck."""
+    deck = tmp_path / "deck.html"
+    deck.write_text(
+        "<!DOCTYPE html><html><head><meta charset='utf-8'><title>Policing the police</title></head><body>"
+        "<textarea id='source'>\nclass: center, middle\n# Policing the police\n---\nname: findings\n"
+        "## Findings\n- Complaints rose by **40 per cent** between 2015 and 2020.\n--\n"
+        "- Only 3 of 120 complaints led to charges.\n???\nSay the charges figure slowly.\n---\n## Methods\n"
+        "We read 120 complaint files from five states.\n</textarea>"
+        "<script src='remark.min.js'></script><script>var slideshow = remark.create();</script></body></html>",
+        encoding="utf-8",
+    )
+    (doc,) = read(deck).documents
+    pages = {(b.page, b.section, b.text) for b in doc.blocks if b.kind.value == "prose"}
+    assert (2, "Findings", "Complaints rose by 40 per cent between 2015 and 2020.") in {
+        (p, sec, t.split("\n")[0]) for p, sec, t in pages
+    }
+    assert any(p == 3 and "120 complaint files" in t for p, _, t in pages)
+    text = doc.document.text
+    assert "class: center" not in text and "name: findings" not in text and "slowly" not in text
+    assert "**" not in text and "---" not in text
+    form = tmp_path / "form.html"
+    form.write_text(
+        "<html><body><article><h1>Contact</h1><p>"
+        + "Write to us about the survey and its findings. " * 8
+        + "</p><form><textarea name='msg'>Your message</textarea></form></article></body></html>",
+        encoding="utf-8",
+    )
+    (page,) = read(form).documents
+    assert "Write to us" in page.document.text and all(b.page is None for b in page.blocks)
+
+
 def test_a_posts_date_line_and_byline_open_its_text_and_page_furniture_stays_out(tmp_path: Path) -> None:
     body = "Emscripten now emits standalone Wasm files that run without the JS runtime. " * 6
     page = tmp_path / "post.html"

@@ -6,7 +6,8 @@ the main content as XML (headings, paragraphs, lists, tables), which :mod:`deepc
 turns into prose blocks: headings as sections, tables row by row, note markers and ``[edit]`` left out. The
 page's date line and byline, which trafilatura leaves out, open the text
 (:mod:`deepcite.ingest.readers.html_front`). Title, authors, year and publisher come from the page's own
-metadata (:mod:`deepcite.ingest.readers.html_meta`), never a date guessed from the text.
+metadata (:mod:`deepcite.ingest.readers.html_meta`), never a date guessed from the text. A page that only shows a
+slide deck written in Markdown (remark.js) is read slide by slide (:mod:`deepcite.ingest.readers.markdown_deck`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from deepcite.ingest.readers.bibliographic import Bibliographic, byline_names, c
 from deepcite.ingest.readers.clean import drop_note_markers
 from deepcite.ingest.readers.html_front import front_lines, front_matter
 from deepcite.ingest.readers.html_meta import page_metadata
+from deepcite.ingest.readers.markdown_deck import deck_blocks, deck_markdown
 from deepcite.ingest.readers.markup import inline_text, tree_blocks
 
 _XML_DECLARATION = re.compile(r"^\s*<\?xml[^>]*\?>")
@@ -42,7 +44,10 @@ class HtmlReader:
         tree = parse_html(data)
         metadata = trafilatura.extract_metadata(tree)
         # before the scripts and hidden facts go
-        about = page_metadata(lxml_html.document_fromstring(data), metadata.title if metadata else "")
+        page = lxml_html.document_fromstring(data)
+        about = page_metadata(page, metadata.title if metadata else "")
+        if (deck := deck_markdown(page)) is not None:  # a Markdown slide deck the page renders by script
+            return document_from_blocks(deck_blocks(deck), doc_id=doc_id, name=name, about=about)
         xml = trafilatura.extract(
             tree,
             output_format="xml",
