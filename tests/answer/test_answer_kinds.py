@@ -23,6 +23,7 @@ from deepcite.answer.lead_guard import (
     lead_fault,
     never_quoted,
     without_list_number,
+    without_print_lines,
 )
 from deepcite.answer.opening import opening_candidates
 from deepcite.answer.question_fit import with_cue
@@ -190,6 +191,19 @@ def test_a_list_item_is_quoted_without_its_number() -> None:
 def test_footers_venues_and_references_are_never_quoted(line: str) -> None:
     assert never_quoted(line)
     assert not never_quoted("The retriever is trained on 21 million passages of Wikipedia.")
+
+
+def test_a_print_footer_run_into_a_sentence_is_cut_out_not_the_sentence() -> None:
+    """A web page printed to text runs the browser's footer into the sentence that crosses the page break."""
+    printed = (
+        "When an auction ends, its ID goes back up for grabs, and https://www.truthcoin.info/blog/bit-assets/ "
+        "6/17/25, 4:39 AM Page 27 of 34 can be used again."
+    )
+    assert never_quoted(printed)
+    kept = without_print_lines(printed)
+    assert kept == "When an auction ends, its ID goes back up for grabs, and can be used again."
+    assert not never_quoted(kept)
+    assert without_print_lines("See page 3 of 10 for the method.") == "See page 3 of 10 for the method."
 
 
 def test_a_row_fits_when_it_names_the_question_s_name_and_measure() -> None:

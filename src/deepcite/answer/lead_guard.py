@@ -53,6 +53,12 @@ _FOOTER = re.compile(
     r"\b(?:licensed|published) under\b|\bcreative commons\b",
     re.I,
 )
+# a browser's print header or footer run into the text: the page's address, the date and time it was printed and
+# "Page N of M" ("https://www.truthcoin.info/blog/bit-assets/ 6/17/25, 4:39 AM Page 27 of 34")
+_PRINT_LINE = re.compile(
+    r"\s*(?:https?://\S+\s+)?\d{1,2}/\d{1,2}/\d{2,4},?\s+\d{1,2}:\d{2}(?:\s*[AP]M)?\s+Page\s+\d+\s+of\s+\d+\s*",
+    re.I,
+)
 # a wiki page's furniture: a hatnote pointing elsewhere, the site's tagline, its navigation links
 _PAGE_FURNITURE = re.compile(
     r"^\s*(?:for other uses|for the \w+(?: \w+)?, see|this article is about|not to be confused with|"
@@ -96,6 +102,13 @@ def without_list_number(sentence: str) -> str:
     "Officers shall not force …"): no part of what it says, and a summary's sentence splitter would cut it off as
     a sentence of its own ("No: 6." with no citation)."""
     return _LIST_NUMBER.sub("", sentence, count=1)
+
+
+def without_print_lines(sentence: str) -> str:
+    """``sentence`` without a browser's print header or footer that a printed web page ran into it ("… goes back
+    up for grabs, and https://… 6/17/25, 4:39 AM Page 27 of 34 can be used again." -> "… goes back up for grabs,
+    and can be used again."), so the sentence is quoted, not dropped as a running head."""
+    return _PRINT_LINE.sub(" ", sentence).strip()
 
 
 def never_quoted(sentence: str) -> bool:

@@ -44,7 +44,7 @@ from deepcite.answer.findings import (
     role_of_section,
     split_inline_label,
 )
-from deepcite.answer.lead_guard import lead_fault, never_quoted, without_list_number
+from deepcite.answer.lead_guard import lead_fault, never_quoted, without_list_number, without_print_lines
 from deepcite.answer.question_words import GREEK_NAMES
 from deepcite.answer.sentence_scores import (
     EvidenceSentence,
@@ -231,7 +231,7 @@ class SentenceScorer:
                     r"\s+([.,;:!?])", r"\1", re.sub(r"\s{2,}", " ", CITATION_RE.sub("", body))
                 ).strip()
                 elide = self._settings.extractive.elide_statistics and not keep_statistics
-                shown = elide_statistics(text) if elide else text
+                shown = without_print_lines(elide_statistics(text) if elide else text)
                 if never_quoted(shown):
                     continue  # a copyright, venue or running-head line, or a reference entry
                 quoted = without_list_number(shown)
