@@ -27,7 +27,14 @@ from deepcite.answer.lead_guard import (
 )
 from deepcite.answer.opening import opening_candidates
 from deepcite.answer.question_fit import with_cue
-from deepcite.answer.question_kind import AnswerKind, answer_cue, figures, phrase_overlaps, question_kind
+from deepcite.answer.question_kind import (
+    AnswerKind,
+    answer_cue,
+    asks_about_source,
+    figures,
+    phrase_overlaps,
+    question_kind,
+)
 from deepcite.answer.sentence_scorer import SentenceScorer, asked_before, spelled
 from deepcite.answer.sentence_scores import EvidenceSentence, SentenceScores, refers_back
 from deepcite.answer.table_rows import caption_mismatch, row_captions, row_fit
@@ -717,3 +724,21 @@ def test_a_not_stated_summary_quotes_the_closest_evidence_though_none_is_support
     floor = float(scores.support.max()) + 0.01
     far = ExtractiveGenerator(HashingEmbedder(), CHOOSING.tuned(decision={"closest_min_support": floor}))
     assert far.summary(ctx) == "The sources do not state a yes or no answer."
+
+
+@pytest.mark.parametrize(
+    ("question", "about"),
+    [
+        ("Who wrote the report?", True),
+        ("Who gave this talk, and where does he work?", True),
+        ("Who teaches this course?", True),
+        ("When was the thesis handed in?", True),
+        ("Which institution are the study's authors from?", True),
+        ("Who gave the order to attack?", False),
+        ("When was Malaysiakini launched?", False),
+    ],
+)
+def test_a_question_about_the_source_itself(question: str, about: bool) -> None:
+    """A talk's speaker, a course's teacher, when it was given or handed in and where its authors work are in its
+    front matter, as its author and date are."""
+    assert asks_about_source(question) is about

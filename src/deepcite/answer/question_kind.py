@@ -116,7 +116,14 @@ _NAME = re.compile(
 _ABOUT_SOURCE = re.compile(
     r"\b(?:who|which \w+)\s+(?:wrote|authored|published|posted|created|edited)\b|\bauthors?\s+of\b|"
     r"\bwritten by\b|\bwhen was\b[^?]*\b(?:published|posted|written|released|issued|dated|updated)\b|"
-    r"\b(?:publication|release) date\b|\bdate of (?:publication|release)\b",
+    r"\b(?:publication|release) date\b|\bdate of (?:publication|release)\b|"
+    # a talk's speaker, a course's teacher, and when it was given or handed in
+    r"\bwho\s+(?:gave|gives|presented|delivered|taught|teaches)\s+(?:this|the|these)\s+(?:\w+\s+)?"
+    r"(?:talk|presentation|lecture|seminar|keynote|course|class|module|webinar|workshop|tutorial|slides)\b|"
+    r"\bwhen was\b[^?]*\b(?:given|held|presented|submitted|handed in)\b|"
+    # where its authors or speaker work ("Which institution are the study's authors from?")
+    r"\b(?:which|what)\s+(?:university|institution|organi[sz]ation|company|department|school)\b[^?]*"
+    r"\b(?:authors?|speaker|presenter|writer)\b",
     re.I,
 )
 _COMPARE_WORDS = "|".join(sorted(COMPARATIVES, key=len, reverse=True))
