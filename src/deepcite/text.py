@@ -292,9 +292,9 @@ _LABEL = re.compile(r"(?<!\S)[A-Z][\w./-]*(?:\s[A-Za-z][\w./-]*){0,2}:\s")
 def labelled_parts(sentence: str, min_labels: int, min_terms: int) -> list[str]:
     """``sentence`` cut before each of its labels when it runs at least ``min_labels`` label–value pairs together
     ("Skewed: Mildly skewed right Outliers: None Gap: None" -> "Skewed: Mildly skewed right", "Outliers: None Gap:
-    None": a pair of fewer than ``min_terms`` terms, too short to quote, stays with the one after it), each part a slice of ``sentence``; a table
-    row (cells joined by " | ") or a sentence with fewer
-    labels is its own only part (0 turns it off)."""
+    None"), each part a slice of ``sentence``; a pair of fewer than ``min_terms`` terms, too short to quote, stays
+    with the one after it. A table row (cells joined by " | ") or a sentence with fewer labels is its own only
+    part; ``min_labels`` 0 turns the cut off."""
     starts: list[int] = []
     end = -1
     for m in _LABEL.finditer(sentence):

@@ -9,7 +9,8 @@ writer's own check, sentence by sentence, for what a reader let through:
 - quoted, but never the first sentence (:func:`lead_fault`): a sentence that starts with a section number and
   heading words ("5.1 Main Results Table 2 compares …"), a caption ("Table 1: …"), one that is mostly
   capitalised words ("Main Results Table", a title), one that reads as code ("Store_Sales<- aggregate(Weekly_Sales ~
-  Store, data = data1, sum)"), a question the source asks ("What is AEA's role?"), or one without a verb-like token (a table row "Papers w/ Pubmed IDs 21.5M").
+  Store, data = data1, sum)"), a question the source asks ("What is AEA's role?"), or one without a verb-like
+  token (a table row "Papers w/ Pubmed IDs 21.5M").
 
     lead_fault("5.1 Main Results Table 2 compares the retrieval accuracy …", settings)   # "a section heading"
     never_quoted("c 2020 Association for Computational Linguistics")                     # True
@@ -22,6 +23,7 @@ from __future__ import annotations
 import re
 
 from deepcite.answer.question_words import SECTION_WORDS
+from deepcite.answer.table_rows import is_row
 from deepcite.config.answer import AnswerKindSettings
 
 HEADING = "a section heading"
@@ -29,9 +31,8 @@ CAPTION = "a caption"
 CAPITALISED = "mostly capitalised words"
 NO_VERB = "no verb"
 CODE = "code"
-QUESTION = (
-    "a question"  # the source's own question ("Is DOL going to show up at my shop?"): it states nothing
-)
+# the source's own question ("Is DOL going to show up at my shop?"): it states nothing
+QUESTION = "a question"
 # "They are as follows:", a form's label without its value ("Characterization of Service:")
 LEAD_IN = "a lead-in"
 
@@ -149,7 +150,7 @@ def lead_fault(sentence: str, settings: AnswerKindSettings) -> str | None:
             return HEADING
     if _CAPTION.match(sentence):
         return CAPTION
-    if " | " not in sentence:  # a table row's "Local = 1" is no code
+    if not is_row(sentence):  # a table row's "Local = 1" is no code
         marks = sum(len(p.findall(sentence)) for p in (_CODE_CALL, _CODE_OPERATOR, _CODE_NAME))
         if marks >= settings.lead_code_min_marks and marks >= settings.lead_code_share * len(
             sentence.split()

@@ -67,21 +67,22 @@ def asked_before(chunk: Chunk, reach: int) -> list[str]:
     """For each of the chunk's answer sentences (:meth:`~deepcite.models.Chunk.answer_sentences`), the question
     its source asks right before it (a heading or a sentence of the chunk, or the chunk's section, that ends with
     "?"), when it is one of the first ``reach`` answer sentences after that question; else ""."""
-    kinds = chunk.sentence_kinds or [TextKind.PROSE] * len(chunk.spans())
     if chunk.sentence_kinds is None and chunk.kind not in ANSWER_KINDS:
         return []
+    spans = chunk.spans()
+    kinds = chunk.sentence_kinds or [TextKind.PROSE] * len(spans)
     question = chunk.section if chunk.section and _ASKS.search(chunk.section) else ""
     since = 0
     out = []
-    for (start, end), kind in zip(chunk.spans(), kinds, strict=True):
+    for (start, end), kind in zip(spans, kinds, strict=True):
         text = chunk.text[start:end]
-        if _ASKS.search(text):
+        asks = bool(_ASKS.search(text))
+        if asks:
             question, since = text.strip(), 0
         if kind not in ANSWER_KINDS:
             continue
         out.append(question if question and since < reach else "")
-        if not _ASKS.search(text):
-            since += 1
+        since += not asks
     return out
 
 
@@ -133,8 +134,16 @@ class SentenceScorer:
         vectors[embed] = self.vectors([sentences[i].text for i in embed], "passage")
         cosine = np.clip(vectors @ target_vecs.T, 0.0, None)
         own = s.extractive.lexical_weight * lexical + (1.0 - s.extractive.lexical_weight) * cosine
-        if share := s.extractive.asked_support_share:
-            own = np.maximum(own, share * self._asked_support(sentences, target_terms, target_vecs, weights))
+        asked = list(dict.fromkeys(x.asked for x in sentences if x.asked))
+        if (share := s.extractive.asked_support_share) and asked:
+            # a FAQ's answer: at least the share of the support of the question its source asks before it
+            support_of = dict(
+                zip(asked, self._text_support(asked, target_terms, target_vecs, weights), strict=True)
+            )
+            rows = [i for i, x in enumerate(sentences) if x.asked]
+            own[rows] = np.maximum(
+                own[rows], share * np.vstack([support_of[sentences[i].asked] for i in rows])
+            )
         if share := s.extractive.neighbour_support_share:
             after = [(i, x.previous) for i, x in enumerate(sentences) if x.previous is not None]
             if after:
@@ -164,27 +173,6 @@ class SentenceScorer:
         value = (1.0 - weight) * relevance + weight * finding
         return SentenceScores(sentences, vectors, support, relevance, value, first, alone, fit=own)
 
-    def _asked_support(
-        self,
-        sentences: list[EvidenceSentence],
-        target_terms: list[frozenset[str]],
-        target_vecs: np.ndarray,
-        weights: dict[str, float],
-    ) -> np.ndarray:
-        """Per sentence and target: the support of the question its source asks right before it (0 for none)."""
-        out = np.zeros((len(sentences), len(target_terms)), dtype=np.float32)
-        asked = list(dict.fromkeys(x.asked for x in sentences if x.asked))
-        if not asked:
-            return out
-        lexical_weight = self._settings.extractive.lexical_weight
-        cosine = np.clip(self.vectors(asked, "passage") @ target_vecs.T, 0.0, None)
-        for k, question in enumerate(asked):
-            terms = frozenset(tokenize(question))
-            lexical = np.array([overlap(terms, t, weights) for t in target_terms], dtype=np.float32)
-            row = lexical_weight * lexical + (1.0 - lexical_weight) * cosine[k]
-            out[[i for i, x in enumerate(sentences) if x.asked == question]] = row
-        return out
-
     def _study_support(
         self,
         sentences: list[EvidenceSentence],
@@ -195,23 +183,32 @@ class SentenceScorer:
     ) -> np.ndarray:
         """Per sentence and target: the support of the study it comes from, the best of its sentences'
         and its title's (a study titled after the question bears on it, whatever each result says)."""
-        s = self._settings
         titles = {x.study: x.title for x in sentences if x.title}
-        names = list(titles)
         best: dict[str, np.ndarray] = {}
         for i, x in enumerate(sentences):
             best[x.study] = np.maximum(best.get(x.study, own[i]), own[i])
-        if names:
-            title_vecs = self.vectors([titles[n] for n in names], "passage")
-            cosine = np.clip(title_vecs @ target_vecs.T, 0.0, None)
-            for k, name in enumerate(names):
-                terms = frozenset(tokenize(titles[name]))
-                lexical = np.array([overlap(terms, t, weights) for t in target_terms], dtype=np.float32)
-                title = (
-                    s.extractive.lexical_weight * lexical + (1.0 - s.extractive.lexical_weight) * cosine[k]
-                )
-                best[name] = np.maximum(best[name], title)
+        if titles:
+            title_support = self._text_support(list(titles.values()), target_terms, target_vecs, weights)
+            for name, support in zip(titles, title_support, strict=True):
+                best[name] = np.maximum(best[name], support)
         return np.vstack([best[x.study] for x in sentences])
+
+    def _text_support(
+        self,
+        texts: list[str],
+        target_terms: list[frozenset[str]],
+        target_vecs: np.ndarray,
+        weights: dict[str, float],
+    ) -> np.ndarray:
+        """Each of ``texts``' support for each target, as a sentence's is scored (a title, a question the source
+        asks): (texts, targets)."""
+        lexical_weight = self._settings.extractive.lexical_weight
+        cosine = np.clip(self.vectors(texts, "passage") @ target_vecs.T, 0.0, None)
+        lexical = np.array(
+            [[overlap(frozenset(tokenize(text)), t, weights) for t in target_terms] for text in texts],
+            dtype=np.float32,
+        )
+        return lexical_weight * lexical + (1.0 - lexical_weight) * cosine
 
     def sentences(self, chunks: Sequence[ContextChunk], keep_statistics: bool) -> list[EvidenceSentence]:
         """The chunks' quotable sentences, each once (from the first chunk that holds it): no heading, caption,

@@ -73,10 +73,8 @@ def caption_mismatch(caption: str, question: str, row: str) -> bool:
     something neither the row nor its caption holds ("… on the AutoScholarQuery test set" against "Table 6:
     Results on RealScholarQuery"). A caption naming the whole work ("Table 11: Firewall configuration for
     OWELK") is no other table's when the row holds all the question names ("Kibana", "IBM QRadar")."""
-    named = _names(caption)
-    if not named or named & _names(question):
-        return False
-    return bool(_names(question) - _held(_WORD.findall(f"{row} {caption}")))
+    named, asked = _names(caption), _names(question)
+    return bool(named) and not named & asked and bool(asked - _held(_WORD.findall(f"{row} {caption}")))
 
 
 def _names(text: str) -> set[str]:

@@ -17,10 +17,8 @@ from lxml import html as lxml_html
 from deepcite.ingest.readers.base import Block
 from deepcite.ingest.readers.text import markdown_blocks
 
-_SLIDE_BREAK = re.compile(
-    r"^\s*--(?:-)?\s*$", re.MULTILINE
-)  # "---" a new slide, "--" the same slide built up
 _NEW_SLIDE = re.compile(r"^\s*---\s*$", re.MULTILINE)
+_BUILD_STEP = re.compile(r"^\s*--\s*$", re.MULTILINE)  # the same slide built up one step more
 _PROPERTY = re.compile(r"^[a-z][\w-]*:\s.*$")  # "class: center, middle" opening a slide
 _HEADING = re.compile(r"^#{1,6}\s+\S", re.MULTILINE)
 _NOTES = re.compile(r"^\?\?\?\s*$", re.MULTILINE)
@@ -44,6 +42,6 @@ def deck_blocks(markdown: str) -> list[Block]:
         lines = shown.strip("\n").splitlines()
         while lines and _PROPERTY.match(lines[0].strip()):
             lines.pop(0)  # the slide's properties, before what it shows
-        text = _SLIDE_BREAK.sub("", "\n".join(lines))
+        text = _BUILD_STEP.sub("", "\n".join(lines))
         blocks.extend(markdown_blocks(text, page=number))
     return blocks
