@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from deepcite.config.research import BridgeSettings
+from deepcite.config.bridge import BridgeSettings
 from deepcite.ingest.pipeline import IngestPipeline
 from deepcite.models import Candidate
 from deepcite.research.agent import ResearchAgent

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from deepcite.config.research import BridgeSettings
+from deepcite.config.bridge import BridgeSettings
 from deepcite.models import Candidate, Chunk
 from deepcite.research.agent import ResearchAgent
 from deepcite.research.bridge import read_bridge, relation_stems

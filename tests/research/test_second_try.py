@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import importlib
 
-from deepcite.config.research import BridgeSettings
+from deepcite.config.bridge import BridgeSettings
 from deepcite.models import Candidate
 from deepcite.research.hoplog import format_bridge_hop
 from deepcite.research.state import BeamEntry, BridgeHop, BridgeLink

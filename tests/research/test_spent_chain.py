@@ -6,7 +6,7 @@ looks for, though the founder's page, the passage the birthplace was read from, 
 from __future__ import annotations
 
 from deepcite.config import ResearchSettings
-from deepcite.config.research import BridgeSettings
+from deepcite.config.bridge import BridgeSettings
 from deepcite.models import Candidate, Selection
 from deepcite.research.bridge import read_bridge
 from deepcite.research.nodes.read_bridge import _support

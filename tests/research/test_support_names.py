@@ -5,7 +5,7 @@ keeps less of its reading's lead (``bridge.support_specificity``), unless the qu
 from __future__ import annotations
 
 from deepcite.config import ResearchSettings
-from deepcite.config.research import BridgeSettings
+from deepcite.config.bridge import BridgeSettings
 from deepcite.models import Candidate, Provenance, Selection
 from deepcite.research.answer_types import bridges_a_nation
 from deepcite.research.nodes.read_bridge import _spread, _support

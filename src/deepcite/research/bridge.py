@@ -37,7 +37,7 @@ import math
 from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from deepcite.config.research import BridgeSettings
+from deepcite.config.bridge import BridgeSettings
 from deepcite.models import Candidate
 from deepcite.names import names_in
 from deepcite.research.demonyms import place_of

@@ -8,7 +8,7 @@ import math
 from collections.abc import Collection, Mapping
 from dataclasses import replace
 
-from deepcite.config.research import BridgeSettings
+from deepcite.config.bridge import BridgeSettings
 from deepcite.models import Candidate, SkippedQuery
 from deepcite.names import names_in
 from deepcite.research.answer_types import bridges_a_nation, candidate_fit, wants_a_nation
