@@ -113,7 +113,7 @@ def eval_answers(
         raise typer.Exit(2)
     results: dict[str, object] = {}
     columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn()]
-    with user_errors(), Progress(*columns, console=console) as bar:
+    with user_errors(), Progress(*columns, console=console, disable=json_out) as bar:
         cli = state(ctx)
         cli.use_data_dir(data_dir)
         engine = cli.engine
