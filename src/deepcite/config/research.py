@@ -110,6 +110,16 @@ class SelectionSettings(Section):
     # the same, 0.975 / 0.995 / 0.990 (docs/benchmarks/multihop.md, nineteenth session; profile no_first_round_tail)
     first_round_tail: int = Field(default=10, ge=0)
     max_total_docs: int = 30
+    # the final pack's order (research.ranking) also weighs the rounds' selected passages the trim to
+    # `max_total_docs` left out (by pack score: a late hop's passages score low), up to `order_pool` passages in
+    # all (the first round's tail not among them), and keeps its first `max_total_docs` (at most
+    # `max_total_docs`: off). 40 since issue 49's twenty-seventh session, chosen on the train samples only: two
+    # chains whose last passage the beam had selected in round 3 or 4 and the trim cut ("Meramec River",
+    # "Protestantism") rank 8th; MuSiQue train 0.852 / 0.898 / 0.780 -> 0.847 / 0.9075 / 0.800 recall@5 / @10 /
+    # all@10 (one passage 5th -> 6th), the same at 45-60, 0.847 / 0.9025 / 0.790 at 35; with the tail weighed too
+    # 0.847 / 0.905 / 0.790 at 40-50 and 0.852 / 0.895 / 0.770 at 35; HotpotQA train 0.980 / 0.995 / 0.990
+    # unchanged at 40 and 60. Profile before_order_pool is 0 (docs/benchmarks/multihop.md)
+    order_pool: int = Field(default=40, ge=0)
     # a long document's answer often sits in its third to tenth best passage (a table row beside the prose that
     # names it, a passage the question's other parts' searches also reach): at 6 per document (chosen on the 88
     # and the first blind set: research hit@5 0.784 at 2, 0.886 at 4, 0.898 at 6) the pack filled up with other

@@ -35,7 +35,9 @@ def hop_answers(state: ExecutorState) -> dict[str, int]:
 def pack_order(state: ExecutorState, adapters: Adapters, tail: bool = False) -> list[Candidate]:
     """Accumulated evidence by best score (at most ``per_document_cap`` per document), with ``tail`` the first
     round's passages past its selection too (``selection.first_round_tail``), trimmed to ``max_total_docs``,
-    then (``ranking.enabled``) re-ordered by :func:`rank_evidence`.
+    then (``ranking.enabled``) re-ordered by :func:`rank_evidence`. With ``tail`` (the final pack) the order also
+    weighs the rounds' selected passages the trim left out, up to ``selection.order_pool`` passages in all
+    (:func:`_cut`), and keeps its first ``max_total_docs``.
 
     A passage's score is its best selection score over the rounds, so the rounds' order interleaves them:
     every sub-question's best passage comes before any second-best (earlier rounds first on ties). The final
@@ -48,15 +50,7 @@ def pack_order(state: ExecutorState, adapters: Adapters, tail: bool = False) -> 
     if tail and state.tail:
         extra = [c for c in state.tail if c.key not in state.evidence]
         ranked = best_first([*ranked, *extra])
-    per_doc: dict[str, int] = {}
-    final: list[Candidate] = []
-    for cand in ranked:
-        if per_doc.get(cand.chunk.doc_id, 0) >= settings.selection.per_document_cap:
-            continue
-        per_doc[cand.chunk.doc_id] = per_doc.get(cand.chunk.doc_id, 0) + 1
-        final.append(cand)
-        if len(final) >= settings.selection.max_total_docs:
-            break
+    final = _cut(state, ranked, adapters, tail and settings.ranking.enabled)
     read_in = llm_read_rounds(state)
     if settings.ranking.enabled and len(final) > 1:
         question_vector = text_vectors(adapters.retriever, [state.plan.question], state.vectors)[0]
@@ -74,11 +68,34 @@ def pack_order(state: ExecutorState, adapters: Adapters, tail: bool = False) -> 
             frozenset(read_in),
             hop_answers(state) if settings.ranking.hop_weight else None,
         )
-    final = first_answer_page_placed(state, final, adapters)
+    final = first_answer_page_placed(state, final, adapters)[: settings.selection.max_total_docs]
     return [
         cand.model_copy(update={"llm_read_rounds": read_in[cand.key]}) if cand.key in read_in else cand
         for cand in final
     ]
+
+
+def _cut(state: ExecutorState, ranked: list[Candidate], adapters: Adapters, extend: bool) -> list[Candidate]:
+    """The passages the pack's order weighs: ``ranked`` (best first) at most ``per_document_cap`` per document, the
+    first ``max_total_docs`` of them and, with ``extend``, after those the passages a round selected (the first
+    round's tail not) up to ``order_pool`` in all. The trim is by pack score, which halves a hop's passages every
+    two rounds (``round_decay``) and takes a beam loser's down (``bridge.loser_decay``): the passage that answers a
+    chain's last hop, selected three or four rounds in, fell behind the first round's tail; the order's links to
+    the chain's earlier passages, not its score, are what can lift it."""
+    selection = adapters.settings.selection
+    size = max(selection.max_total_docs, selection.order_pool) if extend else selection.max_total_docs
+    per_doc: dict[str, int] = {}
+    final: list[Candidate] = []
+    for cand in ranked:
+        if per_doc.get(cand.chunk.doc_id, 0) >= selection.per_document_cap:
+            continue
+        if len(final) >= selection.max_total_docs and cand.key not in state.evidence:
+            continue  # past the pack's size only what a round selected
+        per_doc[cand.chunk.doc_id] = per_doc.get(cand.chunk.doc_id, 0) + 1
+        final.append(cand)
+        if len(final) >= size:
+            break
+    return final
 
 
 def first_answer_page_placed(
