@@ -99,6 +99,18 @@ def test_a_short_run_by_the_gutter_stays_in_its_column() -> None:
     assert "compare it with the (original model on the same tasks)" in text
 
 
+def test_justified_text_set_a_word_at_a_time_is_one_column() -> None:
+    """Every word its own text object: no segment crosses the middle, so the page was read as two columns, each
+    line's left half before its right halves ("essential for advanced economies", the rest pages later)."""
+    blocks, _ = _read(HYGIENE / "justified.pdf")
+    text = " ".join(b.text for b in blocks)
+    assert (
+        "Deep capital markets are essential for a country's prosperity, distinguishing advanced economies"
+        in text
+    )
+    assert "Most bonds pay a coupon every six months until they mature." in text
+
+
 def test_pdf_hyphens_superscripts_and_what_is_not_prose() -> None:
     blocks, chunks = _read(HYGIENE / "hygiene.pdf")
     kinds = _by_kind(blocks)

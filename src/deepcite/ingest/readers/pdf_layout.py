@@ -144,29 +144,37 @@ def reading_order(
     segments: list[Segment], width: float, height: float, settings: IngestSettings
 ) -> list[Line]:
     """The page's lines in reading order (columns left to right within a band); a table is one line of its
-    own (its rows). Each line knows whether it lies in the top or bottom margin."""
+    own (its rows). Each line knows whether it lies in the top or bottom margin. Columns are found on runs
+    (:func:`_stream_runs`), not on PDFium's segments: justified text can come one segment a word."""
     middle = width / 2
     gap = settings.column_gap_share * width
-    columns = _columns(segments, width, settings)
+    runs = _stream_runs(segments, gap)
+    boxes = [_bounds(run) for run in runs]
+    members = {id(box): run for box, run in zip(boxes, runs, strict=True)}
+
+    def lines_of(chosen: list[Segment]) -> list[Line]:
+        return segment_lines([segment for box in chosen for segment in members[id(box)]])
+
+    columns = _columns(boxes, width, settings)
     if len(columns) > 2:
         in_column: list[list[Segment]] = [[] for _ in columns]
         spanning = []
-        for segment in segments:
+        for box in boxes:
             index = next(
-                (i for i, (lo, hi) in enumerate(columns) if lo <= segment.left and segment.right <= hi), None
+                (i for i, (lo, hi) in enumerate(columns) if lo <= box.left and box.right <= hi), None
             )
-            (spanning if index is None else in_column[index]).append(segment)
+            (spanning if index is None else in_column[index]).append(box)
     else:  # two columns: split at the middle, as most papers are set
         # a short run that fits either side of the gutter ("(" opening a right-column line) goes by its centre
         right = [
             s.left >= middle - gap and (s.right > middle + gap or s.left + s.right > 2 * middle)
-            for s in segments
+            for s in boxes
         ]
         in_column = [
-            [s for s, r in zip(segments, right, strict=True) if s.right <= middle + gap and not r],
-            [s for s, r in zip(segments, right, strict=True) if r],
+            [s for s, r in zip(boxes, right, strict=True) if s.right <= middle + gap and not r],
+            [s for s, r in zip(boxes, right, strict=True) if r],
         ]
-        spanning = [s for s in segments if s.right > middle + gap and s.left < middle - gap]
+        spanning = [s for s in boxes if s.right > middle + gap and s.left < middle - gap]
     in_columns = sum(len(s.text) for column in in_column for s in column)
     across = sum(len(s.text) for s in spanning if not s.whole)  # a table's rows say nothing of the columns
     if not (all(in_column) and in_columns > 2 * across):
@@ -189,9 +197,9 @@ def reading_order(
         for cut in [*bands, float("-inf")]:
             band = lambda s, lo=cut, hi=upper: lo < s.top <= hi and id(s) not in beside  # noqa: E731
             for column in in_column:
-                ordered += segment_lines([s for s in column if band(s)])
+                ordered += lines_of([s for s in column if band(s)])
             with_line = [s for column in in_column for s in column if beside.get(id(s)) == cut]
-            ordered += segment_lines([s for s in spanning if s.top == cut] + with_line)
+            ordered += lines_of([s for s in spanning if s.top == cut] + with_line)
             upper = cut
     margin = settings.margin_share * height
     for line in ordered:
@@ -199,6 +207,41 @@ def reading_order(
             line.top > height - margin or line.top - line.height < margin
         )
     return ordered
+
+
+def _stream_runs(segments: list[Segment], gap: float) -> list[list[Segment]]:
+    """The segments in runs: a run is a chain of segments that follow one another in PDFium's text order on
+    one line, each starting right of the one before and less than ``gap`` after its end. A column's line ends
+    at the gutter and the text goes on down the column; a page-wide line set in pieces goes on to its right
+    (measured: a white paper's justified text came one segment a word, and its lines were read as two
+    columns' halves)."""
+    runs: list[list[Segment]] = []
+    for segment in segments:
+        previous = runs[-1][-1] if runs else None
+        if (
+            previous is not None
+            and not (segment.whole or previous.whole)
+            and previous.left < segment.left < previous.right + gap
+            and min(segment.top, previous.top) - max(segment.bottom, previous.bottom)
+            > min(segment.top - segment.bottom, previous.top - previous.bottom) / 2
+        ):
+            runs[-1].append(segment)
+        else:
+            runs.append([segment])
+    return runs
+
+
+def _bounds(run: list[Segment]) -> Segment:
+    """A run as one segment: its box and its characters (the segment itself for a run of one)."""
+    if len(run) == 1:
+        return run[0]
+    return Segment(
+        min(s.left for s in run),
+        min(s.bottom for s in run),
+        max(s.right for s in run),
+        max(s.top for s in run),
+        "".join(s.text for s in run),
+    )
 
 
 def _columns(segments: list[Segment], width: float, settings: IngestSettings) -> list[tuple[float, float]]:
