@@ -6,8 +6,9 @@ A passage's relevance is ``dense_weight`` times its cosine to the question, plus
 question names its title, plus ``pack_weight / (pack_k + rank)`` for its place in the pack the rounds built.
 Two passages are linked when one mentions the other's title or another of its page's aliases (``title_link``;
 "West Chicago" links to the document "West Chicago, Illinois"), when one mentions a longer form of such an
-alias ("West Chicago High School": an alias link, ``alias_link_weight``) or both mention the same name
-(``shared_name``). A passage then scores its
+alias ("West Chicago High School": an alias link, ``alias_link_weight``), when one mentions the subject of the
+other's page (a title "History of Maryland" and a passage naming Maryland: a subject link, ``subject_link_weight``)
+or both mention the same name (``shared_name``). A passage then scores its
 relevance plus the best of ``link_weight`` times a title-linked passage's score and ``shared_name_weight``
 times a name-sharing passage's score; ``iterations`` rounds of this carry a chain's score down its links.
 """
@@ -39,6 +40,7 @@ class _Keys:
     titles: frozenset[str]
     names: frozenset[str]
     prefixes: frozenset[str] = frozenset()
+    subjects: frozenset[str] = frozenset()  # the name its page is about, when its title is not that name
 
 
 def _keys(chunk: Chunk, settings: EvidenceRankingSettings) -> _Keys:
@@ -50,6 +52,7 @@ def _keys(chunk: Chunk, settings: EvidenceRankingSettings) -> _Keys:
         settings.alias_max_words,
         settings.alias_lead_chars,
         settings.alias_prefix_min_words if settings.alias_link_weight > 0 else 0,
+        tuple(settings.subject_link_words) if settings.subject_link_weight > 0 else (),
     )
 
 
@@ -57,7 +60,13 @@ def _keys(chunk: Chunk, settings: EvidenceRankingSettings) -> _Keys:
     maxsize=_KEYS_CACHE
 )  # the pack is ordered after every round (stopping.novelty_top_k) and at the end
 def _title_and_name_keys(
-    title: str, lead: str, text: str, max_words: int, lead_chars: int, prefix_min_words: int
+    title: str,
+    lead: str,
+    text: str,
+    max_words: int,
+    lead_chars: int,
+    prefix_min_words: int,
+    subject_words: tuple[str, ...] = (),
 ) -> _Keys:
     titles = set(page_aliases(title, lead, max_words=max_words, lead_chars=lead_chars))
     names = name_keys(text, max_entities=_MAX_NAMES)
@@ -66,7 +75,27 @@ def _title_and_name_keys(
         if prefix_min_words
         else set()
     )
-    return _Keys(titles=frozenset(titles), names=names, prefixes=frozenset(shorter - names))
+    subjects = {title_subject(title, subject_words)} - titles - {""}
+    return _Keys(
+        titles=frozenset(titles),
+        names=names,
+        prefixes=frozenset(shorter - names),
+        subjects=frozenset(subjects),
+    )
+
+
+def title_subject(title: str, words: Sequence[str]) -> str:
+    """The name a page is about when its title is an aspect of it (``words``: the words that join an aspect to its
+    subject): the key of what follows the first of them in the title's head before a comma or a "(...)"
+    ("History of Maryland": "maryland"; "Botanical Garden of the University of Vienna": "university of vienna");
+    "" when the title has none of them."""
+    head = title.split(" (")[0].split(",")[0]
+    padded = f" {head} "
+    at = min((padded.find(f" {w} ") for w in words if f" {w} " in padded), default=-1)
+    if at < 0:
+        return ""
+    rest = padded[at + 1 :].split(" ", 1)[1]
+    return entity_key(rest)
 
 
 def _names_title(question_key: str, titles: frozenset[str]) -> bool:
@@ -77,13 +106,15 @@ def _names_title(question_key: str, titles: frozenset[str]) -> bool:
 
 def _link(a: _Keys, b: _Keys, bridges: frozenset[str] = frozenset()) -> tuple[str, str, bool, bool] | None:
     """How passage ``a`` links to ``b``: ``(edge, entity, a names b, b names a)``, a title link before an alias link
-    (a name's shorter form is the other's alias) before a shared bridge name (one of ``bridges``) before another
+    (a name's shorter form is the other's alias) before a subject link (a name is the subject of the other's page:
+    :func:`title_subject`) before a shared bridge name (one of ``bridges``) before another
     shared name, or ``None``; the two flags say which passage names the other's page (both for a shared name).
     Of several, the longest name, then the first in alphabetical order (a set's own order changes from process
     to process, and the name chosen sets the link's weight)."""
     for edge, forward, backward in (
         ("title_link", a.names & b.titles, b.names & a.titles),
         ("alias_link", a.prefixes & b.titles, b.prefixes & a.titles),
+        ("subject_link", a.names & b.subjects, b.names & a.subjects),
     ):
         if forward or backward:
             names = forward or backward
@@ -146,14 +177,18 @@ def _hub_link_weights(
     frequency: Mapping[str, int],
     settings: EvidenceRankingSettings,
 ) -> dict[tuple[str, str], float]:
-    """The weight of each title or alias link through a name that many passages mention: ``link_weight``
-    (``alias_link_weight``) divided by ``(n - 1) ** link_spread`` for a name ``n`` of the pack's passages
+    """The weight of each title, alias or subject link through a name that many passages mention: ``link_weight``
+    (``alias_link_weight``, ``subject_link_weight``) divided by ``(n - 1) ** link_spread`` for a name ``n`` of the pack's passages
     mention and by ``(log2(2 + m) / 2) ** link_specificity`` for one ``m`` passages of the collection mention,
     never under ``shared_name_weight``. A page every passage names ("United States") is a hub, not a chain's
     next link. Empty when both exponents are 0."""
     if not settings.link_spread and not settings.link_specificity:
         return {}
-    base = {"title_link": settings.link_weight, "alias_link": settings.alias_link_weight}
+    base = {
+        "title_link": settings.link_weight,
+        "alias_link": settings.alias_link_weight,
+        "subject_link": settings.subject_link_weight,
+    }
     out: dict[tuple[str, str], float] = {}
     for linked in links:
         for _, edge, entity, _ in linked:
@@ -259,6 +294,7 @@ def rank_evidence(
         "title_link": settings.link_weight,
         "alias_link": settings.alias_link_weight,
         "shared_name": settings.shared_name_weight,
+        "subject_link": settings.subject_link_weight,
     }
     hub = _hub_link_weights(links, keys, frequency or {}, settings)
     scores = relevance.copy()
