@@ -80,10 +80,13 @@ def main() -> None:
         seconds.append(time.perf_counter() - started)
         row = {"id": q.id, **contract.add(answered.summary, getattr(answered, "decision", None), q)}
         if q.answer is not None:
-            in_summary, together = stated.add(q.kind, answered.summary, answered.answer, q.answer)
+            table = q.where == "table"
+            in_summary, together = stated.add(
+                q.kind, answered.summary, answered.answer, q.answer, table=table
+            )
             row |= {"summary": in_summary, "summary_or_long": together}
-            in_context += any(states_answer(c.text, q.answer) for c in ctx.selected_chunks)
-            top5 += any(states_answer(c.text, q.answer) for c in ctx.selected_chunks[:5])
+            in_context += any(states_answer(c.text, q.answer, table=table) for c in ctx.selected_chunks)
+            top5 += any(states_answer(c.text, q.answer, table=table) for c in ctx.selected_chunks[:5])
         rows.append(row | {"summary_text": answered.summary})
     answerable = max(1, sum(q.answer is not None for q in checks))
     result = {

@@ -38,7 +38,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("retrieval",),
     ("llm",),
     ("models", "config", "names", "public_errors"),
-    ("text", "errors", "validation", "version"),
+    ("text", "front_matter", "errors", "validation", "version"),
 )
 
 

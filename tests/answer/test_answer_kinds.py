@@ -30,7 +30,6 @@ from deepcite.answer.question_fit import with_cue
 from deepcite.answer.question_kind import (
     AnswerKind,
     answer_cue,
-    asks_about_source,
     figures,
     phrase_overlaps,
     question_kind,
@@ -40,6 +39,7 @@ from deepcite.answer.sentence_scores import EvidenceSentence, SentenceScores, re
 from deepcite.answer.table_rows import caption_mismatch, row_captions, row_fit
 from deepcite.config import AnswerSettings
 from deepcite.evaluation.answer_check import AnswerCheck, states_answer
+from deepcite.front_matter import asks_about_source
 from deepcite.models import TextKind
 from deepcite.retrieval.embedders import Embedder
 
@@ -354,6 +354,14 @@ def test_the_answer_check_normalises_and_counts_per_kind() -> None:
     assert states_answer("Newsroom 1,212,739 | 1 [3].", ["Newsroom", "1,212,739"])
     assert not states_answer("founded in 1976 [1].", "76")
     assert not states_answer("anything", [])
+    # a phrase copied from a table row is stated by the row with its column headers between the cells
+    row = "Refuge: Koyukuk | Current surveys: 20 | Reporting rate: 100% | Completed surveys: 17 [2]."
+    assert states_answer(row, "Koyukuk 20 100% 17", table=True)
+    assert not states_answer(row, "Koyukuk 20 100% 17")
+    assert not states_answer(row, "Koyukuk 17 100%", table=True)  # the cells' order holds
+    assert not states_answer(
+        "Koyukuk had many more surveys in the years before 2020 [1].", "Koyukuk 20", table=True
+    )
     check = AnswerCheck()
     check.add("table", "Newsroom | 1,212,739 [1].", "", ["Newsroom", "1,212,739"])
     check.add(
@@ -734,7 +742,14 @@ def test_a_not_stated_summary_quotes_the_closest_evidence_though_none_is_support
         ("Who teaches this course?", True),
         ("When was the thesis handed in?", True),
         ("Which institution are the study's authors from?", True),
+        ("Which course was this project done for?", True),
+        ("Which team gave this talk?", True),
+        ("Who supervised the work?", True),
+        ("Who is on the student team?", True),
+        ("When is the memo dated?", False),
         ("Who gave the order to attack?", False),
+        ("Which team won the 1998 final?", False),
+        ("Which company makes the sensor used in the study?", False),
         ("When was Malaysiakini launched?", False),
     ],
 )

@@ -12,7 +12,6 @@ import numpy as np
 from deepcite.answer.question_kind import (
     AnswerKind,
     answer_cue,
-    asks_about_source,
     figures,
     phrase_overlaps,
     states_kind,
@@ -20,6 +19,7 @@ from deepcite.answer.question_kind import (
 from deepcite.answer.sentence_scores import SentenceScores
 from deepcite.answer.table_rows import caption_mismatch, row_coverage, row_fit
 from deepcite.config.answer import AnswerKindSettings
+from deepcite.front_matter import asks_about_source
 
 
 def with_row(
@@ -78,7 +78,7 @@ def with_cue(
     a public holiday?" in a web page, "It is not a public holiday"), and so does one that asks for findings
     (:func:`~deepcite.answer.sentence_scores.findings_first`), with the cue and the word pairs for a
     comparison. A question about the source itself (who wrote it, when it was published:
-    :func:`~deepcite.answer.question_kind.asks_about_source`) adds ``kinds.front_matter_weight`` to a front-matter
+    :func:`~deepcite.front_matter.asks_about_source`) adds ``kinds.front_matter_weight`` to a front-matter
     sentence bearing the cue ("Posted by Alon Zakai."), which may then lead."""
     if not scores.sentences or scores.alone is None or not settings.enabled:
         return scores

@@ -112,20 +112,6 @@ _LIST = re.compile(
 _NAME = re.compile(
     rf"^\s*(?:who|whom|whose)\b|\b(?:which|what)\s+(?:\w+\s+)?(?:{'|'.join(NAME_NOUNS)})\b", re.I
 )
-# a question about the source itself: who wrote it, when it was published ("Who wrote the V8 post on …?")
-_ABOUT_SOURCE = re.compile(
-    r"\b(?:who|which \w+)\s+(?:wrote|authored|published|posted|created|edited)\b|\bauthors?\s+of\b|"
-    r"\bwritten by\b|\bwhen was\b[^?]*\b(?:published|posted|written|released|issued|dated|updated)\b|"
-    r"\b(?:publication|release) date\b|\bdate of (?:publication|release)\b|"
-    # a talk's speaker, a course's teacher, and when it was given or handed in
-    r"\bwho\s+(?:gave|gives|presented|delivered|taught|teaches)\s+(?:this|the|these)\s+(?:\w+\s+)?"
-    r"(?:talk|presentation|lecture|seminar|keynote|course|class|module|webinar|workshop|tutorial|slides)\b|"
-    r"\bwhen was\b[^?]*\b(?:given|held|presented|submitted|handed in)\b|"
-    # where its authors or speaker work ("Which institution are the study's authors from?")
-    r"\b(?:which|what)\s+(?:university|institution|organi[sz]ation|company|department|school)\b[^?]*"
-    r"\b(?:authors?|speaker|presenter|writer)\b",
-    re.I,
-)
 _COMPARE_WORDS = "|".join(sorted(COMPARATIVES, key=len, reverse=True))
 _COMPARISON = re.compile(
     rf"\b(?:compare[sd]?|comparison|differ\w*|versus|vs\.?|{_COMPARE_WORDS})\b|\bor\b", re.I
@@ -211,12 +197,6 @@ def question_kind(question: str) -> AnswerKind:
     if _LIST.search(q):
         return AnswerKind.LIST
     return AnswerKind.OTHER
-
-
-def asks_about_source(question: str) -> bool:
-    """Whether ``question`` asks who wrote a source or when it was published, which its front matter tells
-    (a byline, a date line, a paper's author line), not its prose."""
-    return bool(_ABOUT_SOURCE.search(question))
 
 
 def _words(text: str) -> set[str]:

@@ -129,6 +129,12 @@ class SelectionSettings(Section):
     # the multi-hop pools and PubMedQA (one paragraph or section a document) do not change
     # (docs/benchmarks/answer-decision.md, seventeenth session)
     per_document_cap: int = 12
+    # a question about the source itself ("Who wrote the report?", deepcite/front_matter.py): the first passage
+    # (title page, byline, first slide) of each of the pack's first `front_matter_docs` documents joins the pack
+    # from place `front_matter_place` on, inside the answer's context (0: off); plain search ranked a report's
+    # byline past the 50th passage (docs/benchmarks/answer-decision.md, twenty-seventh session)
+    front_matter_docs: int = Field(default=3, ge=0)
+    front_matter_place: int = Field(default=4, ge=1)
     mmr_lambda: float = 0.7
     must_preserve_boost: float = 0.1
     # MMR runs over the round's best `pool` candidates; the best passage of each query not yet represented

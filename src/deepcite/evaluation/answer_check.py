@@ -5,7 +5,10 @@ source (or several that must occur together, such as a table row's label and val
 when every phrase occurs in the answer's text once both are brought to one form: citation markers ("[3]",
 "[1-2]") removed, NFKC, case folded, every run of characters other than letters, digits and "%" made one
 space (so "84.6 secs vs 115.6 secs" matches however the writer spaced or punctuated it), and the phrase
-bounded by word edges ("76" is not found in "1976").
+bounded by word edges ("76" is not found in "1976"). A phrase copied from a table row ("Koyukuk 20 100% 17", its
+cells as a plain extraction runs them together) is also stated by the row as deepcite's readers give it, each value
+after its column's header ("Refuge: Koyukuk | Current surveys: 20 | Reporting rate: 100% | …"): with ``table``, its
+words may each be followed by up to :data:`TABLE_LABEL_WORDS` words before the next.
 
     states_answer("DPR beats BM25 by 9%-19% [2].", ["9%-19%"])        # True
     tally = AnswerCheck()
@@ -30,6 +33,7 @@ from deepcite.answer.decision import AnswerDecision, Verdict
 from deepcite.evaluation.documents import CheckQuestion
 
 _NOT_WORD = re.compile(r"[^\w%]+")
+TABLE_LABEL_WORDS = 4  # a column header between two cells of a table row ("not completed surveys")
 
 
 def answer_form(text: str) -> str:
@@ -38,14 +42,33 @@ def answer_form(text: str) -> str:
     return f" {' '.join(_NOT_WORD.sub(' ', text).replace('_', ' ').split())} "
 
 
-def states_answer(text: str, phrases: str | Sequence[str]) -> bool:
-    """Whether ``text`` holds every gold phrase, in the compared form; False when no phrase has a word."""
+def states_answer(text: str, phrases: str | Sequence[str], *, table: bool = False) -> bool:
+    """Whether ``text`` holds every gold phrase, in the compared form; False when no phrase has a word. With
+    ``table``, a phrase's words may be apart by a column header each (module docstring)."""
     wanted = [phrases] if isinstance(phrases, str) else list(phrases)
     forms = [answer_form(p) for p in wanted]
     if not forms or any(not f.strip() for f in forms):
         return False
     haystack = answer_form(text)
-    return all(form in haystack for form in forms)
+    if not table:
+        return all(form in haystack for form in forms)
+    words = haystack.split()
+    return all(form in haystack or _in_row(form.split(), words) for form in forms)
+
+
+def _in_row(phrase: list[str], words: list[str]) -> bool:
+    """Whether ``phrase``'s words occur in ``words`` in order, each at most :data:`TABLE_LABEL_WORDS` words
+    after the one before."""
+    for start in (i for i, word in enumerate(words) if word == phrase[0]):
+        at = start
+        for word in phrase[1:]:
+            ahead = words[at + 1 : at + 2 + TABLE_LABEL_WORDS]
+            if word not in ahead:
+                break
+            at += 1 + ahead.index(word)
+        else:
+            return True
+    return False
 
 
 @dataclass
@@ -58,12 +81,12 @@ class AnswerCheck:
     together: dict[str, int] = field(default_factory=dict)
 
     def add(
-        self, kind: str, summary: str, long_answer: str, phrases: str | Sequence[str]
+        self, kind: str, summary: str, long_answer: str, phrases: str | Sequence[str], *, table: bool = False
     ) -> tuple[bool, bool]:
         """Count one answered question; returns whether its summary states the answer, and whether the summary
-        and long answer together do."""
-        in_summary = states_answer(summary, phrases)
-        in_either = in_summary or states_answer(f"{summary}\n{long_answer}", phrases)
+        and long answer together do (``table``: a phrase copied from a table row, :func:`states_answer`)."""
+        in_summary = states_answer(summary, phrases, table=table)
+        in_either = in_summary or states_answer(f"{summary}\n{long_answer}", phrases, table=table)
         for key in dict.fromkeys(("all", kind)):
             self.questions[key] = self.questions.get(key, 0) + 1
             self.summary[key] = self.summary.get(key, 0) + in_summary
@@ -123,7 +146,7 @@ class ContractCheck:
             self.abstained += abstained
             return out
         self.answerable += 1
-        first = bool(units) and states_answer(units[0], phrases)
+        first = bool(units) and states_answer(units[0], phrases, table=question.where == "table")
         self.first_sentence += first
         self.false_abstentions += abstained
         out["first_sentence"] = first

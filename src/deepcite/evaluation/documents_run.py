@@ -138,7 +138,9 @@ def evaluate_documents(
                 outcome = contract.add(answered.summary, answered.decision, q)
                 per_question[q.id] |= outcome
                 if q.answer is not None:
-                    in_summary, in_either = stated.add(q.kind, answered.summary, answered.answer, q.answer)
+                    in_summary, in_either = stated.add(
+                        q.kind, answered.summary, answered.answer, q.answer, table=q.where == "table"
+                    )
                     per_question[q.id] |= {"summary": in_summary, "summary_or_long": in_either}
     finally:
         if offline is not engine:

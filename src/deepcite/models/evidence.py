@@ -22,6 +22,7 @@ QueryKind = Literal[
     "chain",
     "graph",
     "next_hop",
+    "front_matter",
 ]
 
 

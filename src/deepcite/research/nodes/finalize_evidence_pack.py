@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from deepcite.models import BridgeCandidate, Candidate, EvidencePack
+from deepcite.research.front_matter import with_front_matter
 from deepcite.research.linking import rank_evidence
 from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.nodes.select_evidence import page_named
@@ -152,9 +153,10 @@ def llm_read_rounds(state: ExecutorState) -> dict[tuple[str, str], list[int]]:
     writes=("vectors",),
 )
 def finalize_evidence_pack(state: ExecutorState, adapters: Adapters) -> EvidencePack:
-    """The pack: the evidence and the first round's tail in :func:`pack_order`, with the coverage, the round
-    reports, the chain and the bridge candidates the beam held."""
-    final = pack_order(state, adapters, tail=True)
+    """The pack: the evidence and the first round's tail in :func:`pack_order` (with the leading documents' first
+    passages for a question about the source: :func:`~deepcite.research.front_matter.with_front_matter`), the
+    coverage, the round reports, the chain and the bridge candidates the beam held."""
+    final, warning = with_front_matter(state, adapters, pack_order(state, adapters, tail=True))
     reason = state.stop_reason
     if not final:
         reason = f"no evidence found: {state.skip_reason or 'no passage matched any query of any round'}"
@@ -165,7 +167,7 @@ def finalize_evidence_pack(state: ExecutorState, adapters: Adapters) -> Evidence
         retrieval_report=state.reports,
         errors=list(state.errors),
         subquery_evidence=state.subquery_evidence,
-        warnings=list(state.warnings),
+        warnings=[*state.warnings, *([warning] if warning else [])],
         stop_reason=reason,
         chain=[step.model_copy() for step in state.chain],
         bridges=[
