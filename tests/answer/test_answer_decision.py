@@ -67,6 +67,15 @@ def test_removal_exemption_and_zero_deny() -> None:
     assert not negated("We include the,,..., 0 Pt − 1 c population adjustment to account for saturation.")
 
 
+def test_negation_is_read_in_the_part_the_question_is_about() -> None:
+    """Parts between semicolons are read apart: the one the question is about decides (a handbook's "no late
+    milestones" after the due date read as "Yes" to "Are late project milestones accepted?")."""
+    rule = "Milestones are due Friday of the milestone week; no late milestones."
+    assert negated(rule, "Are late project milestones accepted?")
+    assert not negated(rule, "Are milestones due on Friday?")
+    assert not negated("The data are public; nothing else is shared.", "Are the data public?")
+
+
 def test_negation_is_read_in_the_main_clause() -> None:
     """A reason, a relative clause, a condition or a parenthesis after the main clause does not turn it round,
     and a leading subordinate clause is not the main one (blind-set verdicts read the wrong way: "It is not

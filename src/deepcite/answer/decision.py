@@ -150,14 +150,27 @@ def negated(text: str, about: str = "") -> bool:
     clause (:func:`main_clause`): "It is not possible to invoke it, because the user does not have the
     permission" denies, though it holds two. A contrast "not X but Y" affirms Y: it denies nothing of a question
     ``about`` Y ("Was he treated leniently?" over "his command did not pursue a punitive discharge but opted
-    instead for the more lenient administrative discharge"), and denies X as before."""
-    clause = main_clause(text).replace("\u2019", "'")
+    instead for the more lenient administrative discharge"), and denies X as before. Of a sentence in parts
+    between semicolons, the part the question is about is read (:func:`_asked_part`)."""
+    clause = main_clause(_asked_part(text, about)).replace("\u2019", "'")
     contrast = _NOT_BUT.search(clause)
     if contrast and about:
         asked = set(tokenize(about))
         if len(asked & set(tokenize(contrast["said"]))) > len(asked & set(tokenize(contrast["denied"]))):
             clause = clause[: contrast.start()] + clause[contrast.start("denied") :]
     return len(_NEGATION.findall(clause)) % 2 == 1
+
+
+def _asked_part(text: str, about: str) -> str:
+    """Of ``text``'s parts between semicolons, the one sharing most words with the question ``about`` (the first on
+    ties; ``text`` itself without a question): "Milestones are due Friday of the milestone week; no late
+    milestones" answers "Are late project milestones accepted?" in its second part, which its main clause
+    left out."""
+    parts = text.split(";")
+    if not about or len(parts) < 2:
+        return text
+    asked = set(tokenize(about))
+    return max(parts, key=lambda part: len(asked & set(tokenize(part))))
 
 
 def main_clause(text: str) -> str:
