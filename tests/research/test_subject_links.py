@@ -55,3 +55,20 @@ def test_a_page_about_an_aspect_of_a_name_rises_beside_the_passage_naming_it() -
     assert _link(off_keys[0], off_keys[3]) == ("shared_name", "varnia", True, True)
     unlinked = rank_evidence(QUESTION, question_vector, pack, vectors, off)
     assert [c.chunk.chunk_id for c in unlinked][-1] == "history"
+
+
+def test_a_subject_after_in_links_too() -> None:
+    """The word "in" joins a title to its subject as "of" does (shipped: both): the film "Meet Me in Port Orla" is
+    linked to the passage that names Port Orla, where with "of" alone nothing links the two."""
+    assert title_subject("Meet Me in Port Orla", ["of", "in"]) == "port orla"
+    named = _pack(
+        ("born", "Edda Thorne", "The singer Edda Thorne was born in the city of Port Orla."),
+        ("film", "Meet Me in Port Orla", "A musical film with Tom Vell as John."),
+    )
+    shipped = EvidenceRankingSettings()
+    assert shipped.subject_link_words == ["of", "in"]
+    keys = [_keys(c.chunk, shipped) for c in named]
+    assert _link(keys[0], keys[1]) == ("subject_link", "port orla", True, False)
+    only_of = shipped.model_copy(update={"subject_link_words": ["of"]})
+    keys = [_keys(c.chunk, only_of) for c in named]
+    assert _link(keys[0], keys[1]) is None  # the film's passage does not name the city
