@@ -58,6 +58,10 @@ KINDS = AnswerSettings().kinds
         ("How do L2 distance and dot product compare to cosine similarity in DPR?", AnswerKind.COMPARISON),
         ("Did natural paragraphs or fixed-length passages work better for DPR?", AnswerKind.COMPARISON),
         ("Is National Flag of Canada Day a public holiday?", AnswerKind.YES_NO),
+        # whether there is any at all: the "or" joins what would count, no choice is offered
+        ("Did any of the bonds default in 2022 or 2023?", AnswerKind.YES_NO),
+        ("Is there a fee or a deposit for the course?", AnswerKind.YES_NO),
+        ("Was the death rate rising or falling before COVID?", AnswerKind.COMPARISON),
         ("In the public-computer scenario, is the browser still logged in an hour later?", AnswerKind.YES_NO),
         (
             "If someone alters or corrupts stored data, will the system notice?",

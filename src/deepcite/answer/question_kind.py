@@ -112,6 +112,12 @@ _LIST = re.compile(
 _NAME = re.compile(
     rf"^\s*(?:who|whom|whose)\b|\b(?:which|what)\s+(?:\w+\s+)?(?:{'|'.join(NAME_NOUNS)})\b", re.I
 )
+# a question whether there is any at all: its "or" joins what would count, it offers no choice ("Is there an
+# agreed way to count the people affected or in need?", "Did any bonds default in 2022 or 2023?")
+_POLAR = re.compile(
+    r"^\s*(?:is|are|was|were|will|would|has|have|had)\s+there\b|^\s*\w+\s+(?:any|anyone|anybody|anything|ever)\b",
+    re.I,
+)
 _COMPARE_WORDS = "|".join(sorted(COMPARATIVES, key=len, reverse=True))
 _COMPARISON = re.compile(
     rf"\b(?:compare[sd]?|comparison|differ\w*|versus|vs\.?|{_COMPARE_WORDS})\b|\bor\b", re.I
@@ -184,7 +190,7 @@ def question_kind(question: str) -> AnswerKind:
         return AnswerKind.REASON
     yes_no = _YES_NO.match(q)
     comparative = _COMPARISON.search(yes_no.group("asked") if yes_no else q)
-    if comparative and (comparative.group(0).lower() != "or" or yes_no):
+    if comparative and (comparative.group(0).lower() != "or" or (yes_no and not _POLAR.match(q))):
         return AnswerKind.COMPARISON
     if yes_no or (
         q.endswith("?") and not _WH_ANYWHERE.search(q)
@@ -369,9 +375,12 @@ def states_kind(kind: AnswerKind) -> bool:
 
 def asks_yes_or_no(question: str) -> bool:
     """Whether ``question`` is asked for a yes or a no: it opens with an auxiliary verb and offers no choice
-    ("Is A better than B?" does; "Did A or B work better?" asks which)."""
+    ("Is A better than B?" does; "Did A or B work better?" asks which), or asks whether there is any at all
+    (:data:`_POLAR`: "Did any bonds default in 2022 or 2023?")."""
     asked = _YES_NO.match(question)
-    return asked is not None and not re.search(r"\bor\b", asked.group("asked"), re.I)
+    return asked is not None and (
+        not re.search(r"\bor\b", asked.group("asked"), re.I) or _POLAR.match(question) is not None
+    )
 
 
 _MONTH = rf"(?:{_MONTH_NAMES}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?"
