@@ -7,6 +7,7 @@ import re
 import threading
 from collections.abc import Sequence
 
+import numpy as np
 import pytest
 from llm.fake_openai_server import FakeOpenAIServer
 
@@ -212,3 +213,29 @@ async def test_aspects_argument(
     result = await answer(make_pack(), aspects, ExtractiveGenerator(embedder, settings), settings)
     headings = [line for line in result.answer.split("\n") if line.startswith("## ")]
     assert len(headings) == (3 if aspects is None else 2)  # pack aspects, else the two sub-questions
+
+
+async def test_every_evidence_sentence_is_embedded_in_one_batch_before_the_parts(
+    settings: AnswerSettings,
+) -> None:
+    """The sub-answers run in parallel and share the writer's cache; a text's bf16 vector depends a little on the
+    batch it is encoded in, so which part embedded a sentence first changed an answer near a threshold from one
+    run to the next (blind13, about one question a run). The stage embeds them all in one batch first."""
+
+    class Recording(HashingEmbedder):
+        def __init__(self) -> None:
+            super().__init__()
+            self.batches: list[list[str]] = []
+
+        def encode(self, texts: Sequence[str], *, kind: str = "passage") -> np.ndarray:  # type: ignore[override]
+            if kind == "passage":
+                self.batches.append(list(texts))
+            return super().encode(texts, kind=kind)  # type: ignore[arg-type]
+
+    embedder = Recording()
+    writer = ExtractiveGenerator(embedder, settings)
+    ctx = ResponseContext.from_pack(make_pack(), settings)
+    await answer_context(ctx, writer, settings)
+    chunks = [*ctx.selected_chunks, *(c for part in ctx.subquery_evidence.values() for c in part)]
+    sentences = {x.text for keep in (False, True) for x in writer._scorer.sentences(chunks, keep)}
+    assert sentences <= set(embedder.batches[0])

@@ -344,10 +344,19 @@ async def answer_context(
     if support is not None:
         with answer_stage():  # the judge answers its control pairs (once) before any verdict counts
             await asyncio.to_thread(support.judge_standing)
+    writer = decider(generator)
+    if writer is not None:
+        # every evidence sentence in one batch before the parts run in parallel: a text's vector depends a little on
+        # the batch it is encoded in (bf16), and the parts share the cache, so which part embedded it first changed
+        # an answer near a threshold from one run to the next
+        chunks = {(c.doc_id, c.chunk_id): c for c in ctx.selected_chunks}
+        for part in ctx.subquery_evidence.values():
+            chunks.update({(c.doc_id, c.chunk_id): c for c in part})
+        with answer_stage():
+            await asyncio.to_thread(writer.prime, list(chunks.values()))
     sub_parts = await asyncio.gather(
         *(generate_subanswer(ctx, q, generator, settings, support) for q in subquestions)
     )
-    writer = decider(generator)
     decision = None
     if writer is not None and ctx.selected_chunks:
         with answer_stage():
