@@ -80,7 +80,7 @@ def main() -> None:
         seconds.append(time.perf_counter() - started)
         row = {"id": q.id, **contract.add(answered.summary, getattr(answered, "decision", None), q)}
         if q.answer is not None:
-            table = q.where == "table"
+            table = q.in_table
             in_summary, together = stated.add(
                 q.kind, answered.summary, answered.answer, q.answer, table=table
             )

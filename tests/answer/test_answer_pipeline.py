@@ -236,6 +236,5 @@ async def test_every_evidence_sentence_is_embedded_in_one_batch_before_the_parts
     writer = ExtractiveGenerator(embedder, settings)
     ctx = ResponseContext.from_pack(make_pack(), settings)
     await answer_context(ctx, writer, settings)
-    chunks = [*ctx.selected_chunks, *(c for part in ctx.subquery_evidence.values() for c in part)]
-    sentences = {x.text for keep in (False, True) for x in writer._scorer.sentences(chunks, keep)}
+    sentences = {x.text for keep in (False, True) for x in writer._scorer.sentences(ctx.all_chunks(), keep)}
     assert sentences <= set(embedder.batches[0])

@@ -349,11 +349,8 @@ async def answer_context(
         # every evidence sentence in one batch before the parts run in parallel: a text's vector depends a little on
         # the batch it is encoded in (bf16), and the parts share the cache, so which part embedded it first changed
         # an answer near a threshold from one run to the next
-        chunks = {(c.doc_id, c.chunk_id): c for c in ctx.selected_chunks}
-        for part in ctx.subquery_evidence.values():
-            chunks.update({(c.doc_id, c.chunk_id): c for c in part})
         with answer_stage():
-            await asyncio.to_thread(writer.prime, list(chunks.values()))
+            await asyncio.to_thread(writer.prime, ctx.all_chunks())
     sub_parts = await asyncio.gather(
         *(generate_subanswer(ctx, q, generator, settings, support) for q in subquestions)
     )

@@ -146,7 +146,7 @@ class ContractCheck:
             self.abstained += abstained
             return out
         self.answerable += 1
-        first = bool(units) and states_answer(units[0], phrases, table=question.where == "table")
+        first = bool(units) and states_answer(units[0], phrases, table=question.in_table)
         self.first_sentence += first
         self.false_abstentions += abstained
         out["first_sentence"] = first

@@ -53,6 +53,12 @@ class CheckQuestion(BaseModel):
         """Whether the files state the answer (the question has an answer phrase)."""
         return self.answer is not None
 
+    @property
+    def in_table(self) -> bool:
+        """Whether the answer phrase was copied from a table row (matched with the row's column headers between its
+        cells: :func:`deepcite.evaluation.answer_check.states_answer`)."""
+        return self.where == "table"
+
     def phrases(self) -> list[str]:
         """The normalised answer phrases, all of which a text must hold (none for an unanswerable question)."""
         if self.answer is None:

@@ -139,7 +139,7 @@ def evaluate_documents(
                 per_question[q.id] |= outcome
                 if q.answer is not None:
                     in_summary, in_either = stated.add(
-                        q.kind, answered.summary, answered.answer, q.answer, table=q.where == "table"
+                        q.kind, answered.summary, answered.answer, q.answer, table=q.in_table
                     )
                     per_question[q.id] |= {"summary": in_summary, "summary_or_long": in_either}
     finally:
