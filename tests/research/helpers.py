@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from deepcite.config import ResearchSettings, SearchSettings, Settings
@@ -63,6 +64,17 @@ class StandInLLM:
 
 def chunk(cid: str, text: str, *, doc: str | None = None, title: str = "") -> Chunk:
     return Chunk(chunk_id=cid, doc_id=doc or cid, text=text, title=title)
+
+
+def titled_pack(*items: tuple[str, str, str]) -> list[Candidate]:
+    """Candidates from ``(chunk id, title, text)`` triples, each its own document."""
+    return [Candidate(chunk=chunk(cid, text, title=title)) for cid, title, text in items]
+
+
+def unit_rows(*rows: list[float]) -> np.ndarray:
+    """The rows as unit-length vectors (a stand-in for passage embeddings)."""
+    m = np.asarray(rows, dtype=np.float32)
+    return m / np.linalg.norm(m, axis=1, keepdims=True)
 
 
 def hit(c: Chunk, rank: int, score: float = 1.0, mode: SearchMode = SearchMode.HYBRID) -> SearchHit:

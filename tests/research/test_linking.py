@@ -8,29 +8,20 @@ import pytest
 from deepcite.config import EvidenceRankingSettings
 from deepcite.models import Candidate, Provenance
 from deepcite.research.linking import rank_evidence
-from research.helpers import chunk
+from research.helpers import titled_pack, unit_rows
 
 QUESTION = "Who did the actor who played Benton Fraser have a child with?"
 
 
-def _pack(*items: tuple[str, str, str]) -> list[Candidate]:
-    return [Candidate(chunk=chunk(cid, text, title=title)) for cid, title, text in items]
-
-
-def _unit(*rows: list[float]) -> np.ndarray:
-    m = np.asarray(rows, dtype=np.float32)
-    return m / np.linalg.norm(m, axis=1, keepdims=True)
-
-
 def test_a_bridge_passage_rises_through_the_title_its_parent_mentions() -> None:
-    pack = _pack(
+    pack = titled_pack(
         ("fraser", "Benton Fraser", "Benton Fraser is a character played by Paul Gross in Due South."),
         ("other1", "Callum Keith Rennie", "Callum Keith Rennie is a Canadian actor."),
         ("other2", "Dean McDermott", "Dean McDermott is a Canadian actor and television host."),
         ("gross", "Paul Gross", "Gross has two children with Martha Burns, an actress."),
     )
-    question_vector = _unit([1, 0, 0])[0]
-    vectors = _unit([0.9, 0.1, 0], [0.5, 0.5, 0], [0.5, 0.5, 0], [0.3, 0.7, 0])
+    question_vector = unit_rows([1, 0, 0])[0]
+    vectors = unit_rows([0.9, 0.1, 0], [0.5, 0.5, 0], [0.5, 0.5, 0], [0.3, 0.7, 0])
     settings = EvidenceRankingSettings()
 
     ranked = rank_evidence(QUESTION, question_vector, pack, vectors, settings)
@@ -47,12 +38,12 @@ def test_a_bridge_passage_rises_through_the_title_its_parent_mentions() -> None:
 
 
 def test_a_passage_the_question_names_by_title_comes_first() -> None:
-    pack = _pack(
+    pack = titled_pack(
         ("near", "Due South", "Due South is a police drama set in Chicago."),
         ("named", "Benton Fraser", "A Mountie from the Northwest Territories."),
     )
-    question_vector = _unit([1, 0])[0]
-    vectors = _unit([1, 0.2], [0.6, 0.8])
+    question_vector = unit_rows([1, 0])[0]
+    vectors = unit_rows([1, 0.2], [0.6, 0.8])
 
     settings = EvidenceRankingSettings(pack_weight=0.0, question_name_weight=0.0)  # the title's weight alone
     ranked = rank_evidence(QUESTION, question_vector, pack, vectors, settings)
@@ -68,14 +59,14 @@ def test_the_order_places_a_page_of_each_name_the_question_gives_before_a_second
     ``question_name_weight`` the second euro passage waits until a passage on Signmark is placed, and the scores
     still fall down the order (each the score its place was won with)."""
     question = "What currency predated the Euro in the country Signmark is from?"
-    pack = _pack(
+    pack = titled_pack(
         ("euro1", "Euro", "The currency is used by most member states of the union."),
         ("euro2", "Euro", "The currency replaced older coins and notes in 2002."),
         ("belgium", "Belgium", "A federal state in western Europe with three regions."),
         ("signmark", "Signmark", "A rapper who raps in sign language, from Helsinki."),
     )
-    question_vector = _unit([1, 0])[0]
-    vectors = _unit([0.9, 0.1], [0.85, 0.15], [0.6, 0.8], [0.4, 0.9])
+    question_vector = unit_rows([1, 0])[0]
+    vectors = unit_rows([0.9, 0.1], [0.85, 0.15], [0.6, 0.8], [0.4, 0.9])
     plain = EvidenceRankingSettings(pack_weight=0.0, question_name_weight=0.0)
     # as shipped; the profile before_question_names is the order without it
     assert EvidenceRankingSettings().question_name_weight == 1.0
@@ -92,13 +83,13 @@ def test_the_order_places_a_page_of_each_name_the_question_gives_before_a_second
 
 
 def test_a_shared_name_lifts_less_than_a_title_link_and_ties_keep_the_rounds_order() -> None:
-    pack = _pack(
+    pack = titled_pack(
         ("head", "Due South", "Due South stars Paul Gross and David Marciano."),
         ("shares", "Cast list", "The cast included David Marciano."),
         ("titled", "Paul Gross", "He was born in Calgary."),
     )
-    question_vector = _unit([1, 0])[0]
-    vectors = _unit([1, 0], [0.5, 0.5], [0.5, 0.5])
+    question_vector = unit_rows([1, 0])[0]
+    vectors = unit_rows([1, 0], [0.5, 0.5], [0.5, 0.5])
     settings = EvidenceRankingSettings(pack_weight=0.0)
 
     ranked = rank_evidence("Who starred in Due South?", question_vector, pack, vectors, settings)
@@ -119,14 +110,14 @@ def test_a_page_the_top_passage_names_rises_over_a_passage_naming_the_top_page()
     """The soundtrack's page names its producer's page (the chain's next link); a song's page names the film
     the soundtrack is of (another passage about the question's subject). Both are title-linked to the top
     passage; with ``backlink_weight`` under 1 (as shipped) only the page the top passage names gets the whole lift."""
-    pack = _pack(
+    pack = titled_pack(
         ("album", "Natural Born Killers (soundtrack)", "The album was produced by Trent Reznor."),
         ("song", "Burn (song)", "Burn is a song recorded for the film Natural Born Killers."),
         ("producer", "Trent Reznor", "Michael Trent Reznor (born 1965) is an American musician."),
     )
     question = "The soundtrack of Natural Born Killers was produced by a man born in what year?"
-    question_vector = _unit([1, 0])[0]
-    vectors = _unit([1, 0.1], [0.8, 0.6], [0.6, 0.8])
+    question_vector = unit_rows([1, 0])[0]
+    vectors = unit_rows([1, 0.1], [0.8, 0.6], [0.6, 0.8])
     both_ways = EvidenceRankingSettings(pack_weight=0.0, backlink_weight=1.0)
 
     ranked = rank_evidence(question, question_vector, pack, vectors, both_ways)
@@ -172,7 +163,7 @@ def _spouse_pack() -> tuple[list[Candidate], np.ndarray, np.ndarray]:
     """The film's page, two pages close to the question's words, and the bridge passage: a page titled after
     another film that names the director (the bridge the beam read from the film's page) and his spouse, and
     shares no title with the film's page."""
-    pack = _pack(
+    pack = titled_pack(
         (
             "film",
             "Big Eyes",
@@ -190,8 +181,8 @@ def _spouse_pack() -> tuple[list[Candidate], np.ndarray, np.ndarray]:
             "Tim Burton met Helena Bonham Carter on the set of the film.",
         ),
     )
-    question_vector = _unit([1, 0, 0])[0]
-    vectors = _unit([0.9, 0.1, 0], [0.7, 0.3, 0], [0.7, 0.3, 0], [0.2, 0.8, 0])
+    question_vector = unit_rows([1, 0, 0])[0]
+    vectors = unit_rows([0.9, 0.1, 0], [0.7, 0.3, 0], [0.7, 0.3, 0], [0.2, 0.8, 0])
     return pack, question_vector, vectors
 
 
@@ -266,7 +257,7 @@ def test_the_pack_links_the_bridges_the_beam_read() -> None:
 def test_a_hub_page_many_passages_name_lifts_them_less_than_the_chain_s_page() -> None:
     # "United States" is named by many passages of the collection: a title link through it is no chain; the
     # composer's page, which only the question's page names, is the chain's next link
-    pack = _pack(
+    pack = titled_pack(
         (
             "asch",
             "Aschenbrödel",
@@ -278,7 +269,7 @@ def test_a_hub_page_many_passages_name_lifts_them_less_than_the_chain_s_page() -
     )
     question = "Where was the composer of Aschenbrödel born?"
     question_vector = np.array([1.0, 0.0], dtype=np.float32)
-    vectors = _unit(*[[c, (1 - c * c) ** 0.5] for c in (0.9, 0.8, 0.7, 0.4)])
+    vectors = unit_rows(*[[c, (1 - c * c) ** 0.5] for c in (0.9, 0.8, 0.7, 0.4)])
     # before_hub_links, and links lifting both ways alike (Boston names the hub's page: a backlink)
     settings = EvidenceRankingSettings(pack_weight=0.0, link_specificity=0.0, backlink_weight=1.0)
     frequency = {"united states": 500, "johann strauss ii": 2}
@@ -339,7 +330,7 @@ def test_the_order_places_a_passage_for_each_hop_of_the_beam_before_a_second_one
     placed, so it comes before a second passage on a subject already placed; a passage found for a name that was
     no hop's answer gains nothing, and the scores still fall down the order."""
     question = "What currency predated the Euro in the country Signmark is from?"
-    euro1, euro2, belgium, markka, other = _pack(
+    euro1, euro2, belgium, markka, other = titled_pack(
         ("euro1", "Euro", "The currency is used by most member states of the union."),
         ("euro2", "Euro", "The currency replaced older coins and notes in 2002."),
         ("belgium", "Belgium", "Belgium's currency was the franc."),
@@ -353,8 +344,8 @@ def test_the_order_places_a_passage_for_each_hop_of_the_beam_before_a_second_one
         _found_for(markka, "Finland"),
         _found_for(other, "Finland"),
     ]
-    question_vector = _unit([1, 0])[0]
-    vectors = _unit([1, 0], [0.9, 0.3], [0.85, 0.4], [0.65, 0.75], [0.6, 0.8])
+    question_vector = unit_rows([1, 0])[0]
+    vectors = unit_rows([1, 0], [0.9, 0.3], [0.85, 0.4], [0.65, 0.75], [0.6, 0.8])
     plain = EvidenceRankingSettings(
         pack_weight=0.0, title_weight=0.0, question_name_weight=0.0, hop_weight=0.0
     )
@@ -378,13 +369,13 @@ def test_the_page_of_a_hops_answer_stands_for_the_hop_too() -> None:
     """With ``hop_page_weight`` the page titled by a hop's answer gains until one such page is placed, though no
     query on the answer found it; without it, or with no hop answered, it keeps its place."""
     question = "What currency predated the Euro in the country Signmark is from?"
-    pack = _pack(
+    pack = titled_pack(
         ("euro1", "Euro", "The currency is used by most member states of the union."),
         ("euro2", "Euro", "The currency replaced older coins and notes in 2002."),
         ("finland", "Finland", "Finland is a country in northern Europe."),
     )
-    question_vector = _unit([1, 0])[0]
-    vectors = _unit([1, 0], [0.9, 0.3], [0.65, 0.75])
+    question_vector = unit_rows([1, 0])[0]
+    vectors = unit_rows([1, 0], [0.9, 0.3], [0.65, 0.75])
     plain = EvidenceRankingSettings(
         pack_weight=0.0, title_weight=0.0, question_name_weight=0.0, hop_weight=0.0
     )

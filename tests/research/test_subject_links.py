@@ -3,23 +3,11 @@
 
 from __future__ import annotations
 
-import numpy as np
-
 from deepcite.config import EvidenceRankingSettings
-from deepcite.models import Candidate
 from deepcite.research.linking import _keys, _link, rank_evidence, title_subject
-from research.helpers import chunk
+from research.helpers import titled_pack, unit_rows
 
 QUESTION = "Who first settled the colony that became the state whose official sport is ring tilting?"
-
-
-def _pack(*items: tuple[str, str, str]) -> list[Candidate]:
-    return [Candidate(chunk=chunk(cid, text, title=title)) for cid, title, text in items]
-
-
-def _unit(*rows: list[float]) -> np.ndarray:
-    m = np.asarray(rows, dtype=np.float32)
-    return m / np.linalg.norm(m, axis=1, keepdims=True)
 
 
 def test_a_titles_subject_is_what_follows_its_first_joining_word() -> None:
@@ -34,14 +22,14 @@ def test_a_page_about_an_aspect_of_a_name_rises_beside_the_passage_naming_it() -
     """The state sports' list names Varnia; the chain's next page is "History of Varnia", last in the rounds' order
     and further from the question than two passages on sports. Its subject link to the list lifts it above them;
     without it (weight 0) the two share the name Varnia only, and it stays last."""
-    pack = _pack(
+    pack = titled_pack(
         ("sports", "List of state sports", "The sport of the state of Varnia is ring tilting, since 1962."),
         ("tilting", "Ring tilting", "Ring tilting is an equestrian sport of riders and lances."),
         ("lances", "Lance", "A lance is a spear for a rider on horseback."),
         ("history", "History of Varnia", "English settlers first arrived in Varnia in 1634."),
     )
-    question_vector = _unit([1, 0, 0])[0]
-    vectors = _unit([0.9, 0.1, 0], [0.6, 0.4, 0], [0.5, 0.5, 0], [0.3, 0.7, 0])
+    question_vector = unit_rows([1, 0, 0])[0]
+    vectors = unit_rows([0.9, 0.1, 0], [0.6, 0.4, 0], [0.5, 0.5, 0], [0.3, 0.7, 0])
     settings = EvidenceRankingSettings(subject_link_weight=0.8)
     assert EvidenceRankingSettings().subject_link_weight == 0.8  # shipped on
 
@@ -61,7 +49,7 @@ def test_a_subject_after_in_links_too() -> None:
     """The word "in" joins a title to its subject as "of" does (shipped: both): the film "Meet Me in Port Orla" is
     linked to the passage that names Port Orla, where with "of" alone nothing links the two."""
     assert title_subject("Meet Me in Port Orla", ["of", "in"]) == "port orla"
-    named = _pack(
+    named = titled_pack(
         ("born", "Edda Thorne", "The singer Edda Thorne was born in the city of Port Orla."),
         ("film", "Meet Me in Port Orla", "A musical film with Tom Vell as John."),
     )
