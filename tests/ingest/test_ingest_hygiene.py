@@ -66,6 +66,29 @@ def test_a_web_page_reads_as_prose_with_headings_as_sections_and_tables_as_rows(
     assert any(s.startswith("Harbour Day: Date | June 3") for s in everything)  # table rows can answer
 
 
+def test_a_page_of_cards_side_by_side_reads_every_card() -> None:
+    """Issue 45: trafilatura took the first of the page's ``<article>`` cards for its main content, and what it
+    recovered from the rest of the page left out the other cards' names and labels ("Private · Est. 2004")."""
+    blocks, _ = _read(HYGIENE / "cards.html")
+    kinds = _by_kind(blocks)
+    assert kinds[TextKind.HEADING] == [
+        "Choosing a Water Provider in the Valley",
+        "Providers in the Valley",
+        "North Water Company",
+        "Cedar Springs Ltd",
+        "Valley Wells Co-operative",
+    ]
+    cards = {b.section: b.text for b in blocks if b.kind == TextKind.PROSE}
+    assert cards["Cedar Springs Ltd"].startswith("Private · Est. 2004")
+    assert cards["Valley Wells Co-operative"].startswith("Co-operative · Est. 1987")
+    prose = " ".join(kinds[TextKind.PROSE])
+    assert (
+        "Most households pay for water twice a year, and one in five said they had changed provider." in prose
+    )
+    assert "62%" in prose and "Households on a meter" in prose
+    assert "Home" not in prose and "class project" not in prose  # navigation and footer stay out
+
+
 def test_docx_superscript_reference_numbers_stay_out_of_words() -> None:
     blocks, chunks = _read(HYGIENE / "superscripts.docx")
     prose = " ".join(b.text for b in blocks if b.kind == TextKind.PROSE)

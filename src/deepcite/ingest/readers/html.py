@@ -1,7 +1,12 @@
 """HTML pages through trafilatura (main content only) and XHTML chapters through lxml (every word).
 
 Before either runs, hidden content is dropped: scripts, styles, ``hidden`` and ``display:none`` elements,
-and inline-XBRL headers (``ix:header``), which hold machine-readable facts, not prose. trafilatura gives
+and inline-XBRL headers (``ix:header``), which hold machine-readable facts, not prose. trafilatura takes a
+page's first ``<article>`` for its main content (``(.//article)[1]``, a rule its maintainers keep,
+adbar/trafilatura#931); on a page that lists articles side by side (a one-page app's cards, an index of posts)
+that is the first card, and what trafilatura then recovers from the rest of the page leaves out headings and
+loose text (the other cards' names and labels). Such a page is handed over with its listed articles as
+sections and its body as its one article (:func:`one_article`). trafilatura gives
 the main content as XML (headings, paragraphs, lists, tables), which :mod:`deepcite.ingest.readers.markup`
 turns into prose blocks: headings as sections, tables row by row, note markers and ``[edit]`` left out. The
 page's date line and byline, which trafilatura leaves out, open the text
@@ -33,6 +38,29 @@ _HIDDEN_STYLE = re.compile(r"display\s*:\s*none|visibility\s*:\s*hidden", re.IGN
 _DROP_TAGS = frozenset({"script", "style", "noscript", "template"})
 _HEADINGS = frozenset({"h1", "h2", "h3", "h4", "h5", "h6"})
 _XML = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
+_INLINE = frozenset(
+    {
+        "a",
+        "abbr",
+        "b",
+        "br",
+        "cite",
+        "code",
+        "em",
+        "i",
+        "img",
+        "mark",
+        "q",
+        "s",
+        "small",
+        "span",
+        "strong",
+        "sub",
+        "sup",
+        "time",
+        "u",
+    }
+)
 _BLOCKS = frozenset({"p", "div", "li", "tr", "blockquote", "pre", "dd", "dt", "td", "th", "section", "br"})
 
 
@@ -48,8 +76,9 @@ class HtmlReader:
         about = page_metadata(page, metadata.title if metadata else "")
         if (deck := deck_markdown(page)) is not None:  # a Markdown slide deck the page renders by script
             return document_from_blocks(deck_blocks(deck), doc_id=doc_id, name=name, about=about)
+        front = front_lines(tree, settings.html_front_matter_chars)
         xml = trafilatura.extract(
-            tree,
+            one_article(tree),
             output_format="xml",
             include_tables=True,
             include_comments=False,
@@ -58,7 +87,6 @@ class HtmlReader:
         )
         blocks = tree_blocks(etree.fromstring(xml.encode("utf-8"), _XML)) if xml else []
         main_text = " ".join(b.text for b in blocks)
-        front = front_lines(tree, settings.html_front_matter_chars)
         if lines := front_matter(front, main_text):
             blocks.insert(0, Block("\n\n".join(lines), None, blocks[0].section if blocks else None))
         # the page's byline, else trafilatura's, where the metadata names no author; the date its date element
@@ -83,6 +111,35 @@ def parse_html(data: bytes | str) -> lxml_html.HtmlElement:
     for el in doomed:
         if el.getparent() is not None:
             el.drop_tree()
+    return tree
+
+
+def one_article(tree: lxml_html.HtmlElement) -> lxml_html.HtmlElement:
+    """``tree`` made to hold one ``<article>`` where it lists several side by side (cards, posts): those become
+    ``<section>`` elements and the body's content is wrapped in one ``<article>``, the page being its own
+    article; its divs that hold only text and inline elements (a stat box, a callout, a card's row of labels)
+    become paragraphs, since trafilatura's main pass leaves a div's text out on a page with much paragraph
+    text. A page with at most one ``<article>`` in each parent is left as it is."""
+    listed = [
+        article
+        for article in tree.iter("article")
+        if (parent := article.getparent()) is not None and sum(1 for el in parent if el.tag == "article") > 1
+    ]
+    body = tree.find("body")
+    if not listed or body is None:
+        return tree
+    for article in listed:
+        article.tag = "section"
+    for div in body.iter("div"):
+        if (
+            all(child.tag in _INLINE for child in div if isinstance(child.tag, str))
+            and div.text_content().strip()
+        ):
+            div.tag = "p"
+    page = lxml_html.Element("article")
+    page.text, body.text = body.text, None
+    page.extend(list(body))
+    body.append(page)
     return tree
 
 
