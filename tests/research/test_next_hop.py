@@ -25,18 +25,23 @@ QUESTION = "Where was the director of The Quiet Beacon born?"
 NEXT = {"answered": False, "next_query": "Tomas Reyner birthplace", "entity": "Tomas Reyner"}
 
 
-def settings(max_hops: int) -> ResearchSettings:
+def settings(max_hops: int, bridge: dict[str, object] | None = None) -> ResearchSettings:
     return ResearchSettings().tuned(
-        stopping={"min_hops": max_hops, "max_hops": max_hops}, next_hop={"enabled": True}
+        stopping={"min_hops": max_hops, "max_hops": max_hops}, next_hop={"enabled": True}, bridge=bridge or {}
     )
 
 
-def run(collection: Collection, max_hops: int, server: FakeOpenAIServer | None = None) -> ResearchResult:
+def run(
+    collection: Collection,
+    max_hops: int,
+    server: FakeOpenAIServer | None = None,
+    bridge: dict[str, object] | None = None,
+) -> ResearchResult:
     chooser = None
     if server is not None:
         llm = OpenAICompatClient(LLMSettings(base_url=server.base_url, model="stand-in-model", max_retries=0))
         chooser = LLMHopChooser(llm, NextHopSettings(enabled=True), chars_per_token=4.0)
-    agent = ResearchAgent(collection, settings(max_hops), hop_chooser=chooser)
+    agent = ResearchAgent(collection, settings(max_hops, bridge), hop_chooser=chooser)
     return agent.process(QUESTION)
 
 
@@ -128,8 +133,12 @@ def test_the_passages_the_llm_read_facts_from_rise_in_the_pack(
 ) -> None:
     """The LLM names the director's passage and the last passage it was shown as ones that state a fact the
     answer needs: the pack's final order lifts both by ``ranking.reader_weight``, keeps every passage, marks
-    the two with the round it read them after, and the hop log says which passages it read."""
-    offline = run(research_collection, 2)
+    the two with the round it read them after, and the hop log says which passages it read. The first reading
+    weighs every passage by its rank alone (``bridge.unnamed_weight`` 1.0): with the question's names weighing
+    it, the director's passage already ranks second offline, under the page the question names, and no lift
+    could show."""
+    by_rank = {"unnamed_weight": 1.0}
+    offline = run(research_collection, 2, bridge=by_rank)
     offline_titles = [c.chunk.title for c in offline.pack.final_evidence]
     shown: list[list[str]] = []
 
@@ -139,7 +148,7 @@ def test_the_passages_the_llm_read_facts_from_rise_in_the_pack(
         return json.dumps({"answered": True, "next_query": "", "entity": "", "supporting": numbers})
 
     with FakeOpenAIServer(reads_two) as server, caplog.at_level(logging.INFO):
-        result = run(research_collection, 2, server)
+        result = run(research_collection, 2, server, bridge=by_rank)
     titles = [c.chunk.title for c in result.pack.final_evidence]
     assert len(shown) == 1 and shown[0].index("Tomas Reyner") + 1 < len(shown[0])
     for title in ("Tomas Reyner", shown[0][-1]):

@@ -46,6 +46,14 @@ class BridgeSettings(Section):
     # (Jerry Lee Lewis song)": the song's singer) scores this, read from every passage of the hop (0: off). 4.0
     # with skip_own_aliases (issue 49, twenty-first session, chosen on the train samples: see skip_own_aliases)
     qualifier_weight: float = 4.0
+    # the first reading: a passage weighs 1/rank x (`unnamed_weight` + (1 - `unnamed_weight`) x the share of the
+    # question's names it mentions, each counted 1 / log2(2 + passages mentioning it), of those any read passage
+    # mentions), over the best passage's; 1.0: off. The first hop's answer stands on the page of a name the
+    # question gives. 0.6 since issue 49's twenty-eighth session, chosen on the train samples only: MuSiQue train
+    # 0.856 / 0.915 / 0.820 -> 0.856 / 0.920 / 0.830 recall@5 / @10 / all@10 (0.7 the same; 0.5 0.8575 / 0.915 /
+    # 0.820; 0.8 lower), HotpotQA train unchanged at 0.6 (0.980 / 0.995 / 0.990). Profile before_unnamed_weight is
+    # 1.0 (docs/benchmarks/multihop.md)
+    unnamed_weight: float = Field(default=0.6, ge=0.0, le=1.0)
     # the sum is divided by log2(2 + passages of the collection mentioning the name) ** `specificity` (0: off;
     # 1 cost the first hop's answer in 8 of 60 MuSiQue train questions: bridges are often countries and states)
     specificity: float = 0.0

@@ -9,7 +9,8 @@ of Green", "the spouse of the director of …"). The passages a hop found state 
 to the question's relation words ("born in West Chicago", "a song performed by Hask & Omo"), often in the
 apposition after the page's title in its first sentence. Every name of the hop's best passages (and each
 passage's title) that the question does not already name scores, per passage, the passage's weight ``1 /
-rank`` times:
+rank`` (in the first reading, times less when it mentions none of the names the question gives:
+``unnamed_weight``) times:
 
 - 1, plus ``near_weight`` the nearer it stands to a relation word of the question (a question word that is not
   a word of the passage's title or of a name the question gives; nothing beyond ``near_window`` words), plus
@@ -170,6 +171,27 @@ def _as_places(
     scores.update(merged)
 
 
+def _named_shares(
+    passages: Sequence[Candidate], topic: Sequence[str], frequency: Mapping[str, int], floor: float
+) -> dict[tuple[str, str], float]:
+    """Each passage's weight by the question's names it mentions (``topic``): ``floor`` + (1 - ``floor``) x the
+    share of those names in its title or text, each name counted 1 / log2(2 + passages mentioning it) (a rare
+    name says more than "Olympics") and only names some passage mentions counted, over the best passage's. All 1
+    when ``floor`` is 1, the question gives no name, or no passage mentions one."""
+    keys = {entity_key(n) for n in topic} - {""}
+    if floor >= 1.0 or not keys:
+        return {c.key: 1.0 for c in passages}
+    padded = {c.key: f" {entity_key(c.chunk.title)} {entity_key(c.chunk.text)} " for c in passages}
+    named = {c.key: {k for k in keys if f" {k} " in padded[c.key]} for c in passages}
+    worth = {k: 1.0 / math.log2(2 + frequency.get(k, 0)) for k in set().union(*named.values())}
+    total = sum(worth.values())
+    if not total:
+        return {c.key: 1.0 for c in passages}
+    shares = {key: floor + (1.0 - floor) * sum(worth[k] for k in ks) / total for key, ks in named.items()}
+    top = max(shares.values())
+    return {key: share / top for key, share in shares.items()}
+
+
 def _gap_weight(gap: int | None, window: int) -> float:
     return 1.0 - gap / (window + 1) if gap is not None and gap <= window else 0.0
 
@@ -188,6 +210,7 @@ def read_bridge(
     fit: Callable[[str], int] | None = None,
     readable: Callable[[Candidate], Collection[str] | None] | None = None,
     demonyms: bool = False,
+    topic: Sequence[str] = (),
     settings: BridgeSettings,
 ) -> list[BridgeReading]:
     """The hop's candidate answers, best first (see the module docstring), at most ``settings.beam``. Stems in
@@ -199,7 +222,9 @@ def read_bridge(
     known (0) (:func:`~deepcite.research.answer_types.type_fit`): ``type_weight`` / ``type_mismatch_weight``.
     ``readable(passage)``, when given, is the names (lower-case) a passage may give, ``None`` for all of them: a
     document's sentences that bear on the question; a passage limited so gives neither its title nor the names
-    of a title's disambiguation. With ``demonyms`` a demonym is read as the place it names (:func:`_as_places`)."""
+    of a title's disambiguation. With ``demonyms`` a demonym is read as the place it names (:func:`_as_places`).
+    ``topic``: the names the question gives, for the first reading: a passage weighs less the fewer of them it
+    mentions (``unnamed_weight``, :func:`_named_shares`)."""
     question_key = entity_key(question)
     asked = content_words(question_key)
     padded = f" {question_key} "
@@ -226,8 +251,10 @@ def read_bridge(
             parent[key] = (cand.key, value)
 
     allowed = {cand.key: readable(cand) for cand in passages} if readable is not None else {}
-    for rank, cand in enumerate(passages[: settings.passages], start=1):
-        weight = 1.0 / rank
+    read = passages[: settings.passages]
+    named_share = _named_shares(read, topic, frequency or {}, settings.unnamed_weight)
+    for rank, cand in enumerate(read, start=1):
+        weight = named_share[cand.key] / rank
         title = cand.chunk.title.strip()
         limit = allowed.get(cand.key)
         if title and limit is None:

@@ -157,6 +157,7 @@ def _read(
         fit=candidate_fit(wanted, pages, types) if wanted else None,
         readable=readable,
         demonyms=s.demonyms and wants_a_nation(state.plan.question),
+        topic=names_in(state.plan.question) if depth == 1 and not path else (),
         settings=s.model_copy(update={"beam": s.beam + kept}) if kept else s,
     )
     top = readings[0].score if readings else 1.0
