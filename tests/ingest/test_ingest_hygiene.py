@@ -134,6 +134,18 @@ def test_justified_text_set_a_word_at_a_time_is_one_column() -> None:
     assert "Most bonds pay a coupon every six months until they mature." in text
 
 
+def test_letters_set_apart_one_at_a_time_read_as_words() -> None:
+    """Issue 45: a heading and a sentence set a letter at a time with extra spacing read "B a c kg r o u n d"
+    ("Backgrou nd" in blind13's white paper): a gap between two letters is measured against the line's letter
+    spacing and its font size, not the height of one small glyph's box."""
+    blocks, _ = _read(HYGIENE / "letter_spaced.pdf")
+    kinds = _by_kind(blocks)
+    assert kinds[TextKind.HEADING] == ["Background"]
+    prose = " ".join(kinds[TextKind.PROSE])
+    assert "Some source documents were scanned and not born digital." in prose
+    assert "The reader keeps every real word gap in this line." in prose
+
+
 def test_pdf_hyphens_superscripts_and_what_is_not_prose() -> None:
     blocks, chunks = _read(HYGIENE / "hygiene.pdf")
     kinds = _by_kind(blocks)

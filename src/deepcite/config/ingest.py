@@ -49,6 +49,17 @@ class IngestSettings(Section):
     # ignored) on at least this share of pages, and lone page numbers there, are dropped
     margin_share: float = 0.08
     repeated_line_share: float = 0.4
+    # two PDF text segments of a line that meet between letters or digits are two words when the gap between
+    # them is wider than the line's letter spacing (:func:`deepcite.ingest.readers.pdf_layout.letter_spacing`)
+    # by more than this share of their font size: a letter-spaced heading set a letter at a time ("Backgrou
+    # nd") and a spaced appendix ("docu me nts") read whole. Over the PDFs of real_docs and eval/blind4-14, a
+    # gap between two letters of a word less its line's spacing is under 0.11 of the font size for 99.9% of
+    # them, one between two words over 0.12 for 99%; 0.11 split words ("fail ure"), 0.13 joined them ("ofthe")
+    # (docs/benchmarks/documents.md)
+    pdf_word_gap: float = 0.12
+    # a line's segments of one letter each tell its letter spacing when they leave at least this many gaps
+    # between them ("B" "a" "c" … "d", a heading set a letter at a time; "x" "y" are two words)
+    pdf_spaced_letters: int = Field(3, ge=1)
     column_gap_share: float = 0.04  # a line narrower than half the page minus this share sits in a column
     # three or more columns: a gutter is a strip at least this share of the page wide that less than a third
     # of the text crosses; a column holding less than this share of the page's characters is none

@@ -150,7 +150,7 @@ def _page_lines(
         segments = text_segments(textpage)
         for table in tables:
             segments = with_table(segments, table, textpage)
-        segments = with_figures(segments, find_figures(page, width, height, settings))
+        segments = with_figures(segments, find_figures(page, width, height, settings), settings)
     finally:
         textpage.close()
     return reading_order(segments, width, height, settings)

@@ -89,14 +89,14 @@ def in_figure(left: float, bottom: float, right: float, top: float, figure: Figu
     )
 
 
-def with_figures(segments: list[Segment], figures: list[Figure]) -> list[Segment]:
+def with_figures(segments: list[Segment], figures: list[Figure], settings: IngestSettings) -> list[Segment]:
     """``segments`` with those over each figure's text replaced by one segment marked ``figure`` holding
     that text line by line (a table found on the page stays a table)."""
     for figure in figures:
         inside = [s for s in segments if not s.whole and in_figure(s.left, s.bottom, s.right, s.top, figure)]
         if not inside:
             continue
-        text = " ".join(line.text for line in segment_lines(inside))
+        text = " ".join(line.text for line in segment_lines(inside, settings))
         left, bottom = min(s.left for s in inside), min(s.bottom for s in inside)
         right, top = max(s.right for s in inside), max(s.top for s in inside)
         segments = [s for s in segments if not any(s is i for i in inside)]

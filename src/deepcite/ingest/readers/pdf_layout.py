@@ -14,7 +14,7 @@ import ctypes
 import math
 import re
 import unicodedata
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pypdfium2 as pdfium
@@ -59,6 +59,10 @@ class Segment:
     table: bool = False  # a whole table, its rows one a line
     figure: bool = False  # the text of a whole figure, its lines one a line (pdf_figures)
     mono: bool = False  # set in a monospaced font
+    em: float = 0.0  # its font size on the page, in points (the largest of its characters'); 0: not known
+    # the gaps between its letters and digits set next to each other (no space between), in points: a line's
+    # letter spacing is read from them (:func:`letter_spacing`)
+    letter_gaps: tuple[float, ...] = ()
 
     @property
     def whole(self) -> bool:
@@ -82,24 +86,50 @@ def text_segments(textpage: pdfium.PdfTextPage) -> list[Segment]:
     left out."""
     segments = []
     rects = [textpage.get_rect(i) for i in range(textpage.count_rects())]
-    for (left, bottom, right, top), text in zip(rects, rect_texts(textpage, rects), strict=True):
-        if not text.strip():
+    for (left, bottom, right, top), owned in zip(rects, rect_texts(textpage, rects), strict=True):
+        if not owned.text.strip():
             continue
-        if (top - bottom) > 2 * (right - left) and len(text.strip()) > 2:
+        if (top - bottom) > 2 * (right - left) and len(owned.text.strip()) > 2:
             continue  # rotated text: a margin stamp, an axis label
         mono = _monospaced(textpage, left, bottom, top)
-        segments.append(Segment(left, bottom, right, top, text, mono=mono))
+        segments.append(
+            Segment(
+                left, bottom, right, top, owned.text, mono=mono, em=owned.em, letter_gaps=tuple(owned.gaps)
+            )
+        )
     return segments
 
 
-def rect_texts(textpage: pdfium.PdfTextPage, rects: list[tuple[float, float, float, float]]) -> list[str]:
+@dataclass
+class RectText:
+    """A rectangle's own characters, its font size (points, the largest of its characters') and the gaps
+    between its letters and digits set next to each other."""
+
+    codes: list[int]
+    em: float = 0.0
+    gaps: list[float] = field(default_factory=list)
+    # where its last character ends, and whether it is a letter or digit (None after a space)
+    last: tuple[float, bool] | None = None
+
+    @property
+    def text(self) -> str:
+        # PDFium gives UTF-16 code units: a character beyond the BMP (a math italic letter) comes as a pair
+        return (
+            "".join(map(chr, self.codes)).encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+        )
+
+
+def rect_texts(
+    textpage: pdfium.PdfTextPage, rects: list[tuple[float, float, float, float]]
+) -> list[RectText]:
     """Each rectangle's own characters, in the page's text order: a character belongs to the rectangle that
     holds the centre of its box, and a space PDFium generated to the rectangle before it (a line break it
     generated to none). PDFium's text of a rectangle's bounds takes every character whose box touches them:
     where glyph boxes overlap (a bold or tightly kerned face; small capitals), the neighbours' edge characters
     came twice ("does not t prohibit", "Macr" + "crovision")."""
-    owned: list[list[int]] = [[] for _ in rects]
+    owned = [RectText([]) for _ in rects]
     edges = [ctypes.c_double() for _ in range(4)]
+    matrix = pdfium_c.FS_MATRIX()
     current: int | None = None
     for index in range(textpage.count_chars()):
         code = pdfium_c.FPDFText_GetUnicode(textpage, index)
@@ -107,16 +137,24 @@ def rect_texts(textpage: pdfium.PdfTextPage, rects: list[tuple[float, float, flo
         left, right, bottom, top = (e.value for e in edges)
         if pdfium_c.FPDFText_IsGenerated(textpage, index) or (right <= left and top <= bottom):
             if current is not None and code not in _LINE_BREAKS:
-                owned[current].append(code)
+                owned[current].codes.append(code)
+                owned[current].last = None  # a space between: no letter gap
             continue
         current = _holder(rects, (left + right) / 2, (bottom + top) / 2, current or 0)
-        if current is not None:
-            owned[current].append(code)
-    # PDFium gives UTF-16 code units: a character beyond the BMP (a math italic letter) comes as a pair
-    return [
-        "".join(map(chr, codes)).encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
-        for codes in owned
-    ]
+        if current is None:
+            continue
+        rect = owned[current]
+        rect.codes.append(code)
+        # the font size in page points: the size set times the scale of the character's matrix (a PDF may set
+        # size 1 and scale its text matrix)
+        pdfium_c.FPDFText_GetMatrix(textpage, index, ctypes.byref(matrix))
+        scale = math.sqrt(abs(matrix.a * matrix.d - matrix.b * matrix.c))
+        rect.em = max(rect.em, pdfium_c.FPDFText_GetFontSize(textpage, index) * scale)
+        letter = chr(code).isalnum()
+        if rect.last is not None and rect.last[1] and letter:
+            rect.gaps.append(left - rect.last[0])
+        rect.last = (right, letter)
+    return owned
 
 
 def _holder(rects: list[tuple[float, float, float, float]], x: float, y: float, near: int) -> int | None:
@@ -153,7 +191,7 @@ def reading_order(
     members = {id(box): run for box, run in zip(boxes, runs, strict=True)}
 
     def lines_of(chosen: list[Segment]) -> list[Line]:
-        return segment_lines([segment for box in chosen for segment in members[id(box)]])
+        return segment_lines([segment for box in chosen for segment in members[id(box)]], settings)
 
     columns = _columns(boxes, width, settings)
     if len(columns) > 2:
@@ -178,7 +216,7 @@ def reading_order(
     in_columns = sum(len(s.text) for column in in_column for s in column)
     across = sum(len(s.text) for s in spanning if not s.whole)  # a table's rows say nothing of the columns
     if not (all(in_column) and in_columns > 2 * across):
-        ordered = segment_lines(segments)
+        ordered = segment_lines(segments, settings)
     else:
         ordered = []
         bands = sorted({s.top for s in spanning}, reverse=True)
@@ -297,9 +335,15 @@ def _inside(segment: Segment, line: list[Segment]) -> bool:
     )
 
 
-def segment_lines(segments: list[Segment]) -> list[Line]:
+def segment_lines(segments: list[Segment], settings: IngestSettings) -> list[Line]:
     """Segments grouped into lines (tops within half a line height, and the small runs set inside a line),
-    top to bottom, left to right; note markers set as superscripts left out."""
+    top to bottom, left to right; note markers set as superscripts left out.
+
+    Two segments of a line that meet between letters or digits are two words when the gap between them is
+    wider than the line's letter spacing (:func:`letter_spacing`) by more than ``ingest.pdf_word_gap`` of the
+    larger font size of the two: measured on one small glyph's box, a letter-spaced heading's gap between "u"
+    and "n" passed for a word gap ("Backgrou nd"). Other gaps (at punctuation, or where a font size is not known:
+    a figure's or a table's text) are word gaps over ``WORD_GAP`` of the taller segment's height."""
     lines: list[list[Segment]] = []
     for segment in sorted(segments, key=lambda s: (-s.top, s.left)):
         height = segment.top - segment.bottom
@@ -328,14 +372,18 @@ def segment_lines(segments: list[Segment]) -> list[Line]:
         reach = 0.0  # where the previous part, or a note marker dropped after it, ends
         mono = sum(len(p.text.strip()) for p in placed if p.mono)
         line_height = max(p.top - p.bottom for p in placed)
+        spacing = letter_spacing(placed, settings.pdf_spaced_letters)
         for part, dropped in zip(parts, marker, strict=True):
             if dropped:  # "arXiv⁶, using": the gap to the comma is measured from the marker
                 reach = part.right if previous else reach
                 continue
             gap = part.left - reach if previous else 0.0
-            least = WORD_GAP * max(
-                part.top - part.bottom, previous.top - previous.bottom if previous else 0.0
-            )
+            if previous and previous.em > 0 and part.em > 0 and _between_letters(previous, part):
+                least = spacing + settings.pdf_word_gap * max(part.em, previous.em)
+            else:
+                least = WORD_GAP * max(
+                    part.top - part.bottom, previous.top - previous.bottom if previous else 0.0
+                )
             if previous and _PUNCTUATION.match(previous.text.strip()):
                 least = WORD_GAP * line_height  # a glyph box narrower than its advance: "1.1", not "1 . 1"
             if part.text[:1] in _CLOSING:
@@ -354,6 +402,33 @@ def segment_lines(segments: list[Segment]) -> list[Line]:
             Line(clean(text), placed[0].top, placed[0].top - placed[0].bottom, False, mono_share=mono / chars)
         )
     return [line for line in out if line.text]
+
+
+def _between_letters(before: Segment, after: Segment) -> bool:
+    """Whether ``before`` ends and ``after`` starts with a letter or digit, no space between."""
+    return before.text[-1:].isalnum() and after.text[:1].isalnum()
+
+
+def letter_spacing(line: list[Segment], spaced_letters: int) -> float:
+    """The line's letter spacing in points: the median gap between its letters and digits set next to each
+    other, inside its segments, and between segments of one character each where the line holds at least
+    ``spaced_letters`` such gaps (``ingest.pdf_spaced_letters``: a heading set a letter at a time, "B" "a" "c"
+    … "d"; "x" "y" are two words). Set tight, it is the glyphs' side bearings; a letter-spaced line ("docu me
+    nts", "Backgrou nd") widens every gap by its spacing, word gaps as much as letter gaps."""
+    gaps = [gap for segment in line for gap in segment.letter_gaps]
+    singles = [
+        after.left - before.right
+        for before, after in zip(line, line[1:], strict=False)
+        if len(before.text.strip()) == 1
+        and len(after.text.strip()) == 1
+        and before.text.strip().isalnum()
+        and after.text.strip().isalnum()
+        and not before.text.endswith(" ")
+        and not after.text.startswith(" ")
+    ]
+    if len(singles) >= spaced_letters:
+        gaps += singles
+    return max(0.0, float(np.median(gaps))) if gaps else 0.0
 
 
 def _superscript_marker(part: Segment, line: list[Segment]) -> bool:
