@@ -94,6 +94,17 @@ class IngestSettings(Section):
     # a web page's date line and byline ("Published 21 November 2019 · Tagged with …", "Posted by …") open its
     # text when at most this long (a longer element is a section, not a line); 0: left out
     html_front_matter_chars: int = Field(200, ge=0)
+    # a web page's content blocks that trafilatura's main content leaves out (a landing page's cards, a
+    # schedule's day headings) are put back in their place (:mod:`deepcite.ingest.readers.html_recall`); off:
+    # trafilatura's main content alone. A block with more than html_recall_link_share of its characters in
+    # links is navigation, and so is every block of a group that has (boilerpipe's link density, 0.33); a
+    # block of html_recall_words words or more is content, a shorter one (a label, a value, a date) only in the
+    # card of a heading before it. Chosen on the dev sets' HTML pages (blind4-14, real_docs): the course and
+    # schedule pages' cards come back, the news pages' menus, link lists and sharing bars stay out
+    # (docs/benchmarks/documents.md)
+    html_recall: bool = True
+    html_recall_link_share: float = Field(0.33, ge=0.0, le=1.0)
+    html_recall_words: int = Field(10, ge=1)
     # file type -> "module:attribute" of a Reader to use instead of the built-in one
     readers: dict[str, str] = Field(default_factory=dict)
 

@@ -6,7 +6,11 @@ page's first ``<article>`` for its main content (``(.//article)[1]``, a rule its
 adbar/trafilatura#931); on a page that lists articles side by side (a one-page app's cards, an index of posts)
 that is the first card, and what trafilatura then recovers from the rest of the page leaves out headings and
 loose text (the other cards' names and labels). Such a page is handed over with its listed articles as
-sections and its body as its one article (:func:`one_article`). trafilatura gives
+sections and its body as its one article (:func:`one_article`). Styles are dropped before trafilatura reads
+the page (it takes "hidden" anywhere in a style for hidden: an "overflow: hidden" card, an inline-XBRL
+"-sec-ix-hidden" fact's words). The page's content blocks its main content leaves out (a landing page's
+cards, a schedule's day headings) are put back in their place (:mod:`deepcite.ingest.readers.html_recall`,
+``ingest.html_recall``). trafilatura gives
 the main content as XML (headings, paragraphs, lists, tables), which :mod:`deepcite.ingest.readers.markup`
 turns into prose blocks: headings as sections, tables row by row, note markers and ``[edit]`` left out. The
 page's date line and byline, which trafilatura leaves out, open the text
@@ -30,6 +34,7 @@ from deepcite.ingest.readers.bibliographic import Bibliographic, byline_names, c
 from deepcite.ingest.readers.clean import drop_note_markers
 from deepcite.ingest.readers.html_front import front_lines, front_matter
 from deepcite.ingest.readers.html_meta import page_metadata
+from deepcite.ingest.readers.html_recall import with_recovered
 from deepcite.ingest.readers.markdown_deck import deck_blocks, deck_markdown
 from deepcite.ingest.readers.markup import inline_text, tree_blocks
 
@@ -65,7 +70,8 @@ _BLOCKS = frozenset({"p", "div", "li", "tr", "blockquote", "pre", "dd", "dt", "t
 
 
 class HtmlReader:
-    """A web page: its main content (navigation, sidebars, footers and hidden blocks dropped)."""
+    """A web page: its main content and the page's other content blocks (navigation, sidebars, footers,
+    boilerplate and hidden blocks dropped)."""
 
     def read(self, path: Path, *, doc_id: str, name: str, settings: IngestSettings) -> ReadResult:
         data = path.read_bytes()
@@ -77,6 +83,9 @@ class HtmlReader:
         if (deck := deck_markdown(page)) is not None:  # a Markdown slide deck the page renders by script
             return document_from_blocks(deck_blocks(deck), doc_id=doc_id, name=name, about=about)
         front = front_lines(tree, settings.html_front_matter_chars)
+        for el in tree.iter():  # hidden elements are gone; trafilatura reads "hidden" in any style as hidden
+            if isinstance(el.tag, str):  # ("overflow: hidden", an inline-XBRL "-sec-ix-hidden" fact's words)
+                el.attrib.pop("style", None)
         xml = trafilatura.extract(
             one_article(tree),
             output_format="xml",
@@ -86,6 +95,8 @@ class HtmlReader:
             favor_recall=True,
         )
         blocks = tree_blocks(etree.fromstring(xml.encode("utf-8"), _XML)) if xml else []
+        if settings.html_recall:  # the page's content blocks trafilatura's main content leaves out
+            blocks = with_recovered(blocks, parse_html(data), settings)
         main_text = " ".join(b.text for b in blocks)
         if lines := front_matter(front, main_text):
             blocks.insert(0, Block("\n\n".join(lines), None, blocks[0].section if blocks else None))

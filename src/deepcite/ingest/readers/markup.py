@@ -96,7 +96,7 @@ class _Walker:
     def paragraph(self, text: str) -> None:
         text = _words(drop_note_markers(text))
         if self.kind == TextKind.REFERENCE:
-            text = _ENTRY_CARET.sub("", text).strip()
+            text = reference_entry(text)
         if text:
             self.paragraphs.append(text)
 
@@ -113,6 +113,12 @@ class _Walker:
         if rows := table_lines(grid):
             self.flush()
             self.blocks.append(Block("\n".join(rows), self.page, self.section, table=True))
+
+
+def reference_entry(text: str) -> str:
+    """A reference entry's text without a wiki note's back-link carets ("^ a b Smith, J. (1912)." -> "Smith, J.
+    (1912).")."""
+    return _ENTRY_CARET.sub("", text).strip()
 
 
 def inline_text(element: etree._Element) -> str:
