@@ -1,5 +1,6 @@
 """A web page's content blocks that trafilatura's main content leaves out are read, its boilerplate is not
-(:mod:`deepcite.ingest.readers.html_recall`). Fixture: ``tests/fixtures/html_recall`` (see its README)."""
+(:mod:`deepcite.ingest.readers.html_recall`), and its footer's licence line closes its text
+(:mod:`deepcite.ingest.readers.html_front`). Fixture: ``tests/fixtures/html_recall`` (see its README)."""
 
 from __future__ import annotations
 
@@ -58,6 +59,13 @@ def test_menus_link_lists_sharing_and_forms_stay_out() -> None:
         "Privacy",  # the footer
     ):
         assert boilerplate not in text, boilerplate
+
+
+def test_the_footers_licence_line_closes_the_text() -> None:
+    blocks = _blocks()
+    assert blocks[-1].text == "Text licensed under CC BY 4.0; photographs all rights reserved"
+    assert "© 2027" not in "\n".join(b.text for b in blocks)  # a copyright line names no licence
+    assert blocks[-1].section is None
 
 
 def test_without_recall_the_page_is_trafilaturas_main_content() -> None:

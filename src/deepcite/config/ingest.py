@@ -92,7 +92,8 @@ class IngestSettings(Section):
     # page) be read while an earlier, larger batch embeds; each is at most batch_chars of text (or one file)
     read_ahead_batches: int = Field(3, ge=1)
     # a web page's date line and byline ("Published 21 November 2019 · Tagged with …", "Posted by …") open its
-    # text when at most this long (a longer element is a section, not a line); 0: left out
+    # text, and its footer's licence line ("Licensed under the CC BY 4.0 License") closes it, when
+    # at most this long (a longer element is a section, not a line); 0: left out
     html_front_matter_chars: int = Field(200, ge=0)
     # a web page's content blocks that trafilatura's main content leaves out (a landing page's cards, a
     # schedule's day headings) are put back in their place (:mod:`deepcite.ingest.readers.html_recall`); off:

@@ -13,8 +13,8 @@ cards, a schedule's day headings) are put back in their place (:mod:`deepcite.in
 ``ingest.html_recall``). trafilatura gives
 the main content as XML (headings, paragraphs, lists, tables), which :mod:`deepcite.ingest.readers.markup`
 turns into prose blocks: headings as sections, tables row by row, note markers and ``[edit]`` left out. The
-page's date line and byline, which trafilatura leaves out, open the text
-(:mod:`deepcite.ingest.readers.html_front`). Title, authors, year and publisher come from the page's own
+page's date line and byline, which trafilatura leaves out, open the text, and its footer's licence line closes
+it (:mod:`deepcite.ingest.readers.html_front`). Title, authors, year and publisher come from the page's own
 metadata (:mod:`deepcite.ingest.readers.html_meta`), never a date guessed from the text. A page that only shows a
 slide deck written in Markdown (remark.js) is read slide by slide (:mod:`deepcite.ingest.readers.markdown_deck`).
 """
@@ -32,7 +32,7 @@ from deepcite.config import IngestSettings
 from deepcite.ingest.readers.base import Block, ReadResult, document_from_blocks
 from deepcite.ingest.readers.bibliographic import Bibliographic, byline_names, copyright_line_year
 from deepcite.ingest.readers.clean import drop_note_markers
-from deepcite.ingest.readers.html_front import front_lines, front_matter
+from deepcite.ingest.readers.html_front import back_matter, front_lines, front_matter
 from deepcite.ingest.readers.html_meta import page_metadata
 from deepcite.ingest.readers.html_recall import with_recovered
 from deepcite.ingest.readers.markdown_deck import deck_blocks, deck_markdown
@@ -100,6 +100,7 @@ class HtmlReader:
         main_text = " ".join(b.text for b in blocks)
         if lines := front_matter(front, main_text):
             blocks.insert(0, Block("\n\n".join(lines), None, blocks[0].section if blocks else None))
+        blocks.extend(Block(line) for line in back_matter(front, main_text))  # the footer's licence line
         # the page's byline, else trafilatura's, where the metadata names no author; the date its date element
         # states, else its copyright line, where the metadata states none; never trafilatura's date, which it
         # guesses from the text

@@ -11,6 +11,11 @@ footer:
 
 Each is the element's own text, white space collapsed, at most ``html_front_matter_chars`` characters (a
 longer one is a whole section, not a line); a line the main text already holds is left out.
+
+The page's licence line, which its footer prints and a reader of the main content leaves out with the
+footer, closes the text (:func:`back_matter`): the last block of the page's footer (``<footer>`` outside an
+article, ``role="contentinfo"``) that names a licence ("Licensed under the CC BY 4.0 License", "Released into
+the public domain"), as long as a front line may be.
 """
 
 from __future__ import annotations
@@ -32,6 +37,9 @@ _MARK_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _DATE_PROP = frozenset({"datepublished", "datecreated"})
 _BY_LINE_TAGS = frozenset({"p", "div", "span", "address"})
 _BY_LINE = re.compile(r"^(?:posted |written |published |created )?by\s+[A-Z]", re.I)
+# a licence the page is published under ("Licensed under the MIT License", "CC BY 4.0"); a bare copyright line
+# ("© 2026 RiverWatch") names a holder, not terms, and dates the page (bibliographic.copyright_line_year)
+_LICENCE = re.compile(r"\blicen[cs]e[ds]?\b|\bcreative commons\b|\bCC[ -](?:BY|0)\b|\bpublic domain\b", re.I)
 
 
 @dataclass
@@ -42,6 +50,7 @@ class FrontLines:
     date: str = ""
     byline: str = ""
     year: int | None = None
+    licence: str = ""  # the footer's licence line
 
 
 def front_lines(tree: lxml_html.HtmlElement, max_chars: int) -> FrontLines:
@@ -51,7 +60,12 @@ def front_lines(tree: lxml_html.HtmlElement, max_chars: int) -> FrontLines:
     body = tree.find("body") if tree.find("body") is not None else tree
     elements = list(_inside(body))
     date, year = _date_line(elements, max_chars)
-    return FrontLines(date=date, byline=_byline(elements, max_chars) or "", year=year)
+    return FrontLines(
+        date=date,
+        byline=_byline(elements, max_chars) or "",
+        year=year,
+        licence=_licence_line(body, max_chars),
+    )
 
 
 def front_matter(found: FrontLines, main_text: str) -> list[str]:
@@ -62,6 +76,11 @@ def front_matter(found: FrontLines, main_text: str) -> list[str]:
         if line and " ".join(line.split()) not in main and line not in lines:
             lines.append(line)
     return lines
+
+
+def back_matter(found: FrontLines, main_text: str) -> list[str]:
+    """The page's licence line, unless ``main_text`` already holds it."""
+    return [found.licence] if found.licence and found.licence not in " ".join(main_text.split()) else []
 
 
 def _date_line(elements: list[lxml_html.HtmlElement], max_chars: int) -> tuple[str, int | None]:
@@ -84,6 +103,29 @@ def _byline(elements: list[lxml_html.HtmlElement], max_chars: int) -> str | None
         if el.tag in _BY_LINE_TAGS and _BY_LINE.match(text := _text(el)) and len(text) <= max_chars:
             return text
     return None
+
+
+def _licence_line(body: lxml_html.HtmlElement, max_chars: int) -> str:
+    """The last block of the page's footer that names a licence (module docstring), or ""."""
+    footers = [
+        el
+        for el in body.iter()
+        if isinstance(el.tag, str)
+        and (el.tag == "footer" or (el.get("role") or "").lower() == "contentinfo")
+        and not any(a.tag in _ARTICLE for a in _ancestors(el))
+    ]
+    found = ""
+    for footer in footers:
+        for el in footer.iter():
+            if not isinstance(el.tag, str) or el.tag not in _BREAKING:
+                continue
+            text = _text(el)
+            inner = any(
+                isinstance(c.tag, str) and c.tag in _BREAKING and _LICENCE.search(_text(c)) for c in el
+            )
+            if _LICENCE.search(text) and not inner and len(text) <= max_chars:
+                found = text
+    return found
 
 
 def _ancestors(el: lxml_html.HtmlElement) -> Iterator[lxml_html.HtmlElement]:
