@@ -35,6 +35,8 @@ def test_a_landing_pages_cards_are_read_under_their_headings() -> None:
         "Field Coordinator",
         "Course Fee",
         "Places",
+        "First Day",
+        "Monday, June 14 - Arrival",
     ]
     assert _under(blocks, "Course Director").split("\n\n") == ["Dr. Ingrid Halvorsen", "University of Bergen"]
     assert _under(blocks, "Field Coordinator").split("\n\n") == ["Tomas Ferreira", "Sula Marine Station"]
@@ -43,6 +45,19 @@ def test_a_landing_pages_cards_are_read_under_their_headings() -> None:
     # the hero's dates open the text; trafilatura's paragraphs keep their place, now under their heading
     assert "June 14 - June 27, 2027" in blocks[0].text
     assert "two-week residential course" in _under(blocks, "About the Course")
+
+
+def test_a_sessions_title_after_its_time_reads_with_it_under_the_day() -> None:
+    # the time is set before the session's own card (its title and description), so the title is no section
+    # of its own: the time and the title stay in one passage, under the day's heading
+    assert _under(_blocks(), "Monday, June 14 - Arrival").split("\n\n") == [
+        "15:00 - 18:00",
+        "Check-in at the Station",
+        "Rooms and lab benches assigned",
+        "19:30",
+        "Welcome Dinner",
+        "Harbour restaurant",
+    ]
 
 
 def test_menus_link_lists_sharing_and_forms_stay_out() -> None:

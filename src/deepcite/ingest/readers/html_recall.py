@@ -112,6 +112,7 @@ class Segment:
     element: lxml_html.HtmlElement
     words: int = field(init=False)
     ancestry: list[lxml_html.HtmlElement] = field(init=False)  # its element, then those around it
+    label: bool = False  # a heading read as a paragraph (:func:`content_segments`)
 
     def __post_init__(self) -> None:
         self.words = len(_WORD.findall(self.text))
@@ -185,9 +186,11 @@ def content_segments(page: PageText, settings: IngestSettings) -> list[Segment]:
 
     kept: list[Segment] = []
     cards: set[lxml_html.HtmlElement] = set()  # the cards of the headings kept so far
+    before: Segment | None = None  # the block before, navigation aside
     for segment in page.segments:
         if navigation(segment):
             continue
+        previous, before = before, segment
         if not segment.heading and segment.words >= settings.html_recall_words:
             if (element := group(segment, card=False)) is None or not box(element):
                 kept.append(segment)
@@ -197,6 +200,17 @@ def content_segments(page: PageText, settings: IngestSettings) -> list[Segment]:
             if any(not s.heading and not navigation(s) for s in held[element]):
                 kept.append(segment)
                 cards.add(element)
+                # a title set right after a label of the card around its own, a card of no other heading (a
+                # session's time, then its title and description), reads with the label, as a paragraph
+                segment.label = (
+                    previous is not None
+                    and not previous.heading
+                    and previous.words < settings.html_recall_words
+                    and element not in previous.ancestry
+                    and (around := group(previous, card=False)) is not None
+                    and around in segment.ancestry
+                    and all(s is segment or not s.heading for s in held[around])
+                )
         elif cards.intersection(segment.ancestry):
             kept.append(segment)
     return kept
@@ -280,7 +294,7 @@ def _as_blocks(segments: list[Segment], section: str | None) -> list[Block]:
             paragraphs.clear()
 
     for segment in segments:
-        if segment.heading:
+        if segment.heading and not segment.label:
             flush()
             section = segment.text
             out.append(Block(segment.text, None, section, kind=TextKind.HEADING))
