@@ -26,7 +26,8 @@ judged the way boilerplate detectors judge a block (jusText, Pomikálek 2011; bo
 
 The blocks trafilatura's text already holds are found in the page's order (:func:`_aligned`), and each block
 recovered goes in after the last one before it that trafilatura kept, a heading recovered naming the section
-of what follows it.
+of what follows it; but a title set right after a label of the card around its own (a session's time, then
+its title and description) is read as a paragraph with the label, so the two share a passage.
 """
 
 from __future__ import annotations
@@ -373,7 +374,7 @@ def _walk(
     note) is read through."""
     heading = heading or element.tag in _HEADINGS
     if not _holds_block(element):  # the text of one block, its superscripts read in place
-        _flush([_piece(element, link, whole=True)], element, heading, segments)
+        _flush([_piece(element, link)], element, heading, segments)
         return
     run: list[tuple[str, int]] = []
 
@@ -397,8 +398,8 @@ def _walk(
     _flush(run, element, heading, segments)
 
 
-def _piece(element: lxml_html.HtmlElement, link: bool, whole: bool = False) -> tuple[str, int]:
-    """The text of ``element`` (an inline one, or a ``whole`` block of inline elements) and how many of its
+def _piece(element: lxml_html.HtmlElement, link: bool) -> tuple[str, int]:
+    """The text of ``element`` (an inline one, or a block of inline elements only) and how many of its
     characters lie in links (``link``: all, ``element`` lying in one)."""
     text = inline_text(element)
     if link or _link(element):
