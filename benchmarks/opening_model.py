@@ -60,8 +60,11 @@ def question_rows(name: str, questions: Path, data_dir: Path, writer: Extractive
             {
                 "set": name,
                 "features": opening_features(scores, candidates, ctx.query, settings.kinds.cue_min),
-                "labels": np.array([states_answer(scores.sentences[i].text, q.answer) for i in candidates]),
-                "base": bool(first) and states_answer(base_scores.sentences[first[0]].text, q.answer),
+                "labels": np.array(
+                    [states_answer(scores.sentences[i].text, q.answer, table=q.in_table) for i in candidates]
+                ),
+                "base": bool(first)
+                and states_answer(base_scores.sentences[first[0]].text, q.answer, table=q.in_table),
             }
         )
     return rows

@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 
 from deepcite.answer.contract import bounded_long_answer, bounded_summary, clipped, sentence_units, word_count
-from deepcite.answer.decision import AnswerStatus, Verdict, decide, denial_first, names_asked, negated
+from deepcite.answer.decision import (
+    AnswerStatus,
+    Verdict,
+    decide,
+    denial_first,
+    names_asked,
+    negated,
+)
 from deepcite.answer.pipeline import _summary_shape
 from deepcite.answer.question_kind import AnswerKind
 from deepcite.answer.sentence_scores import EvidenceSentence, SentenceScores
@@ -62,6 +69,12 @@ def test_removal_exemption_and_zero_deny() -> None:
     assert negated("0 PDF parsing failures")
     assert negated("There were zero failures.")
     assert negated("The page numbers are missing.")
+    # a predicate its prefix denies; not an attribute, nor a word that only begins with "un"
+    assert negated("Note that the previous year boxes always start unchecked.")
+    assert negated("Making a tutorial video seems unnecessary.")
+    assert negated("Passing storage references is currently unsupported.")
+    assert not negated("They settled out of court for an undisclosed sum.")
+    assert not negated("The units of the grid are uniform until the end.")
     assert not negated("Does the lion say the missing prince is alive?")  # an attribute, not a denial
     assert not negated("The ratio was 0.5 on version 2.0.")
     assert not negated("We include the,,..., 0 Pt − 1 c population adjustment to account for saturation.")
