@@ -74,6 +74,7 @@ def test_removal_exemption_and_zero_deny() -> None:
     assert negated("Making a tutorial video seems unnecessary.")
     assert negated("Passing storage references is currently unsupported.")
     assert not negated("They settled out of court for an undisclosed sum.")
+    assert not negated("Whether statin therapy reduces mortality remains unknown.")  # not known is not "no"
     assert not negated("The units of the grid are uniform until the end.")
     assert not negated("Does the lion say the missing prince is alive?")  # an attribute, not a denial
     assert not negated("The ratio was 0.5 on version 2.0.")

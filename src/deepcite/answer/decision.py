@@ -54,10 +54,11 @@ _NEGATION = re.compile(
     r"refus(?:e|es|ed)|reject(?:s|ed)?|den(?:ies|ied)|remov(?:e|es|ed|al)|exempt(?:s|ed)?|avoid(?:s|ed)?|"
     r"(?:is|are|was|were)\s+missing|absent|zero|"
     # a predicate its prefix denies ("is unsupported", "seems unnecessary", "start unchecked"), not an attribute
-    # ("an undisclosed sum") nor "uniform", "under", "until"
+    # ("an undisclosed sum") nor "uniform", "under", "until"; "remains unknown" or "unclear" says the answer is not
+    # known, not "no"
     r"(?:is|are|was|were|be|been|seems?|seemed|remains?|remained|stays?|stayed|starts?|started|appears?|"
-    r"becomes?|became)\s+(?:[a-z]+ly\s+)?un(?!i|der|til|less)[a-z]{2,}(?:ed|able|ible|ary|ful|fe|ear|own|al|ive|"
-    r"ant|ent))\b|n't\b|^\s*0(?=\s+[A-Za-z])|(?<![\w.,])0\s*(?=\||$)",
+    r"becomes?|became)\s+(?:[a-z]+ly\s+)?un(?!i|der|til|less)[a-z]{2,}(?:ed|able|ible|ary|ful|fe|al|ive|ant|ent))"
+    r"\b|n't\b|^\s*0(?=\s+[A-Za-z])|(?<![\w.,])0\s*(?=\||$)",
     re.I,
 )
 
