@@ -39,7 +39,7 @@ from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from deepcite.config.bridge import BridgeSettings
-from deepcite.models import Candidate
+from deepcite.models import Candidate, Chunk
 from deepcite.names import names_in
 from deepcite.research.demonyms import place_of
 from deepcite.research.entities import content_words
@@ -181,8 +181,7 @@ def _named_shares(
     keys = {entity_key(n) for n in topic} - {""}
     if floor >= 1.0 or not keys:
         return {c.key: 1.0 for c in passages}
-    padded = {c.key: f" {entity_key(c.chunk.title)} {entity_key(c.chunk.text)} " for c in passages}
-    named = {c.key: {k for k in keys if f" {k} " in padded[c.key]} for c in passages}
+    named = {c.key: mentioned_keys(c.chunk, keys) for c in passages}
     worth = {k: 1.0 / math.log2(2 + frequency.get(k, 0)) for k in set().union(*named.values())}
     total = sum(worth.values())
     if not total:
@@ -190,6 +189,13 @@ def _named_shares(
     shares = {key: floor + (1.0 - floor) * sum(worth[k] for k in ks) / total for key, ks in named.items()}
     top = max(shares.values())
     return {key: share / top for key, share in shares.items()}
+
+
+def mentioned_keys(chunk: Chunk, keys: Collection[str]) -> set[str]:
+    """The entity ``keys`` (:func:`~deepcite.retrieval.graph.extract.entity_key`) that ``chunk``'s title or text
+    mentions, each as whole words."""
+    held = f" {entity_key(chunk.title)} {entity_key(chunk.text)} "
+    return {k for k in keys if f" {k} " in held}
 
 
 def _gap_weight(gap: int | None, window: int) -> float:

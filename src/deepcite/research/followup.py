@@ -24,7 +24,7 @@ from pathlib import PurePath
 from deepcite.config import FollowupSettings
 from deepcite.models import Chunk
 from deepcite.names import names_in
-from deepcite.research.bridge import relation_stems
+from deepcite.research.bridge import mentioned_keys, relation_stems
 from deepcite.research.entities import content_words
 from deepcite.research.followup_shapes import (
     acronym_defined,
@@ -169,8 +169,7 @@ def bearing_names(chunk: Chunk, question: str, share: float) -> set[str]:
     passage of a document that names none of the names the question gives (in its text or its title) is about
     something else: it gives none."""
     named = names_in(question)
-    held = f" {entity_key(chunk.title)} {entity_key(chunk.text)} "
-    if named and not any(f" {key} " in held for key in map(entity_key, named) if key):
+    if named and not mentioned_keys(chunk, {key for key in map(entity_key, named) if key}):
         return set()
     asked = relation_stems(question, chunk.title, named) or set(tokenize(question))
     if not asked:
