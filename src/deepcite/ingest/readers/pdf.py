@@ -2,8 +2,10 @@
 
 The reader runs one module per job:
 
-- :mod:`~deepcite.ingest.readers.pdf_layout`: the layout pass over PDFium's text segments (columns,
-  reading order, lines; rotated text and superscript note markers dropped; ligatures NFKC-normalised);
+- :mod:`~deepcite.ingest.readers.pdf_segments`: PDFium's text segments, each with its own characters, font size
+  and letter gaps (rotated text dropped);
+- :mod:`~deepcite.ingest.readers.pdf_layout`: the layout pass over them (columns, reading order, lines;
+  superscript note markers dropped; ligatures NFKC-normalised);
 - :mod:`~deepcite.ingest.readers.pdf_tables` finds ruled tables, :mod:`~deepcite.ingest.readers.pdf_cells`
   reads their cells, and the table replaces its segments, read row by row with each cell led by its column
   header (:mod:`deepcite.ingest.readers.tables`); it keeps its place in the reading order as a block of
@@ -43,7 +45,8 @@ from deepcite.ingest.readers.bibliographic import (
 from deepcite.ingest.readers.pdf_cells import with_table
 from deepcite.ingest.readers.pdf_figures import find_figures, with_figures
 from deepcite.ingest.readers.pdf_front import layout_authors
-from deepcite.ingest.readers.pdf_layout import Line, clean, reading_order, text_segments
+from deepcite.ingest.readers.pdf_layout import Line, clean, reading_order
+from deepcite.ingest.readers.pdf_segments import text_segments
 from deepcite.ingest.readers.pdf_tables import TableGrid, find_tables
 from deepcite.ingest.readers.pdf_text import drop_running_lines, page_blocks
 

@@ -11,7 +11,8 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from deepcite.ingest.readers.clean import join_lines
-from deepcite.ingest.readers.pdf_layout import WORD_GAP, Segment, clean
+from deepcite.ingest.readers.pdf_layout import WORD_GAP, clean
+from deepcite.ingest.readers.pdf_segments import Segment
 from deepcite.ingest.readers.pdf_tables import Box, TableGrid
 from deepcite.ingest.readers.tables import table_lines
 

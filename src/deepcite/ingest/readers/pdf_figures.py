@@ -21,7 +21,8 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from deepcite.config import IngestSettings
-from deepcite.ingest.readers.pdf_layout import Segment, segment_lines
+from deepcite.ingest.readers.pdf_layout import segment_lines
+from deepcite.ingest.readers.pdf_segments import Segment
 from deepcite.ingest.readers.pdf_tables import Box
 
 _GRAPHICS = frozenset(
