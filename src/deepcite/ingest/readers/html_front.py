@@ -86,7 +86,7 @@ def back_matter(found: FrontLines, main_text: str) -> list[str]:
 def _date_line(elements: list[lxml_html.HtmlElement], max_chars: int) -> tuple[str, int | None]:
     for el in elements:
         if el.tag == "time" or (el.get("itemprop") or "").lower() in _DATE_PROP:
-            block = next((a for a in _ancestors(el) if a.tag in _BLOCK), el)
+            block = next((a for a in el.iterancestors() if a.tag in _BLOCK), el)
             text = _text(block)
             year = year_of(el.get("datetime") or el.get("content") or _text(el))
             return (text if 0 < len(text) <= max_chars else _text(el)), year
@@ -112,7 +112,7 @@ def _licence_line(body: lxml_html.HtmlElement, max_chars: int) -> str:
         for el in body.iter()
         if isinstance(el.tag, str)
         and (el.tag == "footer" or (el.get("role") or "").lower() == "contentinfo")
-        and not any(a.tag in _ARTICLE for a in _ancestors(el))
+        and not any(a.tag in _ARTICLE for a in el.iterancestors())
     ]
     found = ""
     for footer in footers:
@@ -126,13 +126,6 @@ def _licence_line(body: lxml_html.HtmlElement, max_chars: int) -> str:
             if _LICENCE.search(text) and not inner and len(text) <= max_chars:
                 found = text
     return found
-
-
-def _ancestors(el: lxml_html.HtmlElement) -> Iterator[lxml_html.HtmlElement]:
-    parent = el.getparent()
-    while parent is not None:
-        yield parent
-        parent = parent.getparent()
 
 
 def _inside(root: lxml_html.HtmlElement) -> Iterator[lxml_html.HtmlElement]:
