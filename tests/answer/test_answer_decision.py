@@ -57,6 +57,27 @@ def test_negation_counts_denials() -> None:
     assert negated("WASI doesn't support POSIX permissions.")
     assert not negated("It is not true that it never rains.")  # two denials
     assert not negated("A nut can be reused without impairing its efficiency.")
+    # a clause of its own after ", and" counts its negations apart
+    assert negated(
+        "However, the policy has not been released, and there have been no official updates on whether it is"
+        " still in progress."
+    )
+    assert not negated("The trial enrolled adults, and they were followed for a year.")
+
+
+def test_a_predicate_only_restricts_denies_what_else_is_asked() -> None:
+    """ "can only communicate through arguments" answers "share data directly?" with no; a question that restricts
+    itself, "the only known population" and "only just" are not denied (the dev sets' verdicts, twenty-ninth
+    session)."""
+    sentence = "Tasks with different object-ids can only communicate through additional task arguments."
+    assert negated(sentence, "Can tasks with different object ids share data directly?")
+    assert negated("Traralgon Creek has only 6% pine.", "Was Traralgon Creek planted mostly with pine?")
+    assert not negated(sentence, "Can such tasks communicate only through task arguments?")
+    assert not negated("The swans are the only known wild population.", "Are the swans protected?")
+    assert not negated(
+        "Repositories are only just starting to deal with it.", "Do repositories deal with it?"
+    )
+    assert not negated(sentence)  # a question's own "only" is not a denial
 
 
 def test_removal_exemption_and_zero_deny() -> None:
@@ -218,13 +239,41 @@ def test_documents_that_say_opposite_things_disagree() -> None:
             ("Coffee does not raise blood pressure in adults.", "study-b", 0.59),
         ]
     )
-    decision = decide("Does coffee raise blood pressure?", AnswerKind.YES_NO, scores, [0], SETTINGS)
+    decision = decide("Does coffee raise blood pressure?", AnswerKind.YES_NO, scores, [0, 1], SETTINGS)
     assert decision.verdict is Verdict.DISAGREE
     off = SETTINGS.tuned(decision={"disagree_fit_ratio": 0.0})
     assert (
-        decide("Does coffee raise blood pressure?", AnswerKind.YES_NO, scores, [0], off).verdict
+        decide("Does coffee raise blood pressure?", AnswerKind.YES_NO, scores, [0, 1], off).verdict
         is Verdict.YES
     )
+
+
+def test_only_a_shown_sentence_that_fits_as_a_stating_one_disputes_the_verdict() -> None:
+    """The sources disagree only when the dissent is one of the summary's sentences (the reader sees both sides)
+    and fits the question as a stating sentence does (``decision.disagree_min_fit``): a sentence without a
+    negation reads as "yes", so a weak off-topic one of another document disputed a weak opening that denies (the
+    dev sets: "They have been with this company for four years" against "Some Company MAKES NO
+    REPRESENTATIONS" for "Does the company have its own lawyers?")."""
+    question = "Does the company have its own lawyers?"
+    weak = _scores(
+        [
+            ("Some Company makes no representations about the software.", "licence", 0.38),
+            ("They have been with this company for four years.", "playbook", 0.42),
+        ]
+    )
+    assert decide(question, AnswerKind.YES_NO, weak, [0, 1], SETTINGS).verdict is Verdict.NO
+    strong = _scores(
+        [
+            ("Coffee raises blood pressure in adults.", "study-a", 0.60),
+            ("Coffee does not raise blood pressure in adults.", "study-b", 0.59),
+        ]
+    )
+    coffee = "Does coffee raise blood pressure?"
+    assert decide(coffee, AnswerKind.YES_NO, strong, [0], SETTINGS).verdict is Verdict.YES  # not shown
+    anywhere = SETTINGS.tuned(decision={"disagree_shown_only": False})
+    assert decide(coffee, AnswerKind.YES_NO, strong, [0], anywhere).verdict is Verdict.DISAGREE
+    old = SETTINGS.tuned(decision={"disagree_min_fit": 0.0})
+    assert decide(question, AnswerKind.YES_NO, weak, [0, 1], old).verdict is Verdict.DISAGREE
 
 
 def test_a_denial_that_fits_nearly_as_well_opens_a_yes_no_summary() -> None:

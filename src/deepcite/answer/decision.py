@@ -16,8 +16,9 @@ reads its opening sentence against the question:
   evidence after it, marked as such;
 - a yes/no question (also one comparing without offering a choice: "Is A better than B?") gets a verdict: "no" when the stating sentence is negated and the question is not (or the
   other way round), else "yes"; a chosen sentence that denies and fits nearly as well as the opening
-  (``decision.denial_open_fit_ratio``) opens instead (:func:`denial_first`); "the sources disagree" when a sentence of another document that fits the
-  question almost as well (``decision.disagree_fit_ratio``) says the opposite.
+  (``decision.denial_open_fit_ratio``) opens instead (:func:`denial_first`); "the sources disagree" when a summary
+  sentence of another document (``decision.disagree_shown_only``) that fits the question almost as well
+  (``decision.disagree_fit_ratio``) and as a stating sentence does (``decision.disagree_min_fit``) says the opposite.
 
     decision = decide(question, kind, scores, chosen, settings)
     decision.status          # AnswerStatus.STATED
@@ -64,10 +65,12 @@ _NEGATION = re.compile(
 
 
 # where a sentence's main clause ends: a reason, a concession, a condition, a relative clause, a qualification
-# after a comma ("will still work, but they will not benefit"), or a semicolon
+# after a comma ("will still work, but they will not benefit"), a semicolon, or a clause of its own joined by
+# ", and" / ", or" with its own subject ("the policy has not been released, and there have been no updates": each
+# clause's negations are its own, not one count over both)
 _SUBORDINATE = re.compile(
     r"[;:]|,\s+but\b|,?\s+\b(?:because|since|although|though|while|whereas|unless|until|as long as|so that|"
-    r"even if|which|who|whom|if|when)\b",
+    r"even if|which|who|whom|if|when)\b|,\s+(?:and|or)\s+(?=(?:there|it|they|we|he|she|this|these|those|i|you)\b)",
     re.I,
 )
 _SUBORDINATE_START = re.compile(
@@ -84,6 +87,16 @@ _PREPOSITION_END = re.compile(
 )
 # where a leading subordinate clause ends: its comma, or the "then" of an "if … then"
 _LEAD_END = re.compile(r",|\bthen\b", re.I)
+# a predicate "only" restricts after its verb ("can only communicate through arguments", "has only 6% pine", "might
+# only need cooldown"): nothing else holds, so it denies what a question asks of anything else; not "only just",
+# nor "the only known population" or "Invite Only", which restrict no predicate
+_RESTRICTED = re.compile(
+    r"\b(?:can|could|may|might|must|will|would|shall|should|is|are|was|were|be|been|has|have|had|do|does|did)\s+"
+    r"only\b(?!\s+just)",
+    re.I,
+)
+# a question that restricts itself ("Is it assessed only / entirely by coursework?") is answered yes by one
+_RESTRICTING = re.compile(r"\b(?:only|solely|merely|exclusively|entirely|just|purely)\b", re.I)
 # a contrast in a main clause: "not X but (instead|rather) Y"
 _NOT_BUT = re.compile(r"\bnot\s+(?P<denied>[^,;]+?)\s+but\s+(?:instead\s+|rather\s+)?(?P<said>[^,;]+)", re.I)
 
@@ -157,14 +170,19 @@ def negated(text: str, about: str = "") -> bool:
     permission" denies, though it holds two. A contrast "not X but Y" affirms Y: it denies nothing of a question
     ``about`` Y ("Was he treated leniently?" over "his command did not pursue a punitive discharge but opted
     instead for the more lenient administrative discharge"), and denies X as before. Of a sentence in parts
-    between semicolons, the part the question is about is read (:func:`_asked_part`)."""
+    between semicolons, the part the question is about is read (:func:`_asked_part`). A clause without a negation
+    whose predicate "only" restricts ("Tasks with different object-ids can only communicate through arguments")
+    denies a question ``about`` anything else ("Can tasks with different object ids share data directly?"), unless
+    the question restricts too ("… entirely by coursework?")."""
     clause = main_clause(_asked_part(text, about)).replace("\u2019", "'")
     contrast = _NOT_BUT.search(clause)
     if contrast and about:
         asked = set(tokenize(about))
         if len(asked & set(tokenize(contrast["said"]))) > len(asked & set(tokenize(contrast["denied"]))):
             clause = clause[: contrast.start()] + clause[contrast.start("denied") :]
-    return len(_NEGATION.findall(clause)) % 2 == 1
+    if len(_NEGATION.findall(clause)) % 2 == 1:
+        return True
+    return bool(about) and _RESTRICTED.search(clause) is not None and _RESTRICTING.search(about) is None
 
 
 def _asked_part(text: str, about: str) -> str:
@@ -248,7 +266,7 @@ def decide(
         return AnswerDecision(
             status=AnswerStatus.NOT_STATED, kind=kind, fit=round(fit, 3), cue=cue, reason=missing
         )
-    verdict = _verdict(question, scores, first, settings) if asks_a_verdict(question, kind) else None
+    verdict = _verdict(question, scores, chosen, settings) if asks_a_verdict(question, kind) else None
     return AnswerDecision(
         status=AnswerStatus.STATED,
         kind=kind,
@@ -329,15 +347,23 @@ def _years(text: str) -> set[str]:
     return set(_YEAR.findall(text))
 
 
-def _verdict(question: str, scores: SentenceScores, first: int, settings: AnswerSettings) -> Verdict:
-    """Yes or no as the stating sentence says it; the sources disagree when another document's sentence that
-    fits as well says the opposite."""
+def _verdict(
+    question: str, scores: SentenceScores, chosen: Sequence[int], settings: AnswerSettings
+) -> Verdict:
+    """Yes or no as the stating sentence (``chosen[0]``) says it; the sources disagree when another document's
+    sentence, one of the summary's ``chosen`` (``decision.disagree_shown_only``), that fits the question as well
+    (``decision.disagree_fit_ratio`` of the opening's fit, and ``decision.disagree_min_fit``) says the opposite. A
+    sentence without a negation reads as "yes", so the bar keeps a weak, off-topic sentence from disputing a weak
+    opening."""
+    first = chosen[0]
     denies = negated(scores.sentences[first].text, question) != negated(question)
-    ratio = settings.decision.disagree_fit_ratio
-    if ratio > 0 and scores.fit is not None:
-        bar = ratio * float(scores.fit[first, 0])
+    d = settings.decision
+    if d.disagree_fit_ratio > 0 and scores.fit is not None:
+        bar = max(d.disagree_fit_ratio * float(scores.fit[first, 0]), d.disagree_min_fit)
         threshold = settings.extractive.support_threshold
-        for i, x in enumerate(scores.sentences):
+        pool = chosen if d.disagree_shown_only else range(len(scores.sentences))
+        for i in pool:
+            x = scores.sentences[i]
             if (
                 i != first
                 and x.study != scores.sentences[first].study
