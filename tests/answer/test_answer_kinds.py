@@ -539,7 +539,9 @@ def test_a_one_section_long_answer_is_longer_than_the_summary_and_answers_as_ask
     assert "1.1" in long_answer
 
     def cited(sentences: int) -> int:
-        settings = AnswerSettings().tuned(length={"long_answer_one_section_sentences": sentences})
+        settings = AnswerSettings().tuned(
+            length={"long_answer_one_section_sentences": sentences, "long_answer_ranked_sentences": 0}
+        )
         return len(re.findall(r"\[\d+\]", ExtractiveGenerator(HashingEmbedder(), settings).long_answer(ctx)))
 
     assert cited(5) == 5
@@ -761,3 +763,41 @@ def test_a_question_about_the_source_itself(question: str, about: bool) -> None:
     """A talk's speaker, a course's teacher, when it was given or handed in and where its authors work are in its
     front matter, as its author and date are."""
     assert asks_about_source(question) is about
+
+
+def test_the_long_answer_opens_with_the_likeliest_answers_the_summary_had_no_room_for() -> None:
+    """``length.long_answer_ranked_sentences``: the long answer first quotes the sentences the opening model ranks
+    next after the summary's own, so the figure the summary's four sentences crowd out is in the long answer even
+    where its section, ordered by value, would not take it; no sentence of that opening is the summary's."""
+    texts = [
+        "BM25 and DPR scores are combined in a linear rerank of the union of both lists.",
+        "The combination of BM25 and DPR scores is the new ranking function of the hybrid retriever.",
+        "BM25 and DPR scores are combined before the reader sees the retrieved passages.",
+        "The combined BM25 and DPR scores rank the union of the two candidate lists.",
+        "Scores from BM25 and DPR are combined for every passage in the union.",
+        "The weight of the combination was chosen on the development set, as 1.1.",
+        "DPR is trained on question and passage pairs from five data sets.",
+        "BM25 scores are computed with Lucene over the whole of Wikipedia.",
+    ]
+    chunks = [_chunk(i, text) for i, text in enumerate(texts, start=1)]
+    ctx = ResponseContext(
+        request_id="r", query="What weight was used to combine BM25 and DPR scores?", selected_chunks=chunks
+    )
+
+    def written(ranked: int) -> tuple[str, str]:
+        settings = AnswerSettings().tuned(
+            length={"long_answer_ranked_sentences": ranked, "long_answer_one_section_sentences": 3}
+        )
+        gen = ExtractiveGenerator(HashingEmbedder(), settings)
+        return gen.summary(ctx), gen.long_answer(ctx)
+
+    summary, long_answer = written(2)
+    assert "1.1" not in summary and "1.1" not in written(0)[1]
+    opening = long_answer.split("\n\n")[0]
+    assert "1.1" in opening
+    assert len(re.findall(r"\[\d+\]", opening)) == 2
+
+    def quoted(text: str) -> set[str]:
+        return {s.strip() for s in re.findall(r"[^.]+\[\d+\]", text)}
+
+    assert quoted(opening) and not quoted(opening) & quoted(summary)

@@ -51,10 +51,10 @@ from collections.abc import Sequence
 from cachetools import LRUCache
 
 from deepcite.answer.context import ContextChunk, ResponseContext
-from deepcite.answer.contract import bounded_summary
+from deepcite.answer.contract import bounded_summary, word_count
 from deepcite.answer.decision import AnswerDecision, asks_a_verdict, decide, denial_first
 from deepcite.answer.generators import require_any, require_selected, section_titles, subquery_chunks
-from deepcite.answer.opening import best_opening
+from deepcite.answer.opening import best_opening, ranked_by_opening
 from deepcite.answer.question_fit import not_stated_note, with_cue, with_row
 from deepcite.answer.question_kind import (
     AnswerKind,
@@ -265,6 +265,10 @@ class ExtractiveGenerator:
         sections, up to ``long_answer_sentences_per_aspect`` each); a section left with none then takes the
         best unused ones, before all fill up from the unused sentences over the support threshold; each
         section reads findings first. Without aspects or sub-questions: one untitled section.
+
+        Before the sections, a paragraph of the sentences the opening model ranks next after the quick summary's
+        that no section quotes (:meth:`_ranked_after_summary`), as many as fit in the words the sections leave of
+        ``decision.long_answer_max_words``: they never push a section's sentence out.
         """
         require_selected(ctx)
         length = self._settings.length
@@ -307,11 +311,48 @@ class ExtractiveGenerator:
                 picked[j].extend(more)
                 used.extend(more)
         if not titles:
-            return write(scores, picked[0])
-        return "\n\n".join(
-            f"## {heading(title)}\n{write(scores, chosen)}"
-            for title, chosen in zip(titles, picked, strict=True)
-        )
+            body = [write(scores, picked[0])]
+        else:
+            body = [
+                f"## {heading(title)}\n{write(scores, chosen)}"
+                for title, chosen in zip(titles, picked, strict=True)
+            ]
+        # the room the sections leave within the long answer's words
+        room = self._settings.decision.long_answer_max_words - word_count("\n\n".join(body))
+        ranked: list[int] = []
+        for i in self._ranked_after_summary(ctx, kind, scores, used):
+            room -= word_count(scores.sentences[i].text)
+            if room < 0:
+                break
+            ranked.append(i)
+        return "\n\n".join([write(scores, ranked), *body] if ranked else body)
+
+    def _ranked_after_summary(
+        self, ctx: ResponseContext, kind: AnswerKind, scores: SentenceScores, sections: Sequence[int]
+    ) -> list[int]:
+        """The sentences of ``scores`` (the long answer's) that the opening model ranks next after the quick
+        summary's own, ``length.long_answer_ranked_sentences`` of them, none repeating another or the summary
+        and none of the long answer's ``sections``: the likeliest answers neither had room for. None for a
+        summary of several parts."""
+        n = self._settings.length.long_answer_ranked_sentences
+        if n < 1 or not self._settings.opening.enabled:
+            return []
+        summary_scores, pieces = self._summary_choice(ctx, kind)
+        if len(pieces) != 1:
+            return []
+        s = self._settings
+        pool = [i for i in self._select.eligible(summary_scores, 0) if i not in pieces[0]]
+        here = {(x.cite, x.text): i for i, x in enumerate(scores.sentences) if i not in sections}
+        kept: list[int] = []  # in the summary's scoring
+        for k in ranked_by_opening(summary_scores, pool, ctx.query, s.kinds.cue_min, s.opening):
+            if len(kept) >= n:
+                break
+            sentence = summary_scores.sentences[k]
+            if (sentence.cite, sentence.text) in here and not self._select.redundant(
+                summary_scores, k, [*pieces[0], *kept]
+            ):
+                kept.append(k)
+        return [here[(summary_scores.sentences[k].cite, summary_scores.sentences[k].text)] for k in kept]
 
     def subanswer(self, ctx: ResponseContext, subquestion: str) -> str:
         """Up to ``subanswer_max_sentences`` sentences from the sub-question's own evidence, findings first."""
