@@ -24,10 +24,10 @@ class AnswerLengthSettings(Section):
     # fact, the sentence stating it often ranked 7th to 12th (one question more on each tuning set, the 88 and
     # the first blind set, than at 6; docs/benchmarks/documents.md)
     long_answer_one_section_sentences: int = Field(default=12, ge=1)
-    # the extractive long answer opens with this many of the sentences the opening model ranks next after the
-    # quick summary's: the likeliest answers the summary had no room for. Dev sets (blind4-14, the 88, reader
-    # words; 1,785 answerable), the answer in the summary or the long answer: 0 -> 5 -> 8: 1,206 -> 1,258 -> 1,269;
-    # the summary unchanged (docs/benchmarks/answer-decision.md, twenty-ninth session)
+    # the extractive long answer opens with up to this many of the sentences the opening model ranks next after
+    # the quick summary's, as many as fit in the words its sections leave: the likeliest answers neither had room
+    # for. Dev sets (blind4-14, the 88, reader words; 1,785 answerable), the answer in the summary or the long
+    # answer 0 -> 8: 1,206 -> 1,270, no set lower (docs/benchmarks/answer-decision.md, twenty-ninth session)
     long_answer_ranked_sentences: int = Field(default=8, ge=0)
     # most sentences of the extractive quick summary: a question asking for a fact (an amount, a name, a date, a
     # definition …) often has its answer in the second or third best sentence (docs/benchmarks/documents.md); 4
