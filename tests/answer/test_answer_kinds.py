@@ -765,17 +765,23 @@ def test_a_question_about_the_source_itself(question: str, about: bool) -> None:
     assert asks_about_source(question) is about
 
 
+# six sentences of one passage on how BM25 and DPR scores are combined; the weight asked for is in the last
+COMBINED = [
+    "BM25 and DPR scores are combined in a linear rerank of the union of both lists.",
+    "The combination of BM25 and DPR scores is the new ranking function of the hybrid retriever.",
+    "BM25 and DPR scores are combined before the reader sees the retrieved passages.",
+    "The combined BM25 and DPR scores rank the union of the two candidate lists.",
+    "Scores from BM25 and DPR are combined for every passage in the union.",
+    "The weight of the combination was chosen on the development set, as 1.1.",
+]
+
+
 def test_the_long_answer_opens_with_the_likeliest_answers_the_summary_had_no_room_for() -> None:
     """``length.long_answer_ranked_sentences``: the long answer first quotes the sentences the opening model ranks
     next after the summary's own, so the figure the summary's four sentences crowd out is in the long answer even
     where its section, ordered by value, would not take it; no sentence of that opening is the summary's."""
     texts = [
-        "BM25 and DPR scores are combined in a linear rerank of the union of both lists.",
-        "The combination of BM25 and DPR scores is the new ranking function of the hybrid retriever.",
-        "BM25 and DPR scores are combined before the reader sees the retrieved passages.",
-        "The combined BM25 and DPR scores rank the union of the two candidate lists.",
-        "Scores from BM25 and DPR are combined for every passage in the union.",
-        "The weight of the combination was chosen on the development set, as 1.1.",
+        *COMBINED,
         "DPR is trained on question and passage pairs from five data sets.",
         "BM25 scores are computed with Lucene over the whole of Wikipedia.",
     ]
@@ -801,3 +807,25 @@ def test_the_long_answer_opens_with_the_likeliest_answers_the_summary_had_no_roo
         return {s.strip() for s in re.findall(r"[^.]+\[\d+\]", text)}
 
     assert quoted(opening) and not quoted(opening) & quoted(summary)
+
+
+def test_room_the_summary_s_four_sentences_leave_takes_the_next_one_ranked() -> None:
+    """``length.extractive_summary_room_sentences``: after its four sentences, a summary takes the one the opening
+    model ranks next when it fits in the summary's five sentences and 120 words, the four unchanged; it does not when
+    the words would run over, and a yes/no summary keeps its three."""
+    chunks = [_chunk(i, text) for i, text in enumerate(COMBINED, start=1)]
+
+    def summary(question: str, room: int, words: int = 120) -> list[str]:
+        settings = AnswerSettings().tuned(
+            length={"extractive_summary_room_sentences": room}, decision={"summary_max_words": words}
+        )
+        ctx = ResponseContext(request_id="r", query=question, selected_chunks=chunks)
+        return re.findall(
+            r"[^.]+(?:\.\d[^.]*)?\[\d+\]\.", ExtractiveGenerator(HashingEmbedder(), settings).summary(ctx)
+        )
+
+    asked = "What weight was used to combine BM25 and DPR scores?"
+    four, five = summary(asked, 0), summary(asked, 1)
+    assert len(four) == 4 and len(five) == 5 and five[:4] == four
+    assert len(summary(asked, 1, words=sum(len(s.split()) for s in four) + 3)) == 4
+    assert len(summary("Are BM25 and DPR scores combined?", 1)) == 3

@@ -95,7 +95,7 @@ def test_the_summary_s_further_sentences_follow_the_model_s_ranking() -> None:
     weighs negatively (the opening itself must bear the amount's cue either way)."""
     # no sentence is a repeat of another here (the hashing embedder's similarities are no measure of that)
     two = {
-        "length": {"extractive_summary_sentences": 2},
+        "length": {"extractive_summary_sentences": 2, "extractive_summary_room_sentences": 0},
         "extractive": {"continue_ratio": 0.0, "redundancy_threshold": 1.01},
     }
     cued = _summary(BASE.tuned(opening={**ZERO, "cued": 5.0, "context_rank": -1.0}, **two))

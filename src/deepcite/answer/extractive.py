@@ -168,13 +168,22 @@ class ExtractiveGenerator:
             eligible = self._select.eligible(scores, 0)
             if learned and self._settings.opening.ranks_rest:
                 # a verdict is its sentence and the one that carries it on, no filling
-                fill = self._settings.extractive.fill_ranked and not asks_a_verdict(ctx.query, kind)
-                rest = self._select.pick_ranked(scores, limit - 1, eligible, answering, ctx.query, fill=fill)
+                verdict = asks_a_verdict(ctx.query, kind)
+                fill = self._settings.extractive.fill_ranked and not verdict
+                room = 0 if verdict else self._settings.length.extractive_summary_room_sentences
+                rest = self._select.pick_ranked(
+                    scores, limit - 1 + room, eligible, answering, ctx.query, fill=fill
+                )
             else:
                 rest = self._select.pick(scores, 0, limit - 1, eligible, [answering], answering)
-            return scores, [
-                self._with_row(scores, [answering, *rest], ctx.query, kind, limit, lead=not learned)
-            ]
+            lead = not learned
+            chosen = self._with_row(
+                scores, [answering, *rest[: limit - 1]], ctx.query, kind, limit, lead=lead
+            )
+            # the further ones another table's rows leave as they leave the first (with_row)
+            whole = self._with_row(scores, [answering, *rest], ctx.query, kind, len(rest) + 1, lead=lead)
+            further = [i for i in rest[limit - 1 :] if i in whole and i not in chosen]
+            return scores, [self._within_room(scores, chosen, further)]
         if len(parts) > 1:
             per_part = max(1, limit // len(parts))
             pieces: list[list[int]] = []
@@ -216,6 +225,20 @@ class ExtractiveGenerator:
             return rowed
         best = max(rows, key=lambda i: (fits[i], -rowed.index(i)))
         return [best, *(i for i in rowed if i != best)]
+
+    def _within_room(self, scores: SentenceScores, chosen: list[int], further: list[int]) -> list[int]:
+        """``chosen``, then of ``further`` (``length.extractive_summary_room_sentences``, in order) those that fit
+        in the room ``chosen`` leaves within ``length.summary_max_sentences`` and ``decision.summary_max_words``."""
+        s = self._settings
+        kept = list(chosen)
+        room = s.decision.summary_max_words - sum(word_count(scores.sentences[i].text) for i in kept)
+        for i in further:
+            words = word_count(scores.sentences[i].text)
+            if len(kept) >= s.length.summary_max_sentences or words > room:
+                break
+            kept.append(i)
+            room -= words
+        return kept
 
     def _closest(self, scores: SentenceScores) -> list[int]:
         """The closest evidence when no sentence is supported enough to be chosen (``extractive.support_threshold``):

@@ -40,6 +40,11 @@ class AnswerLengthSettings(Section):
     # a later sentence that denies can open); PubMedQA train's ROUGE-L against the authors' two-sentence
     # conclusions 0.2154 -> 0.2096 (4 sentences: 0.2019; docs/benchmarks/answer-decision.md)
     extractive_yes_no_summary_sentences: int = Field(default=3, ge=1)
+    # after those (not for a yes/no question), up to this many more sentences the opening model ranks next, each
+    # only while the summary stays within ``summary_max_sentences`` and ``decision.summary_max_words``: room the
+    # first four leave is not left empty. Dev sets (1,785 answerable) 0 -> 1: the summary states the answer
+    # 978 -> 994, no set lower, median words +7-14 (docs/benchmarks/answer-decision.md, twenty-ninth session)
+    extractive_summary_room_sentences: int = Field(default=1, ge=0)
 
 
 class AnswerContextSettings(Section):
