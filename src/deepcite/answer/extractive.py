@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from cachetools import LRUCache
 
@@ -77,6 +78,30 @@ from deepcite.models import QueryAspect, question_parts
 from deepcite.retrieval.embedders import Embedder
 
 
+@dataclass(frozen=True)
+class _Summary:
+    """A quick summary as written: its decision and text, the sentence scores it chose from and its pieces (the
+    sentences of each part, in order), which the long answer reads to add what the summary had no room for."""
+
+    decision: AnswerDecision
+    text: str
+    scores: SentenceScores
+    pieces: list[list[int]]
+
+
+def _fitting(scores: SentenceScores, order: Sequence[int], words: int, most: int) -> list[int]:
+    """The leading sentences of ``order`` that fit in ``words`` words, at most ``most``: up to the first that does
+    not fit."""
+    kept: list[int] = []
+    for i in order:
+        n = word_count(scores.sentences[i].text)
+        if len(kept) >= most or n > words:
+            break
+        kept.append(i)
+        words -= n
+    return kept
+
+
 class ExtractiveGenerator:
     """Deterministic, offline :class:`deepcite.answer.generators.Generator` (see the module docstring)."""
 
@@ -85,7 +110,7 @@ class ExtractiveGenerator:
         self._scorer = SentenceScorer(embedder, settings)
         self._select = SentenceSelection(settings)
         self._decided_lock = threading.Lock()
-        self._decided: LRUCache[tuple[object, ...], tuple[AnswerDecision, str]] = LRUCache(maxsize=64)
+        self._decided: LRUCache[tuple[object, ...], _Summary] = LRUCache(maxsize=64)
 
     def summary(self, ctx: ResponseContext) -> str:
         """Up to ``extractive_summary_sentences`` sentences (``extractive_yes_no_summary_sentences`` for a yes/no
@@ -100,7 +125,13 @@ class ExtractiveGenerator:
         return self.decided(ctx)[0]
 
     def decided(self, ctx: ResponseContext) -> tuple[AnswerDecision, str]:
-        """The decision and the summary written from it (the last few are kept: the pipeline asks for both)."""
+        """The decision and the summary written from it."""
+        written = self._written(ctx)
+        return written.decision, written.text
+
+    def _written(self, ctx: ResponseContext) -> _Summary:
+        """The summary of ``ctx`` as written (the last few are kept: the pipeline asks for the decision, the
+        summary and, for the long answer, what it chose)."""
         require_selected(ctx)
         key = (ctx.request_id, ctx.query, tuple((c.id, c.doc_id, c.chunk_id) for c in ctx.selected_chunks))
         with self._decided_lock:
@@ -111,7 +142,7 @@ class ExtractiveGenerator:
                 self._decided[key] = found
         return found
 
-    def _decide_and_write(self, ctx: ResponseContext) -> tuple[AnswerDecision, str]:
+    def _decide_and_write(self, ctx: ResponseContext) -> _Summary:
         kind = question_kind(ctx.query) if self._settings.kinds.enabled else AnswerKind.OTHER
         scores, pieces = self._summary_choice(ctx, kind)
         s = self._settings
@@ -133,7 +164,8 @@ class ExtractiveGenerator:
             closest = chosen[: s.decision.not_stated_closest] or self._closest(scores)
             line = decision.not_stated_line(closest=bool(closest))
             text = line + ("\n" + write(scores, closest) if closest else "")
-        return decision, bounded_summary(text, s.length.summary_max_sentences, s.decision.summary_max_words)
+        text = bounded_summary(text, s.length.summary_max_sentences, s.decision.summary_max_words)
+        return _Summary(decision, text, scores, pieces)
 
     def _summary_choice(
         self, ctx: ResponseContext, kind: AnswerKind
@@ -180,9 +212,10 @@ class ExtractiveGenerator:
             chosen = self._with_row(
                 scores, [answering, *rest[: limit - 1]], ctx.query, kind, limit, lead=lead
             )
-            # the further ones another table's rows leave as they leave the first (with_row)
-            whole = self._with_row(scores, [answering, *rest], ctx.query, kind, len(rest) + 1, lead=lead)
-            further = [i for i in rest[limit - 1 :] if i in whole and i not in chosen]
+            further = rest[limit - 1 :]
+            if further:  # another table's rows leave them as they leave the first (with_row)
+                whole = self._with_row(scores, [answering, *rest], ctx.query, kind, len(rest) + 1, lead=lead)
+                further = [i for i in further if i in whole and i not in chosen]
             return scores, [self._within_room(scores, chosen, further)]
         if len(parts) > 1:
             per_part = max(1, limit // len(parts))
@@ -230,15 +263,8 @@ class ExtractiveGenerator:
         """``chosen``, then of ``further`` (``length.extractive_summary_room_sentences``, in order) those that fit
         in the room ``chosen`` leaves within ``length.summary_max_sentences`` and ``decision.summary_max_words``."""
         s = self._settings
-        kept = list(chosen)
-        room = s.decision.summary_max_words - sum(word_count(scores.sentences[i].text) for i in kept)
-        for i in further:
-            words = word_count(scores.sentences[i].text)
-            if len(kept) >= s.length.summary_max_sentences or words > room:
-                break
-            kept.append(i)
-            room -= words
-        return kept
+        room = s.decision.summary_max_words - sum(word_count(scores.sentences[i].text) for i in chosen)
+        return [*chosen, *_fitting(scores, further, room, s.length.summary_max_sentences - len(chosen))]
 
     def _closest(self, scores: SentenceScores) -> list[int]:
         """The closest evidence when no sentence is supported enough to be chosen (``extractive.support_threshold``):
@@ -340,18 +366,14 @@ class ExtractiveGenerator:
                 f"## {heading(title)}\n{write(scores, chosen)}"
                 for title, chosen in zip(titles, picked, strict=True)
             ]
-        # the room the sections leave within the long answer's words
+        # as many as fit in the room the sections leave within the long answer's words
         room = self._settings.decision.long_answer_max_words - word_count("\n\n".join(body))
-        ranked: list[int] = []
-        for i in self._ranked_after_summary(ctx, kind, scores, used):
-            room -= word_count(scores.sentences[i].text)
-            if room < 0:
-                break
-            ranked.append(i)
+        after = self._ranked_after_summary(ctx, scores, used)
+        ranked = _fitting(scores, after, room, len(after))
         return "\n\n".join([write(scores, ranked), *body] if ranked else body)
 
     def _ranked_after_summary(
-        self, ctx: ResponseContext, kind: AnswerKind, scores: SentenceScores, sections: Sequence[int]
+        self, ctx: ResponseContext, scores: SentenceScores, sections: Sequence[int]
     ) -> list[int]:
         """The sentences of ``scores`` (the long answer's) that the opening model ranks next after the quick
         summary's own, ``length.long_answer_ranked_sentences`` of them, none repeating another or the summary
@@ -360,7 +382,8 @@ class ExtractiveGenerator:
         n = self._settings.length.long_answer_ranked_sentences
         if n < 1 or not self._settings.opening.enabled:
             return []
-        summary_scores, pieces = self._summary_choice(ctx, kind)
+        summary = self._written(ctx)  # the summary's own choice, as it was written
+        summary_scores, pieces = summary.scores, summary.pieces
         if len(pieces) != 1:
             return []
         s = self._settings
