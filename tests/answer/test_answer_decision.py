@@ -15,7 +15,7 @@ from deepcite.answer.decision import (
     negated,
 )
 from deepcite.answer.pipeline import _summary_shape
-from deepcite.answer.question_kind import AnswerKind
+from deepcite.answer.question_kind import AnswerKind, answer_cue
 from deepcite.answer.sentence_scores import EvidenceSentence, SentenceScores
 from deepcite.config import AnswerSettings
 
@@ -172,6 +172,38 @@ def test_an_amount_without_a_number_is_not_stated() -> None:
     decision = decide("How long does a duck live?", AnswerKind.AMOUNT, scores, [0], SETTINGS)
     assert decision.status is AnswerStatus.NOT_STATED
     assert "number" in decision.reason
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence"),
+    [
+        ("How often do most bonds pay interest?", "Most bonds pay a coupon every six months until maturity."),
+        ("How often is the home page updated?", "The home page is updated daily by the editors."),
+        ("How frequently does the class meet?", "The class meets twice a week in room 4."),
+        ("How many times a year is the survey run?", "The survey runs 3 times per year."),
+        ("How long is the training and how often is it held?", "Training: 9 hours, 4times/year."),
+    ],
+)
+def test_a_frequency_answers_a_question_that_asks_how_often(question: str, sentence: str) -> None:
+    cue = answer_cue(AnswerKind.AMOUNT, sentence, question, SETTINGS.kinds)
+    scores = _scores([(sentence, "a", 0.6)], cue=[cue])
+    decision = decide(question, AnswerKind.AMOUNT, scores, [0], SETTINGS)
+    assert decision.status is AnswerStatus.STATED, decision.reason  # "pay" asks no money here
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "The home page has a new design and a search box.",
+        "It is an hour long.",  # a duration, not how often
+        "Once the data is loaded, the page is rebuilt.",
+    ],
+)
+def test_a_sentence_without_a_frequency_does_not_say_how_often(sentence: str) -> None:
+    question = "How often is the home page updated?"
+    cue = answer_cue(AnswerKind.AMOUNT, sentence, question, SETTINGS.kinds)
+    scores = _scores([(sentence, "a", 0.6)], cue=[cue])
+    assert decide(question, AnswerKind.AMOUNT, scores, [0], SETTINGS).status is AnswerStatus.NOT_STATED
 
 
 def test_a_year_the_question_names_must_be_in_the_stating_passage() -> None:

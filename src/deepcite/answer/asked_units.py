@@ -10,6 +10,8 @@ import re
 from deepcite.answer.question_words import (
     DATA_UNITS,
     DURATION_UNITS,
+    FREQUENCY_PERIODS,
+    FREQUENCY_WORDS,
     LENGTH_UNITS,
     MASS_UNITS,
     MONEY_UNITS,
@@ -17,7 +19,16 @@ from deepcite.answer.question_words import (
     TEXT_LENGTH_UNITS,
 )
 
-# what an amount question measures, and the units that answer it (question_words)
+# what an amount question measures, and the units that answer it (question_words); "how often do bonds pay
+# interest" asks a frequency, not money
+_ASKS_FREQUENCY = re.compile(r"\bhow (?:often|frequently)\b|\bhow many times\b", re.I)
+_PERIOD = rf"(?:(?:other|few|\d+|{'|'.join(sorted(NUMBER_WORDS))})\s+)?(?:{'|'.join(sorted(FREQUENCY_PERIODS))})s?\b"
+_FREQUENCY = re.compile(
+    rf"\b(?:{'|'.join(sorted(FREQUENCY_WORDS))})\b|\b(?:every|per|each)\s+{_PERIOD}|"
+    rf"\b(?:once|twice|thrice|(?:\d+|{'|'.join(sorted(NUMBER_WORDS))})\s*(?:times|x))"
+    rf"(?:\s+(?:a|an|per|each|every|in)\s+|\s*/\s*){_PERIOD}",
+    re.I,
+)
 _ASKS_MONEY = re.compile(
     r"\b(?:cost|costs|costing|price|prices|priced|pay|paid|spend|spent|fee|fees|charge|charged|money|dollars?|"
     r"euros?|budget|salary|salaries)\b",
@@ -44,12 +55,24 @@ _ONE_UNIT = re.compile(r"\b(?:a|an|one)\s+(?:few\s+|couple\s+of\s+)?([^\W\d]{3,}
 _HOW_MANY = re.compile(r"\bhow many\s+([^\W\d]{3,})", re.I)
 
 
+def asks_frequency(question: str) -> bool:
+    """Whether ``question`` asks how often ("How often is the page updated?", "How many times a year …")."""
+    return _ASKS_FREQUENCY.search(question) is not None
+
+
+def states_frequency(sentence: str) -> bool:
+    """Whether ``sentence`` says how often, with a number or without ("daily", "twice a week", "every six
+    months", "3 times per year", "each semester")."""
+    return _FREQUENCY.search(sentence) is not None
+
+
 def asked_units(question: str) -> frozenset[str] | None:
     """The units an amount ``question`` must be answered in (money, a duration, a length, a mass, a data
-    size), or None when any number may answer it ("how many papers")."""
+    size), or None when any number may answer it ("how many papers"). A question that asks how often
+    (:func:`asks_frequency`, answered by :func:`states_frequency`) asks no money though it says "pay"."""
     if _ASKS_DURATION.search(question):  # "how long did they spend negotiating" asks a time, not money
         return DURATION_UNITS
-    if _ASKS_MONEY.search(question):
+    if _ASKS_MONEY.search(question) and not asks_frequency(question):
         return MONEY_UNITS
     if _ASKS_LONG_IS.search(question):
         return DURATION_UNITS | LENGTH_UNITS | TEXT_LENGTH_UNITS

@@ -35,7 +35,14 @@ from enum import StrEnum
 
 import numpy as np
 
-from deepcite.answer.asked_units import asked_units, counts_one, one_units, states_unit
+from deepcite.answer.asked_units import (
+    asked_units,
+    asks_frequency,
+    counts_one,
+    one_units,
+    states_frequency,
+    states_unit,
+)
 from deepcite.answer.question_words import COMPARATIVES, MEASURE_NOUNS, NAME_NOUNS, NUMBER_WORDS, UNITS
 from deepcite.config.answer import AnswerKindSettings
 from deepcite.text import STOP_WORDS, tokenize
@@ -236,7 +243,10 @@ def amount_cue(sentence: str, question: str, settings: AnswerKindSettings) -> fl
     """A number the question does not hold, no ordinal and no part of a date (a year, a day of a month): with the unit the
     question asks for (:func:`asked_units`) ``number_with_unit_cue``, in another unit or bare
     ``unasked_unit_cue``; for a question that asks no unit, ``number_with_unit_cue`` with a unit or a percentage,
-    ``bare_number_cue`` alone; a number written as a word: ``word_number_cue``."""
+    ``bare_number_cue`` alone; a number written as a word: ``word_number_cue``. A question that asks how often is
+    answered ``number_with_unit_cue`` by a frequency, with a number or not ("daily", "every six months")."""
+    if asks_frequency(question) and states_frequency(sentence):
+        return settings.number_with_unit_cue
     asked = _question_numbers(question)
     units = asked_units(question)
     dated = [m.span() for m in _DATE_NUMBER.finditer(sentence)]
@@ -392,7 +402,10 @@ _DATE_NUMBER = re.compile(
 
 def states_amount(sentence: str, question: str) -> bool:
     """Whether ``sentence`` states a number the question does not hold that is no part of a date (a year or a
-    day of a month answers no "how many"), in figures or in words ("ten inches high", "one owner")."""
+    day of a month answers no "how many"), in figures or in words ("ten inches high", "one owner"), or, for a
+    question that asks how often, a frequency ("daily")."""
+    if asks_frequency(question) and states_frequency(sentence):
+        return True
     dates = {n for m in _DATE_NUMBER.finditer(sentence) for n in re.findall(r"\d+", m.group(0))}
     return (
         any(v not in dates for v in figures(sentence, question))

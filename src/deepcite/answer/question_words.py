@@ -112,6 +112,16 @@ TEXT_LENGTH_UNITS = frozenset(
 MASS_UNITS = frozenset(
     "mg g kg gram grams kilogram kilograms tonne tonnes ton tons lb lbs pound pounds ounce ounces oz".split()
 )
+# the words that say how often on their own ("daily", "annually")
+FREQUENCY_WORDS = frozenset(
+    """hourly daily nightly weekly biweekly fortnightly monthly bimonthly quarterly yearly annually biannually
+    semiannually""".split()
+)
+# the periods "every …", "a …", "per …" and "each …" make a frequency of
+FREQUENCY_PERIODS = frozenset(
+    """second minute hour day night weekday weekend week fortnight month quarter season semester term year decade
+    time""".split()
+)
 DATA_UNITS = frozenset(
     "kb mb gb tb pb byte bytes kilobyte kilobytes megabyte megabytes gigabyte gigabytes terabyte terabytes".split()
 )
