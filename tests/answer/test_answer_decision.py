@@ -206,6 +206,27 @@ def test_a_sentence_without_a_frequency_does_not_say_how_often(sentence: str) ->
     assert decide(question, AnswerKind.AMOUNT, scores, [0], SETTINGS).status is AnswerStatus.NOT_STATED
 
 
+@pytest.mark.parametrize(
+    ("question", "sentence", "stated"),
+    [
+        ("How long has the club been around?", "The club has been around since 1924.", True),
+        ("How long does a training session last?", "We run hour-long training sessions every week.", True),
+        ("How long does a reply take?", "We respond within 2 business days of your message.", True),
+        ("How long does a reply take?", "We reply to 5 new messages before lunch.", False),
+        ("How long does a reply take?", "Replies have been faster since the new system.", False),
+        # a count that says "spent" asks no money; a difference may be a ratio
+        ("How many geese spent the winter at the lagoon?", "Over 48,000 geese wintered at the lagoon.", True),
+        ("How much more did it cost the second group to enter?", "Costs went up almost 4x for them.", True),
+        ("How much did it cost the second group to enter?", "Costs went up almost 4x for them.", False),
+    ],
+)
+def test_an_amount_is_read_in_the_forms_it_is_written(question: str, sentence: str, stated: bool) -> None:
+    cue = answer_cue(AnswerKind.AMOUNT, sentence, question, SETTINGS.kinds)
+    scores = _scores([(sentence, "a", 0.6)], cue=[cue])
+    decision = decide(question, AnswerKind.AMOUNT, scores, [0], SETTINGS)
+    assert decision.stated is stated, decision.reason
+
+
 def test_a_year_the_question_names_must_be_in_the_stating_passage() -> None:
     said = "Since the 1990s, IBM has concentrated on services; it sold its PC division to Lenovo in 2005."
     scores = _scores([(said, "a", 0.5)], cue=[1.0])
@@ -247,6 +268,9 @@ def test_the_names_a_question_asks_about() -> None:
     # an acronym's plural is found as the acronym: "Did any of the test PDFs fail?" over "0 PDF parsing failure"
     assert names_asked("Did any of the test PDFs or GPUs fail on Kubernetes?") == ["PDF", "GPU", "Kubernetes"]
     assert names_asked("Can I convert an e-book I bought?") == []
+    # a month or a day of the week is part of a date, not a name the context must mention
+    assert names_asked("What job did he refuse to carry out in May 2007?") == ["2007"]
+    assert names_asked("Which talk was given on Friday in Berlin?") == ["Berlin"]
 
 
 @pytest.mark.parametrize(

@@ -39,6 +39,11 @@ _ASKS_DURATION = re.compile(
     r"\bhow many (?:seconds|minutes|hours|days|weeks|months|years)\b",
     re.I,
 )
+# a difference asked for, which a ratio answers as well as an amount: "how much more did it cost"
+_ASKS_DIFFERENCE = re.compile(
+    r"\bhow (?:much|many times) (?:more|less|higher|lower|bigger|smaller|larger|greater|cheaper|dearer)\b",
+    re.I,
+)
 _ASKS_LENGTH = re.compile(r"\bhow (?:tall|wide|deep)\b", re.I)  # not "how far ahead", "how high a score"
 _ASKS_LONG_IS = re.compile(r"\bhow long (?:is|are|was|were)\b", re.I)
 _ASKS_MASS = re.compile(r"\bhow heavy\b|\bweigh(?:s|ed)?\b", re.I)
@@ -47,6 +52,15 @@ _UNIT_AFTER = re.compile(
     rf"(?:\d[\d,.]*|\b(?:{'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})\b)\s*-?\s*([^\W\d]+|[$€£¥])",
     re.I,
 )
+# … or with a word between: "2 business days", "five working days", "10 more minutes"
+_UNIT_SECOND = re.compile(
+    rf"(?:\d[\d,.]*|\b(?:{'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})\b)\s+[^\W\d]+\s+([^\W\d]+)",
+    re.I,
+)
+# one of a unit as an adjective: "hour-long sessions", "a week-long course"
+_UNIT_LONG = re.compile(r"\b([^\W\d]+)-long\b", re.I)
+# a duration told by its start: "since 1924", "since March 2009"
+_SINCE = re.compile(r"\bsince\s+(?:[A-Z][a-z]+\s+)?(?:1[5-9]\d\d|20\d\d)\b")
 _MONEY_BEFORE = re.compile(r"[$€£¥]\s?\d")
 _DECADE = re.compile(r"(?:1[5-9]|20)\d0s\b")  # "the 1960s" is no number of seconds
 # one of a unit written with an article: "for more than a month", "in a decade", "an hour" (three letters or more:
@@ -69,10 +83,19 @@ def states_frequency(sentence: str) -> bool:
 def asked_units(question: str) -> frozenset[str] | None:
     """The units an amount ``question`` must be answered in (money, a duration, a length, a mass, a data
     size), or None when any number may answer it ("how many papers"). A question that asks how often
-    (:func:`asks_frequency`, answered by :func:`states_frequency`) asks no money though it says "pay"."""
+    (:func:`asks_frequency`, answered by :func:`states_frequency`) asks no money though it says "pay", nor does
+    one that counts something else ("how many geese spent the winter"); one that asks how much more or less
+    may be answered by a ratio ("4x") as well as an amount."""
     if _ASKS_DURATION.search(question):  # "how long did they spend negotiating" asks a time, not money
         return DURATION_UNITS
-    if _ASKS_MONEY.search(question) and not asks_frequency(question):
+    if _ASKS_DIFFERENCE.search(question):  # "4x", "40% more", "$30 more": any number may answer
+        return None
+    counted = _HOW_MANY.search(question)
+    if (
+        _ASKS_MONEY.search(question)
+        and not asks_frequency(question)
+        and (counted is None or counted.group(1).lower() in MONEY_UNITS)
+    ):
         return MONEY_UNITS
     if _ASKS_LONG_IS.search(question):
         return DURATION_UNITS | LENGTH_UNITS | TEXT_LENGTH_UNITS
@@ -87,13 +110,26 @@ def asked_units(question: str) -> frozenset[str] | None:
 
 def states_unit(sentence: str, units: frozenset[str]) -> bool:
     """Whether ``sentence`` states a number in one of ``units`` ("8.8 hours", "$12", "30 cm", "two years", "a
-    decade")."""
+    decade", "2 business days", "hour-long"), or a duration by its start ("since 1924")."""
     if units & MONEY_UNITS and _MONEY_BEFORE.search(sentence):
         return True
-    return any(
-        m.group(1).lower() in units and not _DECADE.match(sentence, m.start())
-        for m in _UNIT_AFTER.finditer(sentence)
-    ) or bool(one_units(sentence, units))
+    return (
+        any(
+            m.group(1).lower() in units and not _DECADE.match(sentence, m.start())
+            for pattern in (_UNIT_AFTER, _UNIT_SECOND)
+            for m in pattern.finditer(sentence)
+        )
+        or bool(one_units(sentence, units))
+        or told_without_figures(sentence, units)
+    )
+
+
+def told_without_figures(sentence: str, units: frozenset[str]) -> bool:
+    """Whether ``sentence`` states an amount in ``units`` without a figure of its own: one unit as an adjective
+    ("hour-long sessions"), or a duration by its start ("since 1924")."""
+    return any(m.group(1).lower() in units for m in _UNIT_LONG.finditer(sentence)) or bool(
+        units & DURATION_UNITS and _SINCE.search(sentence)
+    )
 
 
 def one_units(text: str, units: frozenset[str]) -> set[str]:

@@ -39,6 +39,7 @@ from pydantic import BaseModel
 from deepcite.answer.asked_units import asked_units, states_unit
 from deepcite.answer.prompts import not_stated
 from deepcite.answer.question_kind import AnswerKind, asks_yes_or_no, states_amount
+from deepcite.answer.question_words import MONTH_NAMES
 from deepcite.answer.sentence_scores import SentenceScores
 from deepcite.config import AnswerSettings
 from deepcite.text import tokenize
@@ -103,8 +104,11 @@ _NOT_BUT = re.compile(r"\bnot\s+(?P<denied>[^,;]+?)\s+but\s+(?:instead\s+|rather
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 # a word of a question; a name is one capitalised or holding a digit, after the question's first word
 _QUESTION_WORD = re.compile(r"[A-Za-z0-9][\w'\u2019.-]*[A-Za-z0-9]|[A-Za-z]")
+# … and not a question word, nor a month or a day of the week ("in May 2007" names a date, not "May")
 _NOT_NAMES = frozenset(
     {"I", "A", "An", "The", "What", "Which", "Who", "How", "When", "Where", "Why", "According"}
+    | {m.capitalize() for m in MONTH_NAMES.split("|")}
+    | {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
 )
 # a name is found when the evidence holds its first letters ("American" in "North America", "Turtles")
 _NAME_STEM_DROP = 3

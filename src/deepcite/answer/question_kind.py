@@ -42,8 +42,16 @@ from deepcite.answer.asked_units import (
     one_units,
     states_frequency,
     states_unit,
+    told_without_figures,
 )
-from deepcite.answer.question_words import COMPARATIVES, MEASURE_NOUNS, NAME_NOUNS, NUMBER_WORDS, UNITS
+from deepcite.answer.question_words import (
+    COMPARATIVES,
+    MEASURE_NOUNS,
+    MONTH_NAMES,
+    NAME_NOUNS,
+    NUMBER_WORDS,
+    UNITS,
+)
 from deepcite.config.answer import AnswerKindSettings
 from deepcite.text import STOP_WORDS, tokenize
 
@@ -154,9 +162,8 @@ _COMPARATIVE = re.compile(
     r"superior|inferior|exceed\w*|beat\w*|improve\w*|same as|similar to|differ\w*|whereas)\b",
     re.I,
 )
-_MONTH_NAMES = "january|february|march|april|may|june|july|august|september|october|november|december"
 _YEAR_OR_DATE = re.compile(
-    rf"\b(?:1[5-9]\d\d|20\d\d)\b|\b(?:{_MONTH_NAMES})\b|\b\d{{1,2}}/\d{{1,2}}/\d{{2,4}}\b|"
+    rf"\b(?:1[5-9]\d\d|20\d\d)\b|\b(?:{MONTH_NAMES})\b|\b\d{{1,2}}/\d{{1,2}}/\d{{2,4}}\b|"
     r"\b(?:19|20)\d\d(?:0[1-9]|1[0-2])(?:0[1-9]|[12]\d|3[01])\b",  # a form's "20161018"
     re.I,
 )
@@ -274,6 +281,8 @@ def amount_cue(sentence: str, question: str, settings: AnswerKindSettings) -> fl
         best = max(best, settings.bare_number_cue)
     if best == 0.0 and units is not None and one_units(sentence, units) - one_units(question, units):
         return settings.number_with_unit_cue  # "in a decade", not the question's own "a mile"
+    if best == 0.0 and units is not None and told_without_figures(sentence, units):
+        return settings.number_with_unit_cue  # "hour-long", "since 1924"
     if best == 0.0 and counts_one(sentence, question):
         return settings.word_number_cue  # "only has one owner" for "how many owners"
     if best == 0.0 and _number_words(sentence, question):
@@ -393,7 +402,7 @@ def asks_yes_or_no(question: str) -> bool:
     )
 
 
-_MONTH = rf"(?:{_MONTH_NAMES}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?"
+_MONTH = rf"(?:{MONTH_NAMES}|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?"
 # a number that is part of a date: a year, or a day beside its month ("February 15", "15 May")
 _DATE_NUMBER = re.compile(
     rf"\b(?:1[5-9]\d\d|20\d\d)\b|\b{_MONTH}\s+\d{{1,2}}\b|\b\d{{1,2}}\s+{_MONTH}\b", re.I
@@ -403,8 +412,11 @@ _DATE_NUMBER = re.compile(
 def states_amount(sentence: str, question: str) -> bool:
     """Whether ``sentence`` states a number the question does not hold that is no part of a date (a year or a
     day of a month answers no "how many"), in figures or in words ("ten inches high", "one owner"), or, for a
-    question that asks how often, a frequency ("daily")."""
+    question that asks how often, a frequency ("daily"), or for one that asks a unit, the unit without a figure
+    ("hour-long", "since 1924")."""
     if asks_frequency(question) and states_frequency(sentence):
+        return True
+    if (units := asked_units(question)) is not None and told_without_figures(sentence, units):
         return True
     dates = {n for m in _DATE_NUMBER.finditer(sentence) for n in re.findall(r"\d+", m.group(0))}
     return (

@@ -112,6 +112,8 @@ TEXT_LENGTH_UNITS = frozenset(
 MASS_UNITS = frozenset(
     "mg g kg gram grams kilogram kilograms tonne tonnes ton tons lb lbs pound pounds ounce ounces oz".split()
 )
+# the months, as a regular expression's alternatives
+MONTH_NAMES = "january|february|march|april|may|june|july|august|september|october|november|december"
 # the words that say how often on their own ("daily", "annually")
 FREQUENCY_WORDS = frozenset(
     """hourly daily nightly weekly biweekly fortnightly monthly bimonthly quarterly yearly annually biannually
