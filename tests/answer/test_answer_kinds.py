@@ -74,6 +74,11 @@ KINDS = AnswerSettings().kinds
         ("Why could rewards be sparse when training the Crawler?", AnswerKind.REASON),
         ("What kinds of resources support academic research?", AnswerKind.LIST),
         ("What does Grobid require users to manage?", AnswerKind.OTHER),
+        # a measure word that qualifies another ("price-impact") is not the measure asked for
+        ("What data did the price-impact analysis use?", AnswerKind.OTHER),
+        ("What did the project cost?", AnswerKind.AMOUNT),
+        ("Which states share the river's water under the agreement?", AnswerKind.OTHER),
+        ("What share of the water does Texas get?", AnswerKind.AMOUNT),
     ],
 )
 def test_question_kind(question: str, kind: AnswerKind) -> None:

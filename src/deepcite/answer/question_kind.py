@@ -99,7 +99,11 @@ _AMOUNT = re.compile(
     r"\bhow (?:many|much|long|often|far|large|big|fast|slow|high|low|old|accurate|frequently|quickly|tall|heavy|"
     r"deep|wide)\b|"
     r"\bby how\b|\bto what (?:extent|degree)\b|"
-    rf"\b(?:what|which)\s+(?:\S+\s+){{0,3}}?(?:{_MEASURES})\b",
+    # a measure, not the first part of a compound that qualifies another word ("What data did the price-impact
+    # analysis use?" asks for data) nor a verb before its object ("Which states share the river's water?", "Which
+    # data types count as primitives?")
+    rf"\b(?:what|which)\s+(?:\S+\s+){{0,3}}?(?:{_MEASURES})\b"
+    r"(?!-|\s+(?:as|the|a|an|their|its|his|her|this|that|these|those)\b)",
     re.I,
 )
 _MEANS = re.compile(r"\bwhat (?:does|do|did) [^?]{1,80}\b(?:mean|stand for|refer to)\b", re.I)
