@@ -79,6 +79,9 @@ KINDS = AnswerSettings().kinds
         ("What did the project cost?", AnswerKind.AMOUNT),
         ("Which states share the river's water under the agreement?", AnswerKind.OTHER),
         ("What share of the water does Texas get?", AnswerKind.AMOUNT),
+        ("Since when has the author been programming?", AnswerKind.TIME),
+        ("At what age did the author split the passengers?", AnswerKind.AMOUNT),
+        ("What overall speedup does the accelerator get over the Xeon?", AnswerKind.AMOUNT),
     ],
 )
 def test_question_kind(question: str, kind: AnswerKind) -> None:

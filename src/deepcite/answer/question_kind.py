@@ -113,7 +113,9 @@ _HOW_OR_WHAT = re.compile(r"^\s*(?:how|what|which)\b", re.I)
 # a measure the question names anywhere: "How does BM25 do at recall@10 …"
 _MEASURED = re.compile(r"\b(?:recall|precision|accuracy|f1|auc|bleu|rouge)(?:@\d+)?\b|\btop-\d+\b", re.I)
 _TIME = re.compile(
-    r"^\s*when\b|\b(?:what|which) (?:year|date|day|month|time|decade|century)\b|\bin what year\b", re.I
+    r"^\s*when\b|\b(?:since|by|until|till) when\b|\b(?:what|which) (?:year|date|day|month|time|decade|century)\b|"
+    r"\bin what year\b",
+    re.I,
 )
 _PLACE = re.compile(r"^\s*where\b|\b(?:what|which|in which) (?:country|city|place|state|region|town)\b", re.I)
 _REASON = re.compile(r"^\s*why\b|\bwhat (?:causes|caused|leads to|led to)\b|\bfor what reason\b", re.I)

@@ -7,7 +7,8 @@ from __future__ import annotations
 MEASURE_NOUNS = frozenset(
     """percentage percent proportion share fraction number amount rate ratio score scores accuracy f1
     precision recall recall@5 recall@10 recall@20 auc bleu rouge size length weight value count cost price
-    speed duration lambda λ learning rate rates dimension dimensions average mean median total sum""".split()
+    speed duration lambda λ learning rate rates dimension dimensions average mean median total sum age speedup
+    budget salary fee fees temperature height width depth distance capacity population frequency""".split()
 )
 
 # "which <noun>" asks for a name ("Which library provided …", "Which company's letter …")
