@@ -21,11 +21,14 @@ from deepcite.answer.question_words import (
 
 # what an amount question measures, and the units that answer it (question_words); "how often do bonds pay
 # interest" asks a frequency, not money
+# a number in words, the longest first ("seventeen" before "seven"), and a number in figures or words
+_NUMBER_WORD = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
+_A_NUMBER = rf"(?:\d[\d,.]*|\b(?:{_NUMBER_WORD})\b)"
 _ASKS_FREQUENCY = re.compile(r"\bhow (?:often|frequently)\b|\bhow many times\b", re.I)
-_PERIOD = rf"(?:(?:other|few|\d+|{'|'.join(sorted(NUMBER_WORDS))})\s+)?(?:{'|'.join(sorted(FREQUENCY_PERIODS))})s?\b"
+_PERIOD = rf"(?:(?:other|few|\d+|{_NUMBER_WORD})\s+)?(?:{'|'.join(sorted(FREQUENCY_PERIODS))})s?\b"
 _FREQUENCY = re.compile(
     rf"\b(?:{'|'.join(sorted(FREQUENCY_WORDS))})\b|\b(?:every|per|each)\s+{_PERIOD}|"
-    rf"\b(?:once|twice|thrice|(?:\d+|{'|'.join(sorted(NUMBER_WORDS))})\s*(?:times|x))"
+    rf"\b(?:once|twice|thrice|(?:\d+|{_NUMBER_WORD})\s*(?:times|x))"
     rf"(?:\s+(?:a|an|per|each|every|in)\s+|\s*/\s*){_PERIOD}",
     re.I,
 )
@@ -49,12 +52,12 @@ _ASKS_LONG_IS = re.compile(r"\bhow long (?:is|are|was|were)\b", re.I)
 _ASKS_MASS = re.compile(r"\bhow heavy\b|\bweigh(?:s|ed)?\b", re.I)
 _ASKS_DATA = re.compile(rf"\b(?:{'|'.join(sorted(DATA_UNITS - {'kb', 'mb', 'gb', 'tb', 'pb'}))})\b", re.I)
 _UNIT_AFTER = re.compile(
-    rf"(?:\d[\d,.]*|\b(?:{'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})\b)\s*-?\s*([^\W\d]+|[$€£¥])",
+    rf"{_A_NUMBER}\s*-?\s*([^\W\d]+|[$€£¥])",
     re.I,
 )
 # … or with a word between: "2 business days", "five working days", "10 more minutes"
 _UNIT_SECOND = re.compile(
-    rf"(?:\d[\d,.]*|\b(?:{'|'.join(sorted(NUMBER_WORDS, key=len, reverse=True))})\b)\s+[^\W\d]+\s+([^\W\d]+)",
+    rf"{_A_NUMBER}\s+[^\W\d]+\s+([^\W\d]+)",
     re.I,
 )
 # one of a unit as an adjective: "hour-long sessions", "a week-long course"
