@@ -324,6 +324,9 @@ class QlikScores:
                 )
                 if np.isnan(values).all():
                     continue
+                if norm == "raw":  # as scored (``qlik_at`` dense: a cosine standing in for the question's)
+                    total += np.where(np.isnan(values), np.nanmin(values), values)
+                    continue
                 if part == "pair":
                     first = ordered(recorded, q, EvidenceRankingSettings(**recorded.ranking))[0].key
                     values[[c.key for c in q.evidence].index(first)] = np.nanmax(values)
@@ -347,6 +350,21 @@ def ordered_with(
     weight = fields["qlik_weight"]
     if not weight or qlik is None:
         return ordered(recorded, q, ranking)
+    if fields["qlik_at"] == "dense":
+        # the relevance's cosine to the question mixed with the signal as scored, a cosine too (benchmarks/
+        # hop_questions.py): dense_weight x ((1 - weight) x the question's cosine + weight x the signal)
+        raw = qlik.feature(recorded, q, fields["qlik_form"], "raw")
+        return _FINALIZE.rank_evidence(
+            q.question,
+            np.append(q.question_vector, 1.0),
+            q.evidence,
+            np.hstack([(1 - weight) * q.vectors, weight * raw[:, None]]),
+            ranking,
+            q.bridges,
+            recorded.frequency,
+            q.picked,
+            q.hop_answers if ranking.hop_weight else None,
+        )
     lift = weight * qlik.feature(recorded, q, fields["qlik_form"], fields["qlik_norm"])
     if fields["qlik_at"] == "relevance":
         # the relevance is dense_weight x the passage's vector . the question's: the likelihood as one more coordinate
@@ -641,6 +659,11 @@ def main() -> None:
         help="choose among the query likelihood's variants (QLIK_GRID, forms from --qlik-forms) instead",
     )
     cv.add_argument(
+        "--qlik-at",
+        default="relevance,final",
+        help="where --qlik-grid weighs the signal in: relevance, final, dense (a cosine mixed with the question's)",
+    )
+    cv.add_argument(
         "--with-qlik",
         action="store_true",
         help="the coordinate search also over the query likelihood's fields",
@@ -715,11 +738,14 @@ def main() -> None:
         total = np.zeros(3)
         pool = recombinations(GRID, args.random, args.seed)
         if args.qlik_grid:
+            grid = QLIK_GRID | {"qlik_at": args.qlik_at.split(",")}
             pool = [
-                {"qlik_form": form} | dict(zip(QLIK_GRID, values, strict=True))
+                {"qlik_form": form} | dict(zip(grid, values, strict=True))
                 for form in forms
-                for values in itertools.product(*QLIK_GRID.values())
+                for values in itertools.product(*grid.values())
             ]
+            # at "dense" the signal is mixed in as scored: its norm plays no part
+            pool = [v for v in pool if v["qlik_at"] != "dense" or v["qlik_norm"] == "z"]
         held_figs = base.copy()
         if pool:
             start = replayer.objective({}, np.arange(len(base)))

@@ -109,6 +109,7 @@ def research_agent(
         grader=resources.grader,
         web_source=resources.web_source,
         hop_chooser=resources.hop_chooser,
+        likelihood=resources.likelihood,
         notes=resources.reranker_errors,
     )
 

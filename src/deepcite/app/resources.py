@@ -2,7 +2,7 @@
 
 The search store (one handle for the data dir), the embedder, the LLM client (which remembers the
 structured-output mode its server accepts), the reranker, HyDE, the coverage grader, the next-hop chooser,
-the web source, the answer generator, the citation support check, the response contexts and the ingest jobs.
+the hop questions' local LM, the web source, the answer generator, the citation support check, the response contexts and the ingest jobs.
 No library constructor falls back to process settings or a module cache: each is built here and handed in.
 """
 
@@ -20,6 +20,7 @@ from deepcite.config import Settings
 from deepcite.ingest.jobs import IngestJobs
 from deepcite.llm.client import LLMClient
 from deepcite.llm.factory import get_llm
+from deepcite.research.likelihood import question_likelihood_for
 from deepcite.research.llm_adapters import LLMCoverageGrader, LLMHyde, hop_chooser_for
 from deepcite.research.web.source import web_source_for
 from deepcite.retrieval.embedders import Embedder, build_embedder
@@ -27,7 +28,14 @@ from deepcite.retrieval.rerankers import load_reranker
 from deepcite.retrieval.store import SearchStore, open_store
 
 if TYPE_CHECKING:
-    from deepcite.research.protocols import CoverageGrader, HopChooser, HydeGenerator, Reranker, WebSource
+    from deepcite.research.protocols import (
+        CoverageGrader,
+        HopChooser,
+        HydeGenerator,
+        QuestionLikelihood,
+        Reranker,
+        WebSource,
+    )
 
 T = TypeVar("T")
 _UNSET: Any = object()
@@ -59,6 +67,7 @@ class Resources:
         self._hyde: HydeGenerator | None = _UNSET
         self._grader: CoverageGrader | None = _UNSET
         self._hop_chooser: HopChooser | None = _UNSET
+        self._likelihood: QuestionLikelihood | None = _UNSET
         self._web: WebSource | None = _UNSET
         self._generator: AnswerGenerator | None = None
         self._support: CitationSupport | None = None
@@ -121,6 +130,14 @@ class Resources:
     def hop_chooser(self) -> HopChooser | None:
         """The LLM's choice of each next hop when ``research.next_hop.enabled``, else None."""
         return self._once("_hop_chooser", lambda: hop_chooser_for(self.settings, self.llm), optional=True)
+
+    @property
+    def likelihood(self) -> QuestionLikelihood | None:
+        """The small local LM scoring the hop questions in the pack's order when
+        ``research.ranking.hop_likelihood_weight`` is on, else None."""
+        return self._once(
+            "_likelihood", lambda: question_likelihood_for(self.settings.research.ranking), optional=True
+        )
 
     @property
     def web_source(self) -> WebSource | None:

@@ -291,6 +291,22 @@ class EvidenceRankingSettings(Section):
     # 0.976 / 0.954 (one question of 500); the evaluation profile `before_hub_links` measures the pack without it
     link_spread: float = Field(default=0.0, ge=0.0)
     link_specificity: float = Field(default=1.5, ge=0.0)
+    # each hop's own question (research/likelihood.py): a question that decomposes into hops (research/chain.py,
+    # at most `hop_likelihood_max_hops`) is asked hop by hop, each later hop with the beam's answer of the hop
+    # before in its slot, and the pack's final order's first `hop_likelihood_passages` passages (title and the first
+    # `hop_likelihood_passage_chars` characters) are scored by the likelihood of each hop's question and of the
+    # whole question after them under a small local LM (UPR; SmolLM2-135M in-process, the `local-llm` extra, on
+    # `hop_likelihood_threads` threads), each question's likelihoods z-scored over the passages; a passage's best,
+    # z-scored again, x `hop_likelihood_weight` is added to its relevance (the passages below take the lowest).
+    # 0: off, the default: it needs the extra and costs the LM's reading of ten passages per composed question
+    # (seconds on a CPU). At 1.0, chosen in each of five folds of the train samples on recorded packs (issue 49,
+    # thirty-first session), held out recall@5 / @10 / all@10 +1.33 / +0.33 / +1 questions of 200; the evaluation
+    # profile `hop_likelihood` measures it (docs/benchmarks/multihop.md)
+    hop_likelihood_weight: float = Field(default=0.0, ge=0.0)
+    hop_likelihood_passages: int = Field(default=10, ge=1)
+    hop_likelihood_max_hops: int = Field(default=4, ge=2)
+    hop_likelihood_passage_chars: int = Field(default=1500, ge=1)
+    hop_likelihood_threads: int = Field(default=1, ge=1)
 
 
 class StoppingSettings(Section):

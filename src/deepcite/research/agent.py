@@ -38,6 +38,7 @@ from deepcite.research.protocols import (
     CoverageGrader,
     HopChooser,
     HydeGenerator,
+    QuestionLikelihood,
     Reranker,
     Retriever,
     WebSource,
@@ -100,8 +101,9 @@ class ResearchAgent:
 
     Everything the agent calls is handed in (the :class:`~deepcite.engine.Engine` builds each once): with
     ``llm_client`` the planner asks the LLM for the aspects and the next sub-question; ``reranker``,
-    ``hyde``, ``grader``, ``web_source`` and ``hop_chooser`` (see
-    :func:`deepcite.research.llm_adapters.hop_chooser_for`) are used when given, and every LLM step falls
+    ``hyde``, ``grader``, ``web_source``, ``hop_chooser`` (see
+    :func:`deepcite.research.llm_adapters.hop_chooser_for`) and ``likelihood`` (the hop questions' likelihood in the
+    pack's order, :mod:`deepcite.research.likelihood`) are used when given, and every LLM step falls
     back to its heuristic on failure. ``notes`` are problems met while building them (a reranker that did
     not load), reported with every result. ``pipeline`` swaps in another wiring of the nodes. One agent
     serves any number of concurrent questions, each with its own hop cap.
@@ -118,6 +120,7 @@ class ResearchAgent:
         grader: CoverageGrader | None = None,
         web_source: WebSource | None = None,
         hop_chooser: HopChooser | None = None,
+        likelihood: QuestionLikelihood | None = None,
         notes: Sequence[str] = (),
         pipeline: Pipeline = RESEARCH_PIPELINE,
     ) -> None:
@@ -136,6 +139,7 @@ class ResearchAgent:
             grader=grader,
             web=web_source,
             hop_chooser=hop_chooser,
+            likelihood=likelihood,
         )
         self._vectors = _VectorCache(settings.vector_cache_size)
 

@@ -255,6 +255,7 @@ def rank_evidence(
     frequency: Mapping[str, int] | None = None,
     picked: frozenset[tuple[str, str]] = frozenset(),
     hop_answers: Mapping[str, int] | None = None,
+    lift: np.ndarray | None = None,
 ) -> list[Candidate]:
     """``evidence`` (in the rounds' order, with unit ``vectors`` row by row) re-ordered by relevance to the
     whole question plus the score of the passages it links to. Two passages that both name one of
@@ -265,7 +266,8 @@ def rank_evidence(
     ``question_name_weight`` the order covers the question's names first, and with ``hop_weight`` and
     ``hop_page_weight`` the beam's hops: ``hop_answers`` names each hop's answer (the name a query followed) with its
     depth; a passage a query on it found, and that answer's own page, each stand for that hop
-    (:func:`_covering_order`)."""
+    (:func:`_covering_order`). ``lift`` (one number per passage of ``evidence``) is added to each relevance: the
+    hop questions' likelihood (:func:`~deepcite.research.likelihood.hop_lift`, x ``hop_likelihood_weight``)."""
     if not evidence:
         return []
     keys = [_keys(c.chunk, settings) for c in evidence]
@@ -281,6 +283,8 @@ def rank_evidence(
             for i in range(len(evidence))
         ]
     )
+    if lift is not None:
+        relevance = relevance + lift
     # per passage, the passages it links to: (index, edge, entity, whether that passage names this one's page)
     links: list[list[tuple[int, str, str, bool]]] = [[] for _ in evidence]
     for i in range(len(evidence)):

@@ -79,6 +79,14 @@ class HopChooser(Protocol):
 
 
 @runtime_checkable
+class QuestionLikelihood(Protocol):
+    """How likely each question is after a passage ((title, text)): the mean log-probability of its tokens
+    under a language model (higher: the passage answers it better)."""
+
+    def score(self, passage: tuple[str, str], questions: Sequence[str]) -> list[float]: ...
+
+
+@runtime_checkable
 class WebSource(Protocol):
     """Finds web evidence for one sub-question: ``(chunks with source="web", errors)``; never raises."""
 

@@ -18,6 +18,7 @@ from deepcite.research.protocols import (
     CoverageGrader,
     HopChooser,
     HydeGenerator,
+    QuestionLikelihood,
     Reranker,
     Retriever,
     WebSource,
@@ -42,6 +43,8 @@ class Adapters:
     web: WebSource | None = None
     titles: TitleKeys = field(default_factory=TitleKeys)  # the collection's document titles (chain answers)
     hop_chooser: HopChooser | None = None  # LLM-chosen next hops (research.next_hop)
+    # the hop questions' likelihood in the pack's order (research.ranking.hop_likelihood_weight)
+    likelihood: QuestionLikelihood | None = None
 
 
 class Node(Generic[Out]):

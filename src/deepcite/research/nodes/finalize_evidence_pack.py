@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from functools import partial
+
+import numpy as np
 
 from deepcite.models import BridgeCandidate, Candidate, EvidencePack
 from deepcite.research.front_matter import with_front_matter
+from deepcite.research.likelihood import hop_lift, hop_questions
 from deepcite.research.linking import rank_evidence
 from deepcite.research.nodes.base import Adapters, node
 from deepcite.research.nodes.select_evidence import page_named
@@ -38,7 +42,9 @@ def pack_order(state: ExecutorState, adapters: Adapters, tail: bool = False) -> 
     round's passages past its selection too (``selection.first_round_tail``), trimmed to ``max_total_docs``,
     then (``ranking.enabled``) re-ordered by :func:`rank_evidence`. With ``tail`` (the final pack) the order also
     weighs the rounds' selected passages the trim left out, up to ``selection.order_pool`` passages in all
-    (:func:`_cut`), and keeps its first ``max_total_docs``.
+    (:func:`_cut`), and keeps its first ``max_total_docs``; with ``ranking.hop_likelihood_weight`` that order's
+    first passages are then re-weighed by how likely each hop's own question is after them
+    (:func:`hop_likelihood_lift`), and the pool ordered again.
 
     A passage's score is its best selection score over the rounds, so the rounds' order interleaves them:
     every sub-question's best passage comes before any second-best (earlier rounds first on ties). The final
@@ -58,7 +64,8 @@ def pack_order(state: ExecutorState, adapters: Adapters, tail: bool = False) -> 
         vectors = candidate_vectors(adapters.retriever, final, state.vectors)
         # the collection's mention counts, read once: the bridge and the hub links both weigh by them
         frequency = adapters.titles.frequency(adapters.retriever)
-        final = rank_evidence(
+        order = partial(
+            rank_evidence,
             state.plan.question,
             question_vector,
             final,
@@ -69,11 +76,35 @@ def pack_order(state: ExecutorState, adapters: Adapters, tail: bool = False) -> 
             frozenset(read_in),
             hop_answers(state) if settings.ranking.hop_weight else None,
         )
+        pool, final = final, order()
+        lift = hop_likelihood_lift(state, adapters, pool, final) if tail else None
+        if lift is not None:
+            final = order(lift)
     final = first_answer_page_placed(state, final, adapters)[: settings.selection.max_total_docs]
     return [
         cand.model_copy(update={"llm_read_rounds": read_in[cand.key]}) if cand.key in read_in else cand
         for cand in final
     ]
+
+
+def hop_likelihood_lift(
+    state: ExecutorState, adapters: Adapters, pool: Sequence[Candidate], ranked: Sequence[Candidate]
+) -> np.ndarray | None:
+    """Per passage of ``pool``, ``ranking.hop_likelihood_weight`` x its hop questions' likelihood
+    (:func:`~deepcite.research.likelihood.hop_lift` over ``ranked``'s first ``hop_likelihood_passages``; the
+    passages below take the lowest); None when it is off, no scorer was built, or the question does not decompose.
+    The hops' slots hold the beam's answers (:func:`hop_answers`)."""
+    ranking = adapters.settings.ranking
+    if not ranking.hop_likelihood_weight or adapters.likelihood is None:
+        return None
+    asked = hop_questions(state.plan.question, hop_answers(state), max_hops=ranking.hop_likelihood_max_hops)
+    top = list(ranked[: ranking.hop_likelihood_passages])
+    if not asked or len(top) < 2:
+        return None
+    scores = np.array([adapters.likelihood.score((c.chunk.title, c.chunk.text), asked) for c in top]).T
+    lifted = dict(zip((c.key for c in top), hop_lift(scores), strict=True))
+    lowest = min(lifted.values())
+    return ranking.hop_likelihood_weight * np.array([lifted.get(c.key, lowest) for c in pool])
 
 
 def _cut(state: ExecutorState, ranked: list[Candidate], adapters: Adapters, extend: bool) -> list[Candidate]:
