@@ -34,10 +34,11 @@ from setting_values import setting_value
 
 from deepcite.answer.context import ResponseContext
 from deepcite.answer.extractive import ExtractiveGenerator
+from deepcite.answer.opening import opening_candidates
 from deepcite.answer.pipeline import AnswerResult, answer_budget, answer_context, generate_summary
 from deepcite.answer.question_fit import with_cue
 from deepcite.answer.question_kind import question_kind
-from deepcite.answer.sentence_scores import findings_first
+from deepcite.answer.sentence_scores import SentenceScores, findings_first
 from deepcite.config import AnswerSettings, Settings
 from deepcite.engine import Engine
 from deepcite.evaluation.answer_check import AnswerCheck, ContractCheck, states_answer
@@ -84,6 +85,16 @@ def research_contexts(
         print(f"researched {n}/{len(questions)}", flush=True)
     cache.write_text(json.dumps([c.model_dump(mode="json") for c in contexts]), "utf-8")
     return contexts
+
+
+def summary_candidates(
+    writer: ExtractiveGenerator, ctx: ResponseContext, settings: AnswerSettings
+) -> tuple[SentenceScores, list[int]]:
+    """The sentence scores the writer's summary chooses from for ``ctx``, and the sentences that may open it."""
+    kind = question_kind(ctx.query)
+    scores, _ = writer._summary_choice(ctx, kind)  # noqa: SLF001 - a benchmark reads the writer's scores
+    eligible = writer._select.eligible(scores, 0)  # noqa: SLF001
+    return scores, opening_candidates(scores, eligible, ctx.query, kind, settings)
 
 
 def _answer(

@@ -22,12 +22,11 @@ import json
 from pathlib import Path
 
 import numpy as np
-from answers_tuning import research_contexts
+from answers_tuning import research_contexts, summary_candidates
 from results_path import result_path
 
 from deepcite.answer.extractive import ExtractiveGenerator
-from deepcite.answer.opening import opening_candidates, opening_scores
-from deepcite.answer.question_kind import question_kind
+from deepcite.answer.opening import opening_scores
 from deepcite.config import Settings
 from deepcite.evaluation.answer_check import states_answer
 from deepcite.evaluation.documents import load_questions
@@ -80,15 +79,10 @@ def main() -> None:
         for q, ctx in zip(checks, contexts, strict=True):
             if q.answer is None or not ctx.selected_chunks:
                 continue
-            kind = question_kind(ctx.query)
-            scores, _ = writer._summary_choice(ctx, kind)  # noqa: SLF001 - a benchmark reads the writer's scores
-            eligible = writer._select.eligible(scores, 0)  # noqa: SLF001
-            candidates = opening_candidates(scores, eligible, ctx.query, kind, settings.answer)
+            scores, candidates = summary_candidates(writer, ctx, settings.answer)
             if not candidates:
                 continue
-            ranked = opening_scores(
-                scores, candidates, ctx.query, settings.answer.kinds.cue_min, settings.answer.opening
-            )
+            ranked = opening_scores(scores, candidates, ctx.query, settings.answer)
             top = np.argsort(-ranked, kind="stable")[: args.top_k]
             texts = [scores.sentences[candidates[k]].text for k in top]
             states = [states_answer(t, q.answer) for t in texts]

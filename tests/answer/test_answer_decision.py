@@ -413,3 +413,23 @@ def test_a_not_stated_line_whose_closest_evidence_was_unsupported_stands_alone()
     assert shape(checked, False) == decision.not_stated_line(closest=False)
     kept = f"{decision.not_stated_line()}\nDucks live on lakes [1]."
     assert shape(kept, False) == kept
+
+
+def test_weak_opening_evidence_is_not_stated_unless_the_question_asks_a_verdict() -> None:
+    """The evidence offers no sentence that reads as the answer (its opening evidence under
+    ``decision.min_opening_evidence``): a question asking for a name is not stated, a yes/no question keeps its
+    verdict, and without the bar (None) or without the evidence score the sentence states it as before."""
+    scores = _scores([("The committee met twice in 2019 to review the budget.", "a", 0.6)])
+    name = "Who chaired the committee?"
+    verdict = "Did the committee meet in 2019?"
+    low = SETTINGS.tuned(decision={"min_opening_evidence": 2.0})
+    off = SETTINGS.tuned(decision={"min_opening_evidence": None})
+    weak = decide(name, AnswerKind.NAME, scores, [0], low, "", 1.5)
+    assert weak.status is AnswerStatus.NOT_STATED
+    assert "opening evidence 1.50, under 2.00" in weak.reason
+    assert decide(name, AnswerKind.NAME, scores, [0], low, "", 2.5).stated
+    assert decide(name, AnswerKind.NAME, scores, [0], off, "", 1.5).stated
+    assert decide(name, AnswerKind.NAME, scores, [0], low, "", None).stated
+    kept = decide(verdict, AnswerKind.OTHER, scores, [0], low, "", 1.5)
+    assert kept.stated
+    assert kept.verdict is Verdict.YES

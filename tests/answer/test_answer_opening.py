@@ -30,7 +30,7 @@ CHUNKS = _chunks(
         "BM25 with an inverted index processes 23.7 questions per second per CPU thread.",
     ],
 )
-# the hashing embedder's similarities are no measure of fit: the decision's fit bar (set on MiniLM) is off
+# the hashing embedder's similarities are no measure of fit: the decision's fit bar (set on MiniLM) is off here
 BASE = AnswerSettings().tuned(decision={"min_fit": 0.0})
 ZERO = {name: 0.0 for name in AnswerOpeningSettings.model_fields if name not in ("enabled", "ranks_rest")}
 
@@ -123,3 +123,13 @@ def test_places_left_are_filled_in_the_model_s_order_below_the_continue_ratio() 
     assert alone.startswith("BM25 with an inverted index") and "With the FAISS" not in alone
     assert filled.startswith("BM25 with an inverted index")
     assert filled.index("With the FAISS in-memory index") < filled.index("The dense retriever encodes")
+
+
+def test_the_writer_reads_how_strongly_the_evidence_offers_an_opening() -> None:
+    """The opening model's best score and the candidates' number reach the decision (``opening_evidence``): with
+    the bar out of reach the summary says the sources do not state it and quotes the closest evidence; without
+    it, the same evidence states it."""
+    out_of_reach = _summary(BASE.tuned(decision={"min_opening_evidence": 1000.0}))
+    assert out_of_reach.startswith("The sources do not state")
+    assert "995.0 questions per second" in out_of_reach
+    assert _summary(BASE.tuned(decision={"min_opening_evidence": None})).startswith("With the FAISS")

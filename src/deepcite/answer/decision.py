@@ -11,7 +11,9 @@ reads its opening sentence against the question:
   asked in a unit ("how long does it take", "how much did it cost": ``asked_units``) in that unit, and for a
   question that names a year ("Who ran IBM in 2010?") with ``decision.require_years_asked`` (off) a chosen sentence's
   passage names it, and for a question that names something ("… as a pet in Canada?") with
-  ``decision.require_names_asked`` the context mentions it (:func:`names_asked`);
+  ``decision.require_names_asked`` the context mentions it (:func:`names_asked`), and for a question that asks
+  no verdict the evidence offers an opening strongly enough (the opening model's best score and how many sentences
+  may open: ``decision.min_opening_evidence``, :func:`deepcite.answer.opening.opening_evidence`);
 - else *not stated*: the summary opens with :meth:`AnswerDecision.not_stated_line` and quotes the closest
   evidence after it, marked as such;
 - a yes/no question (also one comparing without offering a choice: "Is A better than B?") gets a verdict: "no" when the stating sentence is negated and the question is not (or the
@@ -252,9 +254,11 @@ def decide(
     chosen: Sequence[int],
     settings: AnswerSettings,
     evidence: str = "",
+    opening_evidence: float | None = None,
 ) -> AnswerDecision:
     """The decision for a summary that opens with ``chosen[0]`` (module docstring); ``evidence`` is the context's
-    text (passages, titles, file names), for the names the question asks about."""
+    text (passages, titles, file names), for the names the question asks about; ``opening_evidence`` how strongly
+    the evidence offers an opening (:func:`deepcite.answer.opening.opening_evidence`)."""
     if not chosen or scores.fit is None:
         return AnswerDecision(
             status=AnswerStatus.NOT_STATED,
@@ -265,7 +269,7 @@ def decide(
     fit = max(float(scores.fit[i, 0]) for i in chosen)  # a table row that leads fits less than its prose
     cue = float(scores.cue[first]) if scores.cue is not None else None
     sentence = scores.sentences[first]
-    missing = _missing(question, kind, scores, chosen, fit, settings, evidence.lower())
+    missing = _missing(question, kind, scores, chosen, fit, settings, evidence.lower(), opening_evidence)
     if missing is not None:
         return AnswerDecision(
             status=AnswerStatus.NOT_STATED, kind=kind, fit=round(fit, 3), cue=cue, reason=missing
@@ -291,11 +295,19 @@ def _missing(
     fit: float,
     settings: AnswerSettings,
     evidence: str,
+    opening_evidence: float | None,
 ) -> str | None:
     """Why the chosen sentences do not state the answer (module docstring), or None when they do."""
     d = settings.decision
     if fit < d.min_fit:
         return f"the closest sentence fits the question {fit:.2f}, under {d.min_fit:.2f}"
+    if (
+        d.min_opening_evidence is not None
+        and opening_evidence is not None
+        and opening_evidence < d.min_opening_evidence
+        and not asks_a_verdict(question, kind)
+    ):
+        return f"no sentence reads as its answer (opening evidence {opening_evidence:.2f}, under {d.min_opening_evidence:.2f})"
     if d.require_names_asked and evidence and (absent := _unmentioned(names_asked(question), evidence)):
         return f"no passage found mentions {', '.join(absent)}"
     texts = [scores.sentences[i].text for i in chosen]

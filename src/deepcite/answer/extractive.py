@@ -55,7 +55,7 @@ from deepcite.answer.context import ContextChunk, ResponseContext
 from deepcite.answer.contract import bounded_summary, word_count
 from deepcite.answer.decision import AnswerDecision, asks_a_verdict, decide, denial_first
 from deepcite.answer.generators import require_any, require_selected, section_titles, subquery_chunks
-from deepcite.answer.opening import best_opening, ranked_by_opening
+from deepcite.answer.opening import best_opening, opening_evidence, ranked_by_opening
 from deepcite.answer.question_fit import not_stated_note, with_cue, with_row
 from deepcite.answer.question_kind import (
     AnswerKind,
@@ -150,7 +150,8 @@ class ExtractiveGenerator:
             pieces = [denial_first(ctx.query, kind, scores, pieces[0], s.decision.denial_open_fit_ratio)]
         chosen = [i for piece in pieces for i in piece]
         evidence = " ".join(t for c in ctx.selected_chunks for t in (c.text, c.title, c.file or ""))
-        decision = decide(ctx.query, kind, scores, chosen, s, evidence)
+        offered = opening_evidence(scores, self._select.eligible(scores, 0), ctx.query, kind, s)
+        decision = decide(ctx.query, kind, scores, chosen, s, evidence, offered)
         if not s.decision.enabled:
             text = self._legacy_note(scores, pieces, kind) + " ".join(write(scores, p) for p in pieces)
         elif decision.stated:
@@ -390,7 +391,7 @@ class ExtractiveGenerator:
         pool = [i for i in self._select.eligible(summary_scores, 0) if i not in pieces[0]]
         here = {(x.cite, x.text): i for i, x in enumerate(scores.sentences) if i not in sections}
         kept: list[int] = []  # in the summary's scoring
-        for k in ranked_by_opening(summary_scores, pool, ctx.query, s.kinds.cue_min, s.opening):
+        for k in ranked_by_opening(summary_scores, pool, ctx.query, s):
             if len(kept) >= n:
                 break
             sentence = summary_scores.sentences[k]

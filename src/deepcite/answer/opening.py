@@ -21,7 +21,7 @@ from deepcite.answer.lead_guard import CAPITALISED, CODE, NO_VERB, QUESTION
 from deepcite.answer.question_kind import AnswerKind, phrase_overlaps
 from deepcite.answer.sentence_scores import SentenceScores
 from deepcite.answer.table_rows import caption_mismatch, is_row, row_coverage, row_fit
-from deepcite.config.answer import AnswerOpeningSettings, AnswerSettings
+from deepcite.config.answer import AnswerSettings
 
 
 def opening_candidates(
@@ -130,25 +130,21 @@ def opening_features(
 
 
 def opening_scores(
-    scores: SentenceScores,
-    candidates: Sequence[int],
-    question: str,
-    cue_min: float,
-    weights: AnswerOpeningSettings,
+    scores: SentenceScores, candidates: Sequence[int], question: str, settings: AnswerSettings
 ) -> np.ndarray:
     """Each candidate's opening score for the question (target 0), in the order of ``candidates``."""
-    vector = np.array([getattr(weights, name) for name in FEATURES])
-    return opening_features(scores, candidates, question, cue_min) @ vector
+    vector = np.array([getattr(settings.opening, name) for name in FEATURES])
+    return opening_features(scores, candidates, question, settings.kinds.cue_min) @ vector
 
 
 def ranked_by_opening(
-    scores: SentenceScores, pool: Sequence[int], question: str, cue_min: float, weights: AnswerOpeningSettings
+    scores: SentenceScores, pool: Sequence[int], question: str, settings: AnswerSettings
 ) -> list[int]:
     """``pool`` from the highest opening score down (the earlier on a tie): after the opening, the summary's
     further sentences in the order the same model says they state what was asked."""
     if not pool:
         return []
-    ranked = opening_scores(scores, pool, question, cue_min, weights)
+    ranked = opening_scores(scores, pool, question, settings)
     return [pool[k] for k in np.argsort(-ranked, kind="stable")]
 
 
@@ -159,5 +155,18 @@ def best_opening(
     candidates = opening_candidates(scores, eligible, question, kind, settings)
     if not candidates:
         return None
-    ranked = opening_scores(scores, candidates, question, settings.kinds.cue_min, settings.opening)
+    ranked = opening_scores(scores, candidates, question, settings)
     return candidates[int(np.argmax(ranked))]
+
+
+def opening_evidence(
+    scores: SentenceScores, eligible: Sequence[int], question: str, kind: AnswerKind, settings: AnswerSettings
+) -> float | None:
+    """How strongly the evidence offers a sentence that states what was asked: the opening model's best linear
+    score among the candidates plus ``decision.evidence_candidates_weight`` times log(1 + their number) (the
+    decision's ``decision.min_opening_evidence``); None when no sentence may open."""
+    candidates = opening_candidates(scores, eligible, question, kind, settings)
+    if not candidates:
+        return None
+    best = float(opening_scores(scores, candidates, question, settings).max())
+    return best + settings.decision.evidence_candidates_weight * float(np.log1p(len(candidates)))

@@ -102,7 +102,7 @@ class SentenceSelection:
         s = self._settings
         value = scores.value[:, 0]
         pool = [i for i in candidates if i != opening]
-        ranked = ranked_by_opening(scores, pool, question, s.kinds.cue_min, s.opening)
+        ranked = ranked_by_opening(scores, pool, question, s)
         floor = s.extractive.continue_ratio * value[opening]
         order = [i for i in ranked if value[i] >= floor]
         if fill:

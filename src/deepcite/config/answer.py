@@ -285,6 +285,15 @@ class AnswerDecisionSettings(Section):
     # the evidence states the answer when a chosen sentence's own fit to the question (lexical_weight *
     # lexical + (1 - lexical_weight) * cosine, without its study's share) reaches this …
     min_fit: float = Field(default=0.25, ge=0.0, le=1.0)
+    # … and, for a question that asks no verdict, the evidence offers an opening: the opening model's best score
+    # among the sentences that may open plus evidence_candidates_weight x log(1 + their number) reaches this
+    # (answer/opening.py, opening_evidence; None: not read). Off by default: the weight was fitted on the dev sets
+    # (unanswerable against answerable; left one set out AUC 0.70) and 2.56, the 0.04 quantile of their
+    # answerable questions, says "not stated" for 49 of their 132 unanswerable questions instead of 30 at 0.052
+    # false abstention instead of 0.027; on the held-out sets it caught 3 more of 69 unanswerable questions for
+    # 12 more of 583 answerable ones (docs/benchmarks/answer-decision.md, thirty-first session)
+    min_opening_evidence: float | None = None
+    evidence_candidates_weight: float = 1.248
     # … and, for a kind of question whose answer has a mark of its own (a number for an amount, a date for a
     # time), a sentence chosen bears that cue (kinds.cue_min)
     require_cue_for: frozenset[str] = frozenset({"amount", "time"})
