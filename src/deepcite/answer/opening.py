@@ -132,7 +132,20 @@ def opening_features(
 def opening_scores(
     scores: SentenceScores, candidates: Sequence[int], question: str, settings: AnswerSettings
 ) -> np.ndarray:
-    """Each candidate's opening score for the question (target 0), in the order of ``candidates``."""
+    """Each candidate's opening score for the question (target 0), in the order of ``candidates``: the linear
+    model's (``answer.opening``), and for its ``answer.reader.top_k`` best, the sentence reader's probability that
+    the sentence states the answer times ``answer.reader.weight`` (:mod:`deepcite.answer.reader`)."""
+    linear = _linear(scores, candidates, question, settings)
+    if scores.reading is not None and settings.reader.weight > 0 and len(linear):
+        top = np.argsort(-linear, kind="stable")[: settings.reader.top_k]
+        linear[top] += settings.reader.weight * scores.reading([candidates[k] for k in top])
+    return linear
+
+
+def _linear(
+    scores: SentenceScores, candidates: Sequence[int], question: str, settings: AnswerSettings
+) -> np.ndarray:
+    """The linear opening model's score of each candidate (``answer.opening``)."""
     vector = np.array([getattr(settings.opening, name) for name in FEATURES])
     return opening_features(scores, candidates, question, settings.kinds.cue_min) @ vector
 
@@ -168,5 +181,5 @@ def opening_evidence(
     candidates = opening_candidates(scores, eligible, question, kind, settings)
     if not candidates:
         return None
-    best = float(opening_scores(scores, candidates, question, settings).max())
+    best = float(_linear(scores, candidates, question, settings).max())
     return best + settings.decision.evidence_candidates_weight * float(np.log1p(len(candidates)))

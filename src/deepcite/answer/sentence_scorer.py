@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from cachetools import LRUCache
@@ -46,6 +46,7 @@ from deepcite.answer.findings import (
 )
 from deepcite.answer.lead_guard import lead_fault, never_quoted, without_list_number, without_print_lines
 from deepcite.answer.question_words import GREEK_NAMES
+from deepcite.answer.reader import SentenceReader
 from deepcite.answer.sentence_scores import (
     EvidenceSentence,
     SentenceScores,
@@ -100,6 +101,8 @@ class SentenceScorer:
         self._settings = settings
         self._cache: LRUCache[tuple[str, str], np.ndarray] = LRUCache(maxsize=settings.embedding_cache_size)
         self._cache_lock = threading.Lock()
+        self._reader: SentenceReader | None = None
+        self._reader_lock = threading.Lock()
 
     def score(
         self,
@@ -171,7 +174,31 @@ class SentenceScorer:
             1.0 - s.extractive.sentence_relevance_weight
         ) * boosted + s.extractive.sentence_relevance_weight * alone
         value = (1.0 - weight) * relevance + weight * finding
-        return SentenceScores(sentences, vectors, support, relevance, value, first, alone, fit=own)
+        reading = self._reading(targets[0], sentences)
+        return SentenceScores(
+            sentences, vectors, support, relevance, value, first, alone, fit=own, reading=reading
+        )
+
+    def _reading(
+        self, question: str, sentences: Sequence[EvidenceSentence]
+    ) -> Callable[[Sequence[int]], np.ndarray] | None:
+        """The sentence reader's scores for ``question`` by sentence index, read when asked; None when it is off."""
+        if not self._settings.reader.enabled:
+            return None
+        texts = [x.text for x in sentences]
+
+        def reading(indices: Sequence[int]) -> np.ndarray:
+            return self.reader().read(question, [texts[i] for i in indices])
+
+        return reading
+
+    def reader(self) -> SentenceReader:
+        """The sentence reader, loaded on first use (answer/reader.py)."""
+        with self._reader_lock:
+            if self._reader is None:
+                r = self._settings.reader
+                self._reader = SentenceReader(r.base_model, r.max_tokens, r.cache_size)
+            return self._reader
 
     def _study_support(
         self,

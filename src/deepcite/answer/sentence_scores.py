@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -75,6 +75,9 @@ class SentenceScores:
     # (sentences, targets): each sentence's own fit to each target, lexical and embedding, without its study's
     # share: what the answer's decision reads (answer/decision.py)
     fit: np.ndarray | None = None
+    # the sentence reader's probability that each sentence of the given indices states the answer to target 0
+    # (answer/reader.py); None when the reader is off
+    reading: Callable[[Sequence[int]], np.ndarray] | None = None
 
 
 # "it" that stands for nothing said before but for the clause after it: "It was the goal of this study to …",

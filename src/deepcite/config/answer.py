@@ -376,6 +376,22 @@ class AnswerOpeningSettings(Section):
     row_coverage: float = 4.626  # a table row's share of the question's terms, with its caption's
 
 
+class AnswerReaderSettings(Section):
+    """The sentence reader (answer/reader.py): a cross-encoder fine-tuned from MiniLM-L6 that reads the question
+    and a sentence together and scores whether the sentence states the answer. It re-reads the opening model's
+    ``top_k`` best candidates; its probability, times ``weight``, is added to their opening score. Trained on half
+    of the dev sets, its weight chosen on the other half (``benchmarks/sentence_reader.py``;
+    docs/benchmarks/answer-decision.md, thirty-first session)."""
+
+    enabled: bool = True
+    # the model whose word embeddings the reader keeps (its trained layers ship with deepcite)
+    base_model: str = "all-MiniLM-L6-v2"
+    top_k: int = Field(default=10, ge=1)  # the opening model's best candidates the reader re-reads
+    weight: float = Field(default=6.0, ge=0.0)  # its probability's weight in the opening score
+    max_tokens: int = Field(default=96, ge=16)  # question and sentence together, the sentence truncated
+    cache_size: int = Field(default=20_000, ge=1)  # (question, sentence) scores kept
+
+
 class AnswerSettings(Section):
     """The grounded answer stage, one section per concern."""
 
@@ -389,6 +405,7 @@ class AnswerSettings(Section):
     findings: FindingSettings = Field(default_factory=FindingSettings)
     decision: AnswerDecisionSettings = Field(default_factory=AnswerDecisionSettings)
     opening: AnswerOpeningSettings = Field(default_factory=AnswerOpeningSettings)
+    reader: AnswerReaderSettings = Field(default_factory=AnswerReaderSettings)
     embedding_cache_size: int = (
         20_000  # sentence vectors kept by the extractive writer and the citation check
     )
