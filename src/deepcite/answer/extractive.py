@@ -150,7 +150,11 @@ class ExtractiveGenerator:
             pieces = [denial_first(ctx.query, kind, scores, pieces[0], s.decision.denial_open_fit_ratio)]
         chosen = [i for piece in pieces for i in piece]
         evidence = " ".join(t for c in ctx.selected_chunks for t in (c.text, c.title, c.file or ""))
-        offered = opening_evidence(scores, self._select.eligible(scores, 0), ctx.query, kind, s)
+        offered = (  # read only when its bar is set: it scores the opening candidates again
+            opening_evidence(scores, self._select.eligible(scores, 0), ctx.query, kind, s)
+            if s.decision.min_opening_evidence is not None
+            else None
+        )
         decision = decide(ctx.query, kind, scores, chosen, s, evidence, offered)
         if not s.decision.enabled:
             text = self._legacy_note(scores, pieces, kind) + " ".join(write(scores, p) for p in pieces)
