@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import threading
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -53,7 +54,8 @@ def hop_lift(likelihoods: np.ndarray) -> np.ndarray:
 class LocalQuestionLikelihood:
     """The mean log-probability of a question's tokens after ``Passage: {title}\\n{text}\\nA question this passage
     answers:`` under SmolLM2-135M-Instruct, in-process. The passage's tokens are read once for all its questions
-    (the model keeps them cached). Not thread-safe: one scorer per agent, questions scored one at a time."""
+    (the model keeps them cached). One scorer serves the process (``Resources``); a lock keeps concurrent questions
+    from interleaving on the model's state."""
 
     def __init__(self, settings: EvidenceRankingSettings, n_ctx: int = 1024) -> None:
         os.environ.setdefault(
@@ -74,6 +76,7 @@ class LocalQuestionLikelihood:
             verbose=False,
         )
         self.chars = settings.hop_likelihood_passage_chars
+        self._lock = threading.Lock()
 
     def _likelihood(self, head: list[int], question: str) -> float:
         m = self.model
@@ -91,8 +94,9 @@ class LocalQuestionLikelihood:
     def score(self, passage: tuple[str, str], questions: Sequence[str]) -> list[float]:
         title, text = passage
         shown = f"Passage: {title}\n{text[: self.chars]}" if title else f"Passage: {text[: self.chars]}"
-        head = self.model.tokenize((shown + _ASK).encode(), add_bos=True, special=False)
-        return [self._likelihood(head, q) for q in questions]
+        with self._lock:
+            head = self.model.tokenize((shown + _ASK).encode(), add_bos=True, special=False)
+            return [self._likelihood(head, q) for q in questions]
 
 
 def question_likelihood_for(settings: EvidenceRankingSettings) -> LocalQuestionLikelihood | None:
