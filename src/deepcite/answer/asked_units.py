@@ -19,11 +19,11 @@ from deepcite.answer.question_words import (
     TEXT_LENGTH_UNITS,
 )
 
-# what an amount question measures, and the units that answer it (question_words); "how often do bonds pay
-# interest" asks a frequency, not money
 # a number in words, the longest first ("seventeen" before "seven"), and a number in figures or words
 _NUMBER_WORD = "|".join(sorted(NUMBER_WORDS, key=len, reverse=True))
 _A_NUMBER = rf"(?:\d[\d,.]*|\b(?:{_NUMBER_WORD})\b)"
+# what an amount question measures, and the units that answer it (question_words); "how often do bonds pay
+# interest" asks a frequency, not money
 _ASKS_FREQUENCY = re.compile(r"\bhow (?:often|frequently)\b|\bhow many times\b", re.I)
 _PERIOD = rf"(?:(?:other|few|\d+|{_NUMBER_WORD})\s+)?(?:{'|'.join(sorted(FREQUENCY_PERIODS))})s?\b"
 _FREQUENCY = re.compile(
