@@ -37,7 +37,6 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
 import numpy as np  # noqa: E402
 from order_replay import (  # noqa: E402
-    QueryLikelihood,
     Recorded,
     RecordedSet,
     load_qlik,
@@ -49,6 +48,7 @@ from order_replay import (  # noqa: E402
 from deepcite.app.resources import Resources  # noqa: E402
 from deepcite.config import EvidenceRankingSettings, Settings  # noqa: E402
 from deepcite.research.chain import SLOT, decompose, fill  # noqa: E402
+from deepcite.research.likelihood import LocalQuestionLikelihood  # noqa: E402
 
 MAX_HOPS = 4  # research.stopping's chains are at most four hops in the train and dev sets
 
@@ -103,11 +103,19 @@ def dense(sets: Sequence[RecordedSet], data_dir: str, out: str) -> None:
             print(f"dense {s.data}: {len(s.questions)} questions", flush=True)
 
 
-def lm(sets: Sequence[RecordedSet], top: int, out: str, threads: int) -> None:
-    """The LM forms of each question's first ``top`` passages in the recorded order, appended to ``out`` (each
-    hop's raw likelihoods cached there too, as form ``hop:<hop question>``)."""
+def lm(sets: Sequence[RecordedSet], top: int, out: str, threads: int, chars: int) -> None:
+    """The LM forms of each question's first ``top`` passages in the recorded order (each passage's first ``chars``
+    characters), appended to ``out`` (each hop's raw likelihoods cached there too, as form ``hop:<hop question>``).
+    The engine's own scorer (research/likelihood.py), so the figures are the engine's."""
     done = load_qlik(out)
-    model = QueryLikelihood(threads=threads)
+    model = LocalQuestionLikelihood(
+        EvidenceRankingSettings(
+            hop_likelihood_weight=1.0,
+            hop_likelihood_threads=threads,
+            hop_likelihood_passage_chars=chars,
+            hop_likelihood_max_hops=MAX_HOPS,
+        )
+    )
     began, count = time.time(), 0
     with open(out, "a", encoding="utf-8") as fh:
         for s in sets:
@@ -119,15 +127,17 @@ def lm(sets: Sequence[RecordedSet], top: int, out: str, threads: int) -> None:
                     continue  # no hops: the whole question's likelihood, order_replay.py's title form
                 asked = [*hops, q.question]  # the whole question last, to compare
                 per_hop = np.zeros((len(asked), len(ranked)))
-                # passage by passage, so the model reads each passage once for all its hop questions
+                # passage by passage: the model reads each passage once for all its hop questions
                 for j, c in enumerate(ranked):
-                    for h, hop in enumerate(asked):
-                        key = qlik_key(s.data, q.qid, c, "hop:" + hop)
-                        if key not in done:
-                            done[key] = model.form("title", hop, c)
-                            fh.write(json.dumps({"key": key, "score": done[key]}) + "\n")
-                            count += 1
-                        per_hop[h, j] = done[key]
+                    keys = [qlik_key(s.data, q.qid, c, "hop:" + hop) for hop in asked]
+                    if any(key not in done for key in keys):
+                        for key, value in zip(
+                            keys, model.score((c.chunk.title, c.chunk.text), asked), strict=True
+                        ):
+                            done[key] = value
+                            fh.write(json.dumps({"key": key, "score": value}) + "\n")
+                        count += 1
+                    per_hop[:, j] = [done[key] for key in keys]
                 z = _z(per_hop)
                 forms = {
                     "hoptitle": z[:-1].max(0),
@@ -143,7 +153,7 @@ def lm(sets: Sequence[RecordedSet], top: int, out: str, threads: int) -> None:
                             json.dumps({"key": qlik_key(s.data, q.qid, c, form), "score": float(v)}) + "\n"
                         )
                 fh.flush()
-            print(f"lm {s.data}: {count} scored, {time.time() - began:.0f} s", flush=True)
+            print(f"lm {s.data}: {count} passages scored, {time.time() - began:.0f} s", flush=True)
 
 
 def main() -> None:
@@ -159,6 +169,7 @@ def main() -> None:
     lik.add_argument("packs", nargs="+")
     lik.add_argument("--top", type=int, default=10)
     lik.add_argument("--threads", type=int, default=1)
+    lik.add_argument("--chars", type=int, default=1500, help="a passage's first characters the LM reads")
     lik.add_argument("--out", required=True)
     show = commands.add_parser("show", help="print each question's hop questions")
     show.add_argument("packs", nargs="+")
@@ -167,7 +178,7 @@ def main() -> None:
     if args.command == "dense":
         dense(sets, args.data_dir, args.out)
     elif args.command == "qlik":
-        lm(sets, args.top, args.out, args.threads)
+        lm(sets, args.top, args.out, args.threads, args.chars)
     else:
         for s in sets:
             for q in s.questions:

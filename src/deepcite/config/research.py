@@ -298,11 +298,15 @@ class EvidenceRankingSettings(Section):
     # whole question after them under a small local LM (UPR; SmolLM2-135M in-process, the `local-llm` extra, on
     # `hop_likelihood_threads` threads), each question's likelihoods z-scored over the passages; a passage's best,
     # z-scored again, x `hop_likelihood_weight` is added to its relevance (the passages below take the lowest).
-    # 0: off, the default: it needs the extra and costs the LM's reading of ten passages per composed question
-    # (seconds on a CPU). At 1.0, chosen in each of five folds of the train samples on recorded packs (issue 49,
-    # thirty-first session), held out recall@5 / @10 / all@10 +1.33 / +0.33 / +1 questions of 200; the evaluation
-    # profile `hop_likelihood` measures it (docs/benchmarks/multihop.md)
-    hop_likelihood_weight: float = Field(default=0.0, ge=0.0)
+    # `hop_likelihood`: "off" (the default) never scores; "on" scores and requires the `local-llm` extra (a
+    # ConfigError without it); "auto" scores where the extra is installed and goes without it where it is not (said
+    # once in the log). A question that does not decompose is never scored. Weight 1.0 chosen in each of five folds
+    # of the train samples on recorded packs (issue 49, thirty-first session). Off by default: on the same folds
+    # no other number of passages (5-8, 12, 15) nor a shorter reading (250 characters) gains, and it costs the LM's
+    # reading of ten passages per composed question, 7 s against 0.2 under load on two shared cores (thirty-second
+    # session). The evaluation profile `hop_likelihood` ("on") measures it (docs/benchmarks/multihop.md)
+    hop_likelihood: Literal["auto", "on", "off"] = "off"
+    hop_likelihood_weight: float = Field(default=1.0, ge=0.0)
     hop_likelihood_passages: int = Field(default=10, ge=1)
     hop_likelihood_max_hops: int = Field(default=4, ge=2)
     hop_likelihood_passage_chars: int = Field(default=1500, ge=1)

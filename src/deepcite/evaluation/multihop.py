@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import statistics
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -137,6 +138,7 @@ class RunScores:
         out["all_recall@10"] = round(sum(self.all_recall_10) / n, 4)
         out["hops_mean"] = round(sum(self.hops) / n, 3)
         out["seconds_per_question"] = round(sum(self.seconds) / n, 4)
+        out["seconds_median"] = round(statistics.median(self.seconds), 4) if self.seconds else 0.0
         out["questions"] = len(self.hops)
         if self.beam_read:
             out["beam_read"] = round(sum(self.beam_read) / len(self.beam_read), 4)

@@ -95,11 +95,12 @@ def hop_likelihood_lift(
     passages below take the lowest); None when it is off, no scorer was built, or the question does not decompose.
     The hops' slots hold the beam's answers (:func:`hop_answers`)."""
     ranking = adapters.settings.ranking
-    if not ranking.hop_likelihood_weight or adapters.likelihood is None:
+    if ranking.hop_likelihood == "off" or not ranking.hop_likelihood_weight:
         return None
     asked = hop_questions(state.plan.question, hop_answers(state), max_hops=ranking.hop_likelihood_max_hops)
     top = list(ranked[: ranking.hop_likelihood_passages])
-    if not asked or len(top) < 2:
+    # the scorer is asked for (and the LM loaded) only for a question that decomposes
+    if not asked or len(top) < 2 or adapters.likelihood is None:
         return None
     scores = np.array([adapters.likelihood.score((c.chunk.title, c.chunk.text), asked) for c in top]).T
     lifted = dict(zip((c.key for c in top), hop_lift(scores), strict=True))
