@@ -3,8 +3,8 @@ sentence states the answer.
 
 The writer's other signals compare the question and a sentence apart (shared words, MiniLM's cosine); a question in
 a reader's own words shares few words with the sentence that answers it. The reader is all-MiniLM-L6-v2 fine-tuned
-as a cross-encoder on half of the dev sets' opening candidates, labelled by whether each states the answer phrase
-(``benchmarks/sentence_reader.py``; docs/benchmarks/answer-decision.md, thirty-first session). Its word embeddings
+as a cross-encoder on the dev sets' opening candidates, labelled by whether each states the answer phrase
+(``benchmarks/sentence_reader.py``; docs/benchmarks/answer-decision.md, thirty-first and thirty-second sessions). Its word embeddings
 are MiniLM's own, loaded from the packaged embedding model; the layers it trained ship with deepcite
 (``data/reader/sentence_reader.safetensors``, half precision). It re-reads only the opening model's best candidates
 (``answer.reader``, :class:`~deepcite.config.answer.AnswerReaderSettings`).

@@ -379,9 +379,10 @@ class AnswerOpeningSettings(Section):
 class AnswerReaderSettings(Section):
     """The sentence reader (answer/reader.py): a cross-encoder fine-tuned from MiniLM-L6 that reads the question
     and a sentence together and scores whether the sentence states the answer. It re-reads the opening model's
-    ``top_k`` best candidates; its probability, times ``weight``, is added to their opening score. Trained on half
-    of the dev sets, its weight chosen on the other half (``benchmarks/sentence_reader.py``;
-    docs/benchmarks/answer-decision.md, thirty-first session)."""
+    ``top_k`` best candidates; its probability, times ``weight``, is added to their opening score. Its recipe and
+    weight were chosen training on half of the dev sets and measuring on the other half (thirty-first session); the
+    shipped layers are that recipe trained on all of them (``benchmarks/sentence_reader.py``;
+    docs/benchmarks/answer-decision.md, thirty-second session)."""
 
     enabled: bool = True
     # the model whose word embeddings the reader keeps (its trained layers ship with deepcite)
