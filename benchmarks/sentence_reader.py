@@ -61,8 +61,9 @@ TOP_K = Settings().answer.reader.top_k  # the opening model's best candidates th
 
 def candidates(args: argparse.Namespace) -> None:
     """Each question's opening candidates: texts, labels and the opening model's score (the reader off)."""
-    settings = Settings().tuned(answer={"reader": {"enabled": False}})  # the opening model's own scores
-    writer = ExtractiveGenerator(build_embedder(settings), settings.answer)
+    settings = Settings()
+    answer = settings.answer.tuned(reader={"enabled": False})  # the opening model's own scores
+    writer = ExtractiveGenerator(build_embedder(settings), answer)
     rows = []
     for spec in args.set:
         name, questions, data_dir = spec.split(":")
@@ -71,7 +72,7 @@ def candidates(args: argparse.Namespace) -> None:
         for q, ctx in zip(checks, contexts, strict=True):
             if not ctx.selected_chunks:
                 continue
-            scores, cands = summary_candidates(writer, ctx, settings.answer)
+            scores, cands = summary_candidates(writer, ctx, answer)
             if not cands:
                 continue
             texts = [scores.sentences[i].text for i in cands]
@@ -85,7 +86,7 @@ def candidates(args: argparse.Namespace) -> None:
                     "labels": np.array(
                         [q.answer is not None and states_answer(t, q.answer, table=q.in_table) for t in texts]
                     ),
-                    "linear": opening_scores(scores, cands, ctx.query, settings.answer),
+                    "linear": opening_scores(scores, cands, ctx.query, answer),
                 }
             )
         print(name, len(rows), flush=True)
