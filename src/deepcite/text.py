@@ -100,10 +100,16 @@ _LIST_ITEM = re.compile(r"^(?:\(?(?:\d{1,2}|[a-z]|[ivx]{1,4})\)|\d{1,2}\.)\s")
 _SPLIT_CACHE_SIZE = 16_384  # distinct texts whose sentences are kept (chunks are split again at answer time)
 # a list's bullet as extracted text writes it: the bullet characters, their symbol-font twins in Unicode's
 # private use area (Wingdings/Symbol: ▪ , • , ● , ■ , ➢ , ✓ , ❖ , ☐ ), and the "o" a word
-# processor sets before a second-level item; an item starts after it with a letter or a quotation mark
-_BULLET_GLYPHS = "•●▪◦■❖➢‣⁃▸►\uf0a7\uf0b7\uf06c\uf06e\uf0d8\uf0fc\uf076\uf0f0"
+# processor sets before a second-level item, and a checklist's boxes and the outline shapes a document editor
+# sets before its second and third levels (Google Docs: ●, ○, ■; □ before a checklist's item); an item starts
+# after it with a letter or a quotation mark
+_BULLET_GLYPHS = "•●▪◦■❖➢‣⁃▸►□☐❑❒◻○◆➤\uf0a7\uf0b7\uf06c\uf06e\uf0d8\uf0fc\uf076\uf0f0"
 _BULLET = re.compile(rf"(?:(?<!\S)[{_BULLET_GLYPHS}]|(?<!\S)o(?=\s+[A-Z]))\s+(?=[A-Za-z\"“‘(])")
 _WORD = re.compile(r"\w")
+# the most words of a lead-in that keeps a list's first item with it (a label, "Key questions", "Checklist"): a
+# longer run before a list's first glyph bullet is a line of its own (a page's running head, a closing
+# parenthesis), not the item's lead-in
+_LEAD_IN_MAX_WORDS = 4
 # a symbol-font glyph or a bullet opening a sentence is no word of it (an arrow "" before "may start …")
 _LEADING_GLYPHS = re.compile(rf"^(?:[{_BULLET_GLYPHS}\uf000-\uf0ff]\s+|o\s+(?=[A-Z]))+")
 
@@ -206,9 +212,10 @@ def list_items(sentence: str) -> list[tuple[int, int]]:
     """Where the list items a bulleted run holds lie in ``sentence`` (one ``(start, end)`` for a sentence
     without bullets): extracted text runs a list's items into one line ("… worthwhile!  Ideally the firm
     will …  Encourage …"), which the sentence splitter reads as one sentence. Each item starts after its
-    bullet; the first item stays with a lead-in that ends no sentence ("Important points: o Include …", a grid's
-    row label before its first item), so no item is a colon-ended fragment or a label without its item. Empty
-    when the sentence is only bullets."""
+    bullet; the first item stays with a lead-in that ends no sentence (:func:`_leads_in`: "Important points: o
+    Include …", a grid's row label before its first item), so no item is a colon-ended fragment or a label
+    without its item, while a longer line before the list (a page's running head, "… doomed to fail) ● When …")
+    is a unit of its own. Empty when the sentence is only bullets."""
     start = _LEADING_GLYPHS.match(sentence)
     cursor = start.end() if start else 0
     items: list[tuple[int, int]] = []
@@ -216,7 +223,12 @@ def list_items(sentence: str) -> list[tuple[int, int]]:
     for bullet in _BULLET.finditer(sentence, cursor):
         before = sentence[cursor : bullet.start()].rstrip()
         opens_list, listed = not listed, True
-        if opens_list and _WORD.search(before) and not SENTENCE_END.search(before):
+        if (
+            opens_list
+            and _WORD.search(before)
+            and not SENTENCE_END.search(before)
+            and _leads_in(before, bullet)
+        ):
             continue  # the lead-in of the list ("Important points:", a grid's row label) keeps its first item
         if _WORD.search(before):
             items.append((cursor, cursor + len(before)))
@@ -225,6 +237,17 @@ def list_items(sentence: str) -> list[tuple[int, int]]:
     if _WORD.search(sentence, cursor, end):
         items.append((cursor, end))
     return items
+
+
+def _leads_in(before: str, bullet: re.Match[str]) -> bool:
+    """Whether ``before``, the text ahead of a list's first bullet, is the list's lead-in: a line ending in a
+    colon, a label of a few words, or anything before a word processor's "o" (which a glyph does not mark as a
+    bullet for sure: "The value o Fahrenheit was low.")."""
+    return (
+        before.endswith(":")
+        or len(before.split()) <= _LEAD_IN_MAX_WORDS
+        or not bullet.group().startswith(tuple(_BULLET_GLYPHS))
+    )
 
 
 def _continues(previous: str, piece: str) -> bool:

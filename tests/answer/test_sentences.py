@@ -146,6 +146,31 @@ def test_a_bulleted_run_is_cut_into_its_items() -> None:
     assert list_items("● ●") == []
 
 
+def test_a_checklist_and_an_outline_are_cut_into_their_items() -> None:
+    """A document editor's checklist boxes and second-level circles are bullets too, and a line of more than a
+    few words before a list's first bullet (a page's running head, a closing parenthesis) is a unit of its own,
+    not the first item's lead-in."""
+    page = (
+        "De-risking custom technology projects 16 Checklist □ The budget does not mandate custom software □ "
+        "Vendors’ claims are independently investigated ○ by talking to other states"
+    )
+    assert split_sentences(page) == [
+        "De-risking custom technology projects 16 Checklist",
+        "The budget does not mandate custom software",
+        "Vendors’ claims are independently investigated",
+        "by talking to other states",
+    ]
+    aside = "(If the answer is none, then this project is doomed to fail) ● When this spending is matched"
+    assert split_sentences(aside) == [
+        "(If the answer is none, then this project is doomed to fail)",
+        "When this spending is matched",
+    ]
+    assert split_sentences("Key questions □ Who owns the code?") == ["Key questions □ Who owns the code?"]
+    assert split_sentences("The temperature recorded in the value o Fahrenheit was low.") == [
+        "The temperature recorded in the value o Fahrenheit was low."
+    ]
+
+
 def test_a_run_of_label_value_pairs_is_quoted_by_its_pairs() -> None:
     """A report's lines under a plot come out as one "sentence"; each pair is a unit of its own, a value of one
     word stays its label's, and a pair of fewer than three terms stays with the next."""

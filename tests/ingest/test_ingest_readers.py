@@ -14,6 +14,8 @@ from deepcite.config import ChunkerSettings, IngestSettings
 from deepcite.ingest.chunker import chunk_document
 from deepcite.ingest.isolate import read_file_isolated
 from deepcite.ingest.readers import ReadResult, SkipReason, detect_kind, read_file
+from deepcite.ingest.readers.pdf_layout import Line
+from deepcite.ingest.readers.pdf_text import drop_running_lines
 from deepcite.text import split_sentences
 
 DOCS = Path(__file__).resolve().parent.parent / "fixtures" / "docs"
@@ -78,6 +80,41 @@ def test_running_headers_and_page_numbers_are_dropped_references_labelled() -> N
     assert len(pages) == 15
     # no page ends on its own page number
     assert not any(" ".join(texts).rstrip().endswith(f" {n}") for n, texts in pages.items())
+
+
+def test_running_lines_in_their_variants_and_above_the_margin_band_are_dropped() -> None:
+    """A datasheet's header comes in three variants (the link before, after or without it) and none alone is on
+    enough pages; a word processor's footer (title and page number) sits above the margin band, and a table
+    page reads it mid-page. Each word of the header is in the band on every page, and the footer's words end
+    every page: both go, with the lone page numbers at the pages' foot; body lines stay, one at a page's edge
+    too, and a line every page repeats away from its edges."""
+    headers = [
+        "SNAS433D - REVISED MAY 2013 www.ti.com",
+        "www.ti.com SNAS433D - REVISED MAY 2013",
+        "SNAS433D - REVISED MAY 2013",
+    ]
+    topics = ["fan speed", "thermal diode", "fault queue", "lookup table", "tachometer", "register map"]
+    pages = []
+    for n, topic in enumerate(topics, start=1):
+        pages.append(
+            [
+                Line(headers[n % 3], 735.0, 5.0, True),
+                Line(f"This page is about the {topic}.", 600.0, 9.0, False),
+                Line("The same closing remark ends every page.", 120.0, 9.0, False),
+                Line("De-risking custom technology projects", 89.0, 7.0, False),
+                Line(str(n + 10), 89.0, 7.0, False),
+            ]
+        )
+    kept = drop_running_lines(pages, IngestSettings())
+    assert [line.text for line in kept[0]] == [
+        "This page is about the fan speed.",
+        "The same closing remark ends every page.",
+    ]
+    assert all(len(page) == 2 for page in kept)
+    real = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "real_docs" / "files" / "fr_olap.pdf"
+    if real.exists():  # odd and even pages' heads: the title and the authors, alternating
+        (doc,) = read(real).documents
+        assert "J. Aligon et al." not in doc.document.text
 
 
 def test_encrypted_and_corrupt_pdfs_are_skipped_with_their_reason() -> None:

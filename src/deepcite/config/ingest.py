@@ -45,10 +45,14 @@ class IngestSettings(Section):
     # a page is scanned when one image covers this share of it (its text layer, if any, is an OCR layer)
     scanned_image_coverage: float = 0.8
     scanned_min_chars: int = 20  # a page with fewer extracted characters and an image counts as scanned
-    # running headers/footers: lines in this top/bottom share of the page height that repeat (digits
-    # ignored) on at least this share of pages, and lone page numbers there, are dropped
+    # running headers/footers (:func:`deepcite.ingest.readers.pdf_text.drop_running_lines`): a line in this
+    # top/bottom share of the page height whose every word (digits ignored) is in that band on at least this
+    # share of pages, a line among a page's first or last ``running_edge_lines`` lines whose words repeat there
+    # on that share of pages (a footer set above the band: a word processor's 1-inch margin), and lone page
+    # numbers in the band, are dropped
     margin_share: float = 0.08
     repeated_line_share: float = 0.4
+    running_edge_lines: int = Field(2, ge=0)
     # two PDF text segments of a line that meet between letters or digits are two words when the gap between
     # them is wider than the line's letter spacing (:func:`deepcite.ingest.readers.pdf_layout.letter_spacing`)
     # by more than this share of their font size: a letter-spaced heading set a letter at a time ("Backgrou

@@ -64,23 +64,49 @@ _WORDISH = re.compile(r"[^\W\d_]{3,}")
 
 
 def drop_running_lines(pages: list[list[Line]], settings: IngestSettings) -> list[list[Line]]:
-    """Pages without their running headers, footers and page numbers."""
+    """Pages without their running headers, footers and page numbers. A running line comes in variants from
+    page to page ("SNAS433D – REVISED MAY 2013 www.ti.com", "www.ti.com SNAS433D – REVISED MAY 2013", the
+    same without the link), so a line in the margin band is one when each of its words is in the band on
+    enough pages; a page's first or last lines above the band (a footer set at a word processor's 1-inch
+    margin) are one when the same words, digits aside, end or start enough pages, and so is a lone page number
+    there when enough pages end or start with one."""
+    edges = [_edge_lines(page, settings.running_edge_lines) for page in pages]
+    in_band = Counter(w for page in pages for w in set().union(*(_words(ln) for ln in page if ln.in_margin)))
+    at_edge = Counter(k for lines in edges for k in {_words(ln) for ln in lines})
+    enough = settings.repeated_line_share * len(pages)
 
-    def key(line: Line) -> str:
-        return re.sub(r"\d+", "#", line.text.lower())
+    def running(line: Line, edge: set[int]) -> bool:
+        words = _words(line)
+        if len(pages) <= 2:
+            return False
+        if line.in_margin and words and all(in_band[w] >= enough for w in words):
+            return True
+        lone_number = not words and _PAGE_NUMBER.match(line.text) is not None
+        return id(line) in edge and at_edge[words] >= enough and (bool(words) or lone_number)
 
-    seen = Counter(k for page in pages for k in {key(line) for line in page if line.in_margin})
-    repeated = {
-        k for k, n in seen.items() if len(pages) > 2 and n >= settings.repeated_line_share * len(pages)
-    }
-    return [
-        [
-            line
-            for line in page
-            if not (line.in_margin and (key(line) in repeated or _PAGE_NUMBER.match(line.text)))
-        ]
-        for page in pages
-    ]
+    kept: list[list[Line]] = []
+    for page, lines in zip(pages, edges, strict=True):
+        edge = {id(line) for line in lines}
+        kept.append(
+            [
+                line
+                for line in page
+                if not (running(line, edge) or (line.in_margin and _PAGE_NUMBER.match(line.text)))
+            ]
+        )
+    return kept
+
+
+def _words(line: Line) -> frozenset[str]:
+    """A line's words, lower-cased, digits read as "#" and a number alone left out (a page number)."""
+    return frozenset(w for w in re.sub(r"\d+", "#", line.text.lower()).split() if w != "#")
+
+
+def _edge_lines(page: list[Line], count: int) -> list[Line]:
+    """A page's ``count`` highest and ``count`` lowest lines of text (a table's or a figure's are none), by
+    position: a page of table cells reads its footer's title and page number in the middle of its lines."""
+    text = sorted((line for line in page if not (line.table or line.figure)), key=lambda line: line.top)
+    return text[:count] + text[max(count, len(text) - count) :]
 
 
 def page_blocks(pages: list[list[Line]]) -> list[Block]:
