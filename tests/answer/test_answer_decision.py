@@ -63,6 +63,19 @@ def test_negation_counts_denials() -> None:
         " still in progress."
     )
     assert not negated("The trial enrolled adults, and they were followed for a year.")
+    # a state switched off denies that it is on
+    assert negated("Note the TACH input is disabled upon power-up.")
+    assert negated("The Fault Queue defaults to OFF upon power-up.")
+    assert negated("TruTherm beta compensation technology is turned off.")
+    assert not negated("A commercial off-the-shelf product is a trade-off.")
+    assert negated("Interrupts are disabled by default.")
+    assert not negated(
+        "It could reduce the entropy of a generator or disable memory writes."
+    )  # a possibility
+    # asked of a switch that turns something off, it affirms: both deny alike
+    assert negated("Does setting the bit disable the alarm?") == negated(
+        "Setting the bit disables the alarm."
+    )
 
 
 def test_a_predicate_only_restricts_denies_what_else_is_asked() -> None:
@@ -78,6 +91,11 @@ def test_a_predicate_only_restricts_denies_what_else_is_asked() -> None:
         "Repositories are only just starting to deal with it.", "Do repositories deal with it?"
     )
     assert not negated(sentence)  # a question's own "only" is not a denial
+    # "only" ending its clause, and a predicate held exclusively or solely, restrict too (blind19's dev verdicts)
+    ions = "Multi-lap measurement can be done for reference side ions only."
+    assert negated(ions, "Can multi-lap measurement be done for the analyte ions as well?")
+    assert negated("It operates exclusively under Linux environments.", "Can it run directly on Windows?")
+    assert not negated("The event is Invite Only.", "Is there an event?")
 
 
 def test_removal_exemption_and_zero_deny() -> None:
@@ -139,6 +157,21 @@ def test_a_relative_clause_before_the_main_verb_does_not_end_the_main_clause() -
         "The precise mechanisms by which BPA might be affecting semen quality are not yet understood."
     )
     assert not negated("The operator, who had not seen the site, says the damage is new.")
+
+
+def test_a_label_a_contrast_and_a_preference_are_read_as_the_question_asks() -> None:
+    """A "Note:" label is not the main clause, the side of a ", while" contrast the question is about is read, and
+    "Y rather than X" denies X (blind19's dev verdicts read "Yes" from each)."""
+    note = (
+        "Note: graphics power monitoring/control is only available on client parts, while the DRAM power"
+        " monitoring/control is only available on server parts."
+    )
+    assert negated(note, "Can the power governor monitor DRAM power on a client (desktop) processor?")
+    assert negated("Note: the port is not shared.", "Is the port shared?")
+    rfp = "The RFP should use a Statement of Objectives rather than a Statement of Work."
+    assert negated(rfp, "Should an agile RFP describe the work with a statement of work?")
+    assert not negated(rfp, "Should the RFP use a statement of objectives?")
+    assert not negated(rfp)
 
 
 def test_not_x_but_y_affirms_y() -> None:

@@ -57,6 +57,12 @@ _NEGATION = re.compile(
     r"exclud(?:e|es|ed|ing)|lacks?|lacked|prohibit(?:s|ed)?|forbid(?:s|den)?|illegal|impossible|"
     r"refus(?:e|es|ed)|reject(?:s|ed)?|den(?:ies|ied)|remov(?:e|es|ed|al)|exempt(?:s|ed)?|avoid(?:s|ed)?|"
     r"(?:is|are|was|were)\s+missing|absent|zero|"
+    # a state switched off ("the TACH input is disabled upon power-up", "defaults to OFF", "is turned off"), not
+    # an action that could switch something off ("could … disable memory writes"), "off-the-shelf", "a trade-off"
+    # nor "cut off from"
+    r"(?:is|are|was|were|be|been|remains?|stays?|gets?)\s+(?:[a-z]+ly\s+)?(?:disabled|deactivated)|"
+    r"(?:disabled|deactivated)\s+by\s+default|"
+    r"(?:is|are|was|were|be|been|turned|switched|set|defaults?\s+to|remains?|stays?)\s+off(?![\w-])|"
     # a predicate its prefix denies ("is unsupported", "seems unnecessary", "start unchecked"), not an attribute
     # ("an undisclosed sum") nor "uniform", "under", "until"; "remains unknown" or "unclear" says the answer is not
     # known, not "no"
@@ -95,13 +101,24 @@ _LEAD_END = re.compile(r",|\bthen\b", re.I)
 # nor "the only known population" or "Invite Only", which restrict no predicate
 _RESTRICTED = re.compile(
     r"\b(?:can|could|may|might|must|will|would|shall|should|is|are|was|were|be|been|has|have|had|do|does|did)\s+"
-    r"only\b(?!\s+just)",
+    r"only\b(?!\s+just)"
+    # … or ends its clause ("can be done for reference side ions only", not "Invite Only"), or a predicate held
+    # exclusively ("operates exclusively under Linux")
+    r"|(?<=[a-z])\s+(?-i:only)(?=\s*(?:[.!,;)]|$))|\b(?:exclusively|solely)\b",
     re.I,
 )
 # a question that restricts itself ("Is it assessed only / entirely by coursework?") is answered yes by one
 _RESTRICTING = re.compile(r"\b(?:only|solely|merely|exclusively|entirely|just|purely)\b", re.I)
 # a contrast in a main clause: "not X but (instead|rather) Y"
 _NOT_BUT = re.compile(r"\bnot\s+(?P<denied>[^,;]+?)\s+but\s+(?:instead\s+|rather\s+)?(?P<said>[^,;]+)", re.I)
+# a preference "Y rather than X" / "Y instead of X": X is denied, as far as its words reach (to a comma, a dash or
+# a sentence's end)
+_RATHER_THAN = re.compile(r"\s+(?:rather\s+than|instead\s+of)\s+(?P<denied>[^,;:.!?\u2014\u2013()]+)", re.I)
+# a label before a colon opening a sentence ("Note:", "Important note:") is no main clause of it
+_LABEL = re.compile(r"^\s*(?:\w+\s+)?\w+:\s+")
+# the parts of a sentence read apart: between semicolons, and a contrast's two sides ("graphics … is only available
+# on client parts, while the DRAM … is only available on server parts")
+_PARTS = re.compile(r";|,\s+(?:while|whereas)\s+", re.I)
 
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 # a word of a question; a name is one capitalised or holding a digit, after the question's first word
@@ -176,27 +193,44 @@ def negated(text: str, about: str = "") -> bool:
     permission" denies, though it holds two. A contrast "not X but Y" affirms Y: it denies nothing of a question
     ``about`` Y ("Was he treated leniently?" over "his command did not pursue a punitive discharge but opted
     instead for the more lenient administrative discharge"), and denies X as before. Of a sentence in parts
-    between semicolons, the part the question is about is read (:func:`_asked_part`). A clause without a negation
-    whose predicate "only" restricts ("Tasks with different object-ids can only communicate through arguments")
-    denies a question ``about`` anything else ("Can tasks with different object ids share data directly?"), unless
-    the question restricts too ("… entirely by coursework?")."""
+    between semicolons or either side of a contrast, the part the question is about is read (:func:`_asked_part`);
+    a label before a colon ("Note:") is not its main clause. A preference "Y rather than X" denies a question about
+    X (:func:`_prefers_other`). A clause without a negation whose predicate "only" restricts ("Tasks with different
+    object-ids can only communicate through arguments", "… for reference side ions only", "operates exclusively
+    under Linux") denies a question ``about`` anything else ("Can tasks with different object ids share data
+    directly?"), unless the question restricts too ("… entirely by coursework?")."""
     clause = main_clause(_asked_part(text, about)).replace("\u2019", "'")
     contrast = _NOT_BUT.search(clause)
-    if contrast and about:
-        asked = set(tokenize(about))
-        if len(asked & set(tokenize(contrast["said"]))) > len(asked & set(tokenize(contrast["denied"]))):
-            clause = clause[: contrast.start()] + clause[contrast.start("denied") :]
-    if len(_NEGATION.findall(clause)) % 2 == 1:
+    asked = set(tokenize(about))
+    if (
+        contrast
+        and about
+        and len(asked & set(tokenize(contrast["said"]))) > len(asked & set(tokenize(contrast["denied"])))
+    ):
+        clause = clause[: contrast.start()] + clause[contrast.start("denied") :]
+    if (len(_NEGATION.findall(clause)) + _prefers_other(clause, asked)) % 2 == 1:
         return True
     return bool(about) and _RESTRICTED.search(clause) is not None and _RESTRICTING.search(about) is None
 
 
+def _prefers_other(clause: str, asked: set[str]) -> bool:
+    """Whether ``clause`` prefers something to what the question (its words ``asked``) is about: "The RFP should
+    use a Statement of Objectives rather than a Statement of Work" denies "… describe the work with a statement of
+    work?", the words after "rather than" sharing more with the question than as many words before it do."""
+    preference = _RATHER_THAN.search(clause)
+    if not asked or preference is None:
+        return False
+    denied = preference["denied"].split()
+    preferred = " ".join(clause[: preference.start()].split()[-len(denied) :])
+    return len(asked & set(tokenize(preference["denied"]))) > len(asked & set(tokenize(preferred)))
+
+
 def _asked_part(text: str, about: str) -> str:
-    """Of ``text``'s parts between semicolons, the one sharing most words with the question ``about`` (the first on
-    ties; ``text`` itself without a question): "Milestones are due Friday of the milestone week; no late
-    milestones" answers "Are late project milestones accepted?" in its second part, which its main clause
-    left out."""
-    parts = text.split(";")
+    """Of ``text``'s parts between semicolons or either side of a contrast (", while", ", whereas"), the one sharing
+    most words with the question ``about`` (the first on ties; ``text`` itself without a question): "Milestones are
+    due Friday of the milestone week; no late milestones" answers "Are late project milestones accepted?" in its
+    second part, which its main clause left out."""
+    parts = _PARTS.split(text)
     if not about or len(parts) < 2:
         return text
     asked = set(tokenize(about))
@@ -207,7 +241,7 @@ def main_clause(text: str) -> str:
     """``text`` without a leading subordinate clause ("When comparing them, …", "If you have three … then you
     can …"), a parenthesis, a relative clause between commas, and what follows a reason, a concession, a condition
     or a relative clause after its main clause (not one after a preposition: "the mechanisms by which …")."""
-    text = _ASIDE.sub(" ", _PARENTHESIS.sub(" ", text))
+    text = _ASIDE.sub(" ", _PARENTHESIS.sub(" ", _LABEL.sub("", text)))
     if _SUBORDINATE_START.match(text) and (lead := _LEAD_END.search(text)):
         text = text[lead.end() :]
     for end in _SUBORDINATE.finditer(text):
