@@ -116,6 +116,29 @@ def test_the_writer_quotes_a_sentence_of_a_long_quotation_not_the_whole() -> Non
     assert len(whole.sentences([chunk], False)) == 1
 
 
+def test_a_lead_in_ending_in_a_colon_runs_on_into_the_sentence_after_it() -> None:
+    """ "… started by running the command:" says what follows: quoted with the command after it (blind19's dev
+    summaries opened with the lead-in alone), within ``lead_in_run_on_words``; a longer run stays apart."""
+    text = "The backend server can be started by running the command:\nfastapi run apiserver.py\nIt listens on 80."
+    chunk = ContextChunk(
+        id=1,
+        chunk_id="c1",
+        doc_id="m.md",
+        file="m.md",
+        title="",
+        text=text,
+        score=1.0,
+        sentence_spans=[(text.index(x), text.index(x) + len(x)) for x in text.split("\n")],
+    )
+    assert chunk.answer_sentences(40)[0] == text[: text.index("\nIt")]
+    assert chunk.answer_sentences(40)[1:] == ["fastapi run apiserver.py", "It listens on 80."]
+    assert chunk.answer_sentences()[0] == "The backend server can be started by running the command:"
+    assert chunk.answer_sentences(5)[0] == "The backend server can be started by running the command:"
+    settings = AnswerSettings()
+    quoted = [x.text for x in SentenceScorer(HashingEmbedder(), settings).sentences([chunk], False)]
+    assert quoted[0] == text[: text.index("\nIt")]
+
+
 def test_a_bulleted_run_is_cut_into_its_items() -> None:
     """Extracted text runs a list's items into one line, with the bullet a glyph of its own (a symbol font's
     private-use character, "•", or a word processor's "o" before a second-level item): each item is a sentence,

@@ -116,10 +116,13 @@ class SentenceSelection:
         return chosen
 
     def redundant(self, scores: SentenceScores, i: int, chosen: Sequence[int]) -> bool:
-        """Whether sentence ``i`` repeats one of ``chosen`` (cosine ``redundancy_threshold``) without stating a
-        new figure asked for (:meth:`new_figure`)."""
+        """Whether sentence ``i`` repeats one of ``chosen`` (cosine ``redundancy_threshold``, or the one holds the
+        other: a lead-in run on into the sentence after it, :meth:`~deepcite.models.Chunk.answer_sentences`)
+        without stating a new figure asked for (:meth:`new_figure`)."""
         threshold = self._settings.extractive.redundancy_threshold
-        repeats = any(float(scores.vectors[i] @ scores.vectors[k]) >= threshold for k in chosen)
+        repeats = any(
+            float(scores.vectors[i] @ scores.vectors[k]) >= threshold or _holds(scores, i, k) for k in chosen
+        )
         return repeats and not self.new_figure(scores, i, chosen)
 
     @staticmethod
@@ -158,3 +161,9 @@ class SentenceSelection:
         """``pool`` from the most valuable sentence for ``target`` down (the earlier passage and place on a tie)."""
         value, sentences = scores.value[:, target], scores.sentences
         return sorted(pool, key=lambda i: (-value[i], sentences[i].cite, sentences[i].position))
+
+
+def _holds(scores: SentenceScores, i: int, k: int) -> bool:
+    """Whether sentences ``i`` and ``k`` quote one passage and one's text holds the other's."""
+    a, b = scores.sentences[i], scores.sentences[k]
+    return a.cite == b.cite and (a.text.strip() in b.text or b.text.strip() in a.text)

@@ -288,7 +288,8 @@ class SentenceScorer:
         return out
 
     def _units(self, chunk: ContextChunk) -> list[tuple[str, str]]:
-        """The chunk's answer sentences, each with the question it answers (:func:`asked_before`); a long one
+        """The chunk's answer sentences (a lead-in ending in a colon run on into the sentence after it:
+        ``lead_in_run_on_words``), each with the question it answers (:func:`asked_before`); a long one
         that holds quotation marks (``quotation_split_words``) cut into the sentences inside them, one that runs
         label–value pairs together (``label_split_min_labels``) into its pairs."""
         longest = self._settings.extractive.quotation_split_words
@@ -296,7 +297,7 @@ class SentenceScorer:
         return [
             (pair, asked)
             for raw, asked in zip(
-                chunk.answer_sentences(),
+                chunk.answer_sentences(self._settings.extractive.lead_in_run_on_words),
                 asked_before(chunk, self._settings.extractive.asked_reach),
                 strict=True,
             )

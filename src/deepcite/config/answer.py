@@ -219,6 +219,9 @@ class ExtractiveSettings(Section):
     # a "sentence" that runs this many "Label: value" pairs together (a report's "Skewed: right Outliers: None Gap:
     # None") is quoted by its pairs (text.labelled_parts; 0 turns it off)
     label_split_min_labels: int = Field(default=3, ge=0)
+    # a sentence ending in a colon ("… started by running the command:") is quoted with the sentence after it (the
+    # command, a list's first item) when the two hold at most this many words (Chunk.answer_sentences; 0 never)
+    lead_in_run_on_words: int = Field(default=40, ge=0)
     # per answer part, most lexically similar first; 0 embeds all. 0 since the twentieth session: a reader's words
     # share few terms with the sentence that answers, which then went unembedded (dev: 5 more summaries state
     # the answer over 9 sets; the writer's time 1.7x, docs/benchmarks/answer-decision.md)

@@ -100,13 +100,29 @@ class Chunk(SourceFields):
         """The chunk's sentences, as :meth:`spans` places them."""
         return [self.text[start:end] for start, end in self.spans()]
 
-    def answer_sentences(self) -> list[str]:
+    def answer_sentences(self, run_on_words: int = 0) -> list[str]:
         """The sentences that may be an answer sentence: prose and table rows, not headings, captions, page
-        furniture, equations or reference entries (:attr:`sentence_kinds`)."""
+        furniture, equations or reference entries (:attr:`sentence_kinds`). One that ends in a colon ("The
+        server is started by running the command:") says what follows, not a statement of its own: it runs on
+        into the next sentence (a command, a list's first item) when the two hold at most ``run_on_words``
+        words (0: never)."""
         if self.sentence_kinds is None or self.sentence_spans is None:
-            return self.sentences() if self.kind in ANSWER_KINDS else []
-        return [
-            self.text[start:end]
-            for (start, end), kind in zip(self.sentence_spans, self.sentence_kinds, strict=True)
-            if kind in ANSWER_KINDS
-        ]
+            if self.kind not in ANSWER_KINDS:
+                return []
+            spans = self.spans()
+            kinds = [TextKind.PROSE] * len(spans)
+        else:
+            spans, kinds = self.sentence_spans, self.sentence_kinds
+        out = []
+        for n, ((start, end), kind) in enumerate(zip(spans, kinds, strict=True)):
+            if kind not in ANSWER_KINDS:
+                continue
+            if (
+                run_on_words
+                and n + 1 < len(spans)
+                and self.text[start:end].rstrip().endswith(":")
+                and len(self.text[start : spans[n + 1][1]].split()) <= run_on_words
+            ):
+                end = spans[n + 1][1]
+            out.append(self.text[start:end])
+        return out
