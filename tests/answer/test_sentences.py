@@ -141,14 +141,15 @@ def test_a_lead_in_ending_in_a_colon_runs_on_into_the_sentence_after_it() -> Non
 
 def test_a_table_of_contents_entry_is_never_quoted() -> None:
     """An entry with a dot leader ("3.4 Outlook: Elliptic Curve Cryptography ........ 28") opened blind20's dev
-    summaries; prose with an ellipsis stays."""
+    summaries, and a form's blank line filled them; prose with an ellipsis stays."""
     text = (
         "3.4 Outlook: Elliptic Curve Cryptography ........................ 28. "
-        "Key lengths range from 160 to 512 bit for elliptic curves. The engine paused... then restarted after a long delay."
+        "Key lengths range from 160 to 512 bit for elliptic curves. The engine paused... then restarted after a long delay. "
+        "Presiding Officer: ______________ Time Started: ______"
     )
     chunk = ContextChunk(id=1, chunk_id="c1", doc_id="n.pdf", file="n.pdf", title="", text=text, score=1.0)
     quoted = [x.text for x in SentenceScorer(HashingEmbedder(), AnswerSettings()).sentences([chunk], False)]
-    assert not any("Outlook" in q for q in quoted)
+    assert not any("Outlook" in q or "Presiding" in q for q in quoted)
     assert any(q.startswith("Key lengths range") for q in quoted)
     assert any("engine paused" in q for q in quoted)
 

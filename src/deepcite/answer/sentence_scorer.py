@@ -62,9 +62,9 @@ from deepcite.text import labelled_parts, quoted_sentences, tokenize
 
 _GREEK = re.compile(f"[{''.join(GREEK_NAMES)}]")
 _ASKS = re.compile(r"\?\s*$")  # a question the source asks
-# a dot leader: a table of contents' entry ("3.4 Outlook: Elliptic Curve Cryptography ........ 28") or a form's blank,
-# which no answer quotes
-_DOT_LEADER = re.compile(r"\.{5,}|(?:\.\s){4,}\.|…{3,}")
+# a dot leader: a table of contents' entry ("3.4 Outlook: Elliptic Curve Cryptography ........ 28"), or a form's
+# blank ("Presiding Officer: ________"), which no answer quotes
+_DOT_LEADER = re.compile(r"\.{5,}|(?:\.\s){4,}\.|…{3,}|_{4,}")
 
 
 def asked_before(chunk: Chunk, reach: int) -> list[str]:
