@@ -208,6 +208,27 @@ def test_an_amount_without_a_number_is_not_stated() -> None:
 
 
 @pytest.mark.parametrize(
+    ("question", "sentence", "stated"),
+    [
+        ("How many credits is the course worth?", "The board runs 16 cipher instances in parallel.", False),
+        ("How many credits is the course worth?", "The course is worth 5 credits.", True),
+        ("How many people died in the flood?", "The flood left 134 deaths in the valley.", True),
+        ("About how many such votes were held in 2019?", "Some 40 votes were held that year.", True),
+        ("How many synchronisation stages are used?", "Two synchronizer stages are used by default.", True),
+    ],
+)
+def test_a_count_names_what_it_counts(question: str, sentence: str, stated: bool) -> None:
+    """A "how many <noun>" question is answered by a sentence that names the noun (by its first letters) or, for
+    people, a word that counts people; "16 cipher instances" does not say how many credits a course is worth
+    (blind20's dev "not stated")."""
+    scores = _scores([(sentence, "a", 0.7)], cue=[1.0])
+    decision = decide(question, AnswerKind.AMOUNT, scores, [0], SETTINGS)
+    assert (decision.status is AnswerStatus.STATED) is stated
+    off = SETTINGS.tuned(decision={"require_counted_noun": False})
+    assert decide(question, AnswerKind.AMOUNT, scores, [0], off).status is AnswerStatus.STATED
+
+
+@pytest.mark.parametrize(
     ("question", "sentence"),
     [
         ("How often do most bonds pay interest?", "Most bonds pay a coupon every six months until maturity."),

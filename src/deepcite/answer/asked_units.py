@@ -1,13 +1,15 @@
 """The units an amount question asks for, and whether a sentence states a number in them: "how long did it take"
 is answered in hours or years, "how much did it cost" in money ("8.8 hours", "$12", "two years"), so the answer's
 cue and its decision (:mod:`deepcite.answer.question_kind`, :mod:`deepcite.answer.decision`) do not take "21
-million passages" for a duration. The unit words are :mod:`deepcite.answer.question_words`'."""
+million passages" for a duration; a "how many <noun>" question is answered by a sentence that names what it counts
+(:func:`counted_noun`, :func:`names_counted`). The unit words are :mod:`deepcite.answer.question_words`'."""
 
 from __future__ import annotations
 
 import re
 
 from deepcite.answer.question_words import (
+    COUNT_QUALIFIERS,
     DATA_UNITS,
     DURATION_UNITS,
     FREQUENCY_PERIODS,
@@ -16,6 +18,7 @@ from deepcite.answer.question_words import (
     MASS_UNITS,
     MONEY_UNITS,
     NUMBER_WORDS,
+    PEOPLE_WORDS,
     TEXT_LENGTH_UNITS,
 )
 
@@ -70,6 +73,10 @@ _DECADE = re.compile(r"(?:1[5-9]|20)\d0s\b")  # "the 1960s" is no number of seco
 # "an h-index" is no duration)
 _ONE_UNIT = re.compile(r"\b(?:a|an|one)\s+(?:few\s+|couple\s+of\s+)?([^\W\d]{3,})\b", re.I)
 _HOW_MANY = re.compile(r"\bhow many\s+([^\W\d]{3,})", re.I)
+_HOW_MANY_WORDS = re.compile(r"\bhow many\s+((?:[^\W\d]+\s+){0,3})", re.I)
+# a counted noun is found by its first letters, so "synchronisation" finds "synchronizer" and "countries" "country"
+_COUNTED_STEM_DROP = 2
+_COUNTED_STEM = (4, 6)
 
 
 def asks_frequency(question: str) -> bool:
@@ -150,3 +157,35 @@ def counts_one(sentence: str, question: str) -> bool:
         rf"\b(?:one|single|sole)\s+{re.escape(counted.group(1).lower().removesuffix('s'))}s?\b", re.I
     )
     return bool(one.search(sentence)) and not one.search(question)
+
+
+def counted_noun(question: str) -> str | None:
+    """What a "how many" ``question`` counts ("credits" in "How many credits is the course worth?"), past a
+    qualifier or a describing word ("how many of the", "such", "recorded"); None for any other question, for "how
+    many times" and for a unit (:func:`asked_units` reads those)."""
+    found = _HOW_MANY_WORDS.search(question)
+    if not found:
+        return None
+    words = found.group(1).split()
+    for n, written in enumerate(words):
+        word = written.lower()
+        # a qualifier, a participle or an adverb, or a name before the noun ("how many Kabardian clips")
+        if (
+            word in COUNT_QUALIFIERS
+            or word.endswith(("ed", "ly"))
+            or (written[0].isupper() and n + 1 < len(words))
+        ):
+            continue
+        units = MONEY_UNITS | DURATION_UNITS | LENGTH_UNITS | MASS_UNITS | DATA_UNITS | TEXT_LENGTH_UNITS
+        return None if word in units or word.removesuffix("s") in units or word == "times" else word
+    return None
+
+
+def names_counted(sentence: str, noun: str) -> bool:
+    """Whether ``sentence`` names what a question counts (:func:`counted_noun`): the noun by its first letters, or
+    for people any word that counts people ("members", "participants", "deaths")."""
+    text = sentence.lower()
+    low, high = _COUNTED_STEM
+    if noun[: max(low, min(high, len(noun) - _COUNTED_STEM_DROP))] in text:
+        return True
+    return noun in PEOPLE_WORDS and any(w in PEOPLE_WORDS for w in re.findall(r"[a-z]+", text))

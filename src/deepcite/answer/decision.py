@@ -38,7 +38,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel
 
-from deepcite.answer.asked_units import asked_units, states_unit
+from deepcite.answer.asked_units import asked_units, counted_noun, names_counted, states_unit
 from deepcite.answer.prompts import not_stated
 from deepcite.answer.question_kind import AnswerKind, asks_yes_or_no, states_amount
 from deepcite.answer.question_words import MONTH_NAMES
@@ -355,6 +355,9 @@ def _missing(
         )
     ):
         return f"no sentence found holds {kind.asked_for}"
+    noun = counted_noun(question) if kind is AnswerKind.AMOUNT and d.require_counted_noun else None
+    if noun and not any(names_counted(text, noun) for text in texts):
+        return f"no sentence found counts {noun}"
     units = asked_units(question) if kind is AnswerKind.AMOUNT and d.require_unit_asked else None
     if units is not None and not any(states_unit(text, units) for text in texts):
         return "no sentence found states a number in the unit asked for"

@@ -128,3 +128,16 @@ FREQUENCY_PERIODS = frozenset(
 DATA_UNITS = frozenset(
     "kb mb gb tb pb byte bytes kilobyte kilobytes megabyte megabytes gigabyte gigabytes terabyte terabytes".split()
 )
+# a word before what a "how many" question counts that is not itself the thing counted ("how many of the", "how many
+# such votes", "how many more")
+COUNT_QUALIFIERS = frozenset(
+    """of the a an such more other different additional distinct separate total new unique further extra""".split()
+)
+# words that count people: a reader asks "how many people", a document says "members", "participants", "deaths"
+PEOPLE_WORDS = frozenset(
+    """people person persons individual individuals participant participants member members attendee attendees
+    resident residents inhabitant inhabitants population user users staff employee employees worker workers student
+    students patient patients adult adults child children men women death deaths died killed victim victims speaker
+    speakers visitor visitors respondent respondents subject subjects volunteer volunteers delegate delegates
+    applicant applicants customer customers citizen citizens""".split()
+)
