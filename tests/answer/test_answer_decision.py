@@ -218,14 +218,15 @@ def test_an_amount_without_a_number_is_not_stated() -> None:
     ],
 )
 def test_a_count_names_what_it_counts(question: str, sentence: str, stated: bool) -> None:
-    """A "how many <noun>" question is answered by a sentence that names the noun (by its first letters) or, for
-    people, a word that counts people; "16 cipher instances" does not say how many credits a course is worth
-    (blind20's dev "not stated")."""
+    """With ``decision.require_counted_noun`` (off by default) a "how many <noun>" question is answered by a sentence
+    that names the noun (by its first letters) or, for people, a word that counts people; "16 cipher instances" does
+    not say how many credits a course is worth (blind20's dev "not stated")."""
     scores = _scores([(sentence, "a", 0.7)], cue=[1.0])
-    decision = decide(question, AnswerKind.AMOUNT, scores, [0], SETTINGS)
-    assert (decision.status is AnswerStatus.STATED) is stated
-    off = SETTINGS.tuned(decision={"require_counted_noun": False})
-    assert decide(question, AnswerKind.AMOUNT, scores, [0], off).status is AnswerStatus.STATED
+    on = SETTINGS.tuned(decision={"require_counted_noun": True})
+    assert (decide(question, AnswerKind.AMOUNT, scores, [0], on).status is AnswerStatus.STATED) is stated
+    assert (
+        decide(question, AnswerKind.AMOUNT, scores, [0], SETTINGS).status is AnswerStatus.STATED
+    )  # off by default
 
 
 @pytest.mark.parametrize(
