@@ -171,6 +171,12 @@ def test_word_pairs_weigh_the_rare_pair_most() -> None:
         ("Gender = Male | Local =1 | Hostel.Curr = 1", CAPITALISED),  # a table row, not code
         ("DPR outperforms BM25 by 9%-19% absolute in top-20 accuracy.", None),
         ("13 papers mention that expert annotators are necessary.", None),
+        # a title page read on into its contents heading (blind19's dev summaries opened with one)
+        (
+            "De-risking custom projects A handbook for budgeting August 5, 2019 Robin Carnahan Table of contents",
+            HEADING,
+        ),
+        ("The handbook lists its contents on page two.", None),
         # an irregular past form is a verb too
         ("He came in with a teacup in one hand and a piece of bread and butter in the other.", None),
     ],

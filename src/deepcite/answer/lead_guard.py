@@ -7,7 +7,8 @@ writer's own check, sentence by sentence, for what a reader let through:
   Computational Linguistics", "Proceedings of the 25th Conference …", "arXiv:2004.04906"), a bare link, and a
   reference entry ("Karpukhin, V., Oguz, B. … 2020. Dense passage retrieval … In EMNLP.");
 - quoted, but never the first sentence (:func:`lead_fault`): a sentence that starts with a section number and
-  heading words ("5.1 Main Results Table 2 compares …"), a caption ("Table 1: …"), one that is mostly
+  heading words ("5.1 Main Results Table 2 compares …") or ends in a contents heading (a title page read on into
+  its "Table of contents"), a caption ("Table 1: …"), one that is mostly
   capitalised words ("Main Results Table", a title), one that reads as code ("Store_Sales<- aggregate(Weekly_Sales ~
   Store, data = data1, sum)"), a question the source asks ("What is AEA's role?"), or one without a verb-like
   token (a table row "Papers w/ Pubmed IDs 21.5M").
@@ -36,6 +37,9 @@ QUESTION = "a question"
 # "They are as follows:", a form's label without its value ("Characterization of Service:")
 LEAD_IN = "a lead-in"
 
+# a run that ends in a contents heading: a title page read on into its "Table of contents" ("De-risking custom
+# technology projects A handbook … August 5, 2019 Robin Carnahan, … Table of contents")
+_CONTENTS_END = re.compile(r"\b(?:table\s+of\s+)?contents\s*$", re.I)
 _SECTION_NUMBER = re.compile(r"^\s*(?:(\d+(?:\.\d+)+|\d+\.|[IVX]+\.|[A-H]\.)|(\d+))\s+(?=[A-Z])")
 _CAPTION = re.compile(
     r"^\s*(?:Table|Figure|Fig\.?|Algorithm|Listing|Chart|Exhibit|Plate)\s*[A-Z]?\d+[a-z]?\s*[:.|)-]", re.I
@@ -140,6 +144,8 @@ def lead_fault(sentence: str, settings: AnswerKindSettings) -> str | None:
         return LEAD_IN
     if sentence.rstrip().endswith("?"):
         return QUESTION
+    if _CONTENTS_END.search(sentence):
+        return HEADING
     words = _WORD.findall(sentence)
     number = _SECTION_NUMBER.match(sentence)
     if number:
