@@ -77,6 +77,8 @@ _HOW_MANY_WORDS = re.compile(r"\bhow many\s+((?:[^\W\d]+\s+){0,3})", re.I)
 # a counted noun is found by its first letters, so "synchronisation" finds "synchronizer" and "countries" "country"
 _COUNTED_STEM_DROP = 2
 _COUNTED_STEM = (4, 6)
+# a unit a "how many" question may count in: asked_units reads those, not counted_noun
+_UNIT_WORDS = MONEY_UNITS | DURATION_UNITS | LENGTH_UNITS | MASS_UNITS | DATA_UNITS | TEXT_LENGTH_UNITS
 
 
 def asks_frequency(question: str) -> bool:
@@ -176,8 +178,9 @@ def counted_noun(question: str) -> str | None:
             or (written[0].isupper() and n + 1 < len(words))
         ):
             continue
-        units = MONEY_UNITS | DURATION_UNITS | LENGTH_UNITS | MASS_UNITS | DATA_UNITS | TEXT_LENGTH_UNITS
-        return None if word in units or word.removesuffix("s") in units or word == "times" else word
+        return (
+            None if word in _UNIT_WORDS or word.removesuffix("s") in _UNIT_WORDS or word == "times" else word
+        )
     return None
 
 

@@ -4,7 +4,8 @@ Readers label what is not prose (running heads, captions, reference lists) where
 writer's own check, sentence by sentence, for what a reader let through:
 
 - never quoted (:func:`never_quoted`): a copyright, venue or running-head line ("c 2020 Association for
-  Computational Linguistics", "Proceedings of the 25th Conference …", "arXiv:2004.04906"), a bare link, and a
+  Computational Linguistics", "Proceedings of the 25th Conference …", "arXiv:2004.04906"), a bare link, a table of
+  contents' entry or a form's blank (a dot leader: "3.4 Outlook ........ 28", "Presiding Officer: ________"), and a
   reference entry ("Karpukhin, V., Oguz, B. … 2020. Dense passage retrieval … In EMNLP.");
 - quoted, but never the first sentence (:func:`lead_fault`): a sentence that starts with a section number and
   heading words ("5.1 Main Results Table 2 compares …") or ends in a contents heading (a title page read on into
@@ -52,6 +53,9 @@ _CODE_OPERATOR = re.compile(
 )
 _CODE_NAME = re.compile(r"\b[A-Za-z]+_[A-Za-z_]+\b|\b[a-z]+[A-Z]\w*\b")
 _LINK_ONLY = re.compile(r"^\s*(?:https?://|www\.)\S+\s*$", re.I)
+# a dot leader: a table of contents' entry ("3.4 Outlook: Elliptic Curve Cryptography ........ 28"), or a form's
+# blank ("Presiding Officer: ________")
+_LEADER = re.compile(r"\.{5,}|(?:\.\s){4,}\.|…{3,}|_{4,}")
 _FOOTER = re.compile(
     r"©|\(c\)\s*(?:19|20)\d\d|^\s*c\s+(?:19|20)\d\d\b|\bcopyright\b|\ball rights reserved\b|"
     r"\bproceedings of\b|\bassociation for computational linguistics\b|\barxiv:\s*\d|\bpage \d+ of \d+\b|"
@@ -118,9 +122,15 @@ def without_print_lines(sentence: str) -> str:
 
 def never_quoted(sentence: str) -> bool:
     """Whether ``sentence`` is a copyright, venue or running-head line, a wiki page's hatnote or tagline
-    ("For other uses, see Magnetic Hill (disambiguation)."), a bare link ("http://seqanswers.com/wiki/Software")
-    or a reference entry (module docstring)."""
-    if _FOOTER.search(sentence) or _PAGE_FURNITURE.search(sentence) or _LINK_ONLY.match(sentence):
+    ("For other uses, see Magnetic Hill (disambiguation)."), a bare link ("http://seqanswers.com/wiki/Software"),
+    a table of contents' entry or a form's blank (a dot leader, "________") or a reference entry (module
+    docstring)."""
+    if (
+        _FOOTER.search(sentence)
+        or _PAGE_FURNITURE.search(sentence)
+        or _LINK_ONLY.match(sentence)
+        or _LEADER.search(sentence)
+    ):
         return True
     if len(_INITIALS.findall(sentence)) >= 2 and _REFERENCE_TAIL.search(sentence):
         return True

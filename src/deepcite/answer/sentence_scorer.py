@@ -62,9 +62,6 @@ from deepcite.text import labelled_parts, quoted_sentences, tokenize
 
 _GREEK = re.compile(f"[{''.join(GREEK_NAMES)}]")
 _ASKS = re.compile(r"\?\s*$")  # a question the source asks
-# a dot leader: a table of contents' entry ("3.4 Outlook: Elliptic Curve Cryptography ........ 28"), or a form's
-# blank ("Presiding Officer: ________"), which no answer quotes
-_DOT_LEADER = re.compile(r"\.{5,}|(?:\.\s){4,}\.|…{3,}|_{4,}")
 
 
 def asked_before(chunk: Chunk, reach: int) -> list[str]:
@@ -294,8 +291,7 @@ class SentenceScorer:
         """The chunk's answer sentences (a lead-in ending in a colon run on into the sentence after it:
         ``lead_in_run_on_words``), each with the question it answers (:func:`asked_before`); a long one
         that holds quotation marks (``quotation_split_words``) cut into the sentences inside them, one that runs
-        label–value pairs together (``label_split_min_labels``) into its pairs; a table of contents' entry (a dot
-        leader) is none."""
+        label–value pairs together (``label_split_min_labels``) into its pairs."""
         longest = self._settings.extractive.quotation_split_words
         labels = self._settings.extractive.label_split_min_labels
         return [
@@ -307,7 +303,6 @@ class SentenceScorer:
             )
             for part in (quoted_sentences(raw) if longest and len(raw.split()) > longest else [raw])
             for pair in labelled_parts(part, labels, self._settings.extractive.min_sentence_tokens)
-            if not _DOT_LEADER.search(pair)
         ]
 
     def prime(self, chunks: Sequence[ContextChunk]) -> None:
