@@ -39,7 +39,7 @@ from sklearn.metrics import roc_auc_score
 
 from deepcite.answer.extractive import ExtractiveGenerator
 from deepcite.answer.opening import opening_scores
-from deepcite.answer.reader import SentenceReader
+from deepcite.answer.reader import SentenceReader, load_reader
 from deepcite.config import Settings
 from deepcite.evaluation.answer_check import states_answer
 from deepcite.evaluation.documents import load_questions
@@ -120,7 +120,10 @@ def train(args: argparse.Namespace) -> None:
     print(f"{len(pairs)} pairs, {positives:.0f} stating", flush=True)
     base = resolve_model_path(Settings().answer.reader.base_model)
     tokenizer = AutoTokenizer.from_pretrained(base)
-    model = AutoModelForSequenceClassification.from_pretrained(base, num_labels=1)
+    if args.init:  # go on from a trained reader's layers instead of MiniLM's own
+        model = load_reader(str(base), args.init)[1]
+    else:
+        model = AutoModelForSequenceClassification.from_pretrained(base, num_labels=1)
     frozen = ("bert.embeddings.word_embeddings", *(f"bert.encoder.layer.{k}." for k in range(args.frozen)))
     for name, p in model.named_parameters():
         p.requires_grad = not name.startswith(frozen)
@@ -214,6 +217,7 @@ def main() -> None:
     t.add_argument("--batch", type=int, default=16)
     t.add_argument("--lr", type=float, default=4e-5)
     t.add_argument("--max-tokens", type=int, default=128)
+    t.add_argument("--init", help="a trained reader's file to go on from (default: MiniLM's own layers)")
     m = sub.add_parser("measure")
     m.add_argument("--candidates", required=True)
     m.add_argument("--sets", required=True)

@@ -848,3 +848,32 @@ def test_room_the_summary_s_four_sentences_leave_takes_the_next_one_ranked() -> 
     assert len(four) == 4 and len(five) == 5 and five[:4] == four
     assert len(summary(asked, 1, words=sum(len(s.split()) for s in four) + 3)) == 4
     assert len(summary("Are BM25 and DPR scores combined?", 1)) == 3
+
+
+def test_a_yes_no_opening_may_come_from_a_section_named_introduction_but_not_from_an_aim() -> None:
+    question = "Can a vendor's staff member act as the product owner of a state software project?"
+    texts = [  # a handbook's "Introduction" states it; a finding elsewhere; an aim in its own words
+        "The product owner is the key person for any software project, and must be a government employee.",
+        "Projects with an empowered product owner were delivered more often than those without one.",
+        "The aim of this handbook is to help state budget offices oversee software projects.",
+    ]
+    sentences = [
+        EvidenceSentence(
+            text=t,
+            cite=1,
+            position=n,
+            terms=frozenset(),
+            finding=finding,
+            study="handbook",
+            title="",
+            decisive=False,
+            lead_fault=lead_fault(t, KINDS),
+            role_known=known,
+        )
+        for n, (t, finding, known) in enumerate(
+            zip(texts, (0.1, 0.6, 0.0), (True, False, False), strict=True)
+        )
+    ]
+    column = np.array([[1.0], [0.8], [0.7]], dtype=np.float32)
+    scores = SentenceScores(sentences, np.zeros((3, 1), np.float32), column, column, column, np.ones(1, bool))
+    assert opening_candidates(scores, [0, 1, 2], question, AnswerKind.YES_NO, CHOOSING) == [0, 1]
