@@ -44,7 +44,13 @@ def contexts(files: Path, questions: list[str], data_dir: Path, collection: str)
         return research_contexts(None, collection, questions, cache)
     engine = Engine(offline_settings(Settings(data_dir=data_dir)))
     try:
-        engine.ingest(collection, files, on_error="skip")
+        skipped = engine.ingest(collection, files, on_error="skip").skipped_files
+        if skipped:  # a set's figures without one of its files are not its figures: stop before researching
+            raise SystemExit(
+                "not ingested: "
+                + "; ".join(f"{f.file} ({f.message or f.reason})" for f in skipped)
+                + ". A file that timed out reads on an idle machine or with a larger ingest.timeout_s; a rerun retries only these."
+            )
         return research_contexts(engine, collection, questions, cache)
     finally:
         engine.close()
