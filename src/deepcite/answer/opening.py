@@ -31,10 +31,10 @@ def opening_candidates(
     that fits the question as a table row does (:func:`row_fit`, or it and its caption hold
     ``kinds.row_open_coverage`` of the question's terms), whose caption is not about something else, and that is
     no question of the source's own nor code. For a question that asks for
-    findings (a yes/no question), not a sentence whose own words set out an aim (its finding score under
-    ``extractive.opening_min_finding``) while another may: its section's name does not bar it (a manual's
-    "Introduction" or "Models and methods" is where its statements are; the opening model weighs the section's
-    role among its features); for a kind whose answer the
+    findings (a yes/no question), not an aim, a method or background (a structured abstract's label or its own
+    words say so, and its finding score is under ``extractive.opening_min_finding``) while another may; a
+    document's heading does not bar it (a manual's "Introduction" or "4.1 Models and methods" is where its
+    statements are; the opening model weighs the section's role among its features); for a kind whose answer the
     decision requires to bear its cue (``decision.require_cue_for``: a number for an amount), one bearing it
     (``kinds.cue_min``) while one does."""
     fragment = settings.decision.fragment_open_relevance
@@ -64,7 +64,10 @@ def opening_candidates(
         may = [
             i
             for i in may
-            if not (states_an_aim(scores.sentences[i].text) and scores.sentences[i].finding < floor)
+            if not (
+                (scores.sentences[i].role_labelled or states_an_aim(scores.sentences[i].text))
+                and scores.sentences[i].finding < floor
+            )
         ] or may
     if scores.cue is not None and kind.value in settings.decision.require_cue_for:
         may = [i for i in may if scores.cue[i] >= settings.kinds.cue_min] or may

@@ -41,6 +41,7 @@ from deepcite.answer.findings import (
     elide_statistics,
     finding_score,
     is_decisive,
+    is_role_label,
     role_of_section,
     split_inline_label,
 )
@@ -278,6 +279,7 @@ class SentenceScorer:
                             lead_fault=lead_fault(shown, self._settings.kinds),
                             caption=captions.get(raw, ""),
                             role_known=role_of_section(section) is not SentenceRole.UNKNOWN,
+                            role_labelled=is_role_label(section),
                             opening=chunk.position == 0 and n < self._settings.kinds.front_matter_sentences,
                             previous=kept.get(n - 1)
                             if refers_back(quoted, self._settings.extractive.neighbour_reference_words)

@@ -46,6 +46,9 @@ class EvidenceSentence:
     role_known: bool = (
         True  # its section says what it does (results, methods, …); False for "5.2 Setup", none
     )
+    # … and that section is a structured abstract's label ("BACKGROUND", "MATERIALS AND METHODS"), not a document's
+    # heading ("1 Introduction", "4.1.3 Countermeasures")
+    role_labelled: bool = False
     # one of the first sentences of a document's first passage: its front matter (title, byline, date line)
     opening: bool = False
     # the position of the sentence just before it in its passage, when that one is quotable too
