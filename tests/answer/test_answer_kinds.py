@@ -272,6 +272,30 @@ def test_an_amount_question_opens_with_the_sentence_holding_the_number() -> None
     assert "5.1 Main Results" not in text.split(".")[0]
 
 
+def _evidence(
+    texts: list[str], findings: tuple[float, ...] | None = None, known: tuple[bool, ...] | None = None
+) -> list[EvidenceSentence]:
+    """One passage's sentences in order, with their finding scores and whether their section's role is known
+    (0.0 and known by default)."""
+    return [
+        EvidenceSentence(
+            text=t,
+            cite=1,
+            position=n,
+            terms=frozenset(),
+            finding=finding,
+            study="doc",
+            title="",
+            decisive=False,
+            lead_fault=lead_fault(t, KINDS),
+            role_known=role_known,
+        )
+        for n, (t, finding, role_known) in enumerate(
+            zip(texts, findings or (0.0,) * len(texts), known or (True,) * len(texts), strict=True)
+        )
+    ]
+
+
 def test_a_line_without_a_verb_opens_when_it_bears_the_cue_and_fits_best() -> None:
     question = "How long was each simulation run?"
     texts = [
@@ -279,20 +303,7 @@ def test_a_line_without_a_verb_opens_when_it_bears_the_cue_and_fits_best() -> No
         "Parameter: Simulation Time | Value: 100 sec",
         "Parameter: Node Velocity | Value: 10 km/h",
     ]
-    sentences = [
-        EvidenceSentence(
-            text=t,
-            cite=1,
-            position=n,
-            terms=frozenset(),
-            finding=0.0,
-            study="zbr",
-            title="",
-            decisive=False,
-            lead_fault=lead_fault(t, KINDS),
-        )
-        for n, t in enumerate(texts)
-    ]
+    sentences = _evidence(texts)
     assert [x.lead_fault is None for x in sentences] == [True, False, False]
     column = np.array([[0.6], [1.0], [0.5]], dtype=np.float32)  # the row fits best, as MiniLM found it
     scores = SentenceScores(
@@ -857,23 +868,7 @@ def test_a_yes_no_opening_may_come_from_a_section_named_introduction_but_not_fro
         "Projects with an empowered product owner were delivered more often than those without one.",
         "The aim of this handbook is to help state budget offices oversee software projects.",
     ]
-    sentences = [
-        EvidenceSentence(
-            text=t,
-            cite=1,
-            position=n,
-            terms=frozenset(),
-            finding=finding,
-            study="handbook",
-            title="",
-            decisive=False,
-            lead_fault=lead_fault(t, KINDS),
-            role_known=known,
-        )
-        for n, (t, finding, known) in enumerate(
-            zip(texts, (0.1, 0.6, 0.0), (True, False, False), strict=True)
-        )
-    ]
+    sentences = _evidence(texts, findings=(0.1, 0.6, 0.0), known=(True, False, False))
     column = np.array([[1.0], [0.8], [0.7]], dtype=np.float32)
     scores = SentenceScores(sentences, np.zeros((3, 1), np.float32), column, column, column, np.ones(1, bool))
     assert opening_candidates(scores, [0, 1, 2], question, AnswerKind.YES_NO, CHOOSING) == [0, 1]

@@ -113,14 +113,6 @@ def role_of_section(label: str | None) -> SentenceRole:
     return SentenceRole.UNKNOWN
 
 
-def is_role_label(label: str | None) -> bool:
-    """Whether ``label`` is a structured abstract's section label that names a role ("RESULTS", "MATERIALS AND
-    METHODS"), not a document's heading ("1 Introduction", "4.1 MODELS AND METHODS", "Countermeasures")."""
-    return (
-        bool(label and LABEL_ONLY.match(label.strip())) and role_of_section(label) is not SentenceRole.UNKNOWN
-    )
-
-
 def split_inline_label(sentence: str) -> tuple[str | None, str]:
     """A label opening the sentence ("AIM: To test …") and the sentence without it."""
     m = INLINE_LABEL.match(sentence)

@@ -41,7 +41,6 @@ from deepcite.answer.findings import (
     elide_statistics,
     finding_score,
     is_decisive,
-    is_role_label,
     role_of_section,
     split_inline_label,
 )
@@ -265,6 +264,7 @@ class SentenceScorer:
                     seen.add(quoted)  # the same sentence in two chunks is cited from the first (best) one
                     kept[n] = len(out)
                     section = label or chunk.section
+                    role_known = role_of_section(section) is not SentenceRole.UNKNOWN
                     out.append(
                         EvidenceSentence(
                             text=quoted,
@@ -278,8 +278,9 @@ class SentenceScorer:
                             # read with a list item's number: "6. Officers …" keeps its heading's fault
                             lead_fault=lead_fault(shown, self._settings.kinds),
                             caption=captions.get(raw, ""),
-                            role_known=role_of_section(section) is not SentenceRole.UNKNOWN,
-                            role_labelled=is_role_label(section),
+                            role_known=role_known,
+                            # a structured abstract's label ("RESULTS"), not a heading ("1 Introduction")
+                            role_labelled=role_known and bool(LABEL_ONLY.match(section.strip())),
                             opening=chunk.position == 0 and n < self._settings.kinds.front_matter_sentences,
                             previous=kept.get(n - 1)
                             if refers_back(quoted, self._settings.extractive.neighbour_reference_words)
