@@ -343,6 +343,57 @@ def test_yes_no_verdict_follows_the_stating_sentence(question: str, sentence: st
     assert decision.opening(f"{sentence[:-1]} [1].") == f"{verdict.label}: {sentence[:-1]} [1]."
 
 
+@pytest.mark.parametrize(
+    ("question", "sentence", "verdict"),
+    [
+        # something else said where the question puts a thing: a denying prefix, another number in the same
+        # unit, more than one where the question restricts, an opposite
+        (
+            "Are the records kept in a patented format?",
+            "Records are kept in an open, non-patented format.",
+            Verdict.NO,
+        ),
+        ("Does the board use a 32-bit processor?", "The board carries a 16-bit RISC processor.", Verdict.NO),
+        ("Does the library run only on Linux?", "It runs on either Linux or Windows.", Verdict.NO),
+        ("Will the solver use MPI alone?", "The solver will combine MPI and OpenMP.", Verdict.NO),
+        ("Is the style guide a final version?", "The style guide is a draft and will change.", Verdict.NO),
+        ("Is the second exam mandatory?", "The second exam is optional.", Verdict.NO),
+        (
+            "Did the new pumps fail more often than the old pumps?",
+            "They failed less often than the old ones.",
+            Verdict.NO,
+        ),
+        ("Do nurses earn more than doctors?", "Doctors earn more than nurses in the sample.", Verdict.NO),
+        # … and not where the question asks for a bound, restricts something the naming is not about, or says it
+        ("Does the board use more than 8 GB of memory?", "The board uses 16 GB of memory.", Verdict.YES),
+        (
+            "Is the board's processor a 32-bit one?",
+            "Its 32-bit core replaced the old 16-bit one.",
+            Verdict.YES,
+        ),
+        (
+            "Were the pairs only formed within one city?",
+            "Both interviewers formed pairs within one city.",
+            Verdict.YES,
+        ),
+        ("Is the logo free to use?", "The logo is free to use for paid and free events.", Verdict.YES),
+        ("Is the form non-binding?", "The form is non-binding.", Verdict.YES),
+        ("Do doctors earn more than nurses?", "Doctors earn more than nurses in the sample.", Verdict.YES),
+        ("Can a buyer take part of an order?", "The buyer must take the whole order.", Verdict.NO),
+        (
+            "Is the new pump slower than the old pump?",
+            "The old pump is faster than the new pump.",
+            Verdict.YES,
+        ),
+    ],
+)
+def test_a_sentence_saying_something_else_is_the_case_answers_no(
+    question: str, sentence: str, verdict: Verdict
+) -> None:
+    decision = decide(question, AnswerKind.YES_NO, _scores([(sentence, "a", 0.6)]), [0], SETTINGS)
+    assert decision.verdict is verdict
+
+
 def test_documents_that_say_opposite_things_disagree() -> None:
     scores = _scores(
         [

@@ -39,6 +39,7 @@ from enum import StrEnum
 from pydantic import BaseModel
 
 from deepcite.answer.asked_units import asked_units, counted_noun, names_counted, states_unit
+from deepcite.answer.contrast import contradicts
 from deepcite.answer.prompts import not_stated
 from deepcite.answer.question_kind import AnswerKind, asks_yes_or_no, states_amount
 from deepcite.answer.question_words import MONTH_NAMES
@@ -380,14 +381,20 @@ def denial_first(
     order = list(chosen)
     if not asks_a_verdict(question, kind) or len(order) < 2 or scores.fit is None or ratio > 1:
         return order
-    asked = negated(question)
-    if negated(scores.sentences[order[0]].text, question) != asked:
+    if opposes(scores.sentences[order[0]].text, question):
         return order  # the opening denies already
     bar = ratio * float(scores.fit[order[0], 0])
     for i in order[1:]:
-        if negated(scores.sentences[i].text, question) != asked and float(scores.fit[i, 0]) >= bar:
+        if opposes(scores.sentences[i].text, question) and float(scores.fit[i, 0]) >= bar:
             return [i, *(j for j in order if j != i)]
     return order
+
+
+def opposes(text: str, question: str) -> bool:
+    """Whether ``text`` answers the yes/no ``question`` "no": it denies what the question asks (:func:`negated`,
+    against the question's own negation), or says something else is the case
+    (:func:`deepcite.answer.contrast.contradicts`)."""
+    return negated(text, question) != negated(question) or contradicts(text, question)
 
 
 def asks_a_verdict(question: str, kind: AnswerKind) -> bool:
@@ -409,7 +416,7 @@ def _verdict(
     sentence without a negation reads as "yes", so the bar keeps a weak, off-topic sentence from disputing a weak
     opening."""
     first = chosen[0]
-    denies = negated(scores.sentences[first].text, question) != negated(question)
+    denies = opposes(scores.sentences[first].text, question)
     d = settings.decision
     if d.disagree_fit_ratio > 0 and scores.fit is not None:
         bar = max(d.disagree_fit_ratio * float(scores.fit[first, 0]), d.disagree_min_fit)
@@ -422,7 +429,7 @@ def _verdict(
                 and x.study != scores.sentences[first].study
                 and float(scores.fit[i, 0]) >= bar
                 and float(scores.support[i, 0]) >= threshold
-                and (negated(x.text, question) != negated(question)) != denies
+                and opposes(x.text, question) != denies
             ):
                 return Verdict.DISAGREE
     return Verdict.NO if denies else Verdict.YES
