@@ -179,6 +179,10 @@ def test_word_pairs_weigh_the_rare_pair_most() -> None:
         ("The handbook lists its contents on page two.", None),
         # an irregular past form is a verb too
         ("He came in with a teacup in one hand and a piece of bread and butter in the other.", None),
+        # a base form no suffix marks, and a negation with a typographic apostrophe
+        ("As a rule, plan to spend no more than $10 million on a whole project.", None),
+        ("Can\u2019t all listen to port 80 on the host", None),
+        ("Lighter weight than VMs", NO_VERB),
     ],
 )
 def test_lead_guard(sentence: str, fault: str | None) -> None:

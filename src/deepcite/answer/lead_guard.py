@@ -90,7 +90,11 @@ _AUX = frozenset(
 _BASE_VERBS = frozenset(
     """use provide require make take give show find see get let help need allow include contain support
     remain become mean refer perform compare achieve reach outperform improve reduce increase run train
-    process produce lead cause apply pay send deliver accept enclose start differ work""".split()
+    process produce lead cause apply pay send deliver accept enclose start differ work spend install create
+    build write keep bring choose decide explain describe ensure enable prevent protect store save add remove
+    check follow consider expect prefer tend seem appear happen occur belong depend exist consist involve
+    receive obtain hire enroll fix listen reply attend submit join hold carry avoid understand know think
+    believe want try ask tell say speak talk live stay arrive""".split()
 )
 # a verb in an irregular past form, which no suffix marks either ("He came in with a teacup …")
 _IRREGULAR_PAST = frozenset(
@@ -138,7 +142,7 @@ def never_quoted(sentence: str) -> bool:
 
 
 def _verb_like(word: str) -> bool:
-    low = word.lower()
+    low = word.lower().replace("\u2019", "'")
     if low in _AUX or low in _BASE_VERBS or low in _IRREGULAR_PAST or low.endswith("n't"):
         return True
     if not word[:1].islower() or len(low) < 4:
