@@ -63,6 +63,9 @@ def test_negation_counts_denials() -> None:
         " still in progress."
     )
     assert not negated("The trial enrolled adults, and they were followed for a year.")
+    assert negated("The two groups aren't very different, and neither are the other two.")
+    # "near-zero" qualifies, it denies nothing: the clause's one negation is "nothing"
+    assert negated("Near-zero spread \u2014 market makers earn almost nothing upfront.")
     # a state switched off denies that it is on
     assert negated("Note the TACH input is disabled upon power-up.")
     assert negated("The Fault Queue defaults to OFF upon power-up.")

@@ -57,7 +57,7 @@ _NEGATION = re.compile(
     r"\b(?:not|no|never|none|neither|nor|cannot|nothing|nobody|unable|fails?\s+to|failed\s+to|"
     r"exclud(?:e|es|ed|ing)|lacks?|lacked|prohibit(?:s|ed)?|forbid(?:s|den)?|illegal|impossible|"
     r"refus(?:e|es|ed)|reject(?:s|ed)?|den(?:ies|ied)|remov(?:e|es|ed|al)|exempt(?:s|ed)?|avoid(?:s|ed)?|"
-    r"(?:is|are|was|were)\s+missing|absent|zero|"
+    r"(?:is|are|was|were)\s+missing|absent|(?<!-)zero(?!-)|"
     # a state switched off ("the TACH input is disabled upon power-up", "defaults to OFF", "is turned off"), not
     # an action that could switch something off ("could … disable memory writes"), "off-the-shelf", "a trade-off"
     # nor "cut off from"
@@ -80,7 +80,7 @@ _NEGATION = re.compile(
 # clause's negations are its own, not one count over both)
 _SUBORDINATE = re.compile(
     r"[;:]|,\s+but\b|,?\s+\b(?:because|since|although|though|while|whereas|unless|until|as long as|so that|"
-    r"even if|which|who|whom|if|when)\b|,\s+(?:and|or)\s+(?=(?:there|it|they|we|he|she|this|these|those|i|you)\b)",
+    r"even if|which|who|whom|if|when)\b|,\s+(?:and|or)\s+(?=(?:there|it|they|we|he|she|this|these|those|i|you|neither|nor)\b)",
     re.I,
 )
 _SUBORDINATE_START = re.compile(
