@@ -361,6 +361,7 @@ def test_yes_no_verdict_follows_the_stating_sentence(question: str, sentence: st
         ("Will the solver use MPI alone?", "The solver will combine MPI and OpenMP.", Verdict.NO),
         ("Is the style guide a final version?", "The style guide is a draft and will change.", Verdict.NO),
         ("Is the second exam mandatory?", "The second exam is optional.", Verdict.NO),
+        ("Can a buyer take part of an order?", "The buyer must take the whole order.", Verdict.NO),
         (
             "Did the new pumps fail more often than the old pumps?",
             "They failed less often than the old ones.",
@@ -382,7 +383,6 @@ def test_yes_no_verdict_follows_the_stating_sentence(question: str, sentence: st
         ("Is the logo free to use?", "The logo is free to use for paid and free events.", Verdict.YES),
         ("Is the form non-binding?", "The form is non-binding.", Verdict.YES),
         ("Do doctors earn more than nurses?", "Doctors earn more than nurses in the sample.", Verdict.YES),
-        ("Can a buyer take part of an order?", "The buyer must take the whole order.", Verdict.NO),
         (
             "Is the new pump slower than the old pump?",
             "The old pump is faster than the new pump.",

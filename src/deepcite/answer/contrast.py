@@ -5,7 +5,7 @@ A negation is one way to deny (:func:`deepcite.answer.decision.negated`); a writ
 case instead: "Should the files be kept in the vendor's patented formats?" is answered by "files will be stored in
 open, non-patented formats", "Is the board's processor a 32-bit design?" by "a 16-bit RISC architecture", "Does
 Keras run only on TensorFlow?" by "capable of running on top of either TensorFlow or Theano", "Is the handbook a
-final document?" by "It is in draft status". :func:`contradicts` reads four such forms, each of plain English, not
+final document?" by "It is in draft status". :func:`contradicts` reads five such forms, each of plain English, not
 of any document:
 
 - the question's word with a denying prefix ("non-patented", "unbounded" for "bounded");
@@ -26,11 +26,19 @@ import re
 
 from deepcite.text import raw_tokens, tokenize
 
+Pairs = tuple[tuple[frozenset[str], frozenset[str]], ...]
+
+
+def _both_ways(pairs: tuple[tuple[str, str], ...]) -> Pairs:
+    """Each pair of word lists as two sets, in both orders: (one, other) and (other, one)."""
+    sets = [(frozenset(a.split()), frozenset(b.split())) for a, b in pairs]
+    return tuple(sets + [(b, a) for a, b in sets])
+
+
 # pairs of words whose one denies the other as the answer to a yes/no question ("Is it a final version?" / "It is
 # a draft"); categorical opposites only: a comparative ("faster", "more") depends on which side is named first
-OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
-    (frozenset(a.split()), frozenset(b.split()))
-    for a, b in (
+OPPOSITES: Pairs = _both_ways(
+    (
         ("final finished complete completed", "draft drafts preliminary unfinished incomplete"),
         ("mandatory required compulsory obligatory", "optional voluntary"),
         ("public", "private internal confidential"),
@@ -51,9 +59,8 @@ OPPOSITES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
 
 # comparatives of opposite directions; a comparison is turned round when the sentence compares the other way
 # against something the question compares against ("than the landmark …")
-COMPARATIVES: tuple[tuple[frozenset[str], frozenset[str]], ...] = tuple(
-    (frozenset(a.split()), frozenset(b.split()))
-    for a, b in (
+COMPARATIVES: Pairs = _both_ways(
+    (
         ("more", "less fewer"),
         ("faster quicker", "slower"),
         ("higher", "lower"),
@@ -116,14 +123,14 @@ def _prefix_denies(text: str, question: str) -> bool:
     "patented"; not a name ("the Non-Uniform planner"), nor a word the question itself denies ("people who are not
     engineers")."""
     asked = question.lower()
-    lower = re.sub(r"\bnon[- ]", "non", text)
+    joined = re.sub(r"\bnon[- ]", "non", text)  # "non-patented" and "non patented" as "nonpatented"
     for word in set(raw_tokens(asked)):
         if len(word) < _MIN_PREFIXED or not word.isalpha():
             continue
         if re.search(rf"\b(?:{_PREFIX}|not|no|never)[- ]?{re.escape(word)}\b", asked):
             continue
-        if re.search(rf"\b(?-i:{_PREFIX}){re.escape(word)}\b", lower, re.I) and not re.search(
-            rf"(?<![\w-]){re.escape(word)}\b", lower, re.I
+        if re.search(rf"\b(?-i:{_PREFIX}){re.escape(word)}\b", joined, re.I) and not re.search(
+            rf"(?<![\w-]){re.escape(word)}\b", joined, re.I
         ):
             return True
     return False
@@ -158,11 +165,7 @@ def _more_than_one(text: str, question: str) -> bool:
 def _opposite(text: str, question: str) -> bool:
     """A word of the question's whose opposite ``text`` says, and not the word itself (:data:`OPPOSITES`)."""
     asked, said = set(_words(question)), set(_words(text))
-    for one, other in OPPOSITES:
-        for a, b in ((one, other), (other, one)):
-            if asked & a and said & b and not said & a and not asked & b:
-                return True
-    return False
+    return any(asked & a and said & b and not said & a and not asked & b for a, b in OPPOSITES)
 
 
 def _words(text: str) -> list[str]:
@@ -177,20 +180,20 @@ def _turned_round(text: str, question: str) -> bool:
     more than data analysts" for "Do data analysts earn more than data scientists?"), and nowhere as the question
     does. A comparative is among the few words before "than"; a side is known by the terms only it holds."""
     turned = kept = False
+    compared = _comparisons(text)
     for words, against, subject in _comparisons(question):
-        for one, other in COMPARATIVES:
-            for a, b in ((one, other), (other, one)):
-                if not words & a:
+        for a, b in COMPARATIVES:
+            if not words & a:
+                continue
+            for said, obj, _ in compared:
+                direction = bool(said & a) - bool(said & b)
+                same_side, swapped = bool(obj & against), bool(obj & subject)
+                if not direction or same_side == swapped:
                     continue
-                for said, obj, _ in _comparisons(text):
-                    direction = bool(said & a) - bool(said & b)
-                    same_side, swapped = bool(obj & against), bool(obj & subject)
-                    if not direction or same_side == swapped:
-                        continue
-                    if (direction < 0) != swapped:
-                        turned = True
-                    else:
-                        kept = True
+                if (direction < 0) != swapped:
+                    turned = True
+                else:
+                    kept = True
     return turned and not kept
 
 

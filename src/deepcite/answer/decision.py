@@ -51,8 +51,8 @@ from deepcite.text import tokenize
 # is excluded from all comparisons" answers "Is Switzerland included?"), a removal, an exemption, a thing to
 # avoid, a predicate "missing" (not "the missing prince") and a count of zero, first or last in its row ("Critical
 # issues 0" answers "Did they find any critical problems?"; a formula's ", 0 Pt − 1" does not); "without" and "only"
-# are left out: they qualify more often than they deny
-# ("can be reused without impairing its efficiency")
+# are left out: they qualify more often than they deny ("can be reused without impairing its efficiency"), and so
+# does "zero" in a compound ("near-zero spread")
 _NEGATION = re.compile(
     r"\b(?:not|no|never|none|neither|nor|cannot|nothing|nobody|unable|fails?\s+to|failed\s+to|"
     r"exclud(?:e|es|ed|ing)|lacks?|lacked|prohibit(?:s|ed)?|forbid(?:s|den)?|illegal|impossible|"
