@@ -9,6 +9,11 @@ the whole question (whose words a passage on any hop may repeat).
         --data-dir .data/musique-train --out /tmp/train.hops
     .venv/bin/python benchmarks/hop_questions.py qlik /tmp/musique-train.packs /tmp/hotpotqa-train.packs \
         --top 10 --out /tmp/train.hops
+    # the sentence reader (answer/reader.py's cross-encoder) reading each hop question with each passage, or with
+    # each of its sentences (--by-sentence, the best kept): forms hopreader{p,s}, hopreader{p,s}-whole,
+    # wholereader{p,s}, the logits z-scored per hop as the LM's are
+    .venv/bin/python benchmarks/hop_questions.py reader /tmp/musique-train.packs /tmp/hotpotqa-train.packs \
+        --top 10 --by-sentence --out /tmp/train.hops
     # then weighed in and judged as order_replay.py's query likelihood is (its forms named below)
     .venv/bin/python benchmarks/order_replay.py cv … --qlik /tmp/train.hops --qlik-grid --qlik-forms hopdense
 
@@ -29,7 +34,8 @@ import argparse
 import json
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import TextIO
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -103,6 +109,28 @@ def dense(sets: Sequence[RecordedSet], data_dir: str, out: str) -> None:
             print(f"dense {s.data}: {len(s.questions)} questions", flush=True)
 
 
+def _composed(
+    sets: Sequence[RecordedSet], top: int
+) -> Iterator[tuple[RecordedSet, Recorded, list, list[str], list[bool]]]:
+    """Each recorded question that decomposes into hops: its set, itself, the recorded order's first ``top``
+    passages, its hop questions with the whole question last, and per hop whether it is a filled later hop."""
+    for s in sets:
+        ranking = EvidenceRankingSettings(**s.ranking)
+        for q in s.questions:
+            hops, later = hop_questions(q)
+            if len(hops) >= 2:  # no hops: the whole question's likelihood, order_replay.py's title form
+                yield s, q, ordered(s, q, ranking)[:top], [*hops, q.question], later
+
+
+def _write_forms(fh: TextIO, s: RecordedSet, q: Recorded, ranked: Sequence, forms: dict) -> None:
+    """Each form's score of each of ``ranked`` as a cache line (a form of None left out)."""
+    for form, values in forms.items():
+        if values is None:
+            continue
+        for c, v in zip(ranked, values, strict=True):
+            fh.write(json.dumps({"key": qlik_key(s.data, q.qid, c, form), "score": float(v)}) + "\n")
+
+
 def lm(sets: Sequence[RecordedSet], top: int, out: str, threads: int, chars: int) -> None:
     """The LM forms of each question's first ``top`` passages in the recorded order (each passage's first ``chars``
     characters), appended to ``out`` (each hop's raw likelihoods cached there too, as form ``hop:<hop question>``).
@@ -118,42 +146,67 @@ def lm(sets: Sequence[RecordedSet], top: int, out: str, threads: int, chars: int
     )
     began, count = time.time(), 0
     with open(out, "a", encoding="utf-8") as fh:
-        for s in sets:
-            ranking = EvidenceRankingSettings(**s.ranking)
-            for q in s.questions:
-                ranked = ordered(s, q, ranking)[:top]
-                hops, later = hop_questions(q)
-                if len(hops) < 2:
-                    continue  # no hops: the whole question's likelihood, order_replay.py's title form
-                asked = [*hops, q.question]  # the whole question last, to compare
-                per_hop = np.zeros((len(asked), len(ranked)))
-                # passage by passage: the model reads each passage once for all its hop questions
-                for j, c in enumerate(ranked):
-                    keys = [qlik_key(s.data, q.qid, c, "hop:" + hop) for hop in asked]
-                    if any(key not in done for key in keys):
-                        for key, value in zip(
-                            keys, model.score((c.chunk.title, c.chunk.text), asked), strict=True
-                        ):
-                            done[key] = value
-                            fh.write(json.dumps({"key": key, "score": value}) + "\n")
-                        count += 1
-                    per_hop[:, j] = [done[key] for key in keys]
-                z = _z(per_hop)
-                forms = {
-                    "hoptitle": z[:-1].max(0),
-                    "hoptitle-later": _best(z[:-1], later),
-                    "hoptitle-whole": z.max(0),
-                    "wholetitle": z[-1],
-                }
-                for form, values in forms.items():
-                    if values is None:
-                        continue
-                    for c, v in zip(ranked, values, strict=True):
-                        fh.write(
-                            json.dumps({"key": qlik_key(s.data, q.qid, c, form), "score": float(v)}) + "\n"
-                        )
-                fh.flush()
-            print(f"lm {s.data}: {count} passages scored, {time.time() - began:.0f} s", flush=True)
+        for s, q, ranked, asked, later in _composed(sets, top):
+            per_hop = np.zeros((len(asked), len(ranked)))
+            # passage by passage: the model reads each passage once for all its hop questions
+            for j, c in enumerate(ranked):
+                keys = [qlik_key(s.data, q.qid, c, "hop:" + hop) for hop in asked]
+                if any(key not in done for key in keys):
+                    for key, value in zip(
+                        keys, model.score((c.chunk.title, c.chunk.text), asked), strict=True
+                    ):
+                        done[key] = value
+                        fh.write(json.dumps({"key": key, "score": value}) + "\n")
+                    count += 1
+                per_hop[:, j] = [done[key] for key in keys]
+            z = _z(per_hop)
+            forms = {
+                "hoptitle": z[:-1].max(0),
+                "hoptitle-later": _best(z[:-1], later),
+                "hoptitle-whole": z.max(0),
+                "wholetitle": z[-1],
+            }
+            _write_forms(fh, s, q, ranked, forms)
+            fh.flush()
+    print(f"lm: {count} passages scored, {time.time() - began:.0f} s", flush=True)
+
+
+def read(sets: Sequence[RecordedSet], top: int, out: str, tokens: int, by_sentence: bool) -> None:
+    """The reader forms of each question's first ``top`` passages in the recorded order, appended to ``out``: the
+    sentence reader (answer/reader.py, the cross-encoder the writer's opening uses) reads each hop question with the
+    titled passage (``by_sentence``: with each of its sentences, the best kept), its probability as a logit;
+    ``hopreader`` the best over the hop questions of the logits z-scored per hop, ``hopreader-whole`` with the whole
+    question's among them, ``wholereader`` the whole question's alone (each raw hop's logit cached as
+    ``rhop:<hop question>``)."""
+    from deepcite.answer.reader import SentenceReader
+    from deepcite.text import split_sentences
+
+    reader = SentenceReader("all-MiniLM-L6-v2", tokens, 200_000)
+    tag = "s" if by_sentence else "p"
+    began, count = time.time(), 0
+    with open(out, "a", encoding="utf-8") as fh:
+        for s, q, ranked, asked, _ in _composed(sets, top):
+            per_hop = np.zeros((len(asked), len(ranked)))
+            for j, c in enumerate(ranked):
+                texts = (
+                    [f"{c.chunk.title}: {t}" for t in split_sentences(c.chunk.text)] or [c.chunk.title]
+                    if by_sentence
+                    else [f"{c.chunk.title}: {c.chunk.text}"]
+                )
+                for i, hop in enumerate(asked):
+                    p = np.clip(reader.read(hop, texts), 1e-6, 1 - 1e-6)
+                    per_hop[i, j] = float(np.log(p / (1 - p)).max())
+                count += 1
+            z = _z(per_hop)
+            raw = {f"rhop{tag}:{hop}": per_hop[i] for i, hop in enumerate(asked)}
+            forms = {
+                f"hopreader{tag}": z[:-1].max(0),
+                f"hopreader{tag}-whole": z.max(0),
+                f"wholereader{tag}": z[-1],
+            }
+            _write_forms(fh, s, q, ranked, raw | forms)
+            fh.flush()
+    print(f"reader: {count} passages read, {time.time() - began:.0f} s", flush=True)
 
 
 def main() -> None:
@@ -171,6 +224,12 @@ def main() -> None:
     lik.add_argument("--threads", type=int, default=1)
     lik.add_argument("--chars", type=int, default=1500, help="a passage's first characters the LM reads")
     lik.add_argument("--out", required=True)
+    rd = commands.add_parser("reader", help="each hop question read with the recorded order's first passages")
+    rd.add_argument("packs", nargs="+")
+    rd.add_argument("--top", type=int, default=10)
+    rd.add_argument("--tokens", type=int, default=96, help="question and text together, the text truncated")
+    rd.add_argument("--by-sentence", action="store_true", help="each sentence read apart, the best kept")
+    rd.add_argument("--out", required=True)
     show = commands.add_parser("show", help="print each question's hop questions")
     show.add_argument("packs", nargs="+")
     args = parser.parse_args()
@@ -179,6 +238,8 @@ def main() -> None:
         dense(sets, args.data_dir, args.out)
     elif args.command == "qlik":
         lm(sets, args.top, args.out, args.threads, args.chars)
+    elif args.command == "reader":
+        read(sets, args.top, args.out, args.tokens, args.by_sentence)
     else:
         for s in sets:
             for q in s.questions:

@@ -82,6 +82,11 @@ KINDS = AnswerSettings().kinds
         ("Since when has the author been programming?", AnswerKind.TIME),
         ("At what age did the author split the passengers?", AnswerKind.AMOUNT),
         ("What overall speedup does the accelerator get over the Xeon?", AnswerKind.AMOUNT),
+        # "what time" asks a time of day when a verb follows, not when it qualifies a noun
+        ("At what time does the workshop start?", AnswerKind.TIME),
+        ("What time is the keynote?", AnswerKind.TIME),
+        ("At what time granularity can the governor limit power?", AnswerKind.OTHER),
+        ("How soon are lab members expected to answer messages?", AnswerKind.AMOUNT),
     ],
 )
 def test_question_kind(question: str, kind: AnswerKind) -> None:
@@ -240,6 +245,36 @@ def test_a_row_fits_when_it_names_the_question_s_name_and_measure() -> None:
     assert row_fit("Method: ChatGPT | Precision: 0.0507 | Recall: 0.3046", q) == 1.0
     assert row_fit("Method: Google | Precision: 0.1 | Recall: 0.2", q) == 0.0
     assert row_fit("ChatGPT was used as a baseline.", q) == 0.0
+    # a cell whose whole value is a word of the question names the row's subject, in lower case too
+    assert row_fit(
+        "Age Band: Thirties | Percentage: 28.0%", "What share of clips come from speakers in their thirties?"
+    )
+    assert row_fit("Data Structure: map | Search: 893", "How long did std::map take to search?") == 1.0
+    assert (
+        row_fit("Age Band: Twenties | Percentage: 31.0%", "What share come from speakers in their thirties?")
+        == 0
+    )
+    assert (
+        row_fit("Answer: yes | Count: 12", "Did yes votes win?") == 0
+    )  # too common a value to name anything
+
+
+@pytest.mark.parametrize(
+    ("question", "sentence", "cued"),
+    [
+        (
+            "How quickly did the team fix the bug?",
+            "It has been reported, and the team fixed it in a week.",
+            True,
+        ),
+        ("How soon can the order ship?", "It ships in several weeks.", True),
+        ("How long did the outage last?", "It lasted a few tens of minutes.", True),
+        ("How long did the outage last?", "Many users were affected.", False),
+        ("How quickly did the team fix the bug?", "The team fixed it.", False),
+    ],
+)
+def test_a_duration_may_be_told_without_a_figure(question: str, sentence: str, cued: bool) -> None:
+    assert (answer_cue(AnswerKind.AMOUNT, sentence, question, KINDS) >= KINDS.cue_min) is cued
 
 
 def _chunk(i: int, text: str, doc: str = "dpr.pdf") -> ContextChunk:
@@ -323,6 +358,22 @@ def test_a_line_without_a_verb_opens_when_it_bears_the_cue_and_fits_best() -> No
     assert opening_candidates(scores, [0, 1, 2], question, AnswerKind.AMOUNT, settings) == [1]
     off = CHOOSING.tuned(decision={"min_fit": 0.0, "fragment_open_relevance": 1.1})
     assert opening_candidates(scores, [0, 1, 2], question, AnswerKind.AMOUNT, off) == [0]
+
+
+def test_a_slide_s_bullet_without_a_verb_may_open_a_yes_no_summary_when_it_fits_best() -> None:
+    question = "Are containers lighter than virtual machines?"
+    texts = ["Containers share the host kernel, and images are layered.", "Lighter weight than VMs", "Docker"]
+    sentences = _evidence(texts)
+    assert [x.lead_fault is None for x in sentences] == [True, False, False]
+    column = np.array(
+        [[0.6], [1.0], [0.3]], dtype=np.float32
+    )  # a yes/no question has no cue: relevance alone
+    scores = SentenceScores(
+        sentences, np.zeros((3, 1), np.float32), column, column, column, np.zeros(1, bool), cue=None
+    )
+    assert opening_candidates(scores, [0, 1, 2], question, AnswerKind.YES_NO, CHOOSING) == [0, 1]
+    off = CHOOSING.tuned(decision={"min_fit": 0.0, "fragment_opens_yes_no": False})
+    assert opening_candidates(scores, [0, 1, 2], question, AnswerKind.YES_NO, off) == [0]
 
 
 def test_a_question_asking_for_figures_keeps_the_parenthesised_statistics_that_hold_them() -> None:

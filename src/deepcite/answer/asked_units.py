@@ -42,6 +42,7 @@ _ASKS_MONEY = re.compile(
 )
 _ASKS_DURATION = re.compile(
     r"\bhow long (?:does|did|do|will|would|can|could|has|have|had)\b|\bhow much time\b|\bhow old\b|"
+    r"\bhow (?:quickly|soon)\b|"  # "how quickly did the team fix it": "in a week"
     r"\bhow many (?:seconds|minutes|hours|days|weeks|months|years)\b",
     re.I,
 )
@@ -69,9 +70,15 @@ _UNIT_LONG = re.compile(r"\b([^\W\d]+)-long\b", re.I)
 _SINCE = re.compile(r"\bsince\s+(?:[A-Z][a-z]+\s+)?(?:1[5-9]\d\d|20\d\d)\b")
 _MONEY_BEFORE = re.compile(r"[$€£¥]\s?\d")
 _DECADE = re.compile(r"(?:1[5-9]|20)\d0s\b")  # "the 1960s" is no number of seconds
-# one of a unit written with an article: "for more than a month", "in a decade", "an hour" (three letters or more:
-# "an h-index" is no duration)
-_ONE_UNIT = re.compile(r"\b(?:a|an|one)\s+(?:few\s+|couple\s+of\s+)?([^\W\d]{3,})\b", re.I)
+# a unit written without a figure: one of it with an article ("for more than a month", "in a decade", "an hour";
+# three letters or more: "an h-index" is no duration) or a vague number of it ("several hours", "few tens of
+# milliseconds", "hundreds of dollars")
+_ONE_UNIT = re.compile(
+    r"\b(?:(?:a|an|one)\s+(?:few\s+|couple\s+of\s+)?|(?:few|several|many)\s+)"
+    r"(?:(?:tens|hundreds|thousands|dozens)\s+of\s+)?([^\W\d]{3,})\b|"
+    r"\b(?:tens|hundreds|thousands|dozens)\s+of\s+([^\W\d]{3,})\b",
+    re.I,
+)
 _HOW_MANY = re.compile(r"\bhow many\s+([^\W\d]{3,})", re.I)
 _HOW_MANY_WORDS = re.compile(r"\bhow many\s+((?:[^\W\d]+\s+){0,3})", re.I)
 # a counted noun is found by its first letters, so "synchronisation" finds "synchronizer" and "countries" "country"
@@ -145,8 +152,9 @@ def told_without_figures(sentence: str, units: frozenset[str]) -> bool:
 
 
 def one_units(text: str, units: frozenset[str]) -> set[str]:
-    """The ``units`` that ``text`` states one of with an article ("in a decade", "for more than a month")."""
-    return {m.group(1).lower() for m in _ONE_UNIT.finditer(text)} & units
+    """The ``units`` that ``text`` states without a figure: one of with an article ("in a decade", "for more than a
+    month") or a vague number of ("several hours", "few tens of milliseconds")."""
+    return {(m.group(1) or m.group(2)).lower() for m in _ONE_UNIT.finditer(text)} & units
 
 
 def counts_one(sentence: str, question: str) -> bool:

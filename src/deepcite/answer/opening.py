@@ -44,8 +44,10 @@ def opening_candidates(
         if scores.sentences[i].lead_fault is None
         or (
             scores.sentences[i].lead_fault in (NO_VERB, CAPITALISED)
-            and scores.cue is not None
-            and scores.cue[i] >= settings.kinds.cue_min
+            and (
+                (scores.cue is not None and scores.cue[i] >= settings.kinds.cue_min)
+                or (kind is AnswerKind.YES_NO and settings.decision.fragment_opens_yes_no)
+            )
             and scores.relevance[i, 0] >= fragment
         )
         or (

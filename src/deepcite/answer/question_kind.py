@@ -96,7 +96,7 @@ _AUX = r"(?:does|do|did|is|are|was|were|can|could|should|would|will|has|have|had
 _YES_NO = re.compile(rf"^\s*(?:[^,?]{{1,80}},\s*)?(?P<asked>{_AUX}\b.*)", re.I | re.S)
 _MEASURES = "|".join(sorted(MEASURE_NOUNS, key=len, reverse=True))
 _AMOUNT = re.compile(
-    r"\bhow (?:many|much|long|often|far|large|big|fast|slow|high|low|old|accurate|frequently|quickly|tall|heavy|"
+    r"\bhow (?:many|much|long|often|far|large|big|fast|slow|high|low|old|accurate|frequently|quickly|soon|tall|heavy|"
     r"deep|wide)\b|"
     r"\bby how\b|\bto what (?:extent|degree)\b|"
     # a measure, not the first part of a compound that qualifies another word ("What data did the price-impact
@@ -113,7 +113,10 @@ _HOW_OR_WHAT = re.compile(r"^\s*(?:how|what|which)\b", re.I)
 # a measure the question names anywhere: "How does BM25 do at recall@10 …"
 _MEASURED = re.compile(r"\b(?:recall|precision|accuracy|f1|auc|bleu|rouge)(?:@\d+)?\b|\btop-\d+\b", re.I)
 _TIME = re.compile(
-    r"^\s*when\b|\b(?:since|by|until|till) when\b|\b(?:what|which) (?:year|date|day|month|time|decade|century)\b|"
+    r"^\s*when\b|\b(?:since|by|until|till) when\b|\b(?:what|which) (?:year|date|day|month|decade|century)\b|"
+    # "what time" asks a time of day when a verb or "of" follows, not in "at what time granularity"
+    r"\b(?:what|which) time(?=\s+(?:is|are|was|were|does|do|did|will|would|should|shall|can|could|may|might|must|"
+    r"has|have|had|of)\b|\s*[?,.]|\s*$)|"
     r"\bin what year\b",
     re.I,
 )

@@ -27,6 +27,10 @@ from deepcite.text import tokenize
 _CELL_SPLIT = re.compile(r"\s+\|\s+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[\w@.-]+")
+# cell values too common to name a row's subject
+_STOP_VALUES = frozenset(
+    {"a", "an", "the", "of", "in", "on", "at", "to", "for", "and", "or", "is", "are", "yes", "no"}
+)
 
 
 def is_row(text: str) -> bool:
@@ -114,6 +118,10 @@ def row_fit(row: str, question: str) -> float:
         _norm(w) for w in _WORD.findall(question)[:1]
     }  # the question's first word is capitalised anyway
     held = _held(_WORD.findall(row))
+    # a cell whose whole value is a word of the question names the row's subject as the question does ("Age Band:
+    # Thirties" for "… speakers in their thirties", "Data Structure: map" for "std::map")
+    values = {_norm(cell.rpartition(":")[2].strip()) for cell in _CELL_SPLIT.split(row)}
+    names |= {v for v in asked & values - _STOP_VALUES if re.search("[a-z]", v)}
     if not names & held:
         return 0.0
     numbers = {n.replace(",", "") for n in _NUMBER.findall(question)}
