@@ -245,7 +245,8 @@ def test_a_row_fits_when_it_names_the_question_s_name_and_measure() -> None:
     assert row_fit("Method: ChatGPT | Precision: 0.0507 | Recall: 0.3046", q) == 1.0
     assert row_fit("Method: Google | Precision: 0.1 | Recall: 0.2", q) == 0.0
     assert row_fit("ChatGPT was used as a baseline.", q) == 0.0
-    # a cell whose whole value is a word of the question names the row's subject, in lower case too
+    # a cell whose whole value is words of the question (as stems) names the row's subject, in lower case too
+    assert row_fit("Split: Train | Count: 8134", "How many clips are in the training split?") == 0.5
     assert row_fit(
         "Age Band: Thirties | Percentage: 28.0%", "What share of clips come from speakers in their thirties?"
     )

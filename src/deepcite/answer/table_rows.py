@@ -104,6 +104,24 @@ def _norm(word: str) -> str:
     return re.sub(r"^recall@", "r@", re.sub(r"^precision@", "p@", word))
 
 
+def _named_by_a_value(row: str, question: str) -> bool:
+    """Whether a cell's whole value is words of the question, as stems ("Age Band: Thirties" for "… speakers in their
+    thirties", "Split: Train" for "… the training split", "Data Structure: map" for "std::map"): the row's
+    subject named as the question names it, in lower case too."""
+    asked = set(tokenize(question))
+    for cell in _CELL_SPLIT.split(row):
+        value = cell.rpartition(":")[2].strip()
+        stems = tokenize(value)
+        if (
+            stems
+            and set(stems) <= asked
+            and value.lower() not in _STOP_VALUES
+            and re.search("[a-z]", value, re.I)
+        ):
+            return True
+    return False
+
+
 def row_fit(row: str, question: str) -> float:
     """1.0 when the row names a name of the question, a header shares a word with it and a cell holds a number
     the question does not; 0.5 with the name and the number alone; else 0 (module docstring)."""
@@ -118,11 +136,7 @@ def row_fit(row: str, question: str) -> float:
         _norm(w) for w in _WORD.findall(question)[:1]
     }  # the question's first word is capitalised anyway
     held = _held(_WORD.findall(row))
-    # a cell whose whole value is a word of the question names the row's subject as the question does ("Age Band:
-    # Thirties" for "… speakers in their thirties", "Data Structure: map" for "std::map")
-    values = {_norm(cell.rpartition(":")[2].strip()) for cell in _CELL_SPLIT.split(row)}
-    names |= {v for v in asked & values - _STOP_VALUES if re.search("[a-z]", v)}
-    if not names & held:
+    if not (names & held or _named_by_a_value(row, question)):
         return 0.0
     numbers = {n.replace(",", "") for n in _NUMBER.findall(question)}
     header_match = has_number = False
