@@ -363,18 +363,21 @@ def test_a_line_without_a_verb_opens_when_it_bears_the_cue_and_fits_best() -> No
 
 def test_a_slide_s_bullet_without_a_verb_may_open_a_yes_no_summary_when_it_fits_best() -> None:
     question = "Are containers lighter than virtual machines?"
-    texts = ["Containers share the host kernel, and images are layered.", "Lighter weight than VMs", "Docker"]
+    texts = [
+        "Containers share the host kernel, and images are layered.",
+        "Lighter weight than VMs",
+        "Docker",
+        "LIGHTER WEIGHT FOR ALL OUR PRODUCTION DEPLOYMENTS TODAY",  # capitals, a heading: never
+    ]
     sentences = _evidence(texts)
-    assert [x.lead_fault is None for x in sentences] == [True, False, False]
-    column = np.array(
-        [[0.6], [1.0], [0.3]], dtype=np.float32
-    )  # a yes/no question has no cue: relevance alone
+    assert [x.lead_fault for x in sentences] == [None, NO_VERB, NO_VERB, CAPITALISED]
+    column = np.array([[0.6], [1.0], [0.3], [0.9]], dtype=np.float32)  # no cue for yes/no: relevance alone
     scores = SentenceScores(
-        sentences, np.zeros((3, 1), np.float32), column, column, column, np.zeros(1, bool), cue=None
+        sentences, np.zeros((4, 1), np.float32), column, column, column, np.zeros(1, bool), cue=None
     )
-    assert opening_candidates(scores, [0, 1, 2], question, AnswerKind.YES_NO, CHOOSING) == [0, 1]
+    assert opening_candidates(scores, [0, 1, 2, 3], question, AnswerKind.YES_NO, CHOOSING) == [0, 1]
     off = CHOOSING.tuned(decision={"min_fit": 0.0, "fragment_opens_yes_no": False})
-    assert opening_candidates(scores, [0, 1, 2], question, AnswerKind.YES_NO, off) == [0]
+    assert opening_candidates(scores, [0, 1, 2, 3], question, AnswerKind.YES_NO, off) == [0]
 
 
 def test_a_question_asking_for_figures_keeps_the_parenthesised_statistics_that_hold_them() -> None:

@@ -46,7 +46,11 @@ def opening_candidates(
             scores.sentences[i].lead_fault in (NO_VERB, CAPITALISED)
             and (
                 (scores.cue is not None and scores.cue[i] >= settings.kinds.cue_min)
-                or (kind is AnswerKind.YES_NO and settings.decision.fragment_opens_yes_no)
+                or (  # a bullet without a verb, not a line of capitals (a heading, a court's caption)
+                    kind is AnswerKind.YES_NO
+                    and settings.decision.fragment_opens_yes_no
+                    and scores.sentences[i].lead_fault == NO_VERB
+                )
             )
             and scores.relevance[i, 0] >= fragment
         )

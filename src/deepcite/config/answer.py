@@ -341,7 +341,8 @@ class AnswerDecisionSettings(Section):
     # Value: 100 sec", "July 19, 2024") may open the summary when it bears the cue of the answer asked for
     # (kinds.cue_min) and its relevance reaches this (1 for the context's best sentence; above 1 turns it off)
     fragment_open_relevance: float = Field(default=0.7, ge=0.0)
-    # … and for a yes/no question, which has no cue, at that relevance alone (a slide's "Lighter weight than VMs")
+    # … and for a yes/no question, which has no cue, a line without a verb at that relevance alone (a slide's
+    # "Lighter weight than VMs"; not a line of capitals: "ON WRIT OF CERTIORARI … JUSTICE SOTOMAYOR delivered …")
     fragment_opens_yes_no: bool = True
     summary_max_words: int = Field(default=120, ge=10)
     long_answer_max_words: int = Field(default=400, ge=20)
