@@ -27,10 +27,8 @@ from deepcite.text import tokenize
 _CELL_SPLIT = re.compile(r"\s+\|\s+")
 _NUMBER = re.compile(r"\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[\w@.-]+")
-# cell values too common to name a row's subject
-_STOP_VALUES = frozenset(
-    {"a", "an", "the", "of", "in", "on", "at", "to", "for", "and", "or", "is", "are", "yes", "no"}
-)
+# a yes/no cell names no row's subject (tokenize already drops stop words such as "the" or "of")
+_ANSWER_VALUES = frozenset({"yes", "no"})
 
 
 def is_row(text: str) -> bool:
@@ -115,7 +113,7 @@ def _named_by_a_value(row: str, question: str) -> bool:
         if (
             stems
             and set(stems) <= asked
-            and value.lower() not in _STOP_VALUES
+            and value.lower() not in _ANSWER_VALUES
             and re.search("[a-z]", value, re.I)
         ):
             return True
