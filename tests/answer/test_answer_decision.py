@@ -329,6 +329,9 @@ def test_the_names_a_question_asks_about() -> None:
     # a month or a day of the week is part of a date, not a name the context must mention
     assert names_asked("What job did he refuse to carry out in May 2007?") == ["2007"]
     assert names_asked("Which talk was given on Friday in Berlin?") == ["Berlin"]
+    # "I" in a contraction is the reader, not a name
+    assert names_asked("When I list my branches, how do I tell which one I'm on?") == []
+    assert names_asked("Which command undoes what I\u2019ve staged in Git?") == ["Git"]
 
 
 @pytest.mark.parametrize(

@@ -87,6 +87,14 @@ KINDS = AnswerSettings().kinds
         ("What time is the keynote?", AnswerKind.TIME),
         ("At what time granularity can the governor limit power?", AnswerKind.OTHER),
         ("How soon are lab members expected to answer messages?", AnswerKind.AMOUNT),
+        # a "when" clause that sets the scene asks no date; the question after its comma does the asking
+        ("When adding two numbers limb by limb, is the carry ever above one?", AnswerKind.YES_NO),
+        ("When the agreement was drafted, where was the border fixed?", AnswerKind.PLACE),
+        ("When I list my branches, how do I tell which one I'm on?", AnswerKind.OTHER),
+        ("When is the first essay due, and who marks it?", AnswerKind.TIME),
+        ("Who published the book, where and when?", AnswerKind.NAME),
+        # "OR" in capitals names a gate, it offers no choice
+        ("In the guide, does the simplified view also shrink the OR gate's diagram?", AnswerKind.YES_NO),
     ],
 )
 def test_question_kind(question: str, kind: AnswerKind) -> None:

@@ -130,6 +130,8 @@ _NOT_NAMES = frozenset(
     | {m.capitalize() for m in MONTH_NAMES.split("|")}
     | {"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"}
 )
+# "I" in a contraction ("I'm", "I've") is no name
+_CONTRACTED_I = re.compile(r"I['\u2019](?:m|ve|d|ll)")
 # a name is found when the evidence holds its first letters ("American" in "North America", "Turtles")
 _NAME_STEM_DROP = 3
 _NAME_STEM_MIN = 4
@@ -263,6 +265,7 @@ def names_asked(question: str) -> list[str]:
             if (
                 part
                 and part not in _NOT_NAMES
+                and not _CONTRACTED_I.fullmatch(part)
                 and (
                     part[0].isupper()
                     or (re.search(r"\d", part) and re.search("[A-Za-z]", part))

@@ -89,6 +89,8 @@ _ASKED_FOR = {
     AnswerKind.OTHER: "the answer",
 }
 
+# the conjunction that offers a choice, in lower case: "the OR gate" names a gate
+_OR = r"\b(?-i:or)\b"
 _AUX = r"(?:does|do|did|is|are|was|were|can|could|should|would|will|has|have|had|may|might|must)"
 # a yes/no question: an auxiliary verb first, or after a leading phrase ("In the public-computer scenario, is the
 # browser …?", "If data is altered or lost, will it …?"), which offers no choice though it may hold an "or": the
@@ -113,14 +115,20 @@ _HOW_OR_WHAT = re.compile(r"^\s*(?:how|what|which)\b", re.I)
 # a measure the question names anywhere: "How does BM25 do at recall@10 …"
 _MEASURED = re.compile(r"\b(?:recall|precision|accuracy|f1|auc|bleu|rouge)(?:@\d+)?\b|\btop-\d+\b", re.I)
 _TIME = re.compile(
-    r"^\s*when\b|\b(?:since|by|until|till) when\b|\b(?:what|which) (?:year|date|day|month|decade|century)\b|"
+    # "when" asks a date unless it opens a clause that sets the scene for the question after its comma ("When
+    # adding two long numbers, does the carry …?", "When the agreement was drafted, where was the border fixed?")
+    rf"^\s*when\b(?![^,?]*,\s*(?:{_AUX}|what|which|who|whom|whose|how|where|why)\b)|\b(?:since|by|until|till) when\b|\b(?:what|which) (?:year|date|day|month|decade|century)\b|"
     # "what time" asks a time of day when a verb or "of" follows, not in "at what time granularity"
     r"\b(?:what|which) time(?=\s+(?:is|are|was|were|does|do|did|will|would|should|shall|can|could|may|might|must|"
     r"has|have|had|of)\b|\s*[?,.]|\s*$)|"
     r"\bin what year\b",
     re.I,
 )
-_PLACE = re.compile(r"^\s*where\b|\b(?:what|which|in which) (?:country|city|place|state|region|town)\b", re.I)
+# "where" first, or after a clause that sets the scene ("When the agreement was drafted, where was …?")
+_PLACE = re.compile(
+    r"^\s*(?:(?!(?:who|whom|whose|what|which|how)\b)[^,?]{1,80},\s*)?where\b|\b(?:what|which|in which) (?:country|city|place|state|region|town)\b",
+    re.I,
+)
 _REASON = re.compile(r"^\s*why\b|\bwhat (?:causes|caused|leads to|led to)\b|\bfor what reason\b", re.I)
 _DEFINITION = re.compile(
     r"^\s*(?:what|who)\s+(?:is|are|was|were)\s+(?!the\s+(?:\w+\s+){0,2}(?:of|for|in|to|on)\b)[^?]{1,80}\??\s*$|"
@@ -144,7 +152,7 @@ _POLAR = re.compile(
 )
 _COMPARE_WORDS = "|".join(sorted(COMPARATIVES, key=len, reverse=True))
 _COMPARISON = re.compile(
-    rf"\b(?:compare[sd]?|comparison|differ\w*|versus|vs\.?|{_COMPARE_WORDS})\b|\bor\b", re.I
+    rf"\b(?:compare[sd]?|comparison|differ\w*|versus|vs\.?|{_COMPARE_WORDS})\b|{_OR}", re.I
 )
 # where the question splits into its two sides ("L2 distance and dot product compare to cosine similarity")
 _SIDE_SPLIT = re.compile(r"\b(?:than|or|versus|vs\.?|compared? (?:to|with)|compare to|differ from)\b", re.I)
@@ -407,7 +415,7 @@ def asks_yes_or_no(question: str) -> bool:
     (:data:`_POLAR`: "Did any bonds default in 2022 or 2023?")."""
     asked = _YES_NO.match(question)
     return asked is not None and (
-        not re.search(r"\bor\b", asked.group("asked"), re.I) or _POLAR.match(question) is not None
+        not re.search(_OR, asked.group("asked")) or _POLAR.match(question) is not None
     )
 
 
