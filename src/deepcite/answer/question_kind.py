@@ -117,7 +117,8 @@ _MEASURED = re.compile(r"\b(?:recall|precision|accuracy|f1|auc|bleu|rouge)(?:@\d
 _TIME = re.compile(
     # "when" asks a date unless it opens a clause that sets the scene for the question after its comma ("When
     # adding two long numbers, does the carry …?", "When the agreement was drafted, where was the border fixed?")
-    rf"^\s*when\b(?![^,?]*,\s*(?:{_AUX}|what|which|who|whom|whose|how|where|why)\b)|\b(?:since|by|until|till) when\b|\b(?:what|which) (?:year|date|day|month|decade|century)\b|"
+    rf"^\s*when\b(?![^,?]*,\s*(?:{_AUX}|what|which|who|whom|whose|how|where|why)\b)|"
+    r"\b(?:since|by|until|till) when\b|\b(?:what|which) (?:year|date|day|month|decade|century)\b|"
     # "what time" asks a time of day when a verb or "of" follows, not in "at what time granularity"
     r"\b(?:what|which) time(?=\s+(?:is|are|was|were|does|do|did|will|would|should|shall|can|could|may|might|must|"
     r"has|have|had|of)\b|\s*[?,.]|\s*$)|"
@@ -126,7 +127,8 @@ _TIME = re.compile(
 )
 # "where" first, or after a clause that sets the scene ("When the agreement was drafted, where was …?")
 _PLACE = re.compile(
-    r"^\s*(?:(?!(?:who|whom|whose|what|which|how)\b)[^,?]{1,80},\s*)?where\b|\b(?:what|which|in which) (?:country|city|place|state|region|town)\b",
+    r"^\s*(?:(?!(?:who|whom|whose|what|which|how)\b)[^,?]{1,80},\s*)?where\b|"
+    r"\b(?:what|which|in which) (?:country|city|place|state|region|town)\b",
     re.I,
 )
 _REASON = re.compile(r"^\s*why\b|\bwhat (?:causes|caused|leads to|led to)\b|\bfor what reason\b", re.I)
