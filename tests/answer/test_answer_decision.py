@@ -13,6 +13,7 @@ from deepcite.answer.decision import (
     denial_first,
     names_asked,
     negated,
+    opposes,
 )
 from deepcite.answer.pipeline import _summary_shape
 from deepcite.answer.question_kind import AnswerKind, answer_cue
@@ -175,6 +176,33 @@ def test_a_label_a_contrast_and_a_preference_are_read_as_the_question_asks() -> 
     assert negated(rfp, "Should an agile RFP describe the work with a statement of work?")
     assert not negated(rfp, "Should the RFP use a statement of objectives?")
     assert not negated(rfp)
+
+
+def test_a_denial_is_read_as_the_question_asks_it() -> None:
+    """A long label before a colon is no main clause, a relative "that" clause holds its own negations, a removal
+    affirms a question about removing, advice against something answers a question about a warning, "only" before a
+    verb restricts, and "not X, but Y" reads as a contrast unless Y is a clause (the dev sets' verdicts, thirty-ninth
+    session)."""
+    assert opposes(
+        "For the Validation Split: No false alarms, all 40 clean files passed.", "Were there false alarms?"
+    )
+    assert not opposes("Key Finding Of Section Two: the cache is shared.", "Is the cache shared?")
+    assert not opposes("The answer is simple: it is shared.", "Is the cache shared?")  # a clause, not a label
+    sponsor = "The club accepts sponsors that are not part of the university."
+    assert not opposes(sponsor, "Does the club accept outside sponsors?")
+    assert not opposes("Duplicate rows were removed before training.", "Were duplicate rows dropped?")
+    assert opposes("Duplicate rows were removed before training.", "Were duplicate rows kept?")
+    assert not opposes("Switzerland is excluded from the survey.", "Is Switzerland excluded?")
+    warning = "Never edit the generated files by hand."
+    assert not opposes(warning, "Does the guide warn against editing the generated files?")
+    assert opposes(warning, "Does the guide suggest editing the generated files?")
+    assert not opposes("Resist the urge to commit secrets.", "Does it advise against committing secrets?")
+    assert opposes("Staff only get to keep the base salary.", "Do staff keep the whole bonus?")
+    assert not opposes("It is the only way to keep the bonus.", "Can staff keep the bonus?")
+    contrast = "The new press is not a threat to independent reporting, but a release from owner control."
+    assert not opposes(contrast, "Is the new press a release from owner control?")
+    allowed = "Colour is not forbidden, but authors should check that figures print well in grey."
+    assert not opposes(allowed, "Are colour figures allowed?")
 
 
 def test_not_x_but_y_affirms_y() -> None:

@@ -40,6 +40,7 @@ from pydantic import BaseModel
 
 from deepcite.answer.asked_units import asked_units, counted_noun, names_counted, states_unit
 from deepcite.answer.contrast import contradicts
+from deepcite.answer.lead_guard import verb_like
 from deepcite.answer.prompts import not_stated
 from deepcite.answer.question_kind import AnswerKind, asks_yes_or_no, states_amount
 from deepcite.answer.question_words import MONTH_NAMES
@@ -58,6 +59,11 @@ _NEGATION = re.compile(
     r"exclud(?:e|es|ed|ing)|lacks?|lacked|prohibit(?:s|ed)?|forbid(?:s|den)?|illegal|impossible|"
     r"refus(?:e|es|ed)|reject(?:s|ed)?|den(?:ies|ied)|remov(?:e|es|ed|al)|exempt(?:s|ed)?|avoid(?:s|ed)?|"
     r"(?:is|are|was|were)\s+missing|absent|(?<!-)zero(?!-)|"
+    # a warning or advice against something, and keeping away from it ("Never call Wait" answers "Do they warn
+    # against calling Wait?")
+    r"(?:warn(?:s|ed|ing)?|advis(?:e|es|ed|ing)|caution(?:s|ed|ing)?|recommend(?:s|ed|ing)?)\s+against|"
+    r"discourag(?:e|es|ed|ing)|refrain(?:s|ed|ing)?\s+from|resist(?:s|ed|ing)?\s+the\s+(?:temptation|urge)|"
+    r"(?:keep|keeps|kept|stay|stays|stayed|steer|steers|steered)\s+(?:away\s+from|clear\s+of)|"
     # a state switched off ("the TACH input is disabled upon power-up", "defaults to OFF", "is turned off"), not
     # an action that could switch something off ("could … disable memory writes"), "off-the-shelf", "a trade-off"
     # nor "cut off from"
@@ -80,7 +86,10 @@ _NEGATION = re.compile(
 # clause's negations are its own, not one count over both)
 _SUBORDINATE = re.compile(
     r"[;:]|,\s+but\b|,?\s+\b(?:because|since|although|though|while|whereas|unless|until|as long as|so that|"
-    r"even if|which|who|whom|if|when)\b|,\s+(?:and|or)\s+(?=(?:there|it|they|we|he|she|this|these|those|i|you|neither|nor)\b)",
+    r"even if|which|who|whom|if|when)\b|"
+    # a relative "that" before its verb ("companies that are not …"), not "that" before a subject
+    r"\s+that\s+(?=(?:is|are|was|were|do|does|did|has|have|had|can|could|will|would|may|might|must|should)\b)|"
+    r",\s+(?:and|or)\s+(?=(?:there|it|they|we|he|she|this|these|those|i|you|neither|nor)\b)",
     re.I,
 )
 _SUBORDINATE_START = re.compile(
@@ -110,16 +119,30 @@ _RESTRICTED = re.compile(
 )
 # a question that restricts itself ("Is it assessed only / entirely by coursework?") is answered yes by one
 _RESTRICTING = re.compile(r"\b(?:only|solely|merely|exclusively|entirely|just|purely)\b", re.I)
-# a contrast in a main clause: "not X but (instead|rather) Y"
-_NOT_BUT = re.compile(r"\bnot\s+(?P<denied>[^,;]+?)\s+but\s+(?:instead\s+|rather\s+)?(?P<said>[^,;]+)", re.I)
+# a contrast in a main clause: "not X(,) but (instead|rather) Y"
+_NOT_BUT = re.compile(
+    r"\bnot\s+(?P<denied>[^,;]+?)(?P<comma>,?)\s+but\s+(?:instead\s+|rather\s+)?(?P<said>[^,;]+)", re.I
+)
 # a preference "Y rather than X" / "Y instead of X": X is denied, as far as its words reach (to a comma, a dash or
 # a sentence's end)
 _RATHER_THAN = re.compile(r"\s+(?:rather\s+than|instead\s+of)\s+(?P<denied>[^,;:.!?\u2014\u2013()]+)", re.I)
-# a label before a colon opening a sentence ("Note:", "Important note:") is no main clause of it
-_LABEL = re.compile(r"^\s*(?:\w+\s+)?\w+:\s+")
+# a label before a colon opening a sentence ("Note:", "For At-Risk Classification:") is no main clause of it: at
+# most this many words, none a verb
+_LABEL = re.compile(r"^\s*(?P<label>[^:;.!?]{1,60}?):\s+(?=\S)")
+_LABEL_MAX_WORDS = 6
 # the parts of a sentence read apart: between semicolons, and a contrast's two sides ("graphics … is only available
 # on client parts, while the DRAM … is only available on server parts")
 _PARTS = re.compile(r";|,\s+(?:while|whereas)\s+", re.I)
+
+# a removal ("removed", "deleted", "dropped", "excluded"): a denial of a question about keeping, an affirmation of
+# one about removing ("Were outliers dropped?" / "Outliers were removed")
+_REMOVAL = re.compile(
+    r"\b(?:remov(?:e|es|ed|ing|al)|delet(?:e|es|ed|ing|ion)|drop(?:s|ped|ping)?|discard(?:s|ed|ing)?|"
+    r"exclu(?:de|des|ded|ding|sion)|omit(?:s|ted|ting)?|eliminat(?:e|es|ed|ing|ion))\b",
+    re.I,
+)
+# "only" before a verb restricts its predicate ("miners only get to keep the priority fee")
+_ONLY_VERB = re.compile(r"(?<!\bthe\s)(?<!\bnot\s)(?<!\bif\s)(?<!\ban\s)\bonly\s+(?P<verb>[a-z]+)\b")
 
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 # a word of a question; a name is one capitalised or holding a digit, after the question's first word
@@ -190,7 +213,7 @@ class AnswerDecision(BaseModel):
         return f"{self.verdict.label}: {cited_sentence}"
 
 
-def negated(text: str, about: str = "") -> bool:
+def negated(text: str, about: str = "", removal_denies: bool = True) -> bool:
     """Whether ``text`` denies what it says: an odd number of negations ("does not", "never", "isn't") in its main
     clause (:func:`main_clause`): "It is not possible to invoke it, because the user does not have the
     permission" denies, though it holds two. A contrast "not X but Y" affirms Y: it denies nothing of a question
@@ -201,19 +224,39 @@ def negated(text: str, about: str = "") -> bool:
     X (:func:`_prefers_other`). A clause without a negation whose predicate "only" restricts ("Tasks with different
     object-ids can only communicate through arguments", "… for reference side ions only", "operates exclusively
     under Linux") denies a question ``about`` anything else ("Can tasks with different object ids share data
-    directly?"), unless the question restricts too ("… entirely by coursework?")."""
-    clause = main_clause(_asked_part(text, about)).replace("\u2019", "'")
-    contrast = _NOT_BUT.search(clause)
+    directly?"), unless the question restricts too ("… entirely by coursework?"); so does "only" before a verb
+    ("miners only get to keep the priority fee"). A removal ("removed", "dropped") denies unless the question
+    ``about`` asks about one ("Were outliers dropped?") or ``removal_denies`` is False (the question itself, read
+    for its own negation). A label before a colon is no main clause ("For At-Risk Classification: No missed
+    detections"), nor is a relative clause after "that" ("companies that are not concerned with journalism").
+    "not X, but Y" with a comma reads as the contrast only when Y is no clause of its own ("is not a threat …, but a
+    liberation", not "is not forbidden, but authors should ensure …")."""
+    part = _asked_part(text, about).replace("\u2019", "'")
+    contrast = _NOT_BUT.search(part)
     asked = set(tokenize(about))
     if (
         contrast
         and about
         and len(asked & set(tokenize(contrast["said"]))) > len(asked & set(tokenize(contrast["denied"])))
+        and not (contrast["comma"] and any(verb_like(w) for w in contrast["said"].split()))
     ):
-        clause = clause[: contrast.start()] + clause[contrast.start("denied") :]
-    if (len(_NEGATION.findall(clause)) + _prefers_other(clause, asked)) % 2 == 1:
+        part = part[: contrast.start()] + part[contrast.start("denied") :]
+    clause = main_clause(part)
+    negations = _NEGATION.findall(clause)
+    if not removal_denies or _REMOVAL.search(about):
+        negations = [n for n in negations if not _REMOVAL.fullmatch(n)]
+    if (len(negations) + _prefers_other(clause, asked)) % 2 == 1:
         return True
-    return bool(about) and _RESTRICTED.search(clause) is not None and _RESTRICTING.search(about) is None
+    return (
+        bool(about)
+        and (_RESTRICTED.search(clause) is not None or _only_before_verb(clause))
+        and _RESTRICTING.search(about) is None
+    )
+
+
+def _only_before_verb(clause: str) -> bool:
+    """Whether "only" restricts a verb in ``clause`` ("miners only get to keep", not "the only way")."""
+    return any(verb_like(m["verb"]) for m in _ONLY_VERB.finditer(clause))
 
 
 def _prefers_other(clause: str, asked: set[str]) -> bool:
@@ -244,13 +287,25 @@ def main_clause(text: str) -> str:
     """``text`` without a leading subordinate clause ("When comparing them, …", "If you have three … then you
     can …"), a parenthesis, a relative clause between commas, and what follows a reason, a concession, a condition
     or a relative clause after its main clause (not one after a preposition: "the mechanisms by which …")."""
-    text = _ASIDE.sub(" ", _PARENTHESIS.sub(" ", _LABEL.sub("", text)))
+    text = _ASIDE.sub(" ", _PARENTHESIS.sub(" ", _without_label(text)))
     if _SUBORDINATE_START.match(text) and (lead := _LEAD_END.search(text)):
         text = text[lead.end() :]
     for end in _SUBORDINATE.finditer(text):
         if not _PREPOSITION_END.search(text, 0, end.start()):
             return text[: end.start()]
     return text
+
+
+def _without_label(text: str) -> str:
+    """``text`` without a label before a colon opening it: a few words without a verb ("Note:", "For At-Risk
+    Classification:", "Results Statistical Calculus:"), whose colon would end the main clause before its statement."""
+    label = _LABEL.match(text)
+    if label is None:
+        return text
+    words = label["label"].split()
+    if len(words) > _LABEL_MAX_WORDS or any(verb_like(w) for w in words):
+        return text
+    return text[label.end() :]
 
 
 def names_asked(question: str) -> list[str]:
@@ -397,7 +452,9 @@ def opposes(text: str, question: str) -> bool:
     """Whether ``text`` answers the yes/no ``question`` "no": it denies what the question asks (:func:`negated`,
     against the question's own negation), or says something else is the case
     (:func:`deepcite.answer.contrast.contradicts`)."""
-    return negated(text, question) != negated(question) or contradicts(text, question)
+    return negated(text, question) != negated(
+        question, removal_denies=not _REMOVAL.search(question)
+    ) or contradicts(text, question)
 
 
 def asks_a_verdict(question: str, kind: AnswerKind) -> bool:

@@ -141,7 +141,9 @@ def never_quoted(sentence: str) -> bool:
     return bool(_ET_AL_YEAR.search(sentence) and _REFERENCE_TAIL.search(sentence))
 
 
-def _verb_like(word: str) -> bool:
+def verb_like(word: str) -> bool:
+    """Whether ``word`` reads as a verb: an auxiliary, a common base or irregular past form, or a lower-case word
+    with a verb's ending ("-ed", "-es", "-ing", "-s")."""
     low = word.lower().replace("\u2019", "'")
     if low in _AUX or low in _BASE_VERBS or low in _IRREGULAR_PAST or low.endswith("n't"):
         return True
@@ -180,6 +182,6 @@ def lead_fault(sentence: str, settings: AnswerKindSettings) -> str | None:
         capitalised = sum(w[:1].isupper() for w in words) / len(words)
         if capitalised >= settings.lead_max_capitalised_share:
             return CAPITALISED
-    if not any(_verb_like(w) for w in words):
+    if not any(verb_like(w) for w in words):
         return NO_VERB
     return None
