@@ -203,6 +203,10 @@ def test_a_denial_is_read_as_the_question_asks_it() -> None:
     assert not opposes(contrast, "Is the new press a release from owner control?")
     allowed = "Colour is not forbidden, but authors should check that figures print well in grey."
     assert not opposes(allowed, "Are colour figures allowed?")
+    # "all … except X" denies X
+    won = "The party held every seat in the region except Dover and Deal."
+    assert opposes(won, "Did the party hold Dover?")
+    assert not opposes(won, "Did the party hold seats in the region?")
 
 
 def test_not_x_but_y_affirms_y() -> None:

@@ -123,9 +123,11 @@ _RESTRICTING = re.compile(r"\b(?:only|solely|merely|exclusively|entirely|just|pu
 _NOT_BUT = re.compile(
     r"\bnot\s+(?P<denied>[^,;]+?)(?P<comma>,?)\s+but\s+(?:instead\s+|rather\s+)?(?P<said>[^,;]+)", re.I
 )
-# a preference "Y rather than X" / "Y instead of X": X is denied, as far as its words reach (to a comma, a dash or
-# a sentence's end)
-_RATHER_THAN = re.compile(r"\s+(?:rather\s+than|instead\s+of)\s+(?P<denied>[^,;:.!?\u2014\u2013()]+)", re.I)
+# a preference "Y rather than X" / "Y instead of X", or an exception "all Y except X": X is denied, as far as its
+# words reach (to a comma, a dash or a sentence's end)
+_RATHER_THAN = re.compile(
+    r"\s+(?:rather\s+than|instead\s+of|except(?:\s+for)?)\s+(?P<denied>[^,;:.!?\u2014\u2013()]+)", re.I
+)
 # a label before a colon opening a sentence ("Note:", "For At-Risk Classification:") is no main clause of it: at
 # most this many words, none a verb
 _LABEL = re.compile(r"^\s*(?P<label>[^:;.!?]{1,60}?):\s+(?=\S)")
@@ -220,8 +222,8 @@ def negated(text: str, about: str = "", removal_denies: bool = True) -> bool:
     ``about`` Y ("Was he treated leniently?" over "his command did not pursue a punitive discharge but opted
     instead for the more lenient administrative discharge"), and denies X as before. Of a sentence in parts
     between semicolons or either side of a contrast, the part the question is about is read (:func:`_asked_part`);
-    a label before a colon ("Note:") is not its main clause. A preference "Y rather than X" denies a question about
-    X (:func:`_prefers_other`). A clause without a negation whose predicate "only" restricts ("Tasks with different
+    a label before a colon ("Note:") is not its main clause. A preference "Y rather than X" (or "all Y except X")
+    denies a question about X (:func:`_prefers_other`). A clause without a negation whose predicate "only" restricts ("Tasks with different
     object-ids can only communicate through arguments", "… for reference side ions only", "operates exclusively
     under Linux") denies a question ``about`` anything else ("Can tasks with different object ids share data
     directly?"), unless the question restricts too ("… entirely by coursework?"); so does "only" before a verb
