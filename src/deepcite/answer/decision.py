@@ -216,23 +216,26 @@ class AnswerDecision(BaseModel):
 
 
 def negated(text: str, about: str = "", removal_denies: bool = True) -> bool:
-    """Whether ``text`` denies what it says: an odd number of negations ("does not", "never", "isn't") in its main
-    clause (:func:`main_clause`): "It is not possible to invoke it, because the user does not have the
-    permission" denies, though it holds two. A contrast "not X but Y" affirms Y: it denies nothing of a question
-    ``about`` Y ("Was he treated leniently?" over "his command did not pursue a punitive discharge but opted
-    instead for the more lenient administrative discharge"), and denies X as before. Of a sentence in parts
-    between semicolons or either side of a contrast, the part the question is about is read (:func:`_asked_part`);
-    a label before a colon ("Note:") is not its main clause. A preference "Y rather than X" (or "all Y except X")
-    denies a question about X (:func:`_prefers_other`). A clause without a negation whose predicate "only" restricts ("Tasks with different
-    object-ids can only communicate through arguments", "… for reference side ions only", "operates exclusively
-    under Linux") denies a question ``about`` anything else ("Can tasks with different object ids share data
-    directly?"), unless the question restricts too ("… entirely by coursework?"); so does "only" before a verb
-    ("miners only get to keep the priority fee"). A removal ("removed", "dropped") denies unless the question
-    ``about`` asks about one ("Were outliers dropped?") or ``removal_denies`` is False (the question itself, read
-    for its own negation). A label before a colon is no main clause ("For At-Risk Classification: No missed
-    detections"), nor is a relative clause after "that" ("companies that are not concerned with journalism").
-    "not X, but Y" with a comma reads as the contrast only when Y is no clause of its own ("is not a threat …, but a
-    liberation", not "is not forbidden, but authors should ensure …")."""
+    """Whether ``text`` denies what it says: an odd number of negations ("does not", "never", "isn't", "warns
+    against") in its main clause (:func:`main_clause`): "It is not possible to invoke it, because the user does not
+    have the permission" denies, though it holds two; "companies that are not concerned with journalism" is a
+    relative clause, not the main one.
+
+    - A contrast "not X but Y" affirms Y: it denies nothing of a question ``about`` Y ("Was he treated leniently?"
+      over "his command did not pursue a punitive discharge but opted instead for the more lenient administrative
+      discharge"), and denies X as before; with a comma only when Y is no clause of its own ("is not a threat …, but
+      a liberation", not "is not forbidden, but authors should ensure …").
+    - Of a sentence in parts between semicolons or either side of a contrast, the part the question is about is
+      read (:func:`_asked_part`); a short label before a colon ("Note:", "For At-Risk Classification:") is not its
+      main clause.
+    - A preference "Y rather than X", or an exception "all Y except X", denies a question about X
+      (:func:`_prefers_other`).
+    - A clause without a negation whose predicate "only" restricts ("Tasks with different object-ids can only
+      communicate through arguments", "… for reference side ions only", "operates exclusively under Linux", "miners
+      only get to keep the priority fee") denies a question ``about`` anything else ("Can tasks with different
+      object ids share data directly?"), unless the question restricts too ("… entirely by coursework?").
+    - A removal ("removed", "dropped") denies unless the question ``about`` asks about one ("Were outliers
+      dropped?") or ``removal_denies`` is False (the question itself, read for its own negation)."""
     part = _asked_part(text, about).replace("\u2019", "'")
     contrast = _NOT_BUT.search(part)
     asked = set(tokenize(about))
