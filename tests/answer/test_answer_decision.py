@@ -12,9 +12,8 @@ from deepcite.answer.decision import (
     decide,
     denial_first,
     names_asked,
-    negated,
-    opposes,
 )
+from deepcite.answer.negation import negated, opposes
 from deepcite.answer.pipeline import _summary_shape
 from deepcite.answer.question_kind import AnswerKind, answer_cue
 from deepcite.answer.sentence_scores import EvidenceSentence, SentenceScores

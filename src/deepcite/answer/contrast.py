@@ -1,7 +1,7 @@
 """A sentence that answers a yes/no question "no" without a negation: it puts something else where the question
 puts a thing.
 
-A negation is one way to deny (:func:`deepcite.answer.decision.negated`); a writer more often states what is the
+A negation is one way to deny (:func:`deepcite.answer.negation.negated`); a writer more often states what is the
 case instead: "Should the files be kept in the vendor's patented formats?" is answered by "files will be stored in
 open, non-patented formats", "Is the board's processor a 32-bit design?" by "a 16-bit RISC architecture", "Does
 Keras run only on TensorFlow?" by "capable of running on top of either TensorFlow or Theano", "Is the handbook a
