@@ -300,11 +300,8 @@ def _chunk(i: int, text: str, doc: str = "dpr.pdf") -> ContextChunk:
 
 # these tests are about which sentence answers; the hashing embedder's similarities are no measure of a
 # sentence's fit to the question, so the decision's fit bar (set on MiniLM) is off here; the sentence reader is off
-# too: these tests are about what the rules and the opening model choose (the reader's own: test_answer_reader.py),
-# and so is the weight against repeating the question's words, set beside the reader (test_answer_opening.py)
-CHOOSING = AnswerSettings().tuned(
-    decision={"min_fit": 0.0}, reader={"enabled": False}, opening={"question_cover": 0.0}
-)
+# too: these tests are about what the rules and the opening model choose (the reader's own: test_answer_reader.py)
+CHOOSING = AnswerSettings().tuned(decision={"min_fit": 0.0}, reader={"enabled": False})
 
 
 def _summary(question: str, chunks: list[ContextChunk]) -> str:
@@ -750,10 +747,8 @@ def test_who_wrote_it_and_when_it_was_published_are_read_from_the_front_matter(
         answer
     )  # the same lines mid-document: no front matter
     # without the front-matter feature (and the sentence reader, which may read a date line as a "when" answer
-    # on its own, and the weight against the body's sentences that repeat the question) the byline does not open
-    off = AnswerSettings().tuned(
-        kinds={"front_matter_weight": 0.0}, reader={"enabled": False}, opening={"question_cover": 0.0}
-    )
+    # on its own) the byline does not open
+    off = AnswerSettings().tuned(kinds={"front_matter_weight": 0.0}, reader={"enabled": False})
     ctx = ResponseContext(request_id="r", query=question, selected_chunks=chunks(0))
     assert not ExtractiveGenerator(HashingEmbedder(), off).summary(ctx).startswith(answer)
 

@@ -134,24 +134,3 @@ def test_the_writer_reads_how_strongly_the_evidence_offers_an_opening() -> None:
     assert out_of_reach.startswith("The sources do not state")
     assert "995.0 questions per second" in out_of_reach
     assert _summary(BASE.tuned(decision={"min_opening_evidence": None})).startswith("With the FAISS")
-
-
-def test_a_sentence_that_repeats_the_question_gives_way_to_one_that_answers_it() -> None:
-    """A reader's question is often echoed by a sentence that only names its topic, while the one that answers
-    says it in other words. The share of the question's terms a candidate repeats weighs against it
-    (``opening.question_cover``): with it off the passage first in the context opens, with it on the answer does."""
-    question = "Why was the SDK written in TypeScript?"
-    texts = [
-        "The SDK is a TypeScript wrapper of the identity library, which is written in Kotlin.",
-        "The team chose TypeScript because the other modules of the platform were already written in it.",
-    ]
-    ctx = ResponseContext(
-        request_id="r", query=question, selected_chunks=_chunks("sdk.pdf", "The SDK", texts)
-    )
-    first = {**ZERO, "context_rank": 1.0}
-    echo = ExtractiveGenerator(HashingEmbedder(), BASE.tuned(opening=first)).summary(ctx)
-    answer = ExtractiveGenerator(
-        HashingEmbedder(), BASE.tuned(opening={**first, "question_cover": -4.0})
-    ).summary(ctx)
-    assert echo.startswith("The SDK is a TypeScript wrapper")
-    assert answer.startswith("The team chose TypeScript because")

@@ -20,7 +20,7 @@ from deepcite.answer.findings import states_an_aim
 from deepcite.answer.lead_guard import CAPITALISED, CODE, NO_VERB, QUESTION
 from deepcite.answer.question_kind import AnswerKind, phrase_overlaps
 from deepcite.answer.sentence_scores import SentenceScores
-from deepcite.answer.table_rows import caption_mismatch, is_row, row_coverage, row_fit, term_coverage
+from deepcite.answer.table_rows import caption_mismatch, is_row, row_coverage, row_fit
 from deepcite.config.answer import AnswerSettings
 
 
@@ -142,17 +142,11 @@ def opening_scores(
 ) -> np.ndarray:
     """Each candidate's opening score for the question (target 0), in the order of ``candidates``: the linear
     model's (``answer.opening``), and for its ``answer.reader.top_k`` best, the sentence reader's probability that
-    the sentence states the answer times ``answer.reader.weight`` (:mod:`deepcite.answer.reader`); then, for all,
-    the share of the question's terms the sentence repeats times ``answer.opening.question_cover`` (an echo of the
-    question is no answer to it)."""
+    the sentence states the answer times ``answer.reader.weight`` (:mod:`deepcite.answer.reader`)."""
     linear = _linear(scores, candidates, question, settings)
     if scores.reading is not None and settings.reader.weight > 0 and len(linear):
         top = np.argsort(-linear, kind="stable")[: settings.reader.top_k]
         linear[top] += settings.reader.weight * scores.reading([candidates[k] for k in top])
-    if settings.opening.question_cover:
-        linear += settings.opening.question_cover * np.array(
-            [term_coverage(scores.sentences[i].text, question) for i in candidates]
-        )
     return linear
 
 

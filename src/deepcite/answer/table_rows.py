@@ -63,15 +63,10 @@ def row_captions(chunk: Chunk) -> dict[str, str]:
 
 def row_coverage(row: str, caption: str, question: str) -> float:
     """The share of the question's terms (:func:`deepcite.text.tokenize`) the row and its caption hold."""
-    return term_coverage(f"{row} {caption}", question)
-
-
-def term_coverage(text: str, question: str) -> float:
-    """The share of the question's terms (:func:`deepcite.text.tokenize`) ``text`` holds."""
     asked = set(tokenize(question))
     if not asked:
         return 0.0
-    return len(asked & set(tokenize(text))) / len(asked)
+    return len(asked & set(tokenize(f"{row} {caption}"))) / len(asked)
 
 
 def caption_mismatch(caption: str, question: str, row: str) -> bool:

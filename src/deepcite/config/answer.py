@@ -386,12 +386,6 @@ class AnswerOpeningSettings(Section):
     log_words: float = -0.331  # log(1 + its words)
     decisive: float = -0.159  # it states an effect, a comparison or a test
     row_coverage: float = 4.626  # a table row's share of the question's terms, with its caption's
-    # not fitted: added after the reader (answer.reader), times the share of the question's terms the sentence
-    # repeats. A sentence that echoes a reader's question often names its topic without answering it, while the
-    # one that answers says it in other words. Chosen on the dev sets' opening candidates (fortieth session; -2,
-    # -3, -4, -6 tried): at -4 the reader-worded sets' first choice states the answer 15 more times of 1,452, the
-    # 88 (in the documents' own words) 2 fewer of 88
-    question_cover: float = -4.0
 
 
 class AnswerReaderSettings(Section):
