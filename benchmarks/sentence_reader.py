@@ -76,6 +76,7 @@ def candidates(args: argparse.Namespace) -> None:
             if not cands:
                 continue
             texts = [scores.sentences[i].text for i in cands]
+            before = [scores.sentences[i].previous for i in cands]
             rows.append(
                 {
                     "set": name,
@@ -83,6 +84,8 @@ def candidates(args: argparse.Namespace) -> None:
                     "question": ctx.query,
                     "answerable": q.answer is not None,
                     "texts": texts,
+                    "titles": [scores.sentences[i].title for i in cands],
+                    "previous": ["" if b is None else scores.sentences[b].text for b in before],
                     "labels": np.array(
                         [q.answer is not None and states_answer(t, q.answer, table=q.in_table) for t in texts]
                     ),
@@ -93,15 +96,26 @@ def candidates(args: argparse.Namespace) -> None:
     Path(args.out).write_bytes(pickle.dumps(rows))
 
 
-def _pairs(rows: list[dict], negatives: int) -> list[tuple[str, str, float]]:
+def _read_as(row: dict, i: int, context: str) -> str:
+    """Candidate ``i``'s text as the reader reads it: alone, after its document's title, or after the sentence
+    before it."""
+    text = row["texts"][i]
+    if context == "title" and row["titles"][i]:
+        return f"{row['titles'][i]}: {text}"
+    if context == "previous" and row["previous"][i]:
+        return f"{row['previous'][i]} {text}"
+    return text
+
+
+def _pairs(rows: list[dict], negatives: int, context: str) -> list[tuple[str, str, float]]:
     pairs = []
     for r in rows:
         labels = r["labels"]
         if r["answerable"] and not labels.any():
             continue  # the answer's words are in no candidate: nothing to learn from
         order = [int(i) for i in np.argsort(-r["linear"], kind="stable") if not labels[i]]
-        pairs += [(r["question"], r["texts"][i], 1.0) for i in np.flatnonzero(labels)]
-        pairs += [(r["question"], r["texts"][i], 0.0) for i in order[:negatives]]
+        pairs += [(r["question"], _read_as(r, i, context), 1.0) for i in np.flatnonzero(labels)]
+        pairs += [(r["question"], _read_as(r, i, context), 0.0) for i in order[:negatives]]
     return pairs
 
 
@@ -111,11 +125,11 @@ def train(args: argparse.Namespace) -> None:
     from safetensors.torch import save_file
     from transformers import AutoModelForSequenceClassification, AutoTokenizer
 
-    torch.manual_seed(0)
-    rng = random.Random(0)
+    torch.manual_seed(args.seed)
+    rng = random.Random(args.seed)
     sets = set(args.sets.split(","))
     rows = [r for r in pickle.loads(Path(args.candidates).read_bytes()) if r["set"] in sets]
-    pairs = _pairs(rows, args.negatives)
+    pairs = _pairs(rows, args.negatives, args.context)
     positives = sum(y for *_, y in pairs)
     print(f"{len(pairs)} pairs, {positives:.0f} stating", flush=True)
     base = resolve_model_path(Settings().answer.reader.base_model)
@@ -168,16 +182,18 @@ def train(args: argparse.Namespace) -> None:
 
 def measure(args: argparse.Namespace) -> None:
     """Openings and "not stated" with the reader's scores over the opening model's best candidates."""
-    reader = SentenceReader(
-        Settings().answer.reader.base_model, args.max_tokens, 1_000_000, Path(args.weights)
-    )
+    readers = [
+        SentenceReader(Settings().answer.reader.base_model, args.max_tokens, 1_000_000, Path(w))
+        for w in args.weights.split(",")
+    ]
     sets = set(args.sets.split(","))
     rows = [r for r in pickle.loads(Path(args.candidates).read_bytes()) if r["set"] in sets]
     firsts = dict.fromkeys(WEIGHTS, 0)
     best_read, unanswerable = [], []
     for r in rows:
         top = np.argsort(-r["linear"], kind="stable")[:TOP_K]
-        probability = reader.read(r["question"], [r["texts"][k] for k in top])
+        texts = [_read_as(r, k, args.context) for k in top]
+        probability = np.mean([reader.read(r["question"], texts) for reader in readers], axis=0)
         if r["answerable"]:
             for w in WEIGHTS:
                 firsts[w] += bool(r["labels"][top[int(np.argmax(r["linear"][top] + w * probability))]])
@@ -217,12 +233,24 @@ def main() -> None:
     t.add_argument("--batch", type=int, default=16)
     t.add_argument("--lr", type=float, default=4e-5)
     t.add_argument("--max-tokens", type=int, default=128)
+    t.add_argument("--seed", type=int, default=0, help="the weights' and the pairs' shuffle's random seed")
     t.add_argument("--init", help="a trained reader's file to go on from (default: MiniLM's own layers)")
     m = sub.add_parser("measure")
     m.add_argument("--candidates", required=True)
     m.add_argument("--sets", required=True)
-    m.add_argument("--weights", required=True, help="the file train wrote")
+    m.add_argument(
+        "--weights",
+        required=True,
+        help="the file train wrote; several, comma-separated, average their probabilities",
+    )
     m.add_argument("--max-tokens", type=int, default=128)
+    for p in (t, m):
+        p.add_argument(
+            "--context",
+            choices=("none", "title", "previous"),
+            default="none",
+            help="what the reader reads before a sentence",
+        )
     args = parser.parse_args()
     {"candidates": candidates, "train": train, "measure": measure}[args.command](args)
 
