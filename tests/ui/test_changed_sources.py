@@ -181,7 +181,9 @@ def test_a_citation_to_a_removed_or_changed_document_says_so_and_offers_the_curr
     assert page.locator(".as-cited mark.quote").inner_text() == earlier.by_doc["warfarin.pdf"]["quote"]
     screenshot(page, "viewer-changed.png", full_page=False)
     page.locator("#viewer-notice a.current-version").click()
-    page.wait_for_function("['pdf', 'text'].includes(document.getElementById('viewer').dataset.ready)")
+    # The link loads a new page: wait for a selector (which survives the navigation), not for a
+    # script that reads the old or half-parsed document.
+    page.wait_for_selector("#viewer[data-ready='pdf'], #viewer[data-ready='text']")
     assert page.locator("#viewer-notice").is_hidden()
     shown = page.inner_text("#viewer-pages") if page.locator("#viewer-pages").is_visible() else ""
     shown += page.inner_text("#viewer-text") if page.locator("#viewer-text").is_visible() else ""
