@@ -191,7 +191,7 @@ def measure(args: argparse.Namespace) -> None:
     firsts = dict.fromkeys(WEIGHTS, 0)
     best_read, unanswerable = [], []
     for r in rows:
-        top = np.argsort(-r["linear"], kind="stable")[:TOP_K]
+        top = np.argsort(-r["linear"], kind="stable")[: args.top_k]
         texts = [_read_as(r, k, args.context) for k in top]
         probability = np.mean([reader.read(r["question"], texts) for reader in readers], axis=0)
         if r["answerable"]:
@@ -244,6 +244,7 @@ def main() -> None:
         help="the file train wrote; several, comma-separated, average their probabilities",
     )
     m.add_argument("--max-tokens", type=int, default=128)
+    m.add_argument("--top-k", type=int, default=TOP_K, help="the opening model's best candidates it re-reads")
     for p in (t, m):
         p.add_argument(
             "--context",
